@@ -1,0 +1,73 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Outpost",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "outpost", targets: ["outpost"]),
+        .library(name: "OutpostWire", targets: ["OutpostWire"]),
+        .library(name: "OutpostGeometry", targets: ["OutpostGeometry"]),
+        .library(name: "OutpostStore", targets: ["OutpostStore"]),
+        .library(name: "OutpostServer", targets: ["OutpostServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser. No I/O.
+        .target(name: "OutpostWire"),
+        // Geometry codec: Esri JSON <-> WKB <-> GeoPackage binary. Pure.
+        .target(name: "OutpostGeometry", dependencies: ["OutpostWire"]),
+        // libspatialite from Debian's libspatialite-dev (SQLite + PROJ + GEOS).
+        .systemLibrary(
+            name: "CSpatiaLite",
+            pkgConfig: "spatialite",
+            providers: [.apt(["libspatialite-dev"])]
+        ),
+        // The SpatiaLite feature store: catalog, layer tables, migrations, queries, import.
+        .target(
+            name: "OutpostStore",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "CSpatiaLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
+        .target(
+            name: "OutpostServer",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "OutpostStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "outpost",
+            dependencies: [
+                "OutpostServer", "OutpostStore", "OutpostWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
+        .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
+        .testTarget(
+            name: "OutpostStoreTests",
+            dependencies: ["OutpostStore", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "OutpostServerTests",
+            dependencies: [
+                "OutpostServer", "OutpostStore", "OutpostWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#include <sqlite3.h>
+#include <spatialite.h>
+#include <spatialite/gaiageo.h>

@@ -1,0 +1,44 @@
+import Hummingbird
+import OutpostStore
+import OutpostWire
+
+/// Builds ArcGIS-style responses: JSON (compact or `pjson`), JSONP with `callback`, and the
+/// error envelope, which ArcGIS sends with HTTP 200.
+enum RESTResponse {
+    static func json(_ bytes: [UInt8], parameters: RequestParameters, contentType: String = "application/json; charset=utf-8") -> Response {
+        var body = bytes
+        var type = contentType
+        if let callback = parameters.string("callback"), isSafeCallback(callback) {
+            body = Array("\(callback)(".utf8) + bytes + Array(");".utf8)
+            type = "application/javascript; charset=utf-8"
+        }
+        return Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    static func json(_ value: JSONValue, parameters: RequestParameters) -> Response {
+        let pretty = parameters.string("f")?.lowercased() == "pjson"
+        var writer = JSONWriter(pretty: pretty)
+        writer.value(value)
+        return json(writer.bytes, parameters: parameters)
+    }
+
+    static func error(_ error: ArcGISError, parameters: RequestParameters = RequestParameters()) -> Response {
+        json(error.json, parameters: parameters)
+    }
+
+    /// Maps any error thrown by a handler to the envelope; unknown errors are internal.
+    static func error(from error: any Error, parameters: RequestParameters = RequestParameters()) -> Response {
+        switch error {
+        case let error as ArcGISError: return self.error(error, parameters: parameters)
+        case let error as StoreError: return self.error(error.arcGISError, parameters: parameters)
+        default: return self.error(.internalError(String(describing: error)), parameters: parameters)
+        }
+    }
+
+    /// JSONP callbacks are identifiers (with dots), never script.
+    static func isSafeCallback(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 128 && name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "$")
+        }
+    }
+}

@@ -1,0 +1,349 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostWire
+
+/// Imports GeoJSON and GeoPackage files as services.
+///
+/// A GeoJSON FeatureCollection becomes a service with one layer; a GeoPackage becomes a
+/// service with one layer per feature table and one table per attribute table. Field types
+/// are inferred from the data (GeoJSON) or mapped from the declared column types
+/// (GeoPackage); names are made ArcGIS-safe.
+public struct FeatureImporter {
+    public struct Options: Sendable {
+        public var serviceName: String
+        public var isVersioned = false
+        public var layerName: String?
+        public var maxRecordCount = 2000
+        public var hasAttachments = false
+        public var description = ""
+
+        public init(serviceName: String, isVersioned: Bool = false, layerName: String? = nil) {
+            self.serviceName = serviceName
+            self.isVersioned = isVersioned
+            self.layerName = layerName
+        }
+    }
+
+    public let store: FeatureStore
+
+    public init(store: FeatureStore) { self.store = store }
+
+    @discardableResult
+    public func importFile(at path: String, options: Options) throws -> StoredService {
+        let lowered = path.lowercased()
+        if lowered.hasSuffix(".gpkg") { return try importGeoPackage(at: path, options: options) }
+        if lowered.hasSuffix(".geojson") || lowered.hasSuffix(".json") { return try importGeoJSON(at: path, options: options) }
+        throw StoreError.importFailed("unsupported file type (expected .geojson, .json or .gpkg): \(path)")
+    }
+
+    // MARK: GeoJSON
+
+    public func importGeoJSON(at path: String, options: Options) throws -> StoredService {
+        guard let data = FileManager.default.contents(atPath: path) else { throw StoreError.importFailed("cannot read \(path)") }
+        let bytes = [UInt8](data)
+        var inference = SchemaInference()
+        var wkid = 4326
+        // Pass 1: infer the schema, one feature in memory at a time.
+        let header: JSONValue
+        do {
+            header = try JSONParser.parseStreaming(bytes: bytes, arrayKey: "features") { feature in
+                try inference.observe(feature)
+            }
+        } catch let error as JSONParser.Error {
+            throw StoreError.importFailed("\(path) is not valid JSON: \(error.description)")
+        }
+        guard header["type"]?.stringValue == "FeatureCollection" else {
+            throw StoreError.importFailed("\(path) is not a GeoJSON FeatureCollection")
+        }
+        if let name = header["crs"]?["properties"]?["name"]?.stringValue, let code = Self.epsgCode(fromCRSName: name) {
+            wkid = code
+        }
+        let baseName = options.layerName ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let layer = try inference.layerDefinition(id: 0, name: baseName, wkid: wkid, options: options)
+        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned,
+                                        spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
+                                        layers: [layer])
+        let stored = try store.createService(service)
+        // Pass 2: convert and insert.
+        var rows: [FeatureRow] = []
+        rows.reserveCapacity(inference.featureCount)
+        do {
+            _ = try JSONParser.parseStreaming(bytes: bytes, arrayKey: "features") { feature in
+                rows.append(try inference.row(for: feature))
+            }
+            try store.insert(rows, service: service.name, layer: 0)
+        } catch {
+            try? store.deleteService(named: service.name)
+            throw error
+        }
+        return try store.service(named: stored.definition.name)
+    }
+
+    static func epsgCode(fromCRSName name: String) -> Int? {
+        if name.hasSuffix("CRS84") { return 4326 }
+        guard let last = name.split(whereSeparator: { $0 == ":" }).last, let code = Int(last) else { return nil }
+        return code
+    }
+
+    // MARK: GeoPackage
+
+    public func importGeoPackage(at path: String, options: Options) throws -> StoredService {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let source = try DatabaseQueue(path: path, configuration: configuration)
+        struct SourceTable {
+            var name: String
+            var dataType: String
+            var geometryColumn: String?
+            var geometryType: EsriGeometryType?
+            var wkid: Int
+            var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
+        }
+        let tables: [SourceTable] = try source.read { db in
+            let contents = try Row.fetchAll(db, sql: "SELECT table_name, data_type, srs_id FROM gpkg_contents WHERE data_type IN ('features', 'attributes') ORDER BY data_type DESC, table_name")
+            return try contents.map { row in
+                let name: String = row["table_name"]
+                let dataType: String = row["data_type"]
+                var geometryColumn: String?
+                var geometryType: EsriGeometryType?
+                var wkid = 4326
+                if dataType == "features", let g = try Row.fetchOne(db, sql: "SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", arguments: [name]) {
+                    geometryColumn = g["column_name"]
+                    let typeName = (g["geometry_type_name"] as String).uppercased()
+                    geometryType = switch typeName {
+                    case "POINT": .point
+                    case "MULTIPOINT": .multipoint
+                    case "LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE": .polyline
+                    case "POLYGON", "MULTIPOLYGON", "SURFACE", "MULTISURFACE", "CURVEPOLYGON": .polygon
+                    default: nil
+                    }
+                    let srsID: Int = g["srs_id"]
+                    if let srs = try Row.fetchOne(db, sql: "SELECT organization, organization_coordsys_id FROM gpkg_spatial_ref_sys WHERE srs_id = ?", arguments: [srsID]),
+                        (srs["organization"] as String?)?.uppercased() == "EPSG" {
+                        wkid = srs["organization_coordsys_id"]
+                    } else if srsID > 0 {
+                        wkid = srsID
+                    }
+                }
+                let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [name]).map {
+                    (name: $0["name"] as String, declared: ($0["type"] as String?) ?? "", isPrimaryKey: ($0["pk"] as Int) > 0)
+                }
+                return SourceTable(name: name, dataType: dataType, geometryColumn: geometryColumn, geometryType: geometryType, wkid: wkid, columns: columns)
+            }
+        }
+        guard !tables.isEmpty else { throw StoreError.importFailed("\(path) has no feature or attribute tables") }
+        var layers: [LayerDefinition] = []
+        var mappings: [[(source: String, field: FieldDefinition)]] = []
+        for (index, table) in tables.enumerated() {
+            if table.dataType == "features" && table.geometryType == nil {
+                throw StoreError.importFailed("table \(table.name) has an unsupported geometry type")
+            }
+            var names = FieldNamer()
+            var mapping: [(source: String, field: FieldDefinition)] = []
+            for column in table.columns where !column.isPrimaryKey && column.name != table.geometryColumn {
+                let declared = column.declared.uppercased()
+                let type: EsriFieldType
+                var length: Int?
+                if declared.hasPrefix("TEXT") || declared.hasPrefix("VARCHAR") || declared.hasPrefix("CHAR") {
+                    type = .string
+                    if let open = declared.firstIndex(of: "("), let close = declared.firstIndex(of: ")"),
+                        let n = Int(declared[declared.index(after: open)..<close]) { length = n }
+                } else if ["TINYINT", "SMALLINT", "BOOLEAN"].contains(declared) {
+                    type = .smallInteger
+                } else if ["INT", "INTEGER", "MEDIUMINT"].contains(declared) {
+                    type = .integer
+                } else if declared == "BIGINT" {
+                    type = .double
+                } else if ["FLOAT", "DOUBLE", "REAL"].contains(declared) {
+                    type = .double
+                } else if declared == "DATE" || declared == "DATETIME" {
+                    type = .date
+                } else if declared.hasPrefix("BLOB") {
+                    type = .blob
+                } else {
+                    type = .string
+                }
+                mapping.append((column.name, FieldDefinition(name: names.name(for: column.name), type: type, alias: column.name, length: length)))
+            }
+            let fields = LayerDefinition.withSystemFields(mapping.map(\.field))
+            layers.append(LayerDefinition(
+                id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
+                geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
+                hasAttachments: options.hasAttachments && table.dataType == "features", maxRecordCount: options.maxRecordCount))
+            mappings.append(mapping)
+        }
+        let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
+        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned,
+                                        spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
+                                        layers: layers)
+        try store.createService(service)
+        do {
+            for (index, table) in tables.enumerated() {
+                let mapping = mappings[index]
+                var select = mapping.map { $0.source.quotedDatabaseIdentifier }
+                if let geometryColumn = table.geometryColumn { select.append(geometryColumn.quotedDatabaseIdentifier) }
+                let rows: [FeatureRow] = try source.read { db in
+                    var result: [FeatureRow] = []
+                    let cursor = try Row.fetchCursor(db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
+                    while let row = try cursor.next() {
+                        var attributes: [String: JSONValue] = [:]
+                        for (i, entry) in mapping.enumerated() {
+                            let value = FeatureStore.jsonValue(row[i] as DatabaseValue)
+                            if !value.isNull { attributes[entry.field.name] = value }
+                        }
+                        var geometry: OGCGeometry?
+                        if table.geometryColumn != nil, let blob: Data = row[mapping.count] {
+                            geometry = try GeoPackageBinary.decode([UInt8](blob)).geometry
+                        }
+                        result.append(FeatureRow(attributes: attributes, geometry: geometry))
+                    }
+                    return result
+                }
+                try store.insert(rows, service: service.name, layer: index)
+            }
+        } catch {
+            try? store.deleteService(named: service.name)
+            throw error
+        }
+        return try store.service(named: service.name)
+    }
+}
+
+/// Makes source column names valid, unique ArcGIS field names.
+struct FieldNamer {
+    private var used: Set<String> = ["objectid", "globalid", "shape"]
+
+    mutating func name(for source: String) -> String {
+        var name = String(source.unicodeScalars.map { scalar -> Character in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) ? Character(scalar) : "_"
+        })
+        if name.isEmpty || !(name.unicodeScalars.first!.properties.isAlphabetic) { name = "f_" + name }
+        if name.count > 60 { name = String(name.prefix(60)) }
+        var candidate = name
+        var suffix = 2
+        while used.contains(candidate.lowercased()) {
+            candidate = "\(name)_\(suffix)"
+            suffix += 1
+        }
+        used.insert(candidate.lowercased())
+        return candidate
+    }
+}
+
+/// Infers an Esri schema from GeoJSON features.
+struct SchemaInference {
+    private struct Column {
+        var source: String
+        var name: String
+        var sawInteger = false, sawDouble = false, sawBool = false, sawString = false, sawOther = false
+        var allDates = true
+        var maxLength = 0
+        var exceedsInt32 = false
+    }
+
+    private var columns: [Column] = []
+    private var index: [String: Int] = [:]
+    private var namer = FieldNamer()
+    private var families: Set<String> = []
+    private var sawMultiPoint = false
+    private(set) var featureCount = 0
+    private var fields: [FieldDefinition] = []
+
+    mutating func observe(_ feature: JSONValue) throws {
+        featureCount += 1
+        guard case .object(let object) = feature else { throw StoreError.importFailed("feature \(featureCount) is not an object") }
+        if let geometry = object["geometry"], !geometry.isNull {
+            switch geometry["type"]?.stringValue {
+            case "Point": families.insert("point")
+            case "MultiPoint":
+                families.insert("point")
+                if (geometry["coordinates"]?.arrayValue?.count ?? 0) > 1 { sawMultiPoint = true }
+            case "LineString", "MultiLineString": families.insert("line")
+            case "Polygon", "MultiPolygon": families.insert("polygon")
+            case let other: throw StoreError.importFailed("feature \(featureCount): unsupported geometry type \(other ?? "none")")
+            }
+        }
+        guard let properties = object["properties"]?.objectValue else { return }
+        for (key, value) in properties {
+            let position: Int
+            if let existing = index[key] {
+                position = existing
+            } else {
+                position = columns.count
+                index[key] = position
+                columns.append(Column(source: key, name: namer.name(for: key)))
+            }
+            switch value {
+            case .null: break
+            case .int(let i):
+                columns[position].sawInteger = true
+                columns[position].allDates = false
+                if i > Int64(Int32.max) || i < Int64(Int32.min) { columns[position].exceedsInt32 = true }
+            case .double: columns[position].sawDouble = true; columns[position].allDates = false
+            case .bool: columns[position].sawBool = true; columns[position].allDates = false
+            case .string(let s):
+                columns[position].sawString = true
+                columns[position].maxLength = max(columns[position].maxLength, s.count)
+                if columns[position].allDates && (s.count < 10 || WhereDate.parse(s) == nil) { columns[position].allDates = false }
+            default:
+                columns[position].sawOther = true
+                columns[position].allDates = false
+                columns[position].maxLength = max(columns[position].maxLength, value.jsonText.count)
+            }
+        }
+    }
+
+    mutating func layerDefinition(id: Int, name: String, wkid: Int, options: FeatureImporter.Options) throws -> LayerDefinition {
+        guard families.count <= 1 else {
+            throw StoreError.importFailed("features mix geometry kinds (\(families.sorted().joined(separator: ", "))); split them into files")
+        }
+        var userFields: [FieldDefinition] = []
+        for column in columns {
+            let type: EsriFieldType
+            if column.sawString || column.sawOther {
+                type = column.allDates && !column.sawOther && !column.sawInteger && !column.sawDouble ? .date : .string
+            } else if column.sawDouble || column.exceedsInt32 {
+                type = .double
+            } else if column.sawInteger {
+                type = .integer
+            } else if column.sawBool {
+                type = .smallInteger
+            } else {
+                type = .string
+            }
+            let length = type == .string ? max(255, ((column.maxLength + 255) / 256) * 256) : nil
+            userFields.append(FieldDefinition(name: column.name, type: type, alias: column.source, length: length))
+        }
+        fields = userFields
+        let geometryType: EsriGeometryType? = switch families.first {
+        case "point": sawMultiPoint ? .multipoint : .point
+        case "line": .polyline
+        case "polygon": .polygon
+        default: nil
+        }
+        return LayerDefinition(id: id, name: name, kind: geometryType == nil ? .table : .featureLayer, geometryType: geometryType,
+                               spatialReference: SpatialReference(wkid: wkid), fields: LayerDefinition.withSystemFields(userFields),
+                               hasAttachments: options.hasAttachments && geometryType != nil, maxRecordCount: options.maxRecordCount)
+    }
+
+    func row(for feature: JSONValue) throws -> FeatureRow {
+        var attributes: [String: JSONValue] = [:]
+        if let properties = feature["properties"]?.objectValue {
+            for (key, value) in properties {
+                guard let position = index[key], !value.isNull else { continue }
+                let field = fields[position]
+                switch (field.type, value) {
+                case (.smallInteger, .bool(let b)): attributes[field.name] = .int(b ? 1 : 0)
+                case (.string, .object), (.string, .array): attributes[field.name] = .string(value.jsonText)
+                default: attributes[field.name] = value
+                }
+            }
+        }
+        var geometry: OGCGeometry?
+        if let g = feature["geometry"] {
+            do { geometry = try GeoJSONGeometry.decode(g) } catch { throw StoreError.importFailed("\(error)") }
+        }
+        return FeatureRow(attributes: attributes, geometry: geometry)
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostWire
+
+/// A feature to insert: attribute values by field name and an OGC geometry.
+public struct FeatureRow: Sendable {
+    public var attributes: [String: JSONValue]
+    public var geometry: OGCGeometry?
+
+    public init(attributes: [String: JSONValue], geometry: OGCGeometry? = nil) {
+        self.attributes = attributes
+        self.geometry = geometry
+    }
+}
+
+extension FeatureStore {
+    /// Inserts rows into a layer and returns their OBJECTIDs. GlobalIDs are kept when given
+    /// (any spelling, stored canonical) and assigned otherwise; OBJECTIDs are always assigned.
+    ///
+    /// Into an empty spatial layer the rows go in bulk: the layer's triggers are set aside
+    /// for the load, the R*Tree is packed with `RTreeBulkLoader`, and the triggers are put
+    /// back, all in one transaction, so a failure leaves the layer as it was.
+    @discardableResult
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
+        let layer = try self.layer(service: service, id: layerId)
+        let ids = try pool.write { db in
+            let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(layer.tableName.quotedDatabaseIdentifier))") ?? false
+            if isEmpty && layer.isSpatial && rows.count > 64 {
+                return try Self.bulkInsert(rows, into: layer, db: db)
+            }
+            return try Self.insertRows(rows, into: layer, db: db).ids
+        }
+        try touch(layer)
+        return ids
+    }
+
+    func touch(_ layer: StoredLayer) throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try pool.write { db in
+            try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
+                           arguments: [now, layer.serviceName, layer.definition.id])
+        }
+        try reloadCatalog()
+    }
+
+    /// Inserts through the ordinary statement path (triggers keep the spatial index).
+    static func insertRows(_ rows: [FeatureRow], into layer: StoredLayer, db: Database) throws -> (ids: [Int64], envelopes: [Envelope?]) {
+        let definition = layer.definition
+        let fields = definition.fields.filter { $0.type != .oid }
+        var columns = fields.map(\.name.quotedDatabaseIdentifier)
+        if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let statement = try db.makeStatement(sql: "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
+        var ids: [Int64] = []
+        var envelopes: [Envelope?] = []
+        ids.reserveCapacity(rows.count)
+        envelopes.reserveCapacity(rows.count)
+        var generator = SystemRandomNumberGenerator()
+        let lowered = Dictionary(uniqueKeysWithValues: fields.map { ($0.name.lowercased(), $0) })
+        for (index, row) in rows.enumerated() {
+            for key in row.attributes.keys where lowered[key.lowercased()] == nil && key.lowercased() != definition.objectIdField.lowercased() {
+                throw StoreError.invalidFeature("row \(index): unknown field '\(key)'")
+            }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(columns.count)
+            for field in fields {
+                let value = row.attributes[field.name] ?? row.attributes.first { $0.key.lowercased() == field.name.lowercased() }?.value ?? .null
+                if field.type == .globalID {
+                    if let text = value.stringValue {
+                        guard let normalized = GlobalID.normalize(text) else {
+                            throw StoreError.invalidFeature("row \(index): '\(text)' is not a GlobalID")
+                        }
+                        values.append(normalized.databaseValue)
+                    } else {
+                        values.append(GlobalID.make(using: &generator).databaseValue)
+                    }
+                    continue
+                }
+                values.append(try databaseValue(value, for: field, row: index))
+            }
+            var envelope: Envelope?
+            if layer.isSpatial {
+                if let geometry = row.geometry {
+                    let stored = try storable(geometry, for: definition, row: index)
+                    envelope = stored.envelope
+                    values.append(Data(SpatiaLiteBlob.encode(stored, srid: Int32(layer.srid))).databaseValue)
+                } else {
+                    values.append(.null)
+                }
+            }
+            try statement.execute(arguments: StatementArguments(values))
+            ids.append(db.lastInsertedRowID)
+            envelopes.append(envelope)
+        }
+        return (ids, envelopes)
+    }
+
+    static func bulkInsert(_ rows: [FeatureRow], into layer: StoredLayer, db: Database) throws -> [Int64] {
+        let triggers = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?",
+                                        arguments: [layer.tableName])
+        for trigger in triggers {
+            try db.execute(sql: "DROP TRIGGER \((trigger["name"] as String).quotedDatabaseIdentifier)")
+        }
+        let (ids, envelopes) = try insertRows(rows, into: layer, db: db)
+        var entries: [RTreeBulkLoader.Entry] = []
+        entries.reserveCapacity(ids.count)
+        for (id, envelope) in zip(ids, envelopes) {
+            if let envelope, !envelope.isEmpty { entries.append(RTreeBulkLoader.Entry(id: id, envelope: envelope)) }
+        }
+        try loadSpatialIndex(entries, table: layer.spatialIndexTable, db: db)
+        for trigger in triggers { try db.execute(sql: trigger["sql"]) }
+        return ids
+    }
+
+    /// Replaces the contents of an R*Tree with a packed tree over `entries`.
+    static func loadSpatialIndex(_ entries: [RTreeBulkLoader.Entry], table: String, db: Database) throws {
+        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(table)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 0
+        guard nodeSize > 28 else { throw StoreError.spatialite("unexpected R*Tree node size \(nodeSize) for \(table)") }
+        let tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
+        try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
+        try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
+        try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
+        let insertNode = try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)")
+        for node in tree.nodes { try insertNode.execute(arguments: [node.nodeno, Data(node.data)]) }
+        let insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)")
+        for row in tree.rowids { try insertRowid.execute(arguments: [row.rowid, row.nodeno]) }
+        let insertParent = try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)")
+        for row in tree.parents { try insertParent.execute(arguments: [row.nodeno, row.parent]) }
+    }
+
+    /// The geometry in the column's OGC type (points into multipoint columns and so on).
+    static func storable(_ geometry: OGCGeometry, for layer: LayerDefinition, row: Int) throws -> OGCGeometry {
+        guard let type = layer.geometryType else { throw StoreError.invalidFeature("row \(row): a table has no geometry") }
+        switch (type, geometry) {
+        case (.point, .point), (.multipoint, .multiPoint), (.polyline, .multiLineString), (.polygon, .multiPolygon):
+            return geometry
+        case (.multipoint, .point(let p)): return .multiPoint([p])
+        case (.polyline, .lineString(let path)): return .multiLineString([path])
+        case (.polygon, .polygon(let rings)): return .multiPolygon([rings])
+        case (.point, .multiPoint(let points)) where points.count == 1: return .point(points[0])
+        default:
+            throw StoreError.invalidFeature("row \(row): a \(geometry.typeName) does not fit a \(type.shortName) layer")
+        }
+    }
+
+    static func databaseValue(_ value: JSONValue, for field: FieldDefinition, row: Int) throws -> DatabaseValue {
+        if case .null = value { return .null }
+        func mismatch() -> StoreError {
+            .invalidFeature("row \(row): field '\(field.name)' expects \(field.type.rawValue), got \(value.jsonText.prefix(40))")
+        }
+        switch field.type {
+        case .oid, .globalID:
+            return .null
+        case .integer, .smallInteger:
+            if let i = value.int64Value { return i.databaseValue }
+            if case .bool(let b) = value { return (b ? 1 : 0).databaseValue }
+            if case .string(let s) = value, let i = Int64(s.trimmingWhitespace()) { return i.databaseValue }
+            throw mismatch()
+        case .double, .single:
+            if let d = value.doubleValue { return d.databaseValue }
+            if case .string(let s) = value, let d = Double(s.trimmingWhitespace()) { return d.databaseValue }
+            throw mismatch()
+        case .date:
+            if let i = value.int64Value { return i.databaseValue }
+            if case .string(let s) = value, let millis = WhereDate.parse(s) { return millis.databaseValue }
+            throw mismatch()
+        case .string, .xml:
+            let text: String
+            switch value {
+            case .string(let s): text = s
+            case .int(let i): text = String(i)
+            case .double(let d): text = d.description
+            case .bool(let b): text = b ? "true" : "false"
+            default: throw mismatch()
+            }
+            if let length = field.length, text.count > length {
+                throw StoreError.invalidFeature("row \(row): field '\(field.name)' is longer than \(length) characters")
+            }
+            return text.databaseValue
+        case .guid:
+            guard case .string(let s) = value, let normalized = GlobalID.normalize(s) else { throw mismatch() }
+            return normalized.databaseValue
+        case .blob:
+            guard case .string(let s) = value, let data = Data(base64Encoded: s) else { throw mismatch() }
+            return data.databaseValue
+        }
+    }
+}

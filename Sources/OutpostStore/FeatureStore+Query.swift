@@ -1,0 +1,347 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostWire
+
+/// One feature of a query page: attribute values in the page's field order, and geometry.
+public struct QueriedFeature: Sendable {
+    public var attributes: [JSONValue]
+    public var geometry: OGCGeometry?
+}
+
+/// A page of features.
+public struct FeaturePage: Sendable {
+    public var fields: [FieldDefinition]
+    public var features: [QueriedFeature]
+    public var exceededTransferLimit: Bool
+    public var spatialReference: SpatialReference
+}
+
+/// What a layer query answers, by the kind of question asked.
+public enum QueryAnswer: Sendable {
+    case features(FeaturePage)
+    case count(Int)
+    case objectIds([Int64])
+    case extent(Envelope, count: Int, spatialReference: SpatialReference)
+    case statistics(fields: [(name: String, type: EsriFieldType)], values: [JSONValue])
+}
+
+extension FeatureStore {
+    /// The extent of a layer: the union of its R*Tree root cells (no table scan).
+    public func extent(of layer: StoredLayer) throws -> Envelope {
+        guard layer.isSpatial else { return .empty }
+        return try pool.read { db in try Self.extent(of: layer, db: db) }
+    }
+
+    static func extent(of layer: StoredLayer, db: Database) throws -> Envelope {
+        guard layer.isSpatial else { return .empty }
+        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM \("\(layer.spatialIndexTable)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") else {
+            return .empty
+        }
+        return RTreeBulkLoader.extent(ofNode: [UInt8](data))
+    }
+
+    /// The union of the extents of a service's layers, in the service's spatial reference.
+    public func fullExtent(of service: StoredService) throws -> Envelope {
+        try pool.read { db in
+            var envelope = Envelope.empty
+            for layer in service.layers where layer.isSpatial {
+                let extent = try Self.extent(of: layer, db: db)
+                envelope.expand(try Self.transform(extent, from: layer.srid, to: service.definition.spatialReference.epsg, db: db))
+            }
+            return envelope
+        }
+    }
+
+    public func count(service: String, layer layerId: Int) throws -> Int {
+        let layer = try self.layer(service: service, id: layerId)
+        return try pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM \(layer.tableName.quotedDatabaseIdentifier)") ?? 0
+        }
+    }
+
+    /// Answers a layer query. The `where` is parsed and compiled, never pasted.
+    public func query(_ query: LayerQuery, service: String, layer layerId: Int) throws -> QueryAnswer {
+        let layer = try self.layer(service: service, id: layerId)
+        return try pool.read { db in try Self.answer(query, layer: layer, db: db) }
+    }
+
+    static let maximumObjectIds = 100_000
+
+    static func answer(_ query: LayerQuery, layer: StoredLayer, db: Database) throws -> QueryAnswer {
+        let definition = layer.definition
+        let resolve = Self.resolver(for: definition)
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        var join = ""
+
+        if let text = query.whereClause {
+            let fragment = try WhereCompiler.compile(where: text, columns: resolve)
+            if fragment.sql != "(1 = 1)" {
+                conditions.append(fragment.sql)
+                arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
+            }
+        }
+        let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
+        if let ids = query.objectIds {
+            guard ids.count <= maximumObjectIds else {
+                throw ArcGISError.invalidParameter("objectIds", "more than \(maximumObjectIds) ids")
+            }
+            conditions.append(ids.isEmpty ? "0" : "\(oid) IN (\(ids.map(String.init).joined(separator: ",")))")
+        }
+        if let spatial = query.geometry {
+            guard layer.isSpatial else { throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(definition.name) is a table") }
+            let filter = try spatialFilter(spatial, relationship: query.spatialRelationship, layer: layer, db: db)
+            if filter.isEmptyResult {
+                conditions.append("0")
+            } else {
+                if filter.useIndex {
+                    join = " JOIN \(layer.spatialIndexTable.quotedDatabaseIdentifier) r ON r.pkid = \(oid)"
+                    conditions.append("r.xmin <= ? AND r.xmax >= ? AND r.ymin <= ? AND r.ymax >= ?")
+                    arguments.append(contentsOf: [filter.bbox.xmax, filter.bbox.xmin, filter.bbox.ymax, filter.bbox.ymin].map(\.databaseValue))
+                }
+                conditions.append(filter.predicate)
+                arguments.append(contentsOf: filter.arguments)
+            }
+        }
+        let from = " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join)"
+        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let statementArguments = StatementArguments(arguments)
+
+        if !query.outStatistics.isEmpty {
+            return try statistics(query.outStatistics, layer: layer, from: from + whereSQL, arguments: statementArguments, db: db)
+        }
+        if query.returnCountOnly && !query.returnExtentOnly {
+            let count = try Int.fetchOne(db, sql: "SELECT count(*)\(from)\(whereSQL)", arguments: statementArguments) ?? 0
+            return .count(count)
+        }
+        if query.returnIdsOnly {
+            let ids = try Int64.fetchAll(db, sql: "SELECT \(oid)\(from)\(whereSQL) ORDER BY \(oid)", arguments: statementArguments)
+            return .objectIds(ids)
+        }
+        let outSR = query.outSR ?? (query.format.isGeoJSON ? .wgs84 : definition.spatialReference)
+        if query.returnExtentOnly {
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), min(MbrMinX(t.shape)), min(MbrMinY(t.shape)), max(MbrMaxX(t.shape)), max(MbrMaxY(t.shape))\(from)\(whereSQL)
+                """, arguments: statementArguments)
+            let count: Int = row?[0] ?? 0
+            var extent = Envelope.empty
+            if let row, let xmin: Double = row[1], let ymin: Double = row[2], let xmax: Double = row[3], let ymax: Double = row[4] {
+                extent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+            }
+            extent = try transform(extent, from: layer.srid, to: outSR.epsg, db: db)
+            return .extent(extent, count: count, spatialReference: outSR)
+        }
+
+        // Features.
+        var fields: [FieldDefinition] = []
+        if let requested = query.outFields {
+            if requested.contains("*") {
+                fields = definition.fields
+            } else {
+                fields = [definition.field(named: definition.objectIdField)!]
+                for name in requested {
+                    guard let field = definition.field(named: name) else {
+                        throw ArcGISError.invalidQuery("'outFields' parameter is invalid: unknown field '\(name)'")
+                    }
+                    if !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
+                }
+            }
+        } else {
+            fields = [definition.field(named: definition.objectIdField)!]
+        }
+        var select = fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
+        let wantsGeometry = query.returnGeometry && layer.isSpatial
+        if wantsGeometry {
+            if outSR.epsg == layer.srid {
+                select.append("t.shape")
+            } else {
+                guard try isKnownSRID(outSR.epsg, db: db) else {
+                    throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(outSR.wkid)")
+                }
+                select.append("ST_Transform(t.shape, \(outSR.epsg), NULL, 'EPSG:\(layer.srid)', 'EPSG:\(outSR.epsg)')")
+            }
+        }
+        var order: [String] = []
+        for item in query.orderBy {
+            guard let column = resolve(item.field) else {
+                throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: unknown field '\(item.field)'")
+            }
+            order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
+        }
+        order.append(oid)
+        let pageSize = min(query.resultRecordCount ?? definition.maxRecordCount, definition.maxRecordCount)
+        let offset = query.resultOffset ?? 0
+        let sql = "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
+        var features: [QueriedFeature] = []
+        features.reserveCapacity(min(pageSize, 4096))
+        var exceeded = false
+        let geometryIndex = fields.count
+        let rows = try Row.fetchCursor(db, sql: sql, arguments: statementArguments)
+        while let row = try rows.next() {
+            if features.count == pageSize { exceeded = true; break }
+            var attributes: [JSONValue] = []
+            attributes.reserveCapacity(fields.count)
+            for index in 0..<fields.count { attributes.append(jsonValue(row[index] as DatabaseValue)) }
+            var geometry: OGCGeometry?
+            if wantsGeometry, let data: Data = row[geometryIndex] {
+                geometry = try? SpatiaLiteBlob.decode([UInt8](data))
+            }
+            features.append(QueriedFeature(attributes: attributes, geometry: geometry))
+        }
+        return .features(FeaturePage(fields: fields, features: features, exceededTransferLimit: exceeded, spatialReference: outSR))
+    }
+
+    static func resolver(for definition: LayerDefinition) -> WhereCompiler.Resolver {
+        let columns = Dictionary(uniqueKeysWithValues: definition.fields.map {
+            ($0.name.lowercased(), WhereColumn(sql: "t.\($0.name.quotedDatabaseIdentifier)", type: $0.type))
+        })
+        return { name in columns[name.lowercased()] }
+    }
+
+    static func jsonValue(_ value: DatabaseValue) -> JSONValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let i): .int(i)
+        case .double(let d): .double(d)
+        case .string(let s): .string(s)
+        case .blob(let data): .string(data.base64EncodedString())
+        }
+    }
+
+    static func isKnownSRID(_ srid: Int, db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM spatial_ref_sys WHERE srid = ?", arguments: [srid]) ?? false
+    }
+
+    /// Reprojects an envelope through its four corners (PROJ via SpatiaLite).
+    static func transform(_ envelope: Envelope, from source: Int, to target: Int, db: Database) throws -> Envelope {
+        guard source != target, !envelope.isEmpty else { return envelope }
+        guard try isKnownSRID(target, db: db) else {
+            throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(target)")
+        }
+        let corners = OGCGeometry.multiPoint([
+            Point(x: envelope.xmin, y: envelope.ymin), Point(x: envelope.xmin, y: envelope.ymax),
+            Point(x: envelope.xmax, y: envelope.ymin), Point(x: envelope.xmax, y: envelope.ymax),
+        ])
+        let transformed = try transform(corners, from: source, to: target, db: db)
+        return transformed.envelope
+    }
+
+    static func transform(_ geometry: OGCGeometry, from source: Int, to target: Int, db: Database) throws -> OGCGeometry {
+        guard source != target else { return geometry }
+        let blob = Data(SpatiaLiteBlob.encode(geometry, srid: Int32(source)))
+        guard let data = try Data.fetchOne(db, sql: "SELECT ST_Transform(?, ?)", arguments: [blob, target]) else {
+            throw ArcGISError.invalidQuery("cannot project from spatial reference \(source) to \(target)")
+        }
+        return try SpatiaLiteBlob.decode([UInt8](data))
+    }
+
+    struct SpatialFilter {
+        var bbox: Envelope
+        var useIndex: Bool
+        var predicate: String
+        var arguments: [DatabaseValue]
+        var isEmptyResult: Bool
+    }
+
+    static func spatialFilter(_ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, db: Database) throws -> SpatialFilter {
+        let parsed: (Geometry, SpatialReference?)
+        do {
+            parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
+        } catch {
+            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+        }
+        var geometry = parsed.0
+        do { try geometry.validate() } catch {
+            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+        }
+        let sourceSR = spatial.inSR ?? parsed.1 ?? layer.definition.spatialReference
+        if sourceSR.epsg != layer.srid {
+            guard try isKnownSRID(sourceSR.epsg, db: db) else {
+                throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(sourceSR.wkid)")
+            }
+            let projected = try transform(geometry.polygonized.ogc, from: sourceSR.epsg, to: layer.srid, db: db)
+            if case .envelope = geometry {
+                geometry = .envelope(projected.envelope)
+            } else {
+                geometry = Geometry(ogc: projected)
+            }
+        }
+        let bbox = geometry.envelope
+        let layerExtent = try extent(of: layer, db: db)
+        guard bbox.intersects(layerExtent) else {
+            return SpatialFilter(bbox: bbox, useIndex: false, predicate: "0", arguments: [], isEmptyResult: true)
+        }
+        // The R*Tree pays off unless the box covers most of the layer; then a scan in
+        // OBJECTID order with the exact test is cheaper than sorting every index hit.
+        let coverage = layerExtent.area > 0 ? bbox.intersection(layerExtent).area / layerExtent.area : 1
+        let useIndex = coverage < 0.5
+        let isPointLayer = layer.definition.geometryType == .point
+        let queryBlob = Data(SpatiaLiteBlob.encode(geometry.polygonized.ogc, srid: Int32(layer.srid))).databaseValue
+        let mbr = "BuildMbr(?, ?, ?, ?)"
+        let mbrArguments = [bbox.xmin, bbox.ymin, bbox.xmax, bbox.ymax].map(\.databaseValue)
+        var predicate: String
+        var arguments: [DatabaseValue]
+        switch relationship {
+        case .envelopeIntersects, .indexIntersects:
+            (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr))", mbrArguments)
+        case .intersects:
+            if case .envelope = geometry, isPointLayer {
+                (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr))", mbrArguments)
+            } else {
+                (predicate, arguments) = ("ST_Intersects(t.shape, ?) = 1", [queryBlob])
+            }
+        case .contains:
+            // Esri: the query geometry contains the feature.
+            (predicate, arguments) = ("ST_Contains(?, t.shape) = 1", [queryBlob])
+        case .within:
+            // Esri: the query geometry is within the feature.
+            (predicate, arguments) = ("ST_Within(?, t.shape) = 1", [queryBlob])
+        case .crosses:
+            (predicate, arguments) = ("ST_Crosses(?, t.shape) = 1", [queryBlob])
+        case .overlaps:
+            (predicate, arguments) = ("ST_Overlaps(?, t.shape) = 1", [queryBlob])
+        case .touches:
+            (predicate, arguments) = ("ST_Touches(?, t.shape) = 1", [queryBlob])
+        }
+        return SpatialFilter(bbox: bbox, useIndex: useIndex, predicate: predicate, arguments: arguments, isEmptyResult: false)
+    }
+
+    static func statistics(_ statistics: [OutStatistic], layer: StoredLayer, from: String, arguments: StatementArguments,
+                           db: Database) throws -> QueryAnswer
+    {
+        var select: [String] = []
+        var fields: [(name: String, type: EsriFieldType)] = []
+        for statistic in statistics {
+            guard let field = layer.definition.field(named: statistic.field) else {
+                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: unknown field '\(statistic.field)'")
+            }
+            if statistic.kind != .count && !field.type.isNumeric {
+                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: \(statistic.kind.rawValue) needs a numeric field")
+            }
+            select.append("\(statistic.kind.rawValue)(t.\(field.name.quotedDatabaseIdentifier))")
+            let type: EsriFieldType = switch statistic.kind {
+            case .count: .integer
+            case .avg: .double
+            default: field.type == .oid ? .integer : field.type
+            }
+            fields.append((statistic.outName, type))
+        }
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(select.joined(separator: ", "))\(from)", arguments: arguments) else {
+            return .statistics(fields: fields, values: fields.map { _ in .null })
+        }
+        return .statistics(fields: fields, values: (0..<fields.count).map { jsonValue(row[$0] as DatabaseValue) })
+    }
+}
+
+extension SQLValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let i): i.databaseValue
+        case .real(let d): d.databaseValue
+        case .text(let s): s.databaseValue
+        case .blob(let b): Data(b).databaseValue
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostWire
+
+extension FeatureStore {
+    /// Creates a service with its layers: catalog rows, one table per layer with typed
+    /// columns, a unique GlobalID index, the geometry column with its spatial index, and an
+    /// attachment table where the layer has attachments. All or nothing.
+    @discardableResult
+    public func createService(_ service: ServiceDefinition) throws -> StoredService {
+        guard ServiceDefinition.isValidName(service.name) else {
+            throw StoreError.invalidName("service names use letters, digits, '_' and '-' (got '\(service.name)')")
+        }
+        try Self.validate(service)
+        try pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_services WHERE name = ?", arguments: [service.name]) == true {
+                throw StoreError.serviceExists(service.name)
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            try db.execute(sql: """
+                INSERT INTO outpost_services(name, description, is_versioned, capabilities, wkid, max_record_count, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [service.name, service.description, service.isVersioned,
+                                 service.capabilities.joined(separator: ","), service.spatialReference.wkid,
+                                 service.maxRecordCount, now])
+            for layer in service.layers {
+                try Self.createLayer(layer, service: service.name, db: db, now: now)
+            }
+        }
+        try reloadCatalog()
+        return try self.service(named: service.name)
+    }
+
+    /// Removes a service, its tables and catalog rows.
+    public func deleteService(named name: String) throws {
+        let stored = try service(named: name)
+        try pool.write { db in
+            for layer in stored.layers {
+                if layer.isSpatial {
+                    _ = try? Int.fetchOne(db, sql: "SELECT DisableSpatialIndex(?, ?)", arguments: [layer.tableName, StoredLayer.geometryColumn])
+                    try db.execute(sql: "DROP TABLE IF EXISTS \(layer.spatialIndexTable.quotedDatabaseIdentifier)")
+                    _ = try? Int.fetchOne(db, sql: "SELECT DiscardGeometryColumn(?, ?)", arguments: [layer.tableName, StoredLayer.geometryColumn])
+                }
+                try db.execute(sql: "DROP TABLE IF EXISTS \(layer.attachmentTable.quotedDatabaseIdentifier)")
+                try db.execute(sql: "DROP TABLE IF EXISTS \(layer.tableName.quotedDatabaseIdentifier)")
+            }
+            try db.execute(sql: "DELETE FROM outpost_fields WHERE service = ?", arguments: [stored.definition.name])
+            try db.execute(sql: "DELETE FROM outpost_relationships WHERE service = ?", arguments: [stored.definition.name])
+            try db.execute(sql: "DELETE FROM outpost_layers WHERE service = ?", arguments: [stored.definition.name])
+            try db.execute(sql: "DELETE FROM outpost_services WHERE name = ?", arguments: [stored.definition.name])
+        }
+        try reloadCatalog()
+    }
+
+    static func validate(_ service: ServiceDefinition) throws {
+        var ids = Set<Int>()
+        for layer in service.layers {
+            guard ids.insert(layer.id).inserted else { throw StoreError.invalidSchema("layer id \(layer.id) used twice") }
+            guard layer.id >= 0 else { throw StoreError.invalidSchema("layer ids must not be negative") }
+            var names = Set<String>()
+            for field in layer.fields {
+                guard isValidFieldName(field.name) else {
+                    throw StoreError.invalidSchema("field name '\(field.name)' must start with a letter and use letters, digits and '_'")
+                }
+                guard names.insert(field.name.lowercased()).inserted else {
+                    throw StoreError.invalidSchema("field '\(field.name)' appears twice in layer \(layer.id)")
+                }
+                guard field.name.lowercased() != StoredLayer.geometryColumn else {
+                    throw StoreError.invalidSchema("'\(field.name)' is reserved for the geometry column")
+                }
+            }
+            guard layer.fields.filter({ $0.type == .oid }).map(\.name) == [layer.objectIdField] else {
+                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one OID field named '\(layer.objectIdField)'")
+            }
+            guard layer.fields.filter({ $0.type == .globalID }).map(\.name) == [layer.globalIdField] else {
+                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one GlobalID field named '\(layer.globalIdField)'")
+            }
+            if layer.kind == .featureLayer && layer.geometryType == nil {
+                throw StoreError.invalidSchema("feature layer \(layer.id) needs a geometry type")
+            }
+            if layer.geometryType == .envelope { throw StoreError.invalidSchema("envelope is not a storable geometry type") }
+            for relationship in layer.relationships {
+                guard let related = service.layer(id: relationship.relatedTableId) else {
+                    throw StoreError.invalidSchema("relationship \(relationship.id) points at missing layer \(relationship.relatedTableId)")
+                }
+                _ = related
+                guard layer.field(named: relationship.keyField) != nil else {
+                    throw StoreError.invalidSchema("relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
+                }
+            }
+        }
+    }
+
+    static func isValidFieldName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, name.count <= 64 else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
+
+    static func tableName(service: String, layer: Int) -> String {
+        let safe = service.lowercased().map { $0 == "-" ? "_" : $0 }
+        return "f_\(String(safe))_\(layer)"
+    }
+
+    static func createLayer(_ layer: LayerDefinition, service: String, db: Database, now: Int64) throws {
+        let table = tableName(service: service, layer: layer.id)
+        var columns: [String] = []
+        for field in layer.fields {
+            let name = field.name.quotedDatabaseIdentifier
+            switch field.type {
+            case .oid: columns.append("\(name) INTEGER PRIMARY KEY AUTOINCREMENT")
+            case .globalID: columns.append("\(name) TEXT NOT NULL")
+            default: columns.append("\(name) \(field.type.sqliteType)")
+            }
+        }
+        try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
+        try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(layer.globalIdField.quotedDatabaseIdentifier))")
+        if let geometryType = layer.geometryType {
+            let added = try Int.fetchOne(db, sql: "SELECT AddGeometryColumn(?, ?, ?, ?, 'XY')",
+                                         arguments: [table, StoredLayer.geometryColumn, layer.spatialReference.epsg, geometryType.ogcColumnType])
+            guard added == 1 else {
+                throw StoreError.invalidSchema("SpatiaLite refused the geometry column (is EPSG:\(layer.spatialReference.epsg) known?)")
+            }
+            let indexed = try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex(?, ?)", arguments: [table, StoredLayer.geometryColumn])
+            guard indexed == 1 else { throw StoreError.spatialite("CreateSpatialIndex failed for \(table)") }
+        }
+        if layer.hasAttachments {
+            let attach = "\(table)__attach"
+            try db.execute(sql: """
+                CREATE TABLE \(attach.quotedDatabaseIdentifier) (
+                    ATTACHMENTID INTEGER PRIMARY KEY AUTOINCREMENT,
+                    GLOBALID TEXT NOT NULL UNIQUE,
+                    REL_GLOBALID TEXT NOT NULL,
+                    CONTENT_TYPE TEXT NOT NULL,
+                    ATT_NAME TEXT NOT NULL,
+                    DATA_SIZE INTEGER NOT NULL,
+                    KEYWORDS TEXT NOT NULL DEFAULT '',
+                    DATA BLOB NOT NULL
+                );
+                CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
+                """)
+        }
+        var editFieldsInfo: String?
+        if let info = layer.editFieldsInfo {
+            let json: JSONValue = ["creationDateField": .string(info.creationDateField), "creatorField": .string(info.creatorField),
+                                   "editDateField": .string(info.editDateField), "editorField": .string(info.editorField)]
+            editFieldsInfo = json.jsonText
+        }
+        try db.execute(sql: """
+            INSERT INTO outpost_layers(service, layer_id, name, kind, description, geometry_type, wkid, object_id_field,
+                global_id_field, display_field, has_attachments, max_record_count, table_name, edit_fields_info, last_edit_date)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [service, layer.id, layer.name, layer.kind.rawValue, layer.description, layer.geometryType?.rawValue,
+                             layer.spatialReference.wkid, layer.objectIdField, layer.globalIdField, layer.displayField,
+                             layer.hasAttachments, layer.maxRecordCount, table, editFieldsInfo, now])
+        for (position, field) in layer.fields.enumerated() {
+            try db.execute(sql: """
+                INSERT INTO outpost_fields(service, layer_id, position, name, type, alias, length, nullable, editable, default_value, domain)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [service, layer.id, position, field.name, field.type.rawValue, field.alias, field.length,
+                                 field.nullable, field.editable, field.defaultValue.jsonText, field.domain.jsonText])
+        }
+        for relationship in layer.relationships {
+            try db.execute(sql: """
+                INSERT INTO outpost_relationships(service, layer_id, relationship_id, name, related_table_id, cardinality, role, key_field, composite)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [service, layer.id, relationship.id, relationship.name, relationship.relatedTableId,
+                                 relationship.cardinality.rawValue, relationship.role.rawValue, relationship.keyField, relationship.composite])
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import OutpostWire
+
+/// Errors of the feature store. Each maps to one ArcGIS error envelope.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    case serviceNotFound(String)
+    case layerNotFound(service: String, layer: Int)
+    case serviceExists(String)
+    case invalidName(String)
+    case invalidSchema(String)
+    case invalidFeature(String)
+    case importFailed(String)
+    case spatialite(String)
+
+    public var description: String {
+        switch self {
+        case .serviceNotFound(let name): "Service '\(name)' not found."
+        case .layerNotFound(let service, let layer): "Layer \(layer) of service '\(service)' not found."
+        case .serviceExists(let name): "A service named '\(name)' already exists."
+        case .invalidName(let reason): "Invalid name: \(reason)"
+        case .invalidSchema(let reason): "Invalid schema: \(reason)"
+        case .invalidFeature(let reason): "Invalid feature: \(reason)"
+        case .importFailed(let reason): "Import failed: \(reason)"
+        case .spatialite(let reason): "SpatiaLite: \(reason)"
+        }
+    }
+
+    public var arcGISError: ArcGISError {
+        switch self {
+        case .serviceNotFound: ArcGISError(kind: .notFound, code: 404, message: "Service not found.", details: [description])
+        case .layerNotFound: ArcGISError(kind: .notFound, code: 404, message: "Layer or table not found.", details: [description])
+        case .serviceExists: ArcGISError(kind: .conflict, code: 409, message: "Unable to complete operation.", details: [description])
+        case .invalidName, .invalidSchema, .invalidFeature, .importFailed:
+            ArcGISError(kind: .invalidData, code: 400, message: "Unable to complete operation.", details: [description])
+        case .spatialite: .internalError(description)
+        }
+    }
+}

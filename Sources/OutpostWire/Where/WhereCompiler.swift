@@ -1,0 +1,187 @@
+/// A value bound to a statement parameter.
+public enum SQLValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// SQL text with `?` placeholders and the values to bind to them, in order.
+public struct SQLFragment: Sendable, Equatable {
+    public var sql: String
+    public var arguments: [SQLValue]
+
+    public init(sql: String, arguments: [SQLValue] = []) {
+        self.sql = sql
+        self.arguments = arguments
+    }
+}
+
+/// A layer column a `where` may name: its SQL spelling and its Esri type.
+public struct WhereColumn: Sendable, Equatable {
+    public var sql: String
+    public var type: EsriFieldType
+
+    public init(sql: String, type: EsriFieldType) {
+        self.sql = sql
+        self.type = type
+    }
+}
+
+/// Turns a parsed `where` into SQLite SQL over a layer's columns.
+///
+/// Only resolved column identifiers and SQL produced here reach the statement: string
+/// literals are bound, numbers are formatted by Swift, and functions come from a fixed list.
+public struct WhereCompiler {
+    public typealias Resolver = (String) -> WhereColumn?
+
+    private let resolve: Resolver
+    private var arguments: [SQLValue] = []
+
+    public static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
+        var compiler = WhereCompiler(resolve: resolve)
+        let sql = try compiler.emit(expression)
+        return SQLFragment(sql: sql, arguments: compiler.arguments)
+    }
+
+    /// Parses and compiles; parse errors become an ArcGIS invalid-query error.
+    public static func compile(where text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
+        let expression: WhereExpression
+        do {
+            expression = try WhereParser.parse(text)
+        } catch {
+            throw .invalidQuery("'where' parameter is invalid: \(error.description)")
+        }
+        return try compile(expression, columns: resolve)
+    }
+
+    private init(resolve: @escaping Resolver) { self.resolve = resolve }
+
+    /// The Esri type an expression has when it is a bare column, for literal coercion.
+    private func columnType(_ expression: WhereExpression) -> EsriFieldType? {
+        if case .column(let name) = expression { return resolve(name)?.type }
+        return nil
+    }
+
+    private mutating func emit(_ expression: WhereExpression, hint: EsriFieldType? = nil) throws(ArcGISError) -> String {
+        switch expression {
+        case .column(let name):
+            guard let column = resolve(name) else {
+                throw .invalidQuery("'where' parameter is invalid: unknown field '\(name)'")
+            }
+            return column.sql
+        case .literal(let literal):
+            return try emitLiteral(literal, hint: hint)
+        case .not(let inner):
+            return "(NOT \(try emit(inner)))"
+        case .negate(let inner):
+            return "(-\(try emit(inner)))"
+        case .binary(let op, let lhs, let rhs):
+            let lhsHint = op.isComparison ? columnType(rhs) : nil
+            let rhsHint = op.isComparison ? columnType(lhs) : nil
+            return "(\(try emit(lhs, hint: lhsHint)) \(op.rawValue) \(try emit(rhs, hint: rhsHint)))"
+        case .like(let value, let pattern, let escape, let negated):
+            var sql = "(\(try emit(value)) \(negated ? "NOT LIKE" : "LIKE") \(try emit(pattern))"
+            if let escape { sql += " ESCAPE \(try emit(escape))" }
+            return sql + ")"
+        case .inList(let value, let items, let negated):
+            let hint = columnType(value)
+            var parts: [String] = []
+            parts.reserveCapacity(items.count)
+            for item in items { parts.append(try emit(item, hint: hint)) }
+            return "(\(try emit(value)) \(negated ? "NOT IN" : "IN") (\(parts.joined(separator: ","))))"
+        case .between(let value, let low, let high, let negated):
+            let hint = columnType(value)
+            return "(\(try emit(value)) \(negated ? "NOT BETWEEN" : "BETWEEN") \(try emit(low, hint: hint)) AND \(try emit(high, hint: hint)))"
+        case .isNull(let value, let negated):
+            return "(\(try emit(value)) \(negated ? "IS NOT NULL" : "IS NULL"))"
+        case .cast(let value, let type):
+            return "CAST(\(try emit(value)) AS \(type.rawValue))"
+        case .extract(let part, let value):
+            let format = switch part {
+            case .year: "%Y"
+            case .month: "%m"
+            case .day: "%d"
+            case .hour: "%H"
+            case .minute: "%M"
+            case .second: "%S"
+            }
+            return "CAST(strftime('\(format)', (\(try emit(value))) / 1000, 'unixepoch') AS INTEGER)"
+        case .function(let name, let args):
+            return try emitFunction(name, args)
+        }
+    }
+
+    private mutating func emitLiteral(_ literal: WhereLiteral, hint: EsriFieldType?) throws(ArcGISError) -> String {
+        switch literal {
+        case .null: return "NULL"
+        case .boolean(let b): return b ? "1" : "0"
+        case .integer(let i): return String(i)
+        case .real(let d):
+            guard d.isFinite else { throw .invalidQuery("'where' parameter is invalid: number out of range") }
+            return d.description
+        case .date(let millis): return String(millis)
+        case .string(let text):
+            switch hint {
+            case .date:
+                // ArcGIS accepts `date_field > '2020-01-01'` on many back ends; read it as a date.
+                if let millis = WhereDate.parse(text) { return String(millis) }
+                arguments.append(.text(text))
+            case .globalID, .guid:
+                arguments.append(.text(GlobalID.normalize(text) ?? text))
+            default:
+                arguments.append(.text(text))
+            }
+            return "?"
+        }
+    }
+
+    private static let functions: [String: (sql: String, arity: ClosedRange<Int>)] = [
+        "UPPER": ("upper", 1...1), "LOWER": ("lower", 1...1), "TRIM": ("trim", 1...1),
+        "LTRIM": ("ltrim", 1...1), "RTRIM": ("rtrim", 1...1),
+        "CHAR_LENGTH": ("length", 1...1), "CHARACTER_LENGTH": ("length", 1...1), "LENGTH": ("length", 1...1),
+        "LEN": ("length", 1...1),
+        "ABS": ("abs", 1...1), "CEILING": ("ceil", 1...1), "CEIL": ("ceil", 1...1), "FLOOR": ("floor", 1...1),
+        "ROUND": ("round", 1...2), "POWER": ("pow", 2...2), "SQRT": ("sqrt", 1...1),
+        "COALESCE": ("coalesce", 2...16), "NULLIF": ("nullif", 2...2),
+        "LOG": ("ln", 1...1), "LOG10": ("log10", 1...1), "EXP": ("exp", 1...1),
+        "SIN": ("sin", 1...1), "COS": ("cos", 1...1), "TAN": ("tan", 1...1),
+    ]
+
+    private mutating func emitFunction(_ name: String, _ args: [WhereExpression]) throws(ArcGISError) -> String {
+        func arity(_ range: ClosedRange<Int>) throws(ArcGISError) {
+            guard range.contains(args.count) else {
+                throw .invalidQuery("'where' parameter is invalid: \(name) takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") argument(s)")
+            }
+        }
+        var emitted: [String] = []
+        for arg in args { emitted.append(try emit(arg)) }
+        switch name {
+        case "CURRENT_DATE":
+            try arity(0...0)
+            return "(CAST(strftime('%s', 'now', 'start of day') AS INTEGER) * 1000)"
+        case "CURRENT_TIMESTAMP", "NOW":
+            try arity(0...0)
+            return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        case "SUBSTRING", "SUBSTR":
+            try arity(2...3)
+            return "substr(\(emitted.joined(separator: ", ")))"
+        case "CONCAT":
+            try arity(2...16)
+            return "(" + emitted.map { "coalesce(\($0), '')" }.joined(separator: " || ") + ")"
+        case "POSITION":
+            try arity(2...2)
+            return "instr(\(emitted[1]), \(emitted[0]))"
+        case "MOD":
+            try arity(2...2)
+            return "(\(emitted[0]) % \(emitted[1]))"
+        default:
+            guard let function = Self.functions[name] else {
+                throw .invalidQuery("'where' parameter is invalid: unsupported function \(name)")
+            }
+            try arity(function.arity)
+            return "\(function.sql)(\(emitted.joined(separator: ", ")))"
+        }
+    }
+}

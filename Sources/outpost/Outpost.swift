@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import OutpostServer
+import OutpostStore
+
+@main
+struct Outpost: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outpost",
+        abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
+        subcommands: [Serve.self, Import.self])
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the data folder over the ArcGIS REST API (seeding demo services into an empty folder).")
+
+    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+    @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(name: .long, help: "The port to listen on.") var port = 8080
+    @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
+    @Flag(name: .long, help: "Do not seed demo services into an empty data folder.") var noDemo = false
+    @Option(name: .long, help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+
+    func run() async throws {
+        var logger = Logger(label: "outpost")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        let store = try FeatureStore(dataDirectory: data)
+        if !noDemo, store.catalog.services.isEmpty {
+            let directory = try locateTestdata(testdata)
+            let started = Date()
+            try DemoData.seed(store, testdataDirectory: directory)
+            logger.info("Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+        }
+        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at http://\(host):\(port)/arcgis/rest/services")
+        let app = buildApplication(store: store, host: host, port: port, logger: logger)
+        try await app.runService()
+    }
+}
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file as a new service.")
+
+    @Argument(help: "The file to import.") var file: String
+    @Option(name: .long, help: "The new service's name (letters, digits, '_' and '-').") var service: String
+    @Flag(name: .long, help: "Mark the service versioned (per-replica sync with direction control).") var versioned = false
+    @Flag(name: .long, help: "Give the imported feature layers attachment tables.") var attachments = false
+    @Option(name: .long, help: "The layer name (GeoJSON; default: the file name).") var layerName: String?
+    @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
+    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+
+    func run() async throws {
+        let store = try FeatureStore(dataDirectory: data)
+        var options = FeatureImporter.Options(serviceName: service, isVersioned: versioned, layerName: layerName)
+        options.hasAttachments = attachments
+        options.maxRecordCount = maxRecordCount
+        let started = Date()
+        let imported = try FeatureImporter(store: store).importFile(at: file, options: options)
+        let elapsed = Date().timeIntervalSince(started)
+        for layer in imported.layers {
+            let count = try store.count(service: imported.definition.name, layer: layer.definition.id)
+            print("\(imported.definition.name)/FeatureServer/\(layer.definition.id) \(layer.definition.name): \(count) rows")
+        }
+        print(String(format: "Imported in %.2f s", elapsed))
+    }
+}
+
+func locateTestdata(_ explicit: String?) throws -> String {
+    var candidates: [String] = []
+    if let explicit { candidates.append(explicit) }
+    candidates.append("testdata")
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    for _ in 0..<5 {
+        candidates.append(directory.appendingPathComponent("testdata").path)
+        directory = directory.deletingLastPathComponent()
+    }
+    for candidate in candidates where FileManager.default.fileExists(atPath: (candidate as NSString).appendingPathComponent("naturalearth_cities.geojson")) {
+        return candidate
+    }
+    throw ValidationError("Demo data not found; pass --testdata DIR or --no-demo.")
+}
