@@ -24,6 +24,12 @@ public struct OutStatistic: Sendable, Equatable {
     public var kind: Kind
     public var field: String
     public var outName: String
+
+    public init(kind: Kind, field: String, outName: String) {
+        self.kind = kind
+        self.field = field
+        self.outName = outName
+    }
 }
 
 /// A parsed layer `query` request (§10.3 of the sync reference).
