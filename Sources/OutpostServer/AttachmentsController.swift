@@ -48,6 +48,7 @@ struct AttachmentsController: Sendable {
         var query = LayerQuery()
         query.whereClause = p.string("definitionExpression") ?? p.string("where")
         query.objectIds = try p.intList("objectIds")
+        query.returnIdsOnly = true
         guard case .objectIds(let ids) = try store.query(query, service: layer.serviceName, layer: layer.definition.id) else {
             return RESTResponse.json(["attachmentGroups": []], parameters: p)
         }
