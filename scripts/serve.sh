@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs `outpost serve` on the embedded default
+# (./outpost-data, seeded with the demo services on first start). Extra arguments go to serve.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+swift build -c release --product outpost
+exec .build/release/outpost serve "$@"

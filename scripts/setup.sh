@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what Outpost needs on Debian (apt packages, a Python venv for the real clients).
+# Idempotent: a second run installs nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+APT_PACKAGES=(libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl)
+missing=()
+for package in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--with-clients" ]; then
+    PYTHON=/usr/bin/python3
+    if [ ! -x .venv/bin/python ]; then
+        echo "setup: creating .venv"
+        "$PYTHON" -m venv .venv
+    fi
+    if ! .venv/bin/python -c "import pytest, esridump" 2>/dev/null; then
+        echo "setup: installing the Python test clients"
+        .venv/bin/pip install -q -r Tests/interop/requirements.txt
+    fi
+fi

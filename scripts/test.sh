@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, runs the Swift tests, then the interop
+# tests with real third-party clients (GDAL/OGR, esridump) against a live server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh --with-clients
+swift build --build-tests
+swift test --skip-build 2>&1 | tee .build/swift-test.log
+grep -q "Test run with .* passed" .build/swift-test.log
+OUTPOST_BIN="$PWD/.build/debug/outpost" .venv/bin/python -m pytest -q Tests/interop
