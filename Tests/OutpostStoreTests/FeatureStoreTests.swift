@@ -81,6 +81,25 @@ import OutpostWire
         #expect(extent.xmin >= -180 && extent.xmax <= 180 && extent.xmin < -179)
     }
 
+    @Test func aBulkLoadWithDuplicateGlobalIDsChangesNothing() throws {
+        let store = try makeTemporaryStore()
+        try store.createService(pointLayerService(name: "dups"))
+        let layer = try store.layer(service: "dups", id: 0)
+        let schemaBefore = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", arguments: [layer.tableName])
+        }
+        var rows = (0..<200).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 1))) }
+        rows[10].attributes["GlobalID"] = "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}"
+        rows[150].attributes["GlobalID"] = "{8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b}"
+        #expect(throws: (any Error).self) { try store.insert(rows, service: "dups", layer: 0) }
+        #expect(try store.count(service: "dups", layer: 0) == 0)
+        let schemaAfter = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", arguments: [layer.tableName])
+        }
+        #expect(schemaAfter == schemaBefore, "triggers and indexes are back")
+        #expect(schemaAfter.contains { $0.hasSuffix("_globalid") } && schemaAfter.contains("gii_\(layer.tableName)_shape"))
+    }
+
     @Test func pagesAreCappedAndIDsAreNot() throws {
         let store = try makeTemporaryStore()
         try store.createService(pointLayerService(name: "paging", maxRecordCount: 100))

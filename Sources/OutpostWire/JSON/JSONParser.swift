@@ -205,10 +205,19 @@ public struct JSONParser {
     private mutating func parseNumber() throws(Error) -> JSONValue {
         let start = index
         var isInteger = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        var negative = false
+        var magnitude: UInt64 = 0
+        var overflow = false
+        if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
         while index < bytes.count {
             let b = bytes[index]
             if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
+                if isInteger {
+                    let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (sum, o2) = times10.addingReportingOverflow(UInt64(b - UInt8(ascii: "0")))
+                    magnitude = sum
+                    overflow = overflow || o1 || o2
+                }
                 index += 1
             } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E")
                 || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
@@ -219,8 +228,14 @@ public struct JSONParser {
                 break
             }
         }
+        let digits = index - start - (negative ? 1 : 0)
+        guard digits > 0 else { throw Error(message: "Invalid number", offset: start) }
+        // Integers are accumulated in place: no String per number (GeoJSON imports are mostly numbers).
+        if isInteger && !overflow {
+            if negative, magnitude <= UInt64(Int64.max) + 1 { return .int(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)) }
+            if !negative, magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let value = Int64(text) { return .int(value) }
         guard let value = Double(text) else { throw Error(message: "Invalid number '\(text)'", offset: start) }
         return .double(value)
     }
