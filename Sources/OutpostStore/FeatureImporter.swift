@@ -80,6 +80,27 @@ public struct FeatureImporter {
         return try store.service(named: stored.definition.name)
     }
 
+    /// The one Esri type that holds every geometry of a generic GeoPackage column, or nil.
+    static func inferGeometryType(table: String, column: String, db: Database) throws -> EsriGeometryType? {
+        var families = Set<String>()
+        var sawMultiPoint = false
+        let cursor = try Data.fetchCursor(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL")
+        while let blob = try cursor.next() {
+            switch try GeoPackageBinary.decode([UInt8](blob)).geometry {
+            case .point: families.insert("point")
+            case .multiPoint(let points): families.insert("point"); if points.count > 1 { sawMultiPoint = true }
+            case .lineString, .multiLineString: families.insert("line")
+            case .polygon, .multiPolygon: families.insert("polygon")
+            }
+        }
+        guard families.count == 1 else { return nil }
+        switch families.first {
+        case "point": return sawMultiPoint ? .multipoint : .point
+        case "line": return .polyline
+        default: return .polygon
+        }
+    }
+
     static func epsgCode(fromCRSName name: String) -> Int? {
         if name.hasSuffix("CRS84") { return 4326 }
         guard let last = name.split(whereSeparator: { $0 == ":" }).last, let code = Int(last) else { return nil }
@@ -118,6 +139,11 @@ public struct FeatureImporter {
                     case "POLYGON", "MULTIPOLYGON", "SURFACE", "MULTISURFACE", "CURVEPOLYGON": .polygon
                     default: nil
                     }
+                    if geometryType == nil, typeName == "GEOMETRY" || typeName == "GEOMETRYCOLLECTION" {
+                        // A generic column (GDAL writes GEOMETRY for mixed Polygon/MultiPolygon):
+                        // infer the Esri type from the rows, as for GeoJSON.
+                        geometryType = try Self.inferGeometryType(table: name, column: g["column_name"], db: db)
+                    }
                     let srsID: Int = g["srs_id"]
                     if let srs = try Row.fetchOne(db, sql: "SELECT organization, organization_coordsys_id FROM gpkg_spatial_ref_sys WHERE srs_id = ?", arguments: [srsID]),
                         (srs["organization"] as String?)?.uppercased() == "EPSG" {
@@ -137,7 +163,7 @@ public struct FeatureImporter {
         var mappings: [[(source: String, field: FieldDefinition)]] = []
         for (index, table) in tables.enumerated() {
             if table.dataType == "features" && table.geometryType == nil {
-                throw StoreError.importFailed("table \(table.name) has an unsupported geometry type")
+                throw StoreError.importFailed("table \(table.name) has an unsupported or mixed geometry type")
             }
             var names = FieldNamer()
             var mapping: [(source: String, field: FieldDefinition)] = []

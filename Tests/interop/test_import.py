@@ -1,0 +1,60 @@
+"""`outpost import` with files written by GDAL, then read back through the live API."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+import urllib.request
+
+from conftest import ROOT, free_port
+
+
+def run_import(binary, source, data, service, *extra):
+    return subprocess.run([binary, "import", source, "--service", service, "--data", data, *extra],
+                          capture_output=True, text=True)
+
+
+def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
+    binary = os.environ.get("OUTPOST_BIN", os.path.join(ROOT, ".build", "debug", "outpost"))
+    countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")
+    gpkg = str(tmp_path / "world.gpkg")
+    # A GeoPackage written by GDAL, with a non-WGS84 layer (Web Mercator) to exercise the SRS mapping.
+    subprocess.run(["ogr2ogr", "-f", "GPKG", gpkg, countries, "-nln", "countries", "-t_srs", "EPSG:3857"], check=True)
+    data = str(tmp_path / "data")
+
+    result = run_import(binary, gpkg, data, "World", "--versioned")
+    assert result.returncode == 0, result.stderr
+    assert "World/FeatureServer/0 countries: 177 rows" in result.stdout
+    result = run_import(binary, countries, data, "Countries")
+    assert result.returncode == 0, result.stderr
+    # A second service of the same name is refused and changes nothing.
+    result = run_import(binary, countries, data, "countries")
+    assert result.returncode != 0 and "already exists" in (result.stderr + result.stdout)
+
+    port = free_port()
+    server = subprocess.Popen([binary, "serve", "--data", data, "--port", str(port), "--no-demo"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}/arcgis/rest/services"
+        deadline = time.time() + 30
+        while True:
+            try:
+                services = json.loads(urllib.request.urlopen(f"{base}?f=json", timeout=2).read())
+                break
+            except OSError:
+                assert time.time() < deadline and server.poll() is None
+                time.sleep(0.2)
+        assert [s["name"] for s in services["services"]] == ["Countries", "World"]
+        world = json.loads(urllib.request.urlopen(f"{base}/World/FeatureServer?f=json").read())
+        assert world["hasVersionedData"] is True
+        assert world["spatialReference"]["latestWkid"] == 3857
+        query = "where=iso_a3%3D%27FRA%27&outFields=name&outSR=4326&f=json"
+        france = json.loads(urllib.request.urlopen(f"{base}/World/FeatureServer/0/query?{query}").read())["features"][0]
+        assert france["attributes"]["name"] == "France"
+        xs = [x for ring in france["geometry"]["rings"] for x, _ in ring]
+        assert -60 < min(xs) < 10 and max(xs) < 60  # back in degrees
+        count = json.loads(urllib.request.urlopen(f"{base}/Countries/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json").read())
+        assert count == {"count": 177}
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
