@@ -82,23 +82,12 @@ public struct FeatureImporter {
 
     /// The one Esri type that holds every geometry of a generic GeoPackage column, or nil.
     static func inferGeometryType(table: String, column: String, db: Database) throws -> EsriGeometryType? {
-        var families = Set<String>()
-        var sawMultiPoint = false
+        var families = GeometryFamilies()
         let cursor = try Data.fetchCursor(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL")
         while let blob = try cursor.next() {
-            switch try GeoPackageBinary.decode([UInt8](blob)).geometry {
-            case .point: families.insert("point")
-            case .multiPoint(let points): families.insert("point"); if points.count > 1 { sawMultiPoint = true }
-            case .lineString, .multiLineString: families.insert("line")
-            case .polygon, .multiPolygon: families.insert("polygon")
-            }
+            families.observe(try GeoPackageBinary.decode([UInt8](blob)).geometry)
         }
-        guard families.count == 1 else { return nil }
-        switch families.first {
-        case "point": return sawMultiPoint ? .multipoint : .point
-        case "line": return .polyline
-        default: return .polygon
-        }
+        return families.isMixed ? nil : families.esriType
     }
 
     static func epsgCode(fromCRSName name: String) -> Int? {
@@ -271,8 +260,7 @@ struct SchemaInference {
     private var columns: [Column] = []
     private var index: [String: Int] = [:]
     private var namer = FieldNamer()
-    private var families: Set<String> = []
-    private var sawMultiPoint = false
+    private var families = GeometryFamilies()
     private(set) var featureCount = 0
     private var fields: [FieldDefinition] = []
 
@@ -280,14 +268,10 @@ struct SchemaInference {
         featureCount += 1
         guard case .object(let object) = feature else { throw StoreError.importFailed("feature \(featureCount) is not an object") }
         if let geometry = object["geometry"], !geometry.isNull {
-            switch geometry["type"]?.stringValue {
-            case "Point": families.insert("point")
-            case "MultiPoint":
-                families.insert("point")
-                if (geometry["coordinates"]?.arrayValue?.count ?? 0) > 1 { sawMultiPoint = true }
-            case "LineString", "MultiLineString": families.insert("line")
-            case "Polygon", "MultiPolygon": families.insert("polygon")
-            case let other: throw StoreError.importFailed("feature \(featureCount): unsupported geometry type \(other ?? "none")")
+            do {
+                if let decoded = try GeoJSONGeometry.decode(geometry) { families.observe(decoded) }
+            } catch {
+                throw StoreError.importFailed("feature \(featureCount): \(error)")
             }
         }
         guard let properties = object["properties"]?.objectValue else { return }
@@ -321,8 +305,8 @@ struct SchemaInference {
     }
 
     mutating func layerDefinition(id: Int, name: String, wkid: Int, options: FeatureImporter.Options) throws -> LayerDefinition {
-        guard families.count <= 1 else {
-            throw StoreError.importFailed("features mix geometry kinds (\(families.sorted().joined(separator: ", "))); split them into files")
+        guard !families.isMixed else {
+            throw StoreError.importFailed("features mix geometry kinds (\(families.names.joined(separator: ", "))); split them into files")
         }
         var userFields: [FieldDefinition] = []
         for column in columns {
@@ -342,12 +326,7 @@ struct SchemaInference {
             userFields.append(FieldDefinition(name: column.name, type: type, alias: column.source, length: length))
         }
         fields = userFields
-        let geometryType: EsriGeometryType? = switch families.first {
-        case "point": sawMultiPoint ? .multipoint : .point
-        case "line": .polyline
-        case "polygon": .polygon
-        default: nil
-        }
+        let geometryType = families.esriType
         return LayerDefinition(id: id, name: name, kind: geometryType == nil ? .table : .featureLayer, geometryType: geometryType,
                                spatialReference: SpatialReference(wkid: wkid), fields: LayerDefinition.withSystemFields(userFields),
                                hasAttachments: options.hasAttachments && geometryType != nil, maxRecordCount: options.maxRecordCount)
@@ -371,5 +350,35 @@ struct SchemaInference {
             do { geometry = try GeoJSONGeometry.decode(g) } catch { throw StoreError.importFailed("\(error)") }
         }
         return FeatureRow(attributes: attributes, geometry: geometry)
+    }
+}
+
+/// The geometry kinds seen in a source, and the Esri type that holds them all.
+struct GeometryFamilies {
+    private var seen: Set<String> = []
+    private var sawMultiPoint = false
+
+    mutating func observe(_ geometry: OGCGeometry) {
+        switch geometry {
+        case .point: seen.insert("point")
+        case .multiPoint(let points):
+            seen.insert("point")
+            if points.count > 1 { sawMultiPoint = true }
+        case .lineString, .multiLineString: seen.insert("line")
+        case .polygon, .multiPolygon: seen.insert("polygon")
+        }
+    }
+
+    var isMixed: Bool { seen.count > 1 }
+    var names: [String] { seen.sorted() }
+
+    /// nil when nothing was seen (a table) or the kinds are mixed.
+    var esriType: EsriGeometryType? {
+        guard seen.count == 1 else { return nil }
+        switch seen.first {
+        case "point": return sawMultiPoint ? .multipoint : .point
+        case "line": return .polyline
+        default: return .polygon
+        }
     }
 }

@@ -158,6 +158,32 @@ import OutpostWire
         #expect(try names(box, .envelope, .intersects).contains("Belgium"))
     }
 
+    @Test func polygonQueryGeometryMatchesAPointInPolygonOracle() throws {
+        let store = try makeTemporaryStore()
+        try DemoData.seed(store, testdataDirectory: testdataDirectory)
+        // A clockwise (Esri outer) triangle over part of the generated trees.
+        let triangle = [Point(x: 13.25, y: 52.42), Point(x: 13.4, y: 52.58), Point(x: 13.55, y: 52.42), Point(x: 13.25, y: 52.42)]
+        let esri = #"{"rings":[[[13.25,52.42],[13.4,52.58],[13.55,52.42],[13.25,52.42]]],"spatialReference":{"wkid":4326}}"#
+        var spatial = LayerQuery()
+        spatial.geometry = QueryGeometry(text: esri, geometryType: .polygon, inSR: nil)
+        spatial.returnIdsOnly = true
+        guard case .objectIds(let hits) = try store.query(spatial, service: "Demo", layer: 2) else { Issue.record("no ids"); return }
+        var all = LayerQuery()
+        all.resultRecordCount = 1000
+        var expected: [Int64] = []
+        for offset in stride(from: 0, to: 2500, by: 1000) {
+            all.resultOffset = offset
+            guard case .features(let page) = try store.query(all, service: "Demo", layer: 2) else { Issue.record("no page"); return }
+            for feature in page.features {
+                if case .point(let p)? = feature.geometry, RingOrientation.contains(triangle, p), let id = feature.attributes[0].int64Value {
+                    expected.append(id)
+                }
+            }
+        }
+        #expect(!hits.isEmpty && hits.count < 2500)
+        #expect(hits == expected)
+    }
+
     @Test func reprojectsThroughPROJ() throws {
         let store = try makeTemporaryStore()
         try store.createService(pointLayerService(name: "proj"))
