@@ -268,10 +268,10 @@ struct SchemaInference {
         featureCount += 1
         guard case .object(let object) = feature else { throw StoreError.importFailed("feature \(featureCount) is not an object") }
         if let geometry = object["geometry"], !geometry.isNull {
-            do {
-                if let decoded = try GeoJSONGeometry.decode(geometry) { families.observe(decoded) }
-            } catch {
-                throw StoreError.importFailed("feature \(featureCount): \(error)")
+            // Only the type is needed here; coordinates are decoded (and checked) in pass 2.
+            let type = geometry["type"]?.stringValue ?? "none"
+            guard families.observe(geoJSONType: type, memberCount: geometry["coordinates"]?.arrayValue?.count ?? 0) else {
+                throw StoreError.importFailed("feature \(featureCount): unsupported geometry type \(type)")
             }
         }
         guard let properties = object["properties"]?.objectValue else { return }
@@ -367,6 +367,20 @@ struct GeometryFamilies {
         case .lineString, .multiLineString: seen.insert("line")
         case .polygon, .multiPolygon: seen.insert("polygon")
         }
+    }
+
+    /// Observes a GeoJSON geometry by its type name; false for a type Outpost cannot store.
+    mutating func observe(geoJSONType type: String, memberCount: Int) -> Bool {
+        switch type {
+        case "Point": seen.insert("point")
+        case "MultiPoint":
+            seen.insert("point")
+            if memberCount > 1 { sawMultiPoint = true }
+        case "LineString", "MultiLineString": seen.insert("line")
+        case "Polygon", "MultiPolygon": seen.insert("polygon")
+        default: return false
+        }
+        return true
     }
 
     var isMixed: Bool { seen.count > 1 }
