@@ -20,6 +20,7 @@ public func buildRouter(store: FeatureStore) -> Router<OutpostRequestContext> {
     let services = ServicesController(store: store)
     let queries = QueryController(store: store)
     let attachments = AttachmentsController(store: store)
+    let edits = EditsController(store: store)
 
     func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
         let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
@@ -35,11 +36,27 @@ public func buildRouter(store: FeatureStore) -> Router<OutpostRequestContext> {
         router.on(path, method: .post, use: wrapped)
     }
 
+    /// Operations that change data are POST only, as on ArcGIS Server.
+    func postRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        route(path) { request, context, parameters in
+            guard request.method == .post else {
+                throw ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
+                                  details: ["This operation is only supported via POST."])
+            }
+            return try await handler(request, context, parameters)
+        }
+    }
+
     route("/arcgis/rest/info") { _, _, p in services.info(p) }
     route("/arcgis/rest/services") { request, _, p in try services.list(p, request: request) }
     route("/arcgis/rest/services/:service/FeatureServer") { _, c, p in try services.service(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/layers") { _, c, p in try services.layers(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer") { _, c, p in try services.layer(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/applyEdits") { _, c, p in try edits.serviceApplyEdits(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/applyEdits") { _, c, p in try edits.layerApplyEdits(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/addFeatures") { _, c, p in try edits.addFeatures(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/updateFeatures") { _, c, p in try edits.updateFeatures(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/deleteFeatures") { _, c, p in try edits.deleteFeatures(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer/query") { _, c, p in try queries.query(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer/queryAttachments") { _, c, p in try attachments.query(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid") { _, c, p in try queries.feature(p, context: c) }

@@ -26,11 +26,12 @@ extension FeatureStore {
     public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
         let layer = try self.layer(service: service, id: layerId)
         let ids = try pool.write { db in
+            let generation = try Self.allocateGeneration(db, replicaId: nil)
             let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(layer.tableName.quotedDatabaseIdentifier))") ?? false
             if isEmpty && layer.isSpatial && rows.count > 64 {
-                return try Self.bulkInsert(rows, into: layer, db: db)
+                return try Self.bulkInsert(rows, into: layer, generation: generation, db: db)
             }
-            return try Self.insertRows(rows, into: layer, db: db).ids
+            return try Self.insertRows(rows, into: layer, generation: generation, db: db).ids
         }
         try touch(layer)
         return ids
@@ -46,10 +47,12 @@ extension FeatureStore {
     }
 
     /// Inserts through the ordinary statement path (triggers keep the spatial index).
-    static func insertRows(_ rows: [FeatureRow], into layer: StoredLayer, db: Database) throws -> (ids: [Int64], envelopes: [Envelope?]) {
+    static func insertRows(_ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database) throws -> (ids: [Int64], envelopes: [Envelope?]) {
         let definition = layer.definition
         let fields = definition.fields.filter { $0.type != .oid }
         var columns = fields.map(\.name.quotedDatabaseIdentifier)
+        columns.append(contentsOf: ["outpost_created_gen", "outpost_gen"])
+        let generationPosition = columns.count - 2
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         let statement = try db.makeStatement(sql: "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
@@ -70,6 +73,8 @@ extension FeatureStore {
         var values = [DatabaseValue](repeating: .null, count: columns.count)
         for (index, row) in rows.enumerated() {
             for i in 0..<values.count { values[i] = .null }
+            values[generationPosition] = generation.databaseValue
+            values[generationPosition + 1] = generation.databaseValue
             var globalID: String?
             for (key, value) in row.attributes {
                 let position: Int
@@ -93,7 +98,11 @@ extension FeatureStore {
                     globalID = normalized
                     continue
                 }
-                values[position] = try databaseValue(value, for: fields[position], row: index)
+                do {
+                    values[position] = try FieldValue.coerce(value, for: fields[position], mode: .lenient).databaseValue
+                } catch {
+                    throw StoreError.invalidFeature("row \(index): \(error.description)")
+                }
             }
             if let globalIDPosition {
                 values[globalIDPosition] = (globalID ?? GlobalID.make(using: &generator)).databaseValue
@@ -113,7 +122,7 @@ extension FeatureStore {
         return (ids, envelopes)
     }
 
-    static func bulkInsert(_ rows: [FeatureRow], into layer: StoredLayer, db: Database) throws -> [Int64] {
+    static func bulkInsert(_ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database) throws -> [Int64] {
         // Triggers and secondary indexes (the unique GlobalID index) are set aside and rebuilt
         // once: one sort beats a million random B-tree inserts of random GUIDs.
         let setAside = try Row.fetchAll(db, sql: """
@@ -123,7 +132,7 @@ extension FeatureStore {
             let kind = (object["type"] as String) == "trigger" ? "TRIGGER" : "INDEX"
             try db.execute(sql: "DROP \(kind) \((object["name"] as String).quotedDatabaseIdentifier)")
         }
-        let (ids, envelopes) = try insertRows(rows, into: layer, db: db)
+        let (ids, envelopes) = try insertRows(rows, into: layer, generation: generation, db: db)
         var entries: [RTreeBulkLoader.Entry] = []
         entries.reserveCapacity(ids.count)
         for (id, envelope) in zip(ids, envelopes) {
@@ -162,49 +171,6 @@ extension FeatureStore {
         case (.point, .multiPoint(let points)) where points.count == 1: return .point(points[0])
         default:
             throw StoreError.invalidFeature("row \(row): a \(geometry.typeName) does not fit a \(type.shortName) layer")
-        }
-    }
-
-    static func databaseValue(_ value: JSONValue, for field: FieldDefinition, row: Int) throws -> DatabaseValue {
-        if case .null = value { return .null }
-        func mismatch() -> StoreError {
-            .invalidFeature("row \(row): field '\(field.name)' expects \(field.type.rawValue), got \(value.jsonText.prefix(40))")
-        }
-        switch field.type {
-        case .oid, .globalID:
-            return .null
-        case .integer, .smallInteger:
-            if let i = value.int64Value { return i.databaseValue }
-            if case .bool(let b) = value { return (b ? 1 : 0).databaseValue }
-            if case .string(let s) = value, let i = Int64(s.trimmingWhitespace()) { return i.databaseValue }
-            throw mismatch()
-        case .double, .single:
-            if let d = value.doubleValue { return d.databaseValue }
-            if case .string(let s) = value, let d = Double(s.trimmingWhitespace()) { return d.databaseValue }
-            throw mismatch()
-        case .date:
-            if let i = value.int64Value { return i.databaseValue }
-            if case .string(let s) = value, let millis = WhereDate.parse(s) { return millis.databaseValue }
-            throw mismatch()
-        case .string, .xml:
-            let text: String
-            switch value {
-            case .string(let s): text = s
-            case .int(let i): text = String(i)
-            case .double(let d): text = d.description
-            case .bool(let b): text = b ? "true" : "false"
-            default: throw mismatch()
-            }
-            if let length = field.length, text.count > length {
-                throw StoreError.invalidFeature("row \(row): field '\(field.name)' is longer than \(length) characters")
-            }
-            return text.databaseValue
-        case .guid:
-            guard case .string(let s) = value, let normalized = GlobalID.normalize(s) else { throw mismatch() }
-            return normalized.databaseValue
-        case .blob:
-            guard case .string(let s) = value, let data = Data(base64Encoded: s) else { throw mismatch() }
-            return data.databaseValue
         }
     }
 }

@@ -69,6 +69,54 @@ extension FeatureStore {
                 );
                 """)
         }
+        migrator.registerMigration("v2-change-tracking") { db in
+            // One counter for the whole store: every committed change is stamped with the
+            // generation its transaction allocated, so "changes since G" is one comparison.
+            try db.execute(sql: """
+                CREATE TABLE outpost_generations (
+                    generation INTEGER PRIMARY KEY AUTOINCREMENT,
+                    created_at INTEGER NOT NULL,
+                    replica_id TEXT
+                );
+                CREATE TABLE outpost_tombstones (
+                    service TEXT NOT NULL COLLATE NOCASE,
+                    layer_id INTEGER NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('feature', 'attachment')),
+                    global_id TEXT NOT NULL,
+                    object_id INTEGER NOT NULL,
+                    parent_global_id TEXT,
+                    created_generation INTEGER NOT NULL,
+                    generation INTEGER NOT NULL,
+                    replica_id TEXT,
+                    PRIMARY KEY (service, layer_id, kind, global_id)
+                );
+                CREATE INDEX outpost_tombstones_generation ON outpost_tombstones(service, layer_id, generation);
+                """)
+            for row in try Row.fetchAll(db, sql: "SELECT table_name, has_attachments FROM outpost_layers") {
+                let table: String = row["table_name"]
+                try FeatureStore.addChangeTracking(toTable: table, db: db)
+                if row["has_attachments"] as Bool { try FeatureStore.addChangeTracking(toTable: "\(table)__attach", db: db) }
+            }
+        }
         return migrator
+    }
+}
+
+extension FeatureStore {
+    /// The change-tracking columns every layer and attachment table carries (not fields:
+    /// never served as attributes). `outpost_created_gen` tells adds from updates for a
+    /// replica at a given generation.
+    static let changeTrackingColumns = [
+        "outpost_created_gen INTEGER NOT NULL DEFAULT 0",
+        "outpost_gen INTEGER NOT NULL DEFAULT 0",
+        "outpost_replica TEXT",
+    ]
+
+    static func addChangeTracking(toTable table: String, db: Database) throws {
+        let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
+        for column in changeTrackingColumns where !existing.contains(String(column.prefix { $0 != " " })) {
+            try db.execute(sql: "ALTER TABLE \(table.quotedDatabaseIdentifier) ADD COLUMN \(column)")
+        }
+        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \("\(table)_outpost_gen".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(outpost_gen)")
     }
 }

@@ -114,6 +114,7 @@ extension FeatureStore {
             }
         }
         try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
+        try addChangeTracking(toTable: table, db: db)
         try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(layer.globalIdField.quotedDatabaseIdentifier))")
         if let geometryType = layer.geometryType {
             let added = try Int.fetchOne(db, sql: "SELECT AddGeometryColumn(?, ?, ?, ?, 'XY')",
@@ -139,6 +140,7 @@ extension FeatureStore {
                 );
                 CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
                 """)
+            try addChangeTracking(toTable: attach, db: db)
         }
         var editFieldsInfo: String?
         if let info = layer.editFieldsInfo {

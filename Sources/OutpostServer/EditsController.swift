@@ -1,0 +1,77 @@
+import Hummingbird
+import OutpostStore
+import OutpostWire
+
+/// `applyEdits` (layer and service), `addFeatures`, `updateFeatures`, `deleteFeatures`.
+struct EditsController: Sendable {
+    let store: FeatureStore
+
+    func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let options = try EditOptions.parse(p)
+        try refuseAttachmentEdits(p)
+        var edits = LayerEdits(layerId: try context.layerId())
+        edits.adds = try LayerEdits.parseFeatures(try p.json("adds"), parameter: "adds")
+        edits.updates = try LayerEdits.parseFeatures(try p.json("updates"), parameter: "updates")
+        edits.deletes = try LayerEdits.parseDeletes(p.string("deletes"), useGlobalIds: options.useGlobalIds)
+        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        var json = outcome.layers[0].json(includeLayerId: false)
+        if options.returnEditMoment, case .object(var object) = json {
+            object["editMoment"] = .int(outcome.editMoment)
+            json = .object(object)
+        }
+        return RESTResponse.json(json, parameters: p)
+    }
+
+    func serviceApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let options = try EditOptions.parse(p)
+        guard let json = try p.json("edits") else { throw ArcGISError.missingParameter("edits") }
+        let edits = try LayerEdits.parseServiceEdits(json, useGlobalIds: options.useGlobalIds)
+        let outcome = try store.applyEdits(service: try context.serviceName(), edits: edits, options: options)
+        let layers: [JSONValue] = outcome.layers.map { results in
+            var object = results.json(includeLayerId: true).objectValue ?? [:]
+            if options.returnEditMoment { object["editMoment"] = .int(outcome.editMoment) }
+            return .object(object)
+        }
+        return RESTResponse.json(.array(layers), parameters: p)
+    }
+
+    func addFeatures(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let options = try EditOptions.parse(p)
+        let edits = LayerEdits(layerId: try context.layerId(),
+                               adds: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
+        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        return RESTResponse.json(["addResults": .array(outcome.layers[0].addResults.map(\.json))], parameters: p)
+    }
+
+    func updateFeatures(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let options = try EditOptions.parse(p)
+        let edits = LayerEdits(layerId: try context.layerId(),
+                               updates: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
+        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        return RESTResponse.json(["updateResults": .array(outcome.layers[0].updateResults.map(\.json))], parameters: p)
+    }
+
+    /// Deletes by `objectIds`, and/or by `where` and a spatial filter (evaluated inside the
+    /// edit transaction, so the features deleted are the ones matching at that moment).
+    func deleteFeatures(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let options = try EditOptions.parse(p)
+        var edits = LayerEdits(layerId: try context.layerId())
+        edits.deletes = try LayerEdits.parseDeletes(p.string("objectIds"), useGlobalIds: false, parameter: "objectIds")
+        if p.string("where") != nil || p.string("geometry") != nil {
+            var query = try LayerQuery.parse(p)
+            query.objectIds = nil
+            edits.deleteQuery = query
+        }
+        guard !edits.deletes.isEmpty || edits.deleteQuery != nil else {
+            throw ArcGISError.invalidParameter("objectIds", "give objectIds, where or geometry to choose the features to delete")
+        }
+        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        return RESTResponse.json(["deleteResults": .array(outcome.layers[0].deleteResults.map(\.json))], parameters: p)
+    }
+
+    private func refuseAttachmentEdits(_ p: RequestParameters) throws {
+        if p.string("attachments") != nil {
+            throw ArcGISError.unsupported("Attachment edits inside applyEdits")
+        }
+    }
+}
