@@ -4,47 +4,60 @@ import OutpostStore
 import OutpostWire
 
 /// Builds the Hummingbird application serving `store`.
-public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080,
+public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, limits: UploadLimits = UploadLimits(),
                              logger: Logger = Logger(label: "outpost")) -> some ApplicationProtocol
 {
     Application(
-        router: buildRouter(store: store),
+        router: buildRouter(store: store, limits: limits),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
 
 /// The ArcGIS REST routes. Every resource answers GET and POST (the ArcGIS API for Python
 /// POSTs metadata requests); every failure is an ArcGIS error envelope.
-public func buildRouter(store: FeatureStore) -> Router<OutpostRequestContext> {
+public func buildRouter(store: FeatureStore, limits: UploadLimits = UploadLimits()) -> Router<OutpostRequestContext> {
     let router = Router(context: OutpostRequestContext.self)
     let services = ServicesController(store: store)
     let queries = QueryController(store: store)
     let attachments = AttachmentsController(store: store)
     let edits = EditsController(store: store)
+    let uploads = UploadsController(store: store)
 
-    func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+    let temporaryDirectory = store.temporaryDirectory
+    /// Registers GET and POST; the handler gets the received form (files already on disk,
+    /// removed after the handler unless it moved them).
+    func formRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
-            var parameters = RequestParameters()
+            var form = ReceivedForm(parameters: RequestParameters(), files: [])
             do {
-                parameters = try await request.parameters(context: context)
-                return try await handler(request, context, parameters)
+                form = try await request.receiveForm(limits: limits, temporaryDirectory: temporaryDirectory)
+                defer { form.discardFiles() }
+                return try await handler(request, context, form)
             } catch {
-                return RESTResponse.error(from: error, parameters: parameters)
+                return RESTResponse.error(from: error, parameters: form.parameters)
             }
         }
         router.on(path, method: .get, use: wrapped)
         router.on(path, method: .post, use: wrapped)
     }
 
+    func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        formRoute(path) { request, context, form in try await handler(request, context, form.parameters) }
+    }
+
     /// Operations that change data are POST only, as on ArcGIS Server.
-    func postRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        route(path) { request, context, parameters in
+    func postFormRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
+        formRoute(path) { request, context, form in
             guard request.method == .post else {
                 throw ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
                                   details: ["This operation is only supported via POST."])
             }
-            return try await handler(request, context, parameters)
+            return try await handler(request, context, form)
         }
+    }
+
+    func postRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        postFormRoute(path) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
     route("/arcgis/rest/info") { _, _, p in services.info(p) }
@@ -61,7 +74,17 @@ public func buildRouter(store: FeatureStore) -> Router<OutpostRequestContext> {
     route("/arcgis/rest/services/:service/FeatureServer/:layer/queryAttachments") { _, c, p in try attachments.query(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid") { _, c, p in try queries.feature(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/attachments") { _, c, p in try attachments.list(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/attachments/:attachment") { _, c, p in try attachments.download(p, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/attachments/:attachment") { _, c, p in try await attachments.download(p, context: c) }
+    postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/addAttachment") { _, c, f in try attachments.add(f, context: c) }
+    postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/updateAttachment") { _, c, f in try attachments.update(f, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
+    postFormRoute("/arcgis/rest/services/:service/FeatureServer/uploads/upload") { _, c, f in try uploads.upload(f, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/register") { _, c, p in try uploads.register(p, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/uploads/:item") { _, c, p in try uploads.info(p, context: c) }
+    postFormRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/uploadPart") { _, c, f in try uploads.uploadPart(f, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/uploads/:item/parts") { _, c, p in try uploads.parts(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/commit") { _, c, p in try uploads.commit(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/delete") { _, c, p in try uploads.delete(p, context: c) }
     route("/arcgis/rest/**") { request, _, _ in
         throw ArcGISError(kind: .notFound, code: 404, message: "Requested resource not found.",
                           details: ["Outpost has no resource at \(request.uri.path)."])

@@ -28,19 +28,80 @@ struct AttachmentsController: Sendable {
         return RESTResponse.json(["attachmentInfos": .array(group.attachments.map(\.json))], parameters: p)
     }
 
-    func download(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+    /// The bytes, streamed from disk in chunks (never loaded whole).
+    func download(_ p: RequestParameters, context: OutpostRequestContext) async throws -> Response {
         let layer = try attachmentLayer(context)
         let oid = try context.integer("oid")
         let attachmentId = try context.integer("attachment")
-        guard let attachment = try store.attachmentData(layer: layer, objectId: oid, attachmentId: attachmentId) else {
+        guard let attachment = try store.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Attachment not found.",
                               details: ["Feature \(oid) has no attachment \(attachmentId)."])
         }
-        let safeName = attachment.name.filter { $0 != "\"" && $0 != "\r" && $0 != "\n" }
-        return Response(status: .ok, headers: [
+        let headers: HTTPFields = [
             .contentType: attachment.contentType,
-            .contentDisposition: "attachment; filename=\"\(safeName)\"",
-        ], body: .init(byteBuffer: ByteBuffer(bytes: attachment.data)))
+            .contentDisposition: "attachment; filename=\"\(attachment.name)\"",
+        ]
+        switch attachment.content {
+        case .bytes(let bytes):
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        case .file(let path):
+            let body = try await FileIO().loadFile(path: path, context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        }
+    }
+
+    /// `addAttachment`: the multipart part `attachment`, or `uploadId` of a committed upload.
+    func add(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
+        let layer = try attachmentLayer(context)
+        let input = try attachmentInput(form, service: layer.serviceName)
+        let result = try store.addAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+                                             input: input)
+        return RESTResponse.json(["addAttachmentResult": result.json], parameters: form.parameters)
+    }
+
+    func update(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
+        let layer = try attachmentLayer(context)
+        guard let attachmentId = try form.parameters.intList("attachmentId")?.first else { throw ArcGISError.missingParameter("attachmentId") }
+        let input = try attachmentInput(form, service: layer.serviceName)
+        let result = try store.updateAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+                                                attachmentId: attachmentId, input: input)
+        return RESTResponse.json(["updateAttachmentResult": result.json], parameters: form.parameters)
+    }
+
+    func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let layer = try attachmentLayer(context)
+        guard let ids = try p.intList("attachmentIds"), !ids.isEmpty else { throw ArcGISError.missingParameter("attachmentIds") }
+        let results = try store.deleteAttachments(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+                                                  attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false))
+        return RESTResponse.json(["deleteAttachmentResults": .array(results.map(\.json))], parameters: p)
+    }
+
+    private func attachmentInput(_ form: ReceivedForm, service: String) throws -> AttachmentInput {
+        let keywords = form.parameters.string("keywords") ?? ""
+        if let file = form.file(named: "attachment") {
+            return AttachmentInput(name: file.filename ?? "attachment", contentType: file.contentType ?? "application/octet-stream",
+                                   keywords: keywords, sourcePath: file.path, size: file.size)
+        }
+        if let uploadId = form.parameters.string("uploadId") {
+            let copy = try store.copyOfUpload(service: service, itemID: uploadId)
+            return AttachmentInput(name: copy.name, contentType: Self.contentType(forName: copy.name), keywords: keywords,
+                                   sourcePath: copy.path, size: copy.size)
+        }
+        throw ArcGISError.invalidParameter("attachment", "send the file as the multipart part 'attachment' or give 'uploadId'")
+    }
+
+    static func contentType(forName name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "pdf": "application/pdf"
+        case "txt": "text/plain"
+        case "json": "application/json"
+        case "mp4": "video/mp4"
+        case "mov": "video/quicktime"
+        default: "application/octet-stream"
+        }
     }
 
     func query(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

@@ -8,7 +8,4 @@ public struct OutpostRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
     }
-
-    /// Form and multipart bodies up to this size are accepted (Hummingbird's default is 2 MiB).
-    public var maxUploadSize: Int { 64 * 1024 * 1024 }
 }

@@ -49,18 +49,27 @@ extension FeatureStore {
         }
     }
 
-    /// One attachment's bytes, if it belongs to the given feature.
-    public func attachmentData(layer: StoredLayer, objectId: Int64, attachmentId: Int64) throws -> (name: String, contentType: String, data: [UInt8])? {
+    /// One attachment's content, if it belongs to the given feature: a file (streamed by the
+    /// server) or, for rows written before attachment files, the stored bytes.
+    public func attachmentContent(layer: StoredLayer, objectId: Int64, attachmentId: Int64) throws -> (name: String, contentType: String, content: AttachmentContent)? {
         guard layer.definition.hasAttachments else { return nil }
         let oid = layer.definition.objectIdField.quotedDatabaseIdentifier
         let gid = layer.definition.globalIdField.quotedDatabaseIdentifier
+        let directory = self.directory
         return try pool.read { db in
             guard let row = try Row.fetchOne(db, sql: """
-                SELECT a.ATT_NAME, a.CONTENT_TYPE, a.DATA FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+                SELECT a.ATT_NAME, a.CONTENT_TYPE, a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+                FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
                 JOIN \(layer.tableName.quotedDatabaseIdentifier) f ON f.\(gid) = a.REL_GLOBALID
                 WHERE a.ATTACHMENTID = ? AND f.\(oid) = ?
                 """, arguments: [attachmentId, objectId]) else { return nil }
-            return (row[0], row[1], [UInt8](row[2] as Data))
+            let content: AttachmentContent
+            if let path: String = row[2] {
+                content = .file((directory as NSString).appendingPathComponent(path))
+            } else {
+                content = .bytes([UInt8](row[3] as Data? ?? Data()))
+            }
+            return (row[0], row[1], content)
         }
     }
 }

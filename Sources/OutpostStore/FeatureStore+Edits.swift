@@ -24,6 +24,11 @@ public struct EditOutcome: Sendable, Equatable {
     public var generation: Int64?
 }
 
+/// Attachment files of deleted features, removed once the deleting transaction commits.
+final class FileRemovals {
+    var paths: [String] = []
+}
+
 extension FeatureStore {
     /// Allocates the next generation in the caller's transaction: it becomes visible only
     /// when that transaction commits, together with the rows it stamps.
@@ -60,9 +65,10 @@ extension FeatureStore {
         let moment = Int64(Date().timeIntervalSince1970 * 1000)
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
-            let outcome = try pool.write { db -> EditOutcome in
+            let (outcome, removedFiles) = try pool.write { db -> (EditOutcome, [String]) in
                 let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
-                let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options)
+                let removals = FileRemovals()
+                let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options, removals: removals)
                 var results: [LayerEditResults] = []
                 for (layerEdits, layer) in zip(edits, layers) {
                     results.append(try editor.apply(layerEdits, to: layer))
@@ -76,8 +82,9 @@ extension FeatureStore {
                     try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
                                    arguments: [moment, layer.serviceName, layer.definition.id])
                 }
-                return EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil)
+                return (EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil), removals.paths)
             }
+            removeDataFiles(removedFiles)
             try reloadCatalog()
             return outcome
         } catch let rolledBack as RolledBack {
@@ -108,6 +115,7 @@ struct EditSession {
     let moment: Int64
     let context: EditContext
     let options: EditOptions
+    let removals: FileRemovals
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
         var results = LayerEditResults(layerId: layer.definition.id)
@@ -253,9 +261,10 @@ struct EditSession {
         try tombstone(kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,
                       parentGlobalId: nil, createdGeneration: existing.createdGeneration)
         if definition.hasAttachments {
-            let attachments = try Row.fetchAll(db, sql: "SELECT ATTACHMENTID, GLOBALID, outpost_created_gen FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?",
+            let attachments = try Row.fetchAll(db, sql: "SELECT ATTACHMENTID, GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?",
                                                arguments: [existing.globalId])
             for attachment in attachments {
+                if let path: String = attachment[3] { removals.paths.append(path) }
                 try tombstone(kind: "attachment", layer: layer, globalId: attachment[1], objectId: attachment[0],
                               parentGlobalId: existing.globalId, createdGeneration: attachment[2])
             }

@@ -98,6 +98,24 @@ extension FeatureStore {
                 if row["has_attachments"] as Bool { try FeatureStore.addChangeTracking(toTable: "\(table)__attach", db: db) }
             }
         }
+        migrator.registerMigration("v3-attachment-files-and-uploads") { db in
+            // Attachment bytes live in files named by DATA_PATH (relative to the data folder);
+            // rows from before keep their bytes in DATA.
+            for row in try Row.fetchAll(db, sql: "SELECT table_name FROM outpost_layers WHERE has_attachments") {
+                try FeatureStore.ensureColumns(["DATA_PATH TEXT"], table: "\(row["table_name"] as String)__attach", db: db)
+            }
+            try db.execute(sql: """
+                CREATE TABLE outpost_uploads (
+                    item_id TEXT NOT NULL PRIMARY KEY,
+                    service TEXT NOT NULL COLLATE NOCASE,
+                    item_name TEXT NOT NULL,
+                    description TEXT NOT NULL DEFAULT '',
+                    created_at INTEGER NOT NULL,
+                    committed INTEGER NOT NULL,
+                    size INTEGER NOT NULL DEFAULT 0
+                );
+                """)
+        }
         return migrator
     }
 }
@@ -112,11 +130,16 @@ extension FeatureStore {
         "outpost_replica TEXT",
     ]
 
-    static func addChangeTracking(toTable table: String, db: Database) throws {
+    /// Adds the columns a table lacks (column definitions such as `"name TYPE ..."`).
+    static func ensureColumns(_ definitions: [String], table: String, db: Database) throws {
         let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]))
-        for column in changeTrackingColumns where !existing.contains(String(column.prefix { $0 != " " })) {
+        for column in definitions where !existing.contains(String(column.prefix { $0 != " " })) {
             try db.execute(sql: "ALTER TABLE \(table.quotedDatabaseIdentifier) ADD COLUMN \(column)")
         }
+    }
+
+    static func addChangeTracking(toTable table: String, db: Database) throws {
+        try ensureColumns(changeTrackingColumns, table: table, db: db)
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS \("\(table)_outpost_gen".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(outpost_gen)")
     }
 }

@@ -136,7 +136,8 @@ extension FeatureStore {
                     ATT_NAME TEXT NOT NULL,
                     DATA_SIZE INTEGER NOT NULL,
                     KEYWORDS TEXT NOT NULL DEFAULT '',
-                    DATA BLOB NOT NULL
+                    DATA BLOB NOT NULL,
+                    DATA_PATH TEXT
                 );
                 CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
                 """)

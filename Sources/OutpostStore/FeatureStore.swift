@@ -14,12 +14,15 @@ public final class FeatureStore: Sendable {
     public static let databaseFileName = "outpost.sqlite"
 
     public let path: String
+    /// The data folder holding the database, attachment files and uploads.
+    public let directory: String
     let pool: DatabasePool
     private let catalogCache: Mutex<Catalog>
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String) throws {
         self.path = path
+        directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(10)
@@ -38,6 +41,12 @@ public final class FeatureStore: Sendable {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         try self.init(path: (dataDirectory as NSString).appendingPathComponent(Self.databaseFileName))
     }
+
+    /// Where request bodies are spooled: inside the data folder, so a finished upload is
+    /// moved into place by a rename, never copied.
+    public var temporaryDirectory: String { (directory as NSString).appendingPathComponent("tmp") }
+    public var attachmentsDirectory: String { (directory as NSString).appendingPathComponent("attachments") }
+    public var uploadsDirectory: String { (directory as NSString).appendingPathComponent("uploads") }
 
     /// A consistent snapshot of all services.
     public var catalog: Catalog { catalogCache.withLock { $0 } }

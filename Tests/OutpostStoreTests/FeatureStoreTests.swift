@@ -32,7 +32,7 @@ import OutpostWire
         let reopened = try FeatureStore(path: store.path)
         #expect(reopened.catalog == store.catalog)
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking"])
+        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads"])
         let demo = try reopened.service(named: "Demo")
         #expect(demo.layers.map(\.definition.name) == ["Cities", "Countries", "Trees", "Inspections"])
         #expect(demo.layers[3].definition.kind == .table)

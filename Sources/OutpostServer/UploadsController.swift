@@ -1,0 +1,62 @@
+import Hummingbird
+import OutpostStore
+import OutpostWire
+
+/// The `uploads` resource (§8): single-shot and multi-part uploads, item info, delete.
+struct UploadsController: Sendable {
+    let store: FeatureStore
+
+    func upload(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
+        guard let file = form.file(named: "file") else {
+            throw ArcGISError.invalidParameter("file", "send the file as the multipart part 'file'")
+        }
+        let item = try store.createUpload(service: try context.serviceName(), name: file.filename ?? "upload",
+                                          description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size)
+        return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
+    }
+
+    func register(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        guard let name = p.string("itemName") else { throw ArcGISError.missingParameter("itemName") }
+        let item = try store.registerUpload(service: try context.serviceName(), name: name, description: p.string("description") ?? "")
+        return RESTResponse.json(["success": true, "item": item.json], parameters: p)
+    }
+
+    func uploadPart(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
+        guard let file = form.file(named: "file") ?? form.file(named: "partFile") else {
+            throw ArcGISError.invalidParameter("file", "send the part as the multipart part 'file'")
+        }
+        guard let partId = try form.parameters.int("partId") ?? form.parameters.int("partNumber") else {
+            throw ArcGISError.missingParameter("partId")
+        }
+        let item = try store.addUploadPart(service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
+        return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
+    }
+
+    func parts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let parts = try store.uploadParts(service: try context.serviceName(), itemID: try itemID(context))
+        return RESTResponse.json(["parts": .array(parts.map { .string($0) })], parameters: p)
+    }
+
+    func commit(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let item = try store.commitUpload(service: try context.serviceName(), itemID: try itemID(context), parts: p.nameList("parts"))
+        return RESTResponse.json(["success": true, "item": item.json], parameters: p)
+    }
+
+    func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let item = try store.upload(service: try context.serviceName(), itemID: try itemID(context))
+        return RESTResponse.json(item.json, parameters: p)
+    }
+
+    func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        try store.deleteUpload(service: try context.serviceName(), itemID: try itemID(context))
+        return RESTResponse.json(["success": true], parameters: p)
+    }
+
+    private func itemID(_ context: OutpostRequestContext) throws -> String {
+        guard let id = context.parameters.get("item"), FeatureStore.isValidUploadID(id) else {
+            throw ArcGISError(kind: .notFound, code: 404, message: "Upload item not found.",
+                              details: ["'\(context.parameters.get("item") ?? "")' is not an upload item id."])
+        }
+        return id
+    }
+}
