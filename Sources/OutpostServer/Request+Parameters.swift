@@ -115,7 +115,7 @@ extension Request {
                 throw tooLarge()
             }
             if collected.readableBytes > 0 {
-                form.parameters.merge(RequestParameters(FormURLEncoding.decode(String(buffer: collected))))
+                form.parameters.merge(RequestParameters(FormURLEncoding.decode(bytes: Array(collected.readableBytesView))))
             }
         }
         return form

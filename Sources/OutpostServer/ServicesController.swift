@@ -51,7 +51,7 @@ struct ServicesController: Sendable {
     }
 
     private func layerJSON(_ layer: StoredLayer, service: StoredService) throws -> JSONValue {
-        let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: layer.lastEditDate)
+        let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
         return FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
     }
 }

@@ -6,7 +6,6 @@ public struct StoredLayer: Sendable, Equatable {
     public var definition: LayerDefinition
     public var serviceName: String
     public var tableName: String
-    public var lastEditDate: Int64
 
     /// The geometry column (absent for tables).
     public static let geometryColumn = "shape"
@@ -73,8 +72,7 @@ public struct Catalog: Sendable, Equatable {
                     displayField: layerRow["display_field"], hasAttachments: layerRow["has_attachments"],
                     relationships: relationships, editFieldsInfo: editFieldsInfo,
                     maxRecordCount: layerRow["max_record_count"])
-                layers.append(StoredLayer(definition: definition, serviceName: name, tableName: layerRow["table_name"],
-                                          lastEditDate: layerRow["last_edit_date"]))
+                layers.append(StoredLayer(definition: definition, serviceName: name, tableName: layerRow["table_name"]))
             }
             let definition = ServiceDefinition(
                 name: name, description: row["description"], isVersioned: row["is_versioned"],

@@ -29,6 +29,22 @@ final class FileRemovals {
     var paths: [String] = []
 }
 
+/// Per-transaction caches of an edit session: insert plans per layer and the GlobalID generator.
+final class EditSessionCache {
+    struct InsertPlan {
+        var columns: [String]
+        var position: [String: Int]
+        var binder: RawStatementBinder
+    }
+
+    var plans: [String: InsertPlan] = [:]
+    // One system-random seed per transaction (see insertRows): no getrandom call per id.
+    var generator: SeededGenerator = {
+        var system = SystemRandomNumberGenerator()
+        return SeededGenerator(seed: system.next())
+    }()
+}
+
 extension FeatureStore {
     /// Allocates the next generation in the caller's transaction: it becomes visible only
     /// when that transaction commits, together with the rows it stamps.
@@ -85,7 +101,6 @@ extension FeatureStore {
                 return (EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil), removals.paths)
             }
             removeDataFiles(removedFiles)
-            try reloadCatalog()
             return outcome
         } catch let rolledBack as RolledBack {
             var results = rolledBack.results
@@ -116,6 +131,7 @@ struct EditSession {
     let context: EditContext
     let options: EditOptions
     let removals: FileRemovals
+    let cache = EditSessionCache()
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
         var results = LayerEditResults(layerId: layer.definition.id)
@@ -139,10 +155,12 @@ struct EditSession {
         return results
     }
 
-    /// Runs one edit in a savepoint: a failure undoes that edit only.
+    /// Runs one edit. Without rollbackOnFailure it runs in a savepoint, so a failure undoes
+    /// that edit only; with it, any failure rolls the whole transaction back anyway.
     private func attempt(_ body: () throws -> EditResult) -> EditResult {
-        var result: EditResult?
         do {
+            if options.rollbackOnFailure { return try body() }
+            var result: EditResult?
             try db.inSavepoint {
                 result = try body()
                 return .commit
@@ -177,7 +195,7 @@ struct EditSession {
         } else if options.useGlobalIds {
             throw EditFailure(error: .invalid("With useGlobalIds=true every add needs its GlobalID."))
         }
-        let id = globalId ?? GlobalID.make()
+        let id = globalId ?? GlobalID.make(using: &cache.generator)
         var values = try attributeValues(feature.attributes, layer: layer, globalId: id)
         for field in definition.fields where !field.nullable && field.type != .oid && field.type != .globalID && field.editable {
             if values[field.name] == nil || values[field.name] == .null {
@@ -201,10 +219,17 @@ struct EditSession {
         values["outpost_created_gen"] = generation.databaseValue
         values["outpost_gen"] = generation.databaseValue
         values["outpost_replica"] = context.replicaId?.databaseValue ?? .null
-        let columns = Array(values.keys)
-        let sql = "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        for field in definition.fields where values[field.name] == nil && field.type != .oid {
+            if case .null = field.defaultValue { continue }
+            values[field.name] = try? FieldValue.coerce(field.defaultValue, for: field).databaseValue
+        }
+        let plan = try insertPlan(for: layer)
+        var row = [DatabaseValue](repeating: .null, count: plan.columns.count)
+        for (column, value) in values {
+            if let index = plan.position[column] { row[index] = value }
+        }
         do {
-            try db.execute(sql: sql, arguments: StatementArguments(columns.map { values[$0]! }))
+            try plan.binder.execute(row, db: db)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?", arguments: [id]) == true {
                 throw EditFailure(error: .duplicateGlobalID(id), globalId: id)
@@ -212,6 +237,20 @@ struct EditSession {
             throw EditFailure(error: .invalid("Constraint violated: \(error.message ?? "")"), globalId: id)
         }
         return EditResult(objectId: db.lastInsertedRowID, globalId: id)
+    }
+
+    /// The layer's INSERT with every column, prepared once per transaction.
+    private func insertPlan(for layer: StoredLayer) throws -> EditSessionCache.InsertPlan {
+        if let plan = cache.plans[layer.tableName] { return plan }
+        var columns = layer.definition.fields.filter { $0.type != .oid }.map(\.name)
+        if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
+        columns += ["outpost_created_gen", "outpost_gen", "outpost_replica"]
+        let sql = "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        let plan = EditSessionCache.InsertPlan(
+            columns: columns, position: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) }),
+            binder: RawStatementBinder(statement: try db.makeStatement(sql: sql)))
+        cache.plans[layer.tableName] = plan
+        return plan
     }
 
     // MARK: Updates

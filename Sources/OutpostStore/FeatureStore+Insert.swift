@@ -43,7 +43,6 @@ extension FeatureStore {
             try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
                            arguments: [now, layer.serviceName, layer.definition.id])
         }
-        try reloadCatalog()
     }
 
     /// Inserts through the ordinary statement path (triggers keep the spatial index).

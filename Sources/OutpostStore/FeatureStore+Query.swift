@@ -41,6 +41,15 @@ extension FeatureStore {
         return RTreeBulkLoader.extent(ofNode: [UInt8](data))
     }
 
+    /// When the layer last changed (epoch ms). Read on demand: edits update one row instead of
+    /// invalidating the cached catalog.
+    public func lastEditDate(of layer: StoredLayer) throws -> Int64 {
+        try pool.read { db in
+            try Int64.fetchOne(db, sql: "SELECT last_edit_date FROM outpost_layers WHERE service = ? AND layer_id = ?",
+                               arguments: [layer.serviceName, layer.definition.id]) ?? 0
+        }
+    }
+
     /// The union of the extents of a service's layers, in the service's spatial reference.
     public func fullExtent(of service: StoredService) throws -> Envelope {
         try pool.read { db in
@@ -284,10 +293,10 @@ extension FeatureStore {
         var arguments: [DatabaseValue]
         switch relationship {
         case .envelopeIntersects, .indexIntersects:
-            (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr))", mbrArguments)
+            (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr)) = 1", mbrArguments)
         case .intersects:
             if case .envelope = geometry, isPointLayer {
-                (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr))", mbrArguments)
+                (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr)) = 1", mbrArguments)
             } else {
                 (predicate, arguments) = ("ST_Intersects(t.shape, ?) = 1", [queryBlob])
             }

@@ -124,6 +124,7 @@ extension FeatureStore {
             }
             let indexed = try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex(?, ?)", arguments: [table, StoredLayer.geometryColumn])
             guard indexed == 1 else { throw StoreError.spatialite("CreateSpatialIndex failed for \(table)") }
+            try installLeanSpatialTriggers(table: table, db: db)
         }
         if layer.hasAttachments {
             let attach = "\(table)__attach"

@@ -32,7 +32,7 @@ import OutpostWire
         let reopened = try FeatureStore(path: store.path)
         #expect(reopened.catalog == store.catalog)
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads"])
+        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers"])
         let demo = try reopened.service(named: "Demo")
         #expect(demo.layers.map(\.definition.name) == ["Cities", "Countries", "Trees", "Inspections"])
         #expect(demo.layers[3].definition.kind == .table)
@@ -98,6 +98,38 @@ import OutpostWire
         }
         #expect(schemaAfter == schemaBefore, "triggers and indexes are back")
         #expect(schemaAfter.contains { $0.hasSuffix("_globalid") } && schemaAfter.contains("gii_\(layer.tableName)_shape"))
+    }
+
+    @Test func spatialIndexFollowsInsertsUpdatesAndDeletes() throws {
+        let store = try makeTemporaryStore()
+        try store.createService(pointLayerService(name: "moves"))
+        let layer = try store.layer(service: "moves", id: 0)
+        let add = try store.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0, adds: [
+            EditFeature(attributes: [:], geometry: ["x": 1, "y": 1]), EditFeature(attributes: [:], geometry: ["x": 2, "y": 2]),
+            EditFeature(attributes: [:]),
+        ])], options: EditOptions())
+        let ids = add.layers[0].addResults.compactMap(\.objectId)
+        let moved = try store.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0,
+            updates: [EditFeature(attributes: ["OBJECTID": .int(ids[0])], geometry: ["x": 50, "y": 50])], deletes: [.objectId(ids[1])])],
+            options: EditOptions())
+        #expect(moved.layers[0].all.allSatisfy { $0.success }, "\(moved.layers[0].all.compactMap(\.error))")
+        func hits(_ box: String) throws -> [Int64] {
+            var query = LayerQuery()
+            query.geometry = QueryGeometry(text: box, geometryType: .envelope, inSR: nil)
+            query.returnIdsOnly = true
+            guard case .objectIds(let found) = try store.query(query, service: "moves", layer: 0) else { return [] }
+            return found
+        }
+        #expect(try hits("0,0,3,3") == [])
+        let far = try hits("49,49,51,51")
+        // The feature without geometry never matches a spatial filter (SpatiaLite answers -1 for NULL).
+        #expect(far == [ids[0]])
+        let facts = try store.read { db in
+            (try String.fetchOne(db, sql: "SELECT rtreecheck(?)", arguments: [layer.spatialIndexTable]),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM \(layer.spatialIndexTable)"),
+             try Int.fetchOne(db, sql: "SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = ?", arguments: [layer.tableName]))
+        }
+        #expect(facts.0 == "ok" && facts.1 == 1 && facts.2 == 1)
     }
 
     @Test func pagesAreCappedAndIDsAreNot() throws {

@@ -79,6 +79,9 @@ import Testing
         #expect(pairs.map(\.0) == ["where", "f", "empty"])
         #expect(pairs[0].1 == "name = 'München'")
         #expect(FormURLEncoding.percentDecode("100%") == "100%")
+        #expect(FormURLEncoding.percentDecode("a%2") == "a%2")
+        #expect(FormURLEncoding.percentDecode("%41%zz") == "A%zz")
+        #expect(FormURLEncoding.decode("&&a&=b&c=1=2").map { "\($0.0)|\($0.1)" } == ["a|", "|b", "c|1=2"])
     }
 }
 

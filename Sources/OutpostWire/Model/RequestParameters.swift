@@ -113,32 +113,51 @@ extension String {
 /// Parses `application/x-www-form-urlencoded` text (also a URL's query string).
 public enum FormURLEncoding {
     public static func decode(_ text: String) -> [(String, String)] {
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// Works on bytes: splitting a megabyte-sized `String` by `Character` costs more than
+    /// the rest of an applyEdits request.
+    public static func decode(bytes: [UInt8]) -> [(String, String)] {
         var pairs: [(String, String)] = []
-        for part in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let pieces = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = percentDecode(pieces[0])
-            let value = pieces.count > 1 ? percentDecode(pieces[1]) : ""
-            pairs.append((name, value))
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") { end += 1 }
+            if end > start {
+                var equals = start
+                while equals < end && bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+                let name = percentDecode(bytes[start..<equals])
+                let value = equals < end ? percentDecode(bytes[(equals + 1)..<end]) : ""
+                pairs.append((name, value))
+            }
+            start = end + 1
         }
         return pairs
     }
 
     /// Percent-decodes and turns `+` into a space. Malformed escapes are kept verbatim.
     public static func percentDecode<S: StringProtocol>(_ text: S) -> String {
+        percentDecode(Array(text.utf8)[...])
+    }
+
+    static func percentDecode(_ input: ArraySlice<UInt8>) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = Array(text.utf8)[...]
-        while let byte = iterator.popFirst() {
+        bytes.reserveCapacity(input.count)
+        var i = input.startIndex
+        while i < input.endIndex {
+            let byte = input[i]
             if byte == UInt8(ascii: "+") {
                 bytes.append(0x20)
-            } else if byte == UInt8(ascii: "%"), iterator.count >= 2,
-                let high = hexValue(iterator[iterator.startIndex]),
-                let low = hexValue(iterator[iterator.startIndex + 1])
+                i += 1
+            } else if byte == UInt8(ascii: "%"), i + 2 < input.endIndex,
+                let high = hexValue(input[i + 1]), let low = hexValue(input[i + 2])
             {
                 bytes.append(high << 4 | low)
-                iterator = iterator.dropFirst(2)
+                i += 3
             } else {
                 bytes.append(byte)
+                i += 1
             }
         }
         return String(decoding: bytes, as: UTF8.self)
