@@ -150,12 +150,17 @@ extension FeatureStore {
         try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
-        let insertNode = try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)")
-        for node in tree.nodes { try insertNode.execute(arguments: [node.nodeno, Data(node.data)]) }
-        let insertRowid = try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)")
-        for row in tree.rowids { try insertRowid.execute(arguments: [row.rowid, row.nodeno]) }
-        let insertParent = try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)")
-        for row in tree.parents { try insertParent.execute(arguments: [row.nodeno, row.parent]) }
+        let insertNode = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
+        for node in tree.nodes { try insertNode.execute([node.nodeno.databaseValue, Data(node.data).databaseValue], db: db) }
+        let insertRowid = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)"))
+        var pair = [DatabaseValue](repeating: .null, count: 2)
+        for row in tree.rowids {
+            pair[0] = row.rowid.databaseValue
+            pair[1] = row.nodeno.databaseValue
+            try insertRowid.execute(pair, db: db)
+        }
+        let insertParent = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
+        for row in tree.parents { try insertParent.execute([row.nodeno.databaseValue, row.parent.databaseValue], db: db) }
     }
 
     /// The geometry in the column's OGC type (points into multipoint columns and so on).
