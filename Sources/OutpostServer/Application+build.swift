@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdTLS
 import Logging
 import OutpostStore
 import OutpostWire
@@ -9,6 +10,17 @@ public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", po
 {
     Application(
         router: buildRouter(store: store, limits: limits),
+        configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
+        logger: logger)
+}
+
+/// The same application over HTTPS.
+public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
+                                limits: UploadLimits = UploadLimits(), logger: Logger = Logger(label: "outpost")) throws -> some ApplicationProtocol
+{
+    Application(
+        router: buildRouter(store: store, limits: limits),
+        server: try .tls(.http1(), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }

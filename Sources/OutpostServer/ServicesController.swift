@@ -22,6 +22,9 @@ struct ServicesController: Sendable {
         }
         return RESTResponse.json([
             "currentVersion": .double(FeatureServiceMetadata.currentVersion),
+            // The ArcGIS API for Python in standalone-server mode (ServicesDirectory) reads
+            // `gis.version` from this document and compares it with lists such as [10, 3].
+            "version": [11, 1],
             "folders": [],
             "services": .array(services),
         ], parameters: p)

@@ -23,6 +23,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
     @Flag(name: .long, help: "Do not seed demo services into an empty data folder.") var noDemo = false
     @Option(name: .long, help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+    @Option(name: .long, help: "Serve HTTPS with this PEM certificate (chain).") var tlsCert: String?
+    @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
+    @Flag(name: .long, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned = false
+    @Option(name: .long, help: "The largest request body accepted, in megabytes.") var maxUploadMb = 512
+
+    func validate() throws {
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
+        if selfSigned && tlsCert != nil { throw ValidationError("Give --self-signed or --tls-cert/--tls-key, not both.") }
+        if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
+    }
 
     func run() async throws {
         var logger = Logger(label: "outpost")
@@ -34,9 +44,17 @@ struct Serve: AsyncParsableCommand {
             try DemoData.seed(store, testdataDirectory: directory)
             logger.info("Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         }
-        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at http://\(host):\(port)/arcgis/rest/services")
-        let app = buildApplication(store: store, host: host, port: port, logger: logger)
-        try await app.runService()
+        let limits = UploadLimits(maxBodyBytes: maxUploadMb * 1024 * 1024)
+        var tls: TLSSetup?
+        if let tlsCert, let tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
+        if selfSigned { tls = .selfSigned(hostnames: [host]) }
+        let scheme = tls == nil ? "http" : "https"
+        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(host):\(port)/arcgis/rest/services")
+        if let tls {
+            try await buildTLSApplication(store: store, host: host, port: port, tls: tls, limits: limits, logger: logger).runService()
+        } else {
+            try await buildApplication(store: store, host: host, port: port, limits: limits, logger: logger).runService()
+        }
     }
 }
 

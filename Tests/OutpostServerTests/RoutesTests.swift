@@ -37,6 +37,7 @@ let services = "/arcgis/rest/services"
             try await client.execute(uri: "\(services)?f=json", method: .get) { response in
                 let body = json(response)
                 #expect(body["folders"] == [])
+                #expect(body["version"] == [11, 1], "read by the ArcGIS API for Python as gis.version")
                 #expect(body["services"] == [["name": "Demo", "type": "FeatureServer"], ["name": "Parcels", "type": "FeatureServer"]])
             }
         }
