@@ -8,8 +8,10 @@ struct EditsController: Sendable {
 
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let options = try EditOptions.parse(p)
-        try refuseAttachmentEdits(p)
         var edits = LayerEdits(layerId: try context.layerId())
+        if let attachments = try p.json("attachments") {
+            edits.attachments = try AttachmentEdits.parse(attachments, useGlobalIds: options.useGlobalIds)
+        }
         edits.adds = try LayerEdits.parseFeatures(try p.json("adds"), parameter: "adds")
         edits.updates = try LayerEdits.parseFeatures(try p.json("updates"), parameter: "updates")
         edits.deletes = try LayerEdits.parseDeletes(p.string("deletes"), useGlobalIds: options.useGlobalIds)
@@ -67,11 +69,5 @@ struct EditsController: Sendable {
         }
         let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
         return RESTResponse.json(["deleteResults": .array(outcome.layers[0].deleteResults.map(\.json))], parameters: p)
-    }
-
-    private func refuseAttachmentEdits(_ p: RequestParameters) throws {
-        if p.string("attachments") != nil {
-            throw ArcGISError.unsupported("Attachment edits inside applyEdits")
-        }
     }
 }

@@ -24,9 +24,50 @@ public struct EditOutcome: Sendable, Equatable {
     public var generation: Int64?
 }
 
-/// Attachment files of deleted features, removed once the deleting transaction commits.
+/// Attachment files of deleted features (removed once the transaction commits), and the
+/// prepared files the transaction registered (kept).
 final class FileRemovals {
     var paths: [String] = []
+    var registered: Set<String> = []
+}
+
+/// An attachment file put in place before the edit transaction.
+public struct PreparedAttachmentFile: Sendable {
+    var path: String
+    var size: Int
+    var uploadName: String?
+}
+
+extension FeatureStore {
+    /// Writes inline `data` and copies `uploadId` items into `attachments/`, keyed by the
+    /// attachment's GlobalID.
+    func prepareAttachmentFiles(_ edits: [LayerEdits], service: String) throws -> [String: PreparedAttachmentFile] {
+        var prepared: [String: PreparedAttachmentFile] = [:]
+        do {
+            for layerEdits in edits {
+                guard let attachments = layerEdits.attachments else { continue }
+                for edit in attachments.adds + attachments.updates {
+                    guard let source = edit.source else { continue }
+                    switch source {
+                    case .data(let bytes):
+                        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+                        let temporary = (temporaryDirectory as NSString).appendingPathComponent("inline-\(UUID().uuidString)")
+                        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+                            throw ArcGISError.internalError("cannot write attachment data")
+                        }
+                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(temporary), size: bytes.count, uploadName: nil)
+                    case .uploadId(let id):
+                        let copy = try copyOfUpload(service: service, itemID: id)
+                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(copy.path), size: copy.size, uploadName: copy.name)
+                    }
+                }
+            }
+        } catch {
+            removeDataFiles(prepared.values.map(\.path))
+            throw error
+        }
+        return prepared
+    }
 }
 
 /// Per-transaction caches of an edit session: insert plans per layer and the GlobalID generator.
@@ -78,13 +119,25 @@ extension FeatureStore {
             try Self.checkCapabilities(service.definition, edits: layerEdits)
             layers.append(layer)
         }
+        for (layerEdits, layer) in zip(edits, layers) where layerEdits.attachments?.isEmpty == false {
+            guard layer.definition.hasAttachments else {
+                throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+                                  details: ["Layer \(layer.definition.id) does not have attachments."])
+            }
+        }
         let moment = Int64(Date().timeIntervalSince1970 * 1000)
+        // Attachment bytes are put in place before the transaction (the writer lock is never
+        // held while files are written); files the transaction does not register are removed.
+        let prepared = try prepareAttachmentFiles(edits, service: serviceName)
+        var keptFiles = Set<String>()
+        defer { removeDataFiles(prepared.values.map(\.path).filter { !keptFiles.contains($0) }) }
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
-            let (outcome, removedFiles) = try pool.write { db -> (EditOutcome, [String]) in
+            let (outcome, removedFiles, registered) = try pool.write { db -> (EditOutcome, [String], Set<String>) in
                 let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
                 let removals = FileRemovals()
-                let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options, removals: removals)
+                let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options,
+                                         removals: removals, preparedFiles: prepared)
                 var results: [LayerEditResults] = []
                 for (layerEdits, layer) in zip(edits, layers) {
                     results.append(try editor.apply(layerEdits, to: layer))
@@ -98,8 +151,10 @@ extension FeatureStore {
                     try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
                                    arguments: [moment, layer.serviceName, layer.definition.id])
                 }
-                return (EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil), removals.paths)
+                return (EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil),
+                        removals.paths, removals.registered)
             }
+            keptFiles = registered
             removeDataFiles(removedFiles)
             return outcome
         } catch let rolledBack as RolledBack {
@@ -120,6 +175,10 @@ extension FeatureStore {
         try require("Create", !edits.adds.isEmpty)
         try require("Update", !edits.updates.isEmpty)
         try require("Delete", !edits.deletes.isEmpty || edits.deleteQuery != nil)
+        if let attachments = edits.attachments, !attachments.isEmpty {
+            try checkCapabilities(service, attachmentAdd: attachments.updates.isEmpty && attachments.deletes.isEmpty,
+                                  attachmentUpdate: !attachments.updates.isEmpty || !attachments.deletes.isEmpty)
+        }
     }
 }
 
@@ -131,6 +190,7 @@ struct EditSession {
     let context: EditContext
     let options: EditOptions
     let removals: FileRemovals
+    let preparedFiles: [String: PreparedAttachmentFile]
     let cache = EditSessionCache()
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
@@ -152,7 +212,76 @@ struct EditSession {
         for key in keys {
             results.deleteResults.append(attempt { try delete(key, from: layer) })
         }
+        if let attachments = edits.attachments {
+            var adds: [EditResult] = []
+            var updates: [EditResult] = []
+            var deletes: [EditResult] = []
+            for edit in attachments.adds { adds.append(attempt { try addAttachment(edit, to: layer) }) }
+            for edit in attachments.updates { updates.append(attempt { try updateAttachment(edit, in: layer) }) }
+            for id in attachments.deletes { deletes.append(attempt { try deleteAttachment(id, from: layer) }) }
+            results.attachmentResults = (adds, updates, deletes)
+        }
         return results
+    }
+
+    // MARK: Attachments
+
+    private func addAttachment(_ edit: AttachmentEdit, to layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
+        guard let parent = edit.parentGlobalId, let file = preparedFiles[edit.globalId] else {
+            throw EditFailure(error: .invalid("An attachment add needs parentGlobalId and data or uploadId."), globalId: edit.globalId)
+        }
+        guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?", arguments: [parent]) == true else {
+            throw EditFailure(error: .missing("parent feature \(parent)"), globalId: edit.globalId)
+        }
+        if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) == true {
+            throw EditFailure(error: .duplicateGlobalID(edit.globalId), globalId: edit.globalId)
+        }
+        let name = FeatureStore.sanitizedAttachmentName(edit.name ?? file.uploadName ?? "attachment")
+        try db.execute(sql: """
+            INSERT INTO \(layer.attachmentTable.quotedDatabaseIdentifier)
+                (GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, KEYWORDS, DATA, DATA_PATH, outpost_created_gen, outpost_gen, outpost_replica)
+            VALUES (?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?)
+            """, arguments: [edit.globalId, parent, edit.contentType ?? "application/octet-stream", name, file.size, edit.keywords ?? "",
+                             file.path, generation, generation, context.replicaId])
+        removals.registered.insert(file.path)
+        return EditResult(objectId: db.lastInsertedRowID, globalId: edit.globalId)
+    }
+
+    private func updateAttachment(_ edit: AttachmentEdit, in layer: StoredLayer) throws -> EditResult {
+        guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) else {
+            throw EditFailure(error: .missing("attachment \(edit.globalId)"), globalId: edit.globalId)
+        }
+        let id: Int64 = row[0]
+        var assignments = ["outpost_gen = ?", "outpost_replica = ?"]
+        var arguments: [DatabaseValue] = [generation.databaseValue, context.replicaId?.databaseValue ?? .null]
+        if let name = edit.name { assignments.append("ATT_NAME = ?"); arguments.append(FeatureStore.sanitizedAttachmentName(name).databaseValue) }
+        if let type = edit.contentType { assignments.append("CONTENT_TYPE = ?"); arguments.append(type.databaseValue) }
+        if let keywords = edit.keywords { assignments.append("KEYWORDS = ?"); arguments.append(keywords.databaseValue) }
+        let file = preparedFiles[edit.globalId]
+        if let file {
+            assignments += ["DATA = X''", "DATA_PATH = ?", "DATA_SIZE = ?"]
+            arguments += [file.path.databaseValue, file.size.databaseValue]
+        }
+        try db.execute(sql: "UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE ATTACHMENTID = ?",
+                       arguments: StatementArguments(arguments + [id.databaseValue]))
+        // Only once the row points at the new file: keep it, and let the old one go at commit.
+        if let file {
+            removals.registered.insert(file.path)
+            if let old: String = row[1] { removals.paths.append(old) }
+        }
+        return EditResult(objectId: id, globalId: edit.globalId)
+    }
+
+    private func deleteAttachment(_ globalId: String, from layer: StoredLayer) throws -> EditResult {
+        guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, REL_GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [globalId]) else {
+            throw EditFailure(error: .missing("attachment \(globalId)"), globalId: globalId)
+        }
+        let id: Int64 = row[0]
+        try tombstone(kind: "attachment", layer: layer, globalId: globalId, objectId: id, parentGlobalId: row[1], createdGeneration: row[2])
+        try db.execute(sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE ATTACHMENTID = ?", arguments: [id])
+        if let path: String = row[3] { removals.paths.append(path) }
+        return EditResult(objectId: id, globalId: globalId)
     }
 
     /// Runs one edit. Without rollbackOnFailure it runs in a savepoint, so a failure undoes

@@ -176,3 +176,64 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
         }
     }
 }
+
+@Suite struct ApplyEditsAttachmentTests {
+    static let feature = "{3F2504E0-4F89-41D3-9A0C-0305E82C3301}"
+    static let attachment = "{3F2504E0-4F89-41D3-9A0C-0305E82C3302}"
+
+    func applyEdits(_ client: any TestClientProtocol, _ fields: [(String, String)]) async throws -> JSONValue {
+        try await client.execute(uri: "\(cities)/applyEdits", method: .post, headers: formHeaders, body: form([("f", "json")] + fields)) { json($0) }
+    }
+
+    @Test func featureAndAttachmentInOneTransaction() async throws {
+        try await withStoreApp { client, store in
+            let adds = #"[{"attributes":{"name":"Camp","GlobalID":"\#(Self.feature)"},"geometry":{"x":10,"y":50}}]"#
+            let attachments = #"{"adds":[{"globalId":"\#(Self.attachment)","parentGlobalId":"\#(Self.feature)","name":"note.txt","contentType":"text/plain","data":"aGVsbG8gZmllbGQ="}]}"#
+            let answer = try await applyEdits(client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", attachments)])
+            #expect(answer["addResults"]?.arrayValue?.first?["success"] == true)
+            let added = try #require(answer["attachments"]?["addResults"]?.arrayValue?.first)
+            #expect(added["success"] == true && added["globalId"] == .string(Self.attachment))
+            let oid = try #require(answer["addResults"]?.arrayValue?.first?["objectId"]?.int64Value)
+            let attachmentId = try #require(added["objectId"]?.int64Value)
+            try await client.execute(uri: "\(cities)/\(oid)/attachments/\(attachmentId)", method: .get) { response in
+                #expect(String(buffer: response.body) == "hello field")
+            }
+            let generations = try store.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(DISTINCT outpost_gen) FROM (SELECT outpost_gen FROM f_demo_0 WHERE GlobalID = ? UNION ALL SELECT outpost_gen FROM f_demo_0__attach WHERE GLOBALID = ?)",
+                                 arguments: [Self.feature, Self.attachment])
+            }
+            #expect(generations == 1, "the feature and its attachment share one generation")
+
+            let update = #"{"updates":[{"globalId":"\#(Self.attachment)","name":"note-v2.txt","data":"djI="}]}"#
+            let updated = try await applyEdits(client, [("useGlobalIds", "true"), ("attachments", update)])
+            #expect(updated["attachments"]?["updateResults"]?.arrayValue?.first?["success"] == true)
+            try await client.execute(uri: "\(cities)/\(oid)/attachments/\(attachmentId)", method: .get) { response in
+                #expect(String(buffer: response.body) == "v2")
+                #expect(response.headers[.contentDisposition] == "attachment; filename=\"note-v2.txt\"")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).count == 1)
+            let deleted = try await applyEdits(client, [("useGlobalIds", "true"), ("attachments", #"{"deletes":["\#(Self.attachment.lowercased())"]}"#)])
+            #expect(deleted["attachments"]?["deleteResults"]?.arrayValue?.first?["success"] == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).isEmpty)
+        }
+    }
+
+    @Test func aFailedAttachmentRollsBackTheRequestAndLeavesNoFile() async throws {
+        try await withStoreApp { client, store in
+            let adds = #"[{"attributes":{"name":"Camp","GlobalID":"\#(Self.feature)"},"geometry":{"x":10,"y":50}}]"#
+            let orphan = #"{"adds":[{"globalId":"\#(Self.attachment)","parentGlobalId":"{00000000-0000-4000-8000-000000000000}","data":"eA=="}]}"#
+            let answer = try await applyEdits(client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", orphan), ("rollbackOnFailure", "true")])
+            #expect(answer["addResults"]?.arrayValue?.first?["error"]?["code"] == 1003)
+            #expect(answer["attachments"]?["addResults"]?.arrayValue?.first?["error"]?["code"] == 1019)
+            #expect(try store.count(service: "Demo", layer: 0) == 243)
+            #expect((try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory))?.isEmpty ?? true)
+        }
+    }
+
+    @Test func attachmentEditsNeedGlobalIds() async throws {
+        try await withStoreApp { client, _ in
+            let answer = try await applyEdits(client, [("attachments", #"{"deletes":["\#(Self.attachment)"]}"#)])
+            #expect(answer["error"]?["details"] == ["'attachments' parameter is invalid: attachment edits need useGlobalIds=true"])
+        }
+    }
+}

@@ -23,6 +23,8 @@ public struct LayerEdits: Sendable, Equatable {
     public var deletes: [FeatureKey] = []
     /// `deleteFeatures` by `where` / geometry: the features it selects when the edit runs.
     public var deleteQuery: LayerQuery?
+    /// Attachment edits (`useGlobalIds=true`), applied after the feature edits.
+    public var attachments: AttachmentEdits?
 
     public init(layerId: Int, adds: [EditFeature] = [], updates: [EditFeature] = [], deletes: [FeatureKey] = []) {
         self.layerId = layerId
@@ -104,10 +106,22 @@ public struct LayerEditResults: Sendable, Equatable {
     public var addResults: [EditResult] = []
     public var updateResults: [EditResult] = []
     public var deleteResults: [EditResult] = []
+    /// Results of attachment edits; nil when the request had none.
+    public var attachmentResults: (adds: [EditResult], updates: [EditResult], deletes: [EditResult])?
 
     public init(layerId: Int) { self.layerId = layerId }
 
-    public var all: [EditResult] { addResults + updateResults + deleteResults }
+    public var all: [EditResult] {
+        addResults + updateResults + deleteResults
+            + (attachmentResults.map { $0.adds + $0.updates + $0.deletes } ?? [])
+    }
+
+    public static func == (lhs: LayerEditResults, rhs: LayerEditResults) -> Bool {
+        lhs.layerId == rhs.layerId && lhs.addResults == rhs.addResults && lhs.updateResults == rhs.updateResults
+            && lhs.deleteResults == rhs.deleteResults && lhs.attachmentResults?.adds == rhs.attachmentResults?.adds
+            && lhs.attachmentResults?.updates == rhs.attachmentResults?.updates
+            && lhs.attachmentResults?.deletes == rhs.attachmentResults?.deletes
+    }
 
     /// Every result failed: the failing edits keep their error, the others say they were rolled back.
     public mutating func markRolledBack() {
@@ -117,6 +131,12 @@ public struct LayerEditResults: Sendable, Equatable {
         mark(&addResults)
         mark(&updateResults)
         mark(&deleteResults)
+        if var attachments = attachmentResults {
+            mark(&attachments.adds)
+            mark(&attachments.updates)
+            mark(&attachments.deletes)
+            attachmentResults = attachments
+        }
     }
 
     public func json(includeLayerId: Bool) -> JSONValue {
@@ -125,6 +145,11 @@ public struct LayerEditResults: Sendable, Equatable {
         object["addResults"] = .array(addResults.map(\.json))
         object["updateResults"] = .array(updateResults.map(\.json))
         object["deleteResults"] = .array(deleteResults.map(\.json))
+        if let attachments = attachmentResults {
+            object["attachments"] = ["addResults": .array(attachments.adds.map(\.json)),
+                                     "updateResults": .array(attachments.updates.map(\.json)),
+                                     "deleteResults": .array(attachments.deletes.map(\.json))]
+        }
         return .object(object)
     }
 }
@@ -189,6 +214,9 @@ extension LayerEdits {
             var edits = LayerEdits(layerId: Int(id))
             edits.adds = try parseFeatures(object.value(forCaseInsensitiveKey: "adds"), parameter: "edits")
             edits.updates = try parseFeatures(object.value(forCaseInsensitiveKey: "updates"), parameter: "edits")
+            if let attachments = object.value(forCaseInsensitiveKey: "attachments"), !attachments.isNull {
+                edits.attachments = try AttachmentEdits.parse(attachments, useGlobalIds: useGlobalIds, parameter: "edits")
+            }
             switch object.value(forCaseInsensitiveKey: "deletes") {
             case nil, .null?: break
             case .string(let s)?: edits.deletes = try parseDeletes(s, useGlobalIds: useGlobalIds, parameter: "edits")
