@@ -29,7 +29,7 @@ public final class FeatureStore: Sendable {
         configuration.maximumReaderCount = 8
         configuration.prepareDatabase { db in
             try SpatiaLite.attach(to: db.sqliteConnection!)
-            try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)

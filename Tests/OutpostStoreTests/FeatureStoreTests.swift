@@ -12,11 +12,11 @@ import OutpostWire
         let layer = try store.layer(service: "S1", id: 0)  // names are case-insensitive
         let facts = try store.read { db in
             (try Int.fetchOne(db, sql: "SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = ?", arguments: [layer.tableName]),
-             try String.fetchOne(db, sql: "PRAGMA journal_mode"),
+             try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal" && (try Int.fetchOne(db, sql: "PRAGMA synchronous")) == 2 ? "wal+full" : "other",
              try Bool.fetchOne(db, sql: "SELECT \"unique\" FROM pragma_index_list(?) WHERE name LIKE '%globalid'", arguments: [layer.tableName]))
         }
         #expect(facts.0 == 1)
-        #expect(facts.1 == "wal")
+        #expect(facts.1 == "wal+full", "WAL with an fsync per commit")
         #expect(facts.2 == true)
         try store.insert([FeatureRow(attributes: ["GlobalID": "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}"], geometry: .point(Point(x: 1, y: 1)))],
                          service: "s1", layer: 0)
