@@ -1,7 +1,6 @@
 """The ArcGIS API for Python against a live Outpost over HTTPS (standalone-server mode):
 edit_features, delete_features and the attachment manager, each checked on the server."""
 import json
-import ssl
 import urllib.request
 
 import pytest
@@ -10,9 +9,7 @@ arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is inst
 from arcgis.features import FeatureLayerCollection  # noqa: E402
 from arcgis.gis.server import ServicesDirectory  # noqa: E402
 
-UNVERIFIED = ssl.create_default_context()
-UNVERIFIED.check_hostname = False
-UNVERIFIED.verify_mode = ssl.CERT_NONE
+from conftest import UNVERIFIED  # noqa: E402
 
 
 def server_json(url):

@@ -2,11 +2,9 @@
 import json
 import os
 import subprocess
-import tempfile
-import time
 import urllib.request
 
-from conftest import ROOT, free_port
+from conftest import BINARY, ROOT, running_server
 
 
 def run_import(binary, source, data, service, *extra):
@@ -15,7 +13,7 @@ def run_import(binary, source, data, service, *extra):
 
 
 def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
-    binary = os.environ.get("OUTPOST_BIN", os.path.join(ROOT, ".build", "debug", "outpost"))
+    binary = BINARY
     countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")
     gpkg = str(tmp_path / "world.gpkg")
     # A GeoPackage written by GDAL, with a non-WGS84 layer (Web Mercator) to exercise the SRS mapping.
@@ -31,19 +29,9 @@ def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
     result = run_import(binary, countries, data, "countries")
     assert result.returncode != 0 and "already exists" in (result.stderr + result.stdout)
 
-    port = free_port()
-    server = subprocess.Popen([binary, "serve", "--data", data, "--port", str(port), "--no-demo"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}/arcgis/rest/services"
-        deadline = time.time() + 30
-        while True:
-            try:
-                services = json.loads(urllib.request.urlopen(f"{base}?f=json", timeout=2).read())
-                break
-            except OSError:
-                assert time.time() < deadline and server.poll() is None
-                time.sleep(0.2)
+    with running_server(data, "--no-demo") as root:
+        base = f"{root}/rest/services"
+        services = json.loads(urllib.request.urlopen(f"{base}?f=json", timeout=10).read())
         assert [s["name"] for s in services["services"]] == ["Countries", "World"]
         world = json.loads(urllib.request.urlopen(f"{base}/World/FeatureServer?f=json").read())
         assert world["hasVersionedData"] is True
@@ -55,6 +43,3 @@ def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
         assert -60 < min(xs) < 10 and max(xs) < 60  # back in degrees
         count = json.loads(urllib.request.urlopen(f"{base}/Countries/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json").read())
         assert count == {"count": 177}
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
