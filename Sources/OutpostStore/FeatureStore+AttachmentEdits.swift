@@ -60,115 +60,75 @@ extension FeatureStore {
         return layer
     }
 
-    /// Adds an attachment to a feature. The file is moved in first and registered in one
-    /// transaction stamped with a generation; if the transaction fails the file is removed.
+    /// Adds an attachment to a feature (`addAttachment`): an attachment edit of `applyEdits`,
+    /// so it is written, stamped and cleaned up by the same code as every other edit.
     public func addAttachment(service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput,
                               context: EditContext = EditContext()) throws -> EditResult
     {
         let layer = try attachmentLayer(service: service, layer: layerId)
-        try Self.checkCapabilities(try self.service(named: service).definition, attachmentAdd: true)
+        defer { try? FileManager.default.removeItem(atPath: input.sourcePath) }
         var globalId = GlobalID.make()
         if let given = input.globalId {
             guard let normalized = GlobalID.normalize(given) else { return EditResult(objectId: nil, globalId: nil, error: .invalid("'\(given)' is not a GlobalID.")) }
             globalId = normalized
         }
-        let relative = try adoptAttachmentFile(input.sourcePath)
-        do {
-            return try pool.write { db in
-                guard let parent = try String.fetchOne(db, sql: "SELECT \(layer.definition.globalIdField.quotedDatabaseIdentifier) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?", arguments: [parentObjectId]) else {
-                    throw EditError.missing("\(layer.definition.objectIdField) \(parentObjectId)")
-                }
-                if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [globalId]) == true {
-                    throw EditError.duplicateGlobalID(globalId)
-                }
-                let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
-                try db.execute(sql: """
-                    INSERT INTO \(layer.attachmentTable.quotedDatabaseIdentifier)
-                        (GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, KEYWORDS, DATA, DATA_PATH, outpost_created_gen, outpost_gen, outpost_replica)
-                    VALUES (?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?)
-                    """, arguments: [globalId, parent, input.contentType, Self.sanitizedAttachmentName(input.name), input.size, input.keywords,
-                                     relative, generation, generation, context.replicaId])
-                return EditResult(objectId: db.lastInsertedRowID, globalId: globalId)
-            }
-        } catch let error as EditError {
-            removeDataFiles([relative])
-            return EditResult(objectId: nil, globalId: globalId, error: error)
-        } catch {
-            removeDataFiles([relative])
-            throw error
+        guard let parent = try pool.read({ db in
+            try String.fetchOne(db, sql: "SELECT \(layer.definition.globalIdField.quotedDatabaseIdentifier) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?", arguments: [parentObjectId])
+        }) else {
+            return EditResult(objectId: nil, globalId: globalId, error: .missing("\(layer.definition.objectIdField) \(parentObjectId)"))
         }
+        let edit = AttachmentEdit(globalId: globalId, parentGlobalId: parent, name: input.name, contentType: input.contentType,
+                                  keywords: input.keywords, source: nil)
+        let outcome = try applyEdits(service: service, edits: [LayerEdits(layerId: layerId, attachments: AttachmentEdits(adds: [edit]))],
+                                     options: EditOptions(rollbackOnFailure: true, useGlobalIds: true), context: context,
+                                     files: [globalId: (input.sourcePath, input.size)])
+        return outcome.layers[0].attachmentResults?.adds.first ?? EditResult(objectId: nil, globalId: globalId, error: .invalid("No result."))
     }
 
-    /// Replaces an attachment's bytes (and name and type); its GlobalID stays.
+    /// Replaces an attachment's bytes, name and type (`updateAttachment`); its GlobalID stays.
     public func updateAttachment(service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64,
                                  input: AttachmentInput, context: EditContext = EditContext()) throws -> EditResult
     {
         let layer = try attachmentLayer(service: service, layer: layerId)
-        try Self.checkCapabilities(try self.service(named: service).definition, attachmentUpdate: true)
-        let relative = try adoptAttachmentFile(input.sourcePath)
+        defer { try? FileManager.default.removeItem(atPath: input.sourcePath) }
+        let existing: ExistingAttachment
         do {
-            let (result, oldPath) = try pool.write { db -> (EditResult, String?) in
-                let existing = try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: attachmentId, db: db)
-                let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
-                try db.execute(sql: """
-                    UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier)
-                    SET CONTENT_TYPE = ?, ATT_NAME = ?, DATA_SIZE = ?, DATA = X'', DATA_PATH = ?, outpost_gen = ?, outpost_replica = ?
-                    WHERE ATTACHMENTID = ?
-                    """, arguments: [input.contentType, Self.sanitizedAttachmentName(input.name), input.size, relative, generation,
-                                     context.replicaId, attachmentId])
-                return (EditResult(objectId: attachmentId, globalId: existing.globalId), existing.path)
-            }
-            if let oldPath { removeDataFiles([oldPath]) }
-            return result
+            existing = try pool.read { db in try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: attachmentId, db: db) }
         } catch let error as EditError {
-            removeDataFiles([relative])
             return EditResult(objectId: attachmentId, globalId: nil, error: error)
-        } catch {
-            removeDataFiles([relative])
-            throw error
         }
+        let edit = AttachmentEdit(globalId: existing.globalId, parentGlobalId: nil, name: input.name, contentType: input.contentType,
+                                  keywords: input.keywords.isEmpty ? nil : input.keywords, source: nil)
+        let outcome = try applyEdits(service: service, edits: [LayerEdits(layerId: layerId, attachments: AttachmentEdits(updates: [edit]))],
+                                     options: EditOptions(rollbackOnFailure: true, useGlobalIds: true), context: context,
+                                     files: [existing.globalId: (input.sourcePath, input.size)])
+        return outcome.layers[0].attachmentResults?.updates.first ?? EditResult(objectId: attachmentId, globalId: nil, error: .invalid("No result."))
     }
 
-    /// Deletes attachments of one feature, leaving tombstones. Files go after the commit.
+    /// Deletes attachments of one feature (`deleteAttachments`), leaving tombstones.
     public func deleteAttachments(service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64],
                                   rollbackOnFailure: Bool, context: EditContext = EditContext()) throws -> [EditResult]
     {
         let layer = try attachmentLayer(service: service, layer: layerId)
-        try Self.checkCapabilities(try self.service(named: service).definition, attachmentUpdate: true)
-        struct RolledBack: Error { var results: [EditResult] }
-        do {
-            let (results, paths) = try pool.write { db -> ([EditResult], [String]) in
-                let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
-                var results: [EditResult] = []
-                var paths: [String] = []
-                for id in attachmentIds {
-                    do {
-                        let existing = try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: id, db: db)
-                        try db.execute(sql: """
-                            INSERT OR REPLACE INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id,
-                                created_generation, generation, replica_id)
-                            VALUES (?, ?, 'attachment', ?, ?, ?, ?, ?, ?)
-                            """, arguments: [layer.serviceName, layer.definition.id, existing.globalId, id, existing.parentGlobalId,
-                                             existing.createdGeneration, generation, context.replicaId])
-                        try db.execute(sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE ATTACHMENTID = ?", arguments: [id])
-                        if let path = existing.path { paths.append(path) }
-                        results.append(EditResult(objectId: id, globalId: existing.globalId))
-                    } catch let error as EditError {
-                        results.append(EditResult(objectId: id, globalId: nil, error: error))
-                    }
-                }
-                if rollbackOnFailure && results.contains(where: { !$0.success }) { throw RolledBack(results: results) }
-                return (results, paths)
-            }
-            removeDataFiles(paths)
-            return results
-        } catch let rolledBack as RolledBack {
-            return rolledBack.results.map { result in
-                var r = result
-                if r.error == nil { r.error = .rolledBack }
-                return r
-            }
+        // Resolve ids to GlobalIDs; ids that are not this feature's fail here, in order.
+        var keys: [(id: Int64, globalId: String?)] = []
+        for id in attachmentIds {
+            let globalId = try? pool.read { db in try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: id, db: db).globalId }
+            keys.append((id, globalId))
         }
+        let missing = { (id: Int64) in EditError(code: 1019, description: "Attachment \(id) of feature \(parentObjectId) is missing.") }
+        if rollbackOnFailure && keys.contains(where: { $0.globalId == nil }) {
+            return keys.map { EditResult(objectId: $0.id, globalId: nil, error: $0.globalId == nil ? missing($0.id) : .rolledBack) }
+        }
+        let found = keys.compactMap(\.globalId)
+        var deleted: [EditResult] = []
+        if !found.isEmpty {
+            let outcome = try applyEdits(service: service, edits: [LayerEdits(layerId: layerId, attachments: AttachmentEdits(deletes: found))],
+                                         options: EditOptions(rollbackOnFailure: rollbackOnFailure, useGlobalIds: true), context: context)
+            deleted = outcome.layers[0].attachmentResults?.deletes ?? []
+        }
+        var next = deleted.makeIterator()
+        return keys.map { key in key.globalId == nil ? EditResult(objectId: key.id, globalId: nil, error: missing(key.id)) : next.next()! }
     }
 
     struct ExistingAttachment {

@@ -41,9 +41,14 @@ public struct PreparedAttachmentFile: Sendable {
 extension FeatureStore {
     /// Writes inline `data` and copies `uploadId` items into `attachments/`, keyed by the
     /// attachment's GlobalID.
-    func prepareAttachmentFiles(_ edits: [LayerEdits], service: String) throws -> [String: PreparedAttachmentFile] {
+    func prepareAttachmentFiles(_ edits: [LayerEdits], service: String,
+                                files: [String: (path: String, size: Int)] = [:]) throws -> [String: PreparedAttachmentFile]
+    {
         var prepared: [String: PreparedAttachmentFile] = [:]
         do {
+            for (globalId, file) in files {
+                prepared[globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(file.path), size: file.size, uploadName: nil)
+            }
             for layerEdits in edits {
                 guard let attachments = layerEdits.attachments else { continue }
                 for edit in attachments.adds + attachments.updates {
@@ -110,6 +115,14 @@ extension FeatureStore {
     public func applyEdits(service serviceName: String, edits: [LayerEdits], options: EditOptions,
                            context: EditContext = EditContext()) throws -> EditOutcome
     {
+        try applyEdits(service: serviceName, edits: edits, options: options, context: context, files: [:])
+    }
+
+    /// `files`: attachment bytes already on disk (spooled uploads), by attachment GlobalID;
+    /// they are moved in like inline data and removed if not registered.
+    func applyEdits(service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
+                    files: [String: (path: String, size: Int)]) throws -> EditOutcome
+    {
         let service = try self.service(named: serviceName)
         var layers: [StoredLayer] = []
         for layerEdits in edits {
@@ -128,7 +141,7 @@ extension FeatureStore {
         let moment = Int64(Date().timeIntervalSince1970 * 1000)
         // Attachment bytes are put in place before the transaction (the writer lock is never
         // held while files are written); files the transaction does not register are removed.
-        let prepared = try prepareAttachmentFiles(edits, service: serviceName)
+        let prepared = try prepareAttachmentFiles(edits, service: serviceName, files: files)
         var keptFiles = Set<String>()
         defer { removeDataFiles(prepared.values.map(\.path).filter { !keptFiles.contains($0) }) }
         struct RolledBack: Error { var results: [LayerEditResults] }

@@ -26,11 +26,14 @@ public struct LayerEdits: Sendable, Equatable {
     /// Attachment edits (`useGlobalIds=true`), applied after the feature edits.
     public var attachments: AttachmentEdits?
 
-    public init(layerId: Int, adds: [EditFeature] = [], updates: [EditFeature] = [], deletes: [FeatureKey] = []) {
+    public init(layerId: Int, adds: [EditFeature] = [], updates: [EditFeature] = [], deletes: [FeatureKey] = [],
+                attachments: AttachmentEdits? = nil)
+    {
         self.layerId = layerId
         self.adds = adds
         self.updates = updates
         self.deletes = deletes
+        self.attachments = attachments
     }
 
     public var count: Int { adds.count + updates.count + deletes.count }
