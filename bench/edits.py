@@ -10,22 +10,16 @@ import json
 import os
 import random
 import shutil
-import socket
 import statistics
-import subprocess
 import threading
 import time
 import urllib.parse
 
+from harness import machine, start_server
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
 LAYER = "/arcgis/rest/services/Demo/FeatureServer/2"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def post(connection, path, fields):
@@ -42,22 +36,8 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     data = os.path.join(OUT, "edits-data")
     shutil.rmtree(data, ignore_errors=True)
-    port = free_port()
-    server = subprocess.Popen([args.binary, "serve", "--data", data, "--port", str(port), "--log-level", "warning"],
-                              cwd=ROOT)
+    server, port, c = start_server(args.binary, data, cwd=ROOT)
     try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-                c.request("GET", "/arcgis/rest/info?f=json")
-                c.getresponse().read()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.2)
-
         rng = random.Random(5)
         bulk_times = []
         for run in range(5):
@@ -99,6 +79,7 @@ def main():
         server.wait(timeout=10)
 
     results = {
+        "machine": machine(),
         "bulk_10000_adds_seconds_median": round(statistics.median(bulk_times), 3),
         "bulk_10000_adds_seconds_runs": [round(t, 3) for t in bulk_times],
         "single_edit_requests": total,

@@ -7,17 +7,16 @@ Needs a release build (`swift build -c release --product outpost`). Prints the f
 writes bench/out/results.json. Figures are medians over repeated runs, not single timings.
 """
 import argparse
-import http.client
 import json
 import os
-import platform
 import random
 import shutil
-import socket
 import statistics
 import subprocess
 import time
 import urllib.parse
+
+from harness import machine, start_server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
@@ -36,26 +35,6 @@ def generate(path, count, seed=1):
             f.write(f'{sep}{{"type":"Feature","properties":{{"name":"p{i}","species":"{species[i % 6]}","value":{i % 1000}}},'
                     f'"geometry":{{"type":"Point","coordinates":[{x:.6f},{y:.6f}]}}}}\n')
         f.write("]}\n")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def machine():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}"
 
 
 def main():
@@ -81,20 +60,8 @@ def main():
         import_times.append(time.perf_counter() - started)
         print(f"import run {run + 1}: {import_times[-1]:.2f} s", flush=True)
 
-    port = free_port()
-    server = subprocess.Popen([args.binary, "serve", "--data", data, "--port", str(port), "--no-demo", "--log-level", "warning"])
+    server, _, connection = start_server(args.binary, data, "--no-demo")
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                connection.request("GET", "/arcgis/rest/info?f=json")
-                connection.getresponse().read()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise
-                time.sleep(0.2)
         # Boxes sized to hold about 1,000 of the uniform points: 1,000/N of the 360 x 170 world.
         side = (360 * 170 * 1000 / args.points) ** 0.5
         rng = random.Random(7)

@@ -117,7 +117,7 @@ public enum DemoData {
         try store.insert(treeRows, service: "Demo", layer: 2)
 
         let cityGlobalIDs = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT GlobalID FROM \(StoreNames.table(service: "Demo", layer: 0)) ORDER BY OBJECTID")
+            try String.fetchAll(db, sql: "SELECT GlobalID FROM \(FeatureStore.tableName(service: "Demo", layer: 0)) ORDER BY OBJECTID")
         }
         let inspectors = ["A. Okafor", "B. Lindqvist", "C. Moreau", "D. Tanaka", "E. Silva"]
         var inspectionRows: [FeatureRow] = []
@@ -135,7 +135,7 @@ public enum DemoData {
 
         // A few attachments so the attachment resources have something to show.
         try store.write { db in
-            let table = StoreNames.table(service: "Demo", layer: 0) + "__attach"
+            let table = FeatureStore.tableName(service: "Demo", layer: 0) + "__attach"
             var generator = SeededGenerator(seed: 7)
             for (index, city) in cityGlobalIDs.prefix(5).enumerated() {
                 let text = Array("Field note \(index + 1) for city \(city)\n".utf8)
@@ -210,9 +210,4 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     }
 
     public mutating func nextDouble() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
-
-/// Table naming shared by the store's parts.
-public enum StoreNames {
-    public static func table(service: String, layer: Int) -> String { FeatureStore.tableName(service: service, layer: layer) }
 }

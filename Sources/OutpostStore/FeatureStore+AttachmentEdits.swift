@@ -91,17 +91,17 @@ extension FeatureStore {
     {
         let layer = try attachmentLayer(service: service, layer: layerId)
         defer { try? FileManager.default.removeItem(atPath: input.sourcePath) }
-        let existing: ExistingAttachment
+        let globalId: String
         do {
-            existing = try pool.read { db in try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: attachmentId, db: db) }
+            globalId = try pool.read { db in try Self.attachmentGlobalID(layer: layer, parentObjectId: parentObjectId, attachmentId: attachmentId, db: db) }
         } catch let error as EditError {
             return EditResult(objectId: attachmentId, globalId: nil, error: error)
         }
-        let edit = AttachmentEdit(globalId: existing.globalId, parentGlobalId: nil, name: input.name, contentType: input.contentType,
+        let edit = AttachmentEdit(globalId: globalId, parentGlobalId: nil, name: input.name, contentType: input.contentType,
                                   keywords: input.keywords.isEmpty ? nil : input.keywords, source: nil)
         let outcome = try applyEdits(service: service, edits: [LayerEdits(layerId: layerId, attachments: AttachmentEdits(updates: [edit]))],
                                      options: EditOptions(rollbackOnFailure: true, useGlobalIds: true), context: context,
-                                     files: [existing.globalId: (input.sourcePath, input.size)])
+                                     files: [globalId: (input.sourcePath, input.size)])
         return outcome.layers[0].attachmentResults?.updates.first ?? EditResult(objectId: attachmentId, globalId: nil, error: .invalid("No result."))
     }
 
@@ -113,7 +113,7 @@ extension FeatureStore {
         // Resolve ids to GlobalIDs; ids that are not this feature's fail here, in order.
         var keys: [(id: Int64, globalId: String?)] = []
         for id in attachmentIds {
-            let globalId = try? pool.read { db in try Self.attachmentRow(layer: layer, parentObjectId: parentObjectId, attachmentId: id, db: db).globalId }
+            let globalId = try? pool.read { db in try Self.attachmentGlobalID(layer: layer, parentObjectId: parentObjectId, attachmentId: id, db: db) }
             keys.append((id, globalId))
         }
         let missing = { (id: Int64) in EditError(code: 1019, description: "Attachment \(id) of feature \(parentObjectId) is missing.") }
@@ -131,23 +131,17 @@ extension FeatureStore {
         return keys.map { key in key.globalId == nil ? EditResult(objectId: key.id, globalId: nil, error: missing(key.id)) : next.next()! }
     }
 
-    struct ExistingAttachment {
-        var globalId: String
-        var parentGlobalId: String
-        var createdGeneration: Int64
-        var path: String?
-    }
-
-    static func attachmentRow(layer: StoredLayer, parentObjectId: Int64, attachmentId: Int64, db: Database) throws -> ExistingAttachment {
+    /// The GlobalID of an attachment of the given feature, or the missing-object error.
+    static func attachmentGlobalID(layer: StoredLayer, parentObjectId: Int64, attachmentId: Int64, db: Database) throws -> String {
         let definition = layer.definition
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT a.GLOBALID, a.REL_GLOBALID, a.outpost_created_gen, a.DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+        guard let globalId = try String.fetchOne(db, sql: """
+            SELECT a.GLOBALID FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
             JOIN \(layer.tableName.quotedDatabaseIdentifier) f ON f.\(definition.globalIdField.quotedDatabaseIdentifier) = a.REL_GLOBALID
             WHERE a.ATTACHMENTID = ? AND f.\(definition.objectIdField.quotedDatabaseIdentifier) = ?
             """, arguments: [attachmentId, parentObjectId]) else {
             throw EditError(code: 1019, description: "Attachment \(attachmentId) of feature \(parentObjectId) is missing.")
         }
-        return ExistingAttachment(globalId: row[0], parentGlobalId: row[1], createdGeneration: row[2], path: row[3])
+        return globalId
     }
 
     static func checkCapabilities(_ service: ServiceDefinition, attachmentAdd: Bool = false, attachmentUpdate: Bool = false) throws {

@@ -1,0 +1,45 @@
+"""What the benchmark scripts share: a free port, a server that is ready, and the machine."""
+import http.client
+import os
+import platform
+import socket
+import subprocess
+import time
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(binary, data, *extra, cwd=None):
+    """Starts `outpost serve` and returns (process, port, keep-alive connection) once it answers."""
+    port = free_port()
+    process = subprocess.Popen([binary, "serve", "--data", data, "--port", str(port), "--log-level", "warning", *extra], cwd=cwd)
+    deadline = time.time() + 60
+    while True:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection.request("GET", "/arcgis/rest/info?f=json")
+            connection.getresponse().read()
+            return process, port, connection
+        except OSError:
+            if time.time() > deadline or process.poll() is not None:
+                process.kill()
+                raise RuntimeError("outpost did not start")
+            time.sleep(0.2)
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}"
