@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "outpost", targets: ["outpost"]),
         .library(name: "OutpostWire", targets: ["OutpostWire"]),
         .library(name: "OutpostGeometry", targets: ["OutpostGeometry"]),
+        .library(name: "OutpostSync", targets: ["OutpostSync"]),
+        .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
     ],
@@ -19,12 +21,32 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser. No I/O.
         .target(name: "OutpostWire"),
         // Geometry codec: Esri JSON <-> WKB <-> GeoPackage binary. Pure.
         .target(name: "OutpostGeometry", dependencies: ["OutpostWire"]),
+        // Pure sync rules: replica definitions, request planning, job lifecycle. No I/O.
+        .target(name: "OutpostSync", dependencies: ["OutpostWire", "OutpostGeometry"]),
+        // Bulk SQLite helpers shared by the store and the GeoPackage writer (plain SQLite C API).
+        .target(
+            name: "OutpostSQLite",
+            dependencies: [
+                "OutpostWire",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        // The replica file: GeoPackage 1.4 + the outpost_sync extension, plain SQLite (no SpatiaLite).
+        .target(
+            name: "OutpostGeoPackage",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // libspatialite from Debian's libspatialite-dev (SQLite + PROJ + GEOS).
         .systemLibrary(
             name: "CSpatiaLite",
@@ -35,7 +57,7 @@ let package = Package(
         .target(
             name: "OutpostStore",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "CSpatiaLite",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "OutpostGeoPackage", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -43,8 +65,9 @@ let package = Package(
         .target(
             name: "OutpostServer",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostStore",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -63,14 +86,20 @@ let package = Package(
         ),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
+        .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),
+        .testTarget(
+            name: "OutpostGeoPackageTests",
+            dependencies: ["OutpostGeoPackage", "OutpostSync", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "OutpostStoreTests",
-            dependencies: ["OutpostStore", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+                           .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostWire",
+                "OutpostServer", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

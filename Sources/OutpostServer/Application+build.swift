@@ -1,25 +1,46 @@
+import Foundation
 import Hummingbird
 import HummingbirdTLS
 import Logging
 import OutpostStore
 import OutpostWire
 
+/// What the routes need to know beyond the store.
+public struct ServerOptions: Sendable {
+    public var limits: UploadLimits
+    /// How long a replica result file stays downloadable after its last download (ArcGIS: 10 min).
+    public var resultFileIdleTime: TimeInterval
+    /// Asynchronous jobs running at once.
+    public var maximumConcurrentJobs: Int
+    /// `https` when serving TLS: result and status URLs are absolute.
+    public var scheme: String
+
+    public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
+                scheme: String = "http")
+    {
+        self.limits = limits
+        self.resultFileIdleTime = resultFileIdleTime
+        self.maximumConcurrentJobs = maximumConcurrentJobs
+        self.scheme = scheme
+    }
+}
+
 /// Builds the Hummingbird application serving `store`.
-public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, limits: UploadLimits = UploadLimits(),
+public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
                              logger: Logger = Logger(label: "outpost")) -> some ApplicationProtocol
 {
     Application(
-        router: buildRouter(store: store, limits: limits),
+        router: buildRouter(store: store, options: options, logger: logger),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
 
 /// The same application over HTTPS.
 public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
-                                limits: UploadLimits = UploadLimits(), logger: Logger = Logger(label: "outpost")) throws -> some ApplicationProtocol
+                                options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = Logger(label: "outpost")) throws -> some ApplicationProtocol
 {
     Application(
-        router: buildRouter(store: store, limits: limits),
+        router: buildRouter(store: store, options: options, logger: logger),
         server: try .tls(.http1(), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
@@ -27,8 +48,23 @@ public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1",
 
 /// The ArcGIS REST routes. Every resource answers GET and POST (the ArcGIS API for Python
 /// POSTs metadata requests); every failure is an ArcGIS error envelope.
-public func buildRouter(store: FeatureStore, limits: UploadLimits = UploadLimits()) -> Router<OutpostRequestContext> {
+public func buildRouter(store: FeatureStore, limits: UploadLimits) -> Router<OutpostRequestContext> {
+    buildRouter(store: store, options: ServerOptions(limits: limits))
+}
+
+public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOptions(),
+                        logger: Logger = Logger(label: "outpost")) -> Router<OutpostRequestContext>
+{
+    let limits = options.limits
     let router = Router(context: OutpostRequestContext.self)
+    // Jobs a previous run left unfinished have no worker any more: they fail, never hang.
+    if let failed = try? store.failUnfinishedJobs(now: Int64(Date().timeIntervalSince1970 * 1000)), failed > 0 {
+        logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
+    }
+    let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
+                            idleTime: options.resultFileIdleTime)
+    let replicas = ReplicasController(store: store, files: files, runner: JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs),
+                                      scheme: options.scheme, logger: logger)
     let services = ServicesController(store: store)
     let queries = QueryController(store: store)
     let attachments = AttachmentsController(store: store)
@@ -90,6 +126,14 @@ public func buildRouter(store: FeatureStore, limits: UploadLimits = UploadLimits
     postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/addAttachment") { _, c, f in try attachments.add(f, context: c) }
     postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/updateAttachment") { _, c, f in try attachments.update(f, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
+    // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
+    route("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/replicas") { _, c, p in try replicas.list(p, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica") { _, c, p in try replicas.info(p, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/jobs/:job") { r, c, p in try replicas.jobStatus(p, request: r, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/jobs/:job/status") { r, c, p in try replicas.jobStatus(p, request: r, context: c) }
+    route("/arcgis/rest/services/:service/replicafiles/:file") { r, c, _ in try await replicas.resultFile(r, context: c) }
     postFormRoute("/arcgis/rest/services/:service/FeatureServer/uploads/upload") { _, c, f in try uploads.upload(f, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/register") { _, c, p in try uploads.register(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/uploads/:item") { _, c, p in try uploads.info(p, context: c) }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostSQLite
 import OutpostWire
 
 /// Who makes an edit, for editor tracking and change tracking.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostSQLite
 import OutpostWire
 
 /// A feature to insert: attribute values by field name and an OGC geometry.
@@ -129,30 +130,9 @@ extension FeatureStore {
         for (id, envelope) in zip(ids, envelopes) {
             if let envelope, !envelope.isEmpty { entries.append(RTreeBulkLoader.Entry(id: id, envelope: envelope)) }
         }
-        try loadSpatialIndex(entries, table: layer.spatialIndexTable, db: db)
+        try RTreeBulkLoader.load(entries, into: layer.spatialIndexTable, db: db)
         for object in setAside { try db.execute(sql: object["sql"]) }
         return ids
-    }
-
-    /// Replaces the contents of an R*Tree with a packed tree over `entries`.
-    static func loadSpatialIndex(_ entries: [RTreeBulkLoader.Entry], table: String, db: Database) throws {
-        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(table)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 0
-        guard nodeSize > 28 else { throw StoreError.spatialite("unexpected R*Tree node size \(nodeSize) for \(table)") }
-        let tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
-        try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
-        try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
-        try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
-        let insertNode = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
-        for node in tree.nodes { try insertNode.execute([node.nodeno.databaseValue, Data(node.data).databaseValue], db: db) }
-        let insertRowid = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)"))
-        var pair = [DatabaseValue](repeating: .null, count: 2)
-        for row in tree.rowids {
-            pair[0] = row.rowid.databaseValue
-            pair[1] = row.nodeno.databaseValue
-            try insertRowid.execute(pair, db: db)
-        }
-        let insertParent = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
-        for row in tree.parents { try insertParent.execute([row.nodeno.databaseValue, row.parent.databaseValue], db: db) }
     }
 
     /// The geometry in the column's OGC type (points into multipoint columns and so on).

@@ -121,6 +121,55 @@ extension FeatureStore {
                 try FeatureStore.installLeanSpatialTriggers(table: table, db: db)
             }
         }
+        migrator.registerMigration("v5-replicas-and-jobs") { db in
+            // The replica registry (§6) and asynchronous jobs (§7). A replica row is written
+            // only once its snapshot is complete, in one transaction with its layers.
+            try db.execute(sql: """
+                CREATE TABLE outpost_replicas (
+                    replica_id TEXT NOT NULL PRIMARY KEY,
+                    service TEXT NOT NULL COLLATE NOCASE,
+                    name TEXT NOT NULL COLLATE NOCASE,
+                    owner TEXT NOT NULL DEFAULT '',
+                    sync_model TEXT NOT NULL CHECK (sync_model IN ('perReplica', 'perLayer')),
+                    target_type TEXT NOT NULL,
+                    sync_direction TEXT NOT NULL,
+                    attachments_sync_direction TEXT NOT NULL,
+                    return_attachments INTEGER NOT NULL,
+                    geometry TEXT,
+                    geometry_wkid INTEGER NOT NULL,
+                    spatial_reference INTEGER NOT NULL,
+                    replica_server_gen INTEGER NOT NULL,
+                    creation_date INTEGER NOT NULL,
+                    last_sync_date INTEGER,
+                    sync_data_options INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (service, name)
+                );
+                CREATE TABLE outpost_replica_layers (
+                    replica_id TEXT NOT NULL REFERENCES outpost_replicas(replica_id) ON DELETE CASCADE,
+                    layer_id INTEGER NOT NULL,
+                    query_option TEXT NOT NULL,
+                    use_geometry INTEGER NOT NULL,
+                    include_related INTEGER NOT NULL,
+                    where_clause TEXT,
+                    server_gen INTEGER NOT NULL,
+                    PRIMARY KEY (replica_id, layer_id)
+                );
+                CREATE TABLE outpost_jobs (
+                    job_id TEXT NOT NULL PRIMARY KEY,
+                    service TEXT NOT NULL COLLATE NOCASE,
+                    kind TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    replica_id TEXT NOT NULL,
+                    replica_name TEXT NOT NULL,
+                    transport_type TEXT NOT NULL,
+                    response_type TEXT NOT NULL,
+                    submission_time INTEGER NOT NULL,
+                    last_updated_time INTEGER NOT NULL,
+                    result_file TEXT,
+                    error TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

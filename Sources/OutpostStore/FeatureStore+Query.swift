@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostSQLite
 import OutpostWire
 
 /// One feature of a query page: attribute values in the page's field order, and geometry.
@@ -201,9 +202,9 @@ extension FeatureStore {
         return .features(FeaturePage(fields: fields, features: features, exceededTransferLimit: exceeded, spatialReference: outSR))
     }
 
-    static func resolver(for definition: LayerDefinition) -> WhereCompiler.Resolver {
+    static func resolver(for definition: LayerDefinition, alias: String = "t") -> WhereCompiler.Resolver {
         let columns = Dictionary(uniqueKeysWithValues: definition.fields.map {
-            ($0.name.lowercased(), WhereColumn(sql: "t.\($0.name.quotedDatabaseIdentifier)", type: $0.type))
+            ($0.name.lowercased(), WhereColumn(sql: "\(alias).\($0.name.quotedDatabaseIdentifier)", type: $0.type))
         })
         return { name in columns[name.lowercased()] }
     }
@@ -253,7 +254,8 @@ extension FeatureStore {
         var isEmptyResult: Bool
     }
 
-    static func spatialFilter(_ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, db: Database) throws -> SpatialFilter {
+    static func spatialFilter(_ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, db: Database,
+                              alias: String = "t") throws -> SpatialFilter {
         let parsed: (Geometry, SpatialReference?)
         do {
             parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
@@ -293,25 +295,25 @@ extension FeatureStore {
         var arguments: [DatabaseValue]
         switch relationship {
         case .envelopeIntersects, .indexIntersects:
-            (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr)) = 1", mbrArguments)
+            (predicate, arguments) = ("MbrIntersects(\(alias).shape, \(mbr)) = 1", mbrArguments)
         case .intersects:
             if case .envelope = geometry, isPointLayer {
-                (predicate, arguments) = ("MbrIntersects(t.shape, \(mbr)) = 1", mbrArguments)
+                (predicate, arguments) = ("MbrIntersects(\(alias).shape, \(mbr)) = 1", mbrArguments)
             } else {
-                (predicate, arguments) = ("ST_Intersects(t.shape, ?) = 1", [queryBlob])
+                (predicate, arguments) = ("ST_Intersects(\(alias).shape, ?) = 1", [queryBlob])
             }
         case .contains:
             // Esri: the query geometry contains the feature.
-            (predicate, arguments) = ("ST_Contains(?, t.shape) = 1", [queryBlob])
+            (predicate, arguments) = ("ST_Contains(?, \(alias).shape) = 1", [queryBlob])
         case .within:
             // Esri: the query geometry is within the feature.
-            (predicate, arguments) = ("ST_Within(?, t.shape) = 1", [queryBlob])
+            (predicate, arguments) = ("ST_Within(?, \(alias).shape) = 1", [queryBlob])
         case .crosses:
-            (predicate, arguments) = ("ST_Crosses(?, t.shape) = 1", [queryBlob])
+            (predicate, arguments) = ("ST_Crosses(?, \(alias).shape) = 1", [queryBlob])
         case .overlaps:
-            (predicate, arguments) = ("ST_Overlaps(?, t.shape) = 1", [queryBlob])
+            (predicate, arguments) = ("ST_Overlaps(?, \(alias).shape) = 1", [queryBlob])
         case .touches:
-            (predicate, arguments) = ("ST_Touches(?, t.shape) = 1", [queryBlob])
+            (predicate, arguments) = ("ST_Touches(?, \(alias).shape) = 1", [queryBlob])
         }
         return SpatialFilter(bbox: bbox, useIndex: useIndex, predicate: predicate, arguments: arguments, isEmptyResult: false)
     }

@@ -18,6 +18,8 @@ public final class FeatureStore: Sendable {
     public let directory: String
     let pool: DatabasePool
     private let catalogCache: Mutex<Catalog>
+    /// Replica names being created (service key, name): see `reserveReplicaName`.
+    let replicaNameReservations = Mutex<[(service: String, name: String)]>([])
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String) throws {

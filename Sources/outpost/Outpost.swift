@@ -27,11 +27,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
     @Flag(name: .long, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned = false
     @Option(name: .long, help: "The largest request body accepted, in megabytes.") var maxUploadMb = 512
+    @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download.") var resultFileIdleMinutes = 10.0
+    @Option(name: .long, help: "Asynchronous replica jobs running at once.") var maxJobs = 2
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
         if selfSigned && tlsCert != nil { throw ValidationError("Give --self-signed or --tls-cert/--tls-key, not both.") }
         if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
+        if resultFileIdleMinutes <= 0 { throw ValidationError("--result-file-idle-minutes must be positive.") }
+        if maxJobs < 1 { throw ValidationError("--max-jobs must be at least 1.") }
     }
 
     func run() async throws {
@@ -49,11 +53,12 @@ struct Serve: AsyncParsableCommand {
         if let tlsCert, let tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
         if selfSigned { tls = .selfSigned(hostnames: [host]) }
         let scheme = tls == nil ? "http" : "https"
+        let options = ServerOptions(limits: limits, resultFileIdleTime: resultFileIdleMinutes * 60, maximumConcurrentJobs: maxJobs, scheme: scheme)
         logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(host):\(port)/arcgis/rest/services")
         if let tls {
-            try await buildTLSApplication(store: store, host: host, port: port, tls: tls, limits: limits, logger: logger).runService()
+            try await buildTLSApplication(store: store, host: host, port: port, tls: tls, options: options, logger: logger).runService()
         } else {
-            try await buildApplication(store: store, host: host, port: port, limits: limits, logger: logger).runService()
+            try await buildApplication(store: store, host: host, port: port, options: options, logger: logger).runService()
         }
     }
 }

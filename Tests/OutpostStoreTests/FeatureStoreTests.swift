@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import OutpostGeometry
+import OutpostSQLite
 import OutpostWire
 @testable import OutpostStore
 
@@ -32,7 +33,7 @@ import OutpostWire
         let reopened = try FeatureStore(path: store.path)
         #expect(reopened.catalog == store.catalog)
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers"])
+        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers", "v5-replicas-and-jobs"])
         let demo = try reopened.service(named: "Demo")
         #expect(demo.layers.map(\.definition.name) == ["Cities", "Countries", "Trees", "Inspections"])
         #expect(demo.layers[3].definition.kind == .table)

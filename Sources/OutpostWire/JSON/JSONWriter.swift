@@ -15,6 +15,14 @@ public struct JSONWriter: Sendable {
 
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 
+    /// Hands over the bytes written so far and continues with an empty buffer (the nesting
+    /// state is kept), so a large document can be streamed out in pieces.
+    public mutating func takeBytes() -> [UInt8] {
+        let taken = bytes
+        bytes.removeAll(keepingCapacity: true)
+        return taken
+    }
+
     // MARK: Structure
 
     public mutating func beginObject() { prefixValue(); bytes.append(UInt8(ascii: "{")); push() }

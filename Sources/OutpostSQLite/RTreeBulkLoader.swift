@@ -26,7 +26,7 @@ public struct RTreeBulkLoader {
             maxY = Self.roundUp(envelope.ymax)
         }
 
-        init(id: Int64, minX: Float, maxX: Float, minY: Float, maxY: Float) {
+        public init(id: Int64, minX: Float, maxX: Float, minY: Float, maxY: Float) {
             self.id = id
             self.minX = minX
             self.maxX = maxX

@@ -1,18 +1,20 @@
-import CSpatiaLite
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Binds and steps a prepared GRDB statement through the SQLite C API.
 ///
 /// Only for bulk paths: building `StatementArguments` per row costs more than the insert
 /// itself at a million rows (a generic key-path map per call). Text and blobs are copied by
 /// SQLite (`SQLITE_TRANSIENT`), so the values need not outlive the call.
-struct RawStatementBinder {
-    let statement: Statement
+public struct RawStatementBinder {
+    public let statement: Statement
+
+    public init(statement: Statement) { self.statement = statement }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    func execute(_ values: [DatabaseValue], db: Database) throws {
+    public func execute(_ values: [DatabaseValue], db: Database) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
         for (index, value) in values.enumerated() {

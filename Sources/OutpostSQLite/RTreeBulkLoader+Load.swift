@@ -1,0 +1,29 @@
+import Foundation
+import GRDB
+
+extension RTreeBulkLoader {
+    /// Replaces the contents of the R*Tree virtual table `table` with a packed tree over
+    /// `entries`, writing its shadow tables (`<table>_node`, `_rowid`, `_parent`) directly.
+    /// Works for any 2-D SQLite R*Tree: SpatiaLite's `idx_*` and GeoPackage's `rtree_*`.
+    public static func load(_ entries: [Entry], into table: String, db: Database) throws {
+        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(table)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 0
+        guard nodeSize > 28 else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "unexpected R*Tree node size \(nodeSize) for \(table)")
+        }
+        let tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
+        try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
+        try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
+        try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
+        let insertNode = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
+        for node in tree.nodes { try insertNode.execute([node.nodeno.databaseValue, Data(node.data).databaseValue], db: db) }
+        let insertRowid = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)"))
+        var pair = [DatabaseValue](repeating: .null, count: 2)
+        for row in tree.rowids {
+            pair[0] = row.rowid.databaseValue
+            pair[1] = row.nodeno.databaseValue
+            try insertRowid.execute(pair, db: db)
+        }
+        let insertParent = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
+        for row in tree.parents { try insertParent.execute([row.nodeno.databaseValue, row.parent.databaseValue], db: db) }
+    }
+}

@@ -1,0 +1,293 @@
+import Foundation
+import Hummingbird
+import Logging
+import OutpostGeoPackage
+import OutpostStore
+import OutpostSync
+import OutpostWire
+
+/// `createReplica`, `replicas`, `replicas/<id>`, `unRegisterReplica`, job status and result
+/// files (§4, §6, §7 of the sync reference).
+struct ReplicasController: Sendable {
+    let store: FeatureStore
+    let files: ResultFiles
+    let runner: JobRunner
+    let scheme: String
+    let logger: Logger
+
+    // MARK: createReplica
+
+    func create(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {
+        files.sweepIfDue()
+        let service = try store.service(named: try context.serviceName())
+        let serviceName = service.definition.name
+        let parsed = try CreateReplicaRequest.parse(p)
+        var reference: ReplicaDefinition?
+        if let id = parsed.registerExistingData?.referenceReplicaId {
+            reference = try store.replica(service: serviceName, id: id)
+        }
+        let now = Self.now()
+        let replicaId = GlobalID.make()
+        let owner = ""
+        let planBox = PlanBox()
+        let reserved = try store.reserveReplicaName({ taken in
+            let plan = try ReplicaPlanner.plan(parsed, service: service.definition, replicaId: replicaId, owner: owner,
+                                               takenNames: taken, reference: reference, now: now)
+            planBox.plan = plan
+            return plan.definition.name
+        }, service: serviceName)
+        guard let plan = planBox.plan else { throw ArcGISError.internalError("no replica plan") }
+        let store = self.store
+        do {
+            try store.validate(plan)
+        } catch {
+            store.releaseReplicaName(reserved, service: serviceName)
+            throw error
+        }
+
+        // Registering existing data: no data, just an id and generations (§4.7).
+        if let registration = plan.registration {
+            defer { store.releaseReplicaName(reserved, service: serviceName) }
+            let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
+                                                                      currentGeneration: try store.currentGeneration())
+            let registered = try store.registerReplica(definition)
+            var answer: JSONObject = ["replicaName": .string(registered.name), "replicaID": .string(registered.id)]
+            registered.generationMembers(into: &answer)
+            answer["transportType"] = .string(TransportType.url.rawValue)
+            answer["responseType"] = .string(ReplicaResponseType.info.rawValue)
+            answer["syncModel"] = .string(registered.syncModel.rawValue)
+            answer["targetType"] = .string(registered.targetType.rawValue)
+            logger.info("registered existing data as replica \(registered.id) (\(registered.name)) of \(serviceName)")
+            return RESTResponse.json(.object(answer), parameters: p)
+        }
+
+        let base = serviceURL(request, service: serviceName)
+        let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
+        var layerJSON: [Int: JSONValue] = [:]
+        for layer in service.layers where plan.definition.layer(id: layer.definition.id) != nil {
+            let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
+            layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
+        }
+        let export = ExportWork(store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
+                                resultBase: resultBase(request, service: serviceName), reservedName: reserved)
+
+        if plan.isAsync {
+            let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
+            let job = JobRecord(id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
+                                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now)
+            try store.saveJob(job)
+            let logger = self.logger
+            runner.submit {
+                await Self.run(job: job, export: export, logger: logger)
+            }
+            var answer: JSONObject = ["statusUrl": .string("\(base)/jobs/\(jobId)")]
+            answer["replicaID"] = .string(plan.definition.id)
+            answer["replicaName"] = .string(plan.definition.name)
+            answer["targetType"] = .string(plan.definition.targetType.rawValue)
+            return RESTResponse.json(.object(answer), parameters: p)
+        }
+
+        if plan.deliversByURL {
+            let (definition, name) = try await JobRunner.blocking { try export.toFile(phase: { _ in }) }
+            let url = "\(export.resultBase)/\(name)"
+            var answer: JSONObject = [
+                "transportType": .string(TransportType.url.rawValue),
+                "responseType": .string(ReplicaResponseType.data.rawValue),
+                "replicaName": .string(definition.name),
+                "replicaID": .string(definition.id),
+            ]
+            definition.generationMembers(into: &answer)
+            answer["URL"] = .string(url)
+            answer["responseUrl"] = .string(url)
+            return RESTResponse.json(.object(answer), parameters: p)
+        }
+
+        // Embedded JSON: the document is the answer (§4.6 b). Registered before answering, so
+        // a client holding data always holds a registered replica.
+        let bytes = try await JobRunner.blocking { try export.toMemory() }
+        return RESTResponse.json(bytes, parameters: p)
+    }
+
+    /// Runs an asynchronous export and records each step of it.
+    static func run(job: JobRecord, export: ExportWork, logger: Logger) async {
+        var record = job
+        let store = export.store
+        func advance(_ event: JobEvent) {
+            guard let next = try? record.applying(event, at: now()) else { return }
+            record = next
+            do { try store.saveJob(record) } catch { logger.error("job \(record.id): cannot save status: \(error)") }
+        }
+        advance(.started)
+        do {
+            let recordBox = JobBox(record: record)
+            let (_, name) = try await JobRunner.blocking {
+                try export.toFile(phase: { phase in
+                    guard let next = try? recordBox.record.applying(.phase(phase), at: now()) else { return }
+                    recordBox.record = next
+                    try? store.saveJob(next)
+                })
+            }
+            record = recordBox.record
+            advance(.succeeded(resultFile: name))
+            logger.info("job \(record.id): replica \(record.replicaId) exported to \(name)")
+        } catch {
+            let arcGISError = (error as? ArcGISError) ?? (error as? StoreError)?.arcGISError ?? .internalError(String(describing: error))
+            advance(.failed(arcGISError))
+            logger.error("job \(record.id) failed: \(arcGISError)")
+        }
+    }
+
+    // MARK: Jobs and result files
+
+    func jobStatus(_ p: RequestParameters, request: Request, context: OutpostRequestContext) throws -> Response {
+        let serviceName = try store.service(named: try context.serviceName()).definition.name
+        guard let id = context.parameters.get("job"), let job = try store.job(id: id),
+            ServiceDefinition.normalizedName(job.serviceName) == ServiceDefinition.normalizedName(serviceName)
+        else {
+            throw ArcGISError(kind: .notFound, code: 404, message: "Job not found.",
+                              details: ["No job '\(context.parameters.get("job") ?? "")' on service \(serviceName)."])
+        }
+        let url = job.resultFile.map { "\(resultBase(request, service: serviceName))/\($0)" }
+        return RESTResponse.json(job.statusJSON(resultURL: url), parameters: p)
+    }
+
+    func resultFile(_ request: Request, context: OutpostRequestContext) async throws -> Response {
+        let serviceName = try store.service(named: try context.serviceName()).definition.name
+        guard let name = context.parameters.get("file"), let path = files.open(name) else {
+            throw ArcGISError(kind: .notFound, code: 404, message: "Result file not found.",
+                              details: ["The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."])
+        }
+        let headers: HTTPFields = [
+            .contentType: name.hasSuffix(".json") ? "application/json; charset=utf-8" : "application/geopackage+sqlite3",
+        ]
+        let body = try await FileIO().loadFile(path: path, context: context)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    // MARK: Registry
+
+    func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let replicas = try store.replicas(service: try context.serviceName())
+        return RESTResponse.json(.array(replicas.map { ["replicaName": .string($0.name), "replicaID": .string($0.id)] }), parameters: p)
+    }
+
+    func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let serviceName = try context.serviceName()
+        let id = context.parameters.get("replica") ?? ""
+        guard let replica = try store.replica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
+        return RESTResponse.json(replica.infoJSON, parameters: p)
+    }
+
+    func unregister(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let serviceName = try store.service(named: try context.serviceName()).definition.name
+        guard let id = p.string("replicaID") else { throw ArcGISError.missingParameter("replicaID") }
+        if id == "*" {
+            let count = try store.unregisterAllReplicas(service: serviceName)
+            logger.info("unregistered all \(count) replicas of \(serviceName)")
+            return RESTResponse.json(["success": true], parameters: p)
+        }
+        guard GlobalID.normalize(id) != nil else {
+            throw ArcGISError.invalidParameter("replicaID", "'\(id)' is not a replica id (a GUID) or *")
+        }
+        guard try store.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
+        logger.info("unregistered replica \(id) of \(serviceName)")
+        return RESTResponse.json(["success": true], parameters: p)
+    }
+
+    static func replicaNotFound(_ id: String) -> ArcGISError {
+        ArcGISError(kind: .notFound, code: 404, message: "Replica not found.", details: ["No registered replica has the id '\(id)'."])
+    }
+
+    // MARK: URLs
+
+    /// `<scheme>://<host>/arcgis/rest/services/<service>/FeatureServer`, with the host the
+    /// client used (so links work through any name or port it reached us by).
+    func serviceURL(_ request: Request, service: String) -> String {
+        "\(origin(request))/arcgis/rest/services/\(service)/FeatureServer"
+    }
+
+    func resultBase(_ request: Request, service: String) -> String {
+        "\(origin(request))/arcgis/rest/services/\(service)/replicafiles"
+    }
+
+    private func origin(_ request: Request) -> String {
+        let host = request.head.authority ?? "127.0.0.1"
+        return "\(scheme)://\(host)"
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
+
+/// Carries the plan out of the name-reservation closure.
+private final class PlanBox: @unchecked Sendable {
+    var plan: ReplicaPlan?
+}
+
+/// A job's record while its export runs on another thread.
+private final class JobBox: @unchecked Sendable {
+    var record: JobRecord
+    init(record: JobRecord) { self.record = record }
+}
+
+/// One replica export: snapshot, write, register, publish.
+struct ExportWork: Sendable {
+    let store: FeatureStore
+    let files: ResultFiles
+    let plan: ReplicaPlan
+    let serviceURL: String
+    let serviceJSON: JSONValue
+    let layerJSON: [Int: JSONValue]
+    let resultBase: String
+    let reservedName: String
+
+    /// Writes the result file, registers the replica, then publishes the file.
+    func toFile(phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, String) {
+        defer { store.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
+        let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
+        let temporary = try files.temporaryPath(for: name)
+        do {
+            var definition: ReplicaDefinition
+            switch plan.dataFormat {
+            case .sqlite:
+                (definition, _) = try store.exportReplica(plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
+                                                          serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+            case .json:
+                FileManager.default.createFile(atPath: temporary, contents: nil)
+                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
+                defer { try? handle.close() }
+                let urls = attachmentURLs
+                (definition, _) = try store.exportReplica(plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
+                                                          serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+                try handle.synchronize()
+            }
+            if definition.isRegistered {
+                definition = try store.registerReplica(definition)
+                if definition.name != plan.definition.name, plan.dataFormat == .sqlite {
+                    try ReplicaFile.setReplicaName(definition.name, in: temporary)
+                }
+            }
+            try files.publish(name)
+            return (definition, name)
+        } catch {
+            files.discard(name)
+            throw error
+        }
+    }
+
+    /// The embedded JSON document, registered before it is returned.
+    func toMemory() throws -> [UInt8] {
+        defer { store.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
+        var bytes: [UInt8] = []
+        let (definition, _) = try store.exportReplica(plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
+                                                      serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
+        if definition.isRegistered { try store.registerReplica(definition) }
+        return bytes
+    }
+
+    /// Attachment links for JSON replicas asked with `returnAttachmentsDataByUrl` (the default).
+    private var attachmentURLs: ((Int, Int64, Int64) -> String)? {
+        guard plan.returnAttachmentsDataByUrl else { return nil }
+        let base = serviceURL
+        return { layer, objectId, attachmentId in "\(base)/\(layer)/\(objectId)/attachments/\(attachmentId)" }
+    }
+}

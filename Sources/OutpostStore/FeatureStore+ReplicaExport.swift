@@ -1,0 +1,323 @@
+import Foundation
+import GRDB
+import OutpostGeoPackage
+import OutpostGeometry
+import OutpostSQLite
+import OutpostSync
+import OutpostWire
+
+/// Where and how a replica's data goes.
+public enum ReplicaOutput {
+    /// A replica file (GeoPackage) at `path`, which must not exist yet.
+    case geoPackage(path: String)
+    /// The replica document as JSON, handed to `write` in pieces of about a megabyte.
+    /// `attachmentURL(layer, objectId, attachmentId)` names attachments sent by URL; nil
+    /// embeds their bytes as base64.
+    case json(write: ([UInt8]) throws -> Void, attachmentURL: ((Int, Int64, Int64) -> String)?)
+}
+
+/// How many rows a snapshot exported.
+public struct ReplicaExportCounts: Sendable, Equatable {
+    public var features = 0
+    public var attachments = 0
+}
+
+/// The rows of one replica layer: a `FROM … WHERE …` over the layer table aliased `t`.
+struct ReplicaLayerSelection {
+    var layer: StoredLayer
+    var replicaLayer: ReplicaLayer
+    var from: String
+    var arguments: [DatabaseValue]
+}
+
+extension FeatureStore {
+    /// Checks what a plan needs from the store before any work: known spatial references.
+    public func validate(_ plan: ReplicaPlan) throws {
+        try pool.read { db in
+            let target = plan.definition.spatialReference
+            guard try Self.isKnownSRID(target.epsg, db: db) else {
+                throw ArcGISError.invalidParameter("replicaSR", "unknown spatial reference \(target.wkid)")
+            }
+            if plan.definition.geometry != nil {
+                guard try Self.isKnownSRID(plan.definition.geometrySpatialReference.epsg, db: db) else {
+                    throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(plan.definition.geometrySpatialReference.wkid)")
+                }
+            }
+        }
+    }
+
+    /// Takes one consistent snapshot of the replica's rows and writes it to `output`.
+    ///
+    /// The snapshot is a single read transaction: the generation it reports is the newest one
+    /// committed when the transaction began, and every row it exports is as of that moment.
+    /// An edit committed concurrently is therefore either in the snapshot with a generation
+    /// ≤ the reported one, or later than it, and comes with the next sync — never lost
+    /// between the two. Returns the definition stamped with that generation.
+    public func exportReplica(_ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue,
+                              layerJSON: [Int: JSONValue], phase: (JobStatus) -> Void = { _ in }) throws -> (ReplicaDefinition, ReplicaExportCounts)
+    {
+        let service = try self.service(named: plan.definition.serviceName)
+        let directory = self.directory
+        return try pool.read { db in
+            var definition = plan.definition
+            definition.setGeneration(try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0)
+            let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, db: db) }
+            phase(.exportingData)
+            var counts = ReplicaExportCounts()
+            switch output {
+            case .geoPackage(let path):
+                let systems = try Self.geoPackageSpatialReferences([definition.spatialReference.epsg, 4326], db: db)
+                let writer = try ReplicaFileWriter(path: path, replica: definition, serviceURL: serviceURL, serviceJSON: serviceJSON,
+                                                   spatialReferences: systems)
+                do {
+                    for selection in selections {
+                        let layer = selection.layer
+                        let withAttachments = layer.definition.hasAttachments && definition.attachmentsSyncDirection != .none
+                        let layerWriter = try writer.beginLayer(ReplicaFileLayer(
+                            definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
+                            replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
+                        try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db) { values, geometry in
+                            try layerWriter.insert(values: values, geometry: geometry)
+                        }
+                        if withAttachments && definition.returnAttachments {
+                            try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
+                                try layerWriter.insertAttachment(attachmentId: attachment.id, globalId: attachment.globalId,
+                                                                 parentGlobalId: attachment.parentGlobalId, name: attachment.name,
+                                                                 contentType: attachment.contentType, keywords: attachment.keywords,
+                                                                 data: try attachment.data())
+                            }
+                        }
+                        try layerWriter.finish()
+                        counts.features += layerWriter.featureCount
+                        counts.attachments += layerWriter.attachmentCount
+                    }
+                    try writer.finish()
+                } catch {
+                    writer.abandon()
+                    throw error
+                }
+            case .json(let write, let attachmentURL):
+                var w = JSONWriter(reserve: 1 << 20)
+                func flushIfLarge() throws { if w.bytes.count >= 1 << 20 { try write(w.takeBytes()) } }
+                w.beginObject()
+                w.member("replicaName", definition.name)
+                w.member("replicaID", definition.id)
+                var generations = JSONObject()
+                definition.generationMembers(into: &generations)
+                for (key, value) in generations { w.member(key, value) }
+                w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
+                w.member("responseType", ReplicaResponseType.data.rawValue)
+                w.member("syncModel", definition.syncModel.rawValue)
+                w.member("targetType", definition.targetType.rawValue)
+                w.key("layers"); w.beginArray()
+                for selection in selections {
+                    let layer = selection.layer.definition
+                    w.beginObject()
+                    w.member("id", layer.id)
+                    if let geometryType = layer.geometryType {
+                        w.member("geometryType", geometryType.rawValue)
+                        w.member("spatialReference", definition.spatialReference.json)
+                    }
+                    w.key("features"); w.beginArray()
+                    let fields = layer.fields
+                    try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db) { values, geometry in
+                        w.beginObject()
+                        w.key("attributes"); w.beginObject()
+                        for (field, value) in zip(fields, values) { w.member(field.name, Self.jsonValue(value)) }
+                        w.endObject()
+                        if let geometry {
+                            w.key("geometry")
+                            var esri = Geometry(ogc: geometry)
+                            if layer.geometryType == .multipoint, case .point(let p) = esri { esri = .multipoint([p]) }
+                            esri.writeEsriJSON(to: &w)
+                        }
+                        w.endObject()
+                        counts.features += 1
+                        try flushIfLarge()
+                    }
+                    w.endArray()
+                    if layer.hasAttachments && definition.returnAttachments {
+                        w.key("attachments"); w.beginArray()
+                        try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
+                            w.beginObject()
+                            w.member("attachmentId", attachment.id)
+                            w.member("globalId", attachment.globalId)
+                            w.member("parentGlobalId", attachment.parentGlobalId)
+                            w.member("parentObjectId", attachment.parentObjectId)
+                            w.member("contentType", attachment.contentType)
+                            w.member("size", attachment.size)
+                            w.member("name", attachment.name)
+                            if let attachmentURL {
+                                w.member("url", attachmentURL(layer.id, attachment.parentObjectId, attachment.id))
+                            } else {
+                                w.member("data", try attachment.data().base64EncodedString())
+                            }
+                            w.endObject()
+                            counts.attachments += 1
+                            try flushIfLarge()
+                        }
+                        w.endArray()
+                    }
+                    w.endObject()
+                }
+                w.endArray()
+                w.endObject()
+                try write(w.takeBytes())
+            }
+            return (definition, counts)
+        }
+    }
+
+    /// The SQL selecting a replica layer's rows (§4.3): `all` takes every row; `useFilter` the
+    /// layer's `where` and, with `useGeometry`, the rows intersecting the replica geometry
+    /// (tables have no geometry to test); `none` takes no rows unless `includeRelated`, which
+    /// takes the rows related to the selected rows of origin layers in the replica.
+    static func selection(for replicaLayer: ReplicaLayer, of replica: ReplicaDefinition, service: StoredService,
+                          db: Database) throws -> ReplicaLayerSelection
+    {
+        guard let layer = service.layers.first(where: { $0.definition.id == replicaLayer.layerId }) else {
+            throw StoreError.layerNotFound(service: service.definition.name, layer: replicaLayer.layerId)
+        }
+        var (conditions, arguments, join) = try filter(for: replicaLayer, layer: layer, replica: replica, alias: "t", useIndex: true, db: db)
+        if replicaLayer.queryOption == .none {
+            if replicaLayer.includeRelated {
+                var related: [String] = []
+                for relationship in layer.definition.relationships where relationship.role == .destination {
+                    guard let origin = service.layers.first(where: { $0.definition.id == relationship.relatedTableId }),
+                        let originReplicaLayer = replica.layer(id: origin.definition.id), originReplicaLayer.queryOption != .none,
+                        let originKey = origin.definition.relationships.first(where: {
+                            $0.relatedTableId == layer.definition.id && $0.role == .origin
+                        })?.keyField
+                    else { continue }
+                    let (originConditions, originArguments, _) = try filter(for: originReplicaLayer, layer: origin, replica: replica,
+                                                                            alias: "o", useIndex: false, db: db)
+                    let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
+                    related.append("t.\(relationship.keyField.quotedDatabaseIdentifier) IN (SELECT o.\(originKey.quotedDatabaseIdentifier) FROM \(origin.tableName.quotedDatabaseIdentifier) o\(whereSQL))")
+                    arguments.append(contentsOf: originArguments)
+                }
+                conditions = [related.isEmpty ? "0" : "(" + related.joined(separator: " OR ") + ")"]
+            } else {
+                conditions = ["0"]
+            }
+            join = ""
+        }
+        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return ReplicaLayerSelection(layer: layer, replicaLayer: replicaLayer,
+                                     from: " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join)\(whereSQL)", arguments: arguments)
+    }
+
+    /// The `useFilter` conditions of a layer (none for `all`).
+    private static func filter(for replicaLayer: ReplicaLayer, layer: StoredLayer, replica: ReplicaDefinition, alias: String,
+                               useIndex: Bool, db: Database) throws -> (conditions: [String], arguments: [DatabaseValue], join: String)
+    {
+        guard replicaLayer.queryOption == .useFilter else { return ([], [], "") }
+        var conditions: [String] = []
+        var arguments: [DatabaseValue] = []
+        var join = ""
+        if let text = replicaLayer.whereClause {
+            let fragment = try WhereCompiler.compile(where: text, columns: resolver(for: layer.definition, alias: alias))
+            conditions.append(fragment.sql)
+            arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
+        }
+        if replicaLayer.useGeometry, layer.isSpatial, let geometry = replica.geometry {
+            var w = JSONWriter()
+            geometry.writeEsriJSON(to: &w)
+            let spatial = QueryGeometry(text: w.string, geometryType: nil, inSR: replica.geometrySpatialReference)
+            let filter = try spatialFilter(spatial, relationship: .intersects, layer: layer, db: db, alias: alias)
+            if filter.isEmptyResult {
+                conditions.append("0")
+            } else {
+                if filter.useIndex && useIndex {
+                    let oid = "\(alias).\(layer.definition.objectIdField.quotedDatabaseIdentifier)"
+                    join = " JOIN \(layer.spatialIndexTable.quotedDatabaseIdentifier) r ON r.pkid = \(oid)"
+                    conditions.append("r.xmin <= ? AND r.xmax >= ? AND r.ymin <= ? AND r.ymax >= ?")
+                    arguments.append(contentsOf: [filter.bbox.xmax, filter.bbox.xmin, filter.bbox.ymax, filter.bbox.ymin].map(\.databaseValue))
+                }
+                conditions.append(filter.predicate)
+                arguments.append(contentsOf: filter.arguments)
+            }
+        }
+        return (conditions, arguments, join)
+    }
+
+    /// Calls `body` with every selected row: values aligned with the layer's fields (as
+    /// stored) and the geometry in `spatialReference`.
+    static func forEachFeature(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, db: Database,
+                               _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws
+    {
+        let layer = selection.layer
+        var columns = layer.definition.fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
+        if layer.isSpatial {
+            let target = spatialReference.epsg
+            columns.append(target == layer.srid ? "t.shape" : "ST_Transform(t.shape, \(target), NULL, 'EPSG:\(layer.srid)', 'EPSG:\(target)')")
+        }
+        let oid = "t.\(layer.definition.objectIdField.quotedDatabaseIdentifier)"
+        let statement = try db.makeStatement(sql: "SELECT \(columns.joined(separator: ", "))\(selection.from) ORDER BY \(oid)")
+        let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments))
+        let fieldCount = layer.definition.fields.count
+        var values = [DatabaseValue](repeating: .null, count: fieldCount)
+        while try reader.step(db: db) {
+            for index in 0..<fieldCount { values[index] = reader.value(Int32(index)) }
+            var geometry: OGCGeometry?
+            if layer.isSpatial, let blob = reader.bytes(Int32(fieldCount)), !blob.isEmpty {
+                geometry = try SpatiaLiteBlob.decode(blob)
+            }
+            try body(values, geometry)
+        }
+    }
+
+    struct ExportedAttachment {
+        var id: Int64
+        var globalId: String
+        var parentGlobalId: String
+        var parentObjectId: Int64
+        var name: String
+        var contentType: String
+        var keywords: String
+        var size: Int64
+        var path: String?
+        var bytes: Data?
+
+        func data() throws -> Data {
+            if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
+            return bytes ?? Data()
+        }
+    }
+
+    /// Calls `body` with the attachments of the selected rows, in attachment id order.
+    static func forEachAttachment(_ selection: ReplicaLayerSelection, directory: String, db: Database,
+                                  _ body: (ExportedAttachment) throws -> Void) throws
+    {
+        let layer = selection.layer
+        let gid = layer.definition.globalIdField.quotedDatabaseIdentifier
+        let oid = layer.definition.objectIdField.quotedDatabaseIdentifier
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, p.\(oid), a.ATT_NAME, a.CONTENT_TYPE, a.KEYWORDS, a.DATA_SIZE,
+                   a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+            FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+            JOIN \(layer.tableName.quotedDatabaseIdentifier) p ON p.\(gid) = a.REL_GLOBALID
+            WHERE a.REL_GLOBALID IN (SELECT t.\(gid)\(selection.from))
+            ORDER BY a.ATTACHMENTID
+            """, arguments: StatementArguments(selection.arguments))
+        while let row = try rows.next() {
+            let path: String? = row[8]
+            try body(ExportedAttachment(id: row[0], globalId: row[1], parentGlobalId: row[2], parentObjectId: row[3], name: row[4],
+                                        contentType: row[5], keywords: row[6] ?? "", size: row[7],
+                                        path: path.map { (directory as NSString).appendingPathComponent($0) }, bytes: row[9]))
+        }
+    }
+
+    /// The spatial reference systems a GeoPackage needs, from SpatiaLite's EPSG table.
+    static func geoPackageSpatialReferences(_ codes: [Int], db: Database) throws -> [GeoPackageSpatialReference] {
+        var result: [GeoPackageSpatialReference] = []
+        for code in Set(codes) {
+            guard let row = try Row.fetchOne(db, sql: "SELECT ref_sys_name, auth_name, auth_srid, srtext FROM spatial_ref_sys WHERE srid = ?",
+                                             arguments: [code]) else { continue }
+            let wkt: String = row["srtext"] ?? "undefined"
+            result.append(GeoPackageSpatialReference(srsId: code, name: row["ref_sys_name"] ?? "EPSG:\(code)",
+                                                     organization: (row["auth_name"] as String?)?.uppercased() ?? "EPSG",
+                                                     code: row["auth_srid"] ?? code, definition: wkt.isEmpty ? "undefined" : wkt))
+        }
+        return result
+    }
+}

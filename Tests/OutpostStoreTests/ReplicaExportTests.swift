@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+import OutpostGeoPackage
+import OutpostGeometry
+import OutpostSync
+import OutpostWire
+import Synchronization
+import Testing
+@testable import OutpostStore
+
+@Suite struct ReplicaExportTests {
+    func plan(layers: String = "0", extra: [(String, String)] = [], service: ServiceDefinition) throws -> ReplicaPlan {
+        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", layers)] + extra))
+        return try ReplicaPlanner.plan(request, service: service, replicaId: GlobalID.make(), owner: "", takenNames: [], now: 0)
+    }
+
+    /// A replica is one snapshot: with edits committing all the while, every feature whose
+    /// generation is ≤ the one reported is in the replica, and no later one is.
+    @Test func concurrentEditsAreEitherInTheSnapshotOrAfterIt() throws {
+        let store = try makeTemporaryStore()
+        let service = try store.createService(pointLayerService(name: "Live"))
+        try store.insert((0..<500).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0))],
+                                                     geometry: .point(Point(x: Double($0 % 50), y: Double($0 / 50)))) },
+                         service: "Live", layer: 0)
+        let stop = StopFlag()
+        let editor = Thread {
+            var n = 0
+            while !stop.value.load(ordering: .relaxed) {
+                n += 1
+                _ = try? store.applyEdits(service: "Live", edits: [LayerEdits(layerId: 0, adds: [
+                    EditFeature(attributes: ["label": .string("new\(n)")], geometry: ["x": 1, "y": 1]),
+                ])], options: EditOptions())
+            }
+        }
+        editor.start()
+        defer { stop.value.store(true, ordering: .relaxed) }
+        let replicaPlan = try plan(service: service.definition)
+        for _ in 0..<15 {
+            var bytes: [UInt8] = []
+            let (definition, counts) = try store.exportReplica(replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
+                                                               serviceURL: "", serviceJSON: .null, layerJSON: [:])
+            let document = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
+            let exported = Set(document["layers"]?.arrayValue?.first?["features"]?.arrayValue?.compactMap { $0["attributes"]?["OBJECTID"]?.int64Value } ?? [])
+            #expect(exported.count == counts.features)
+            let generation = definition.layers[0].serverGen
+            let expected = try store.read { db throws in
+                Set(try Int64.fetchAll(db, sql: "SELECT OBJECTID FROM f_live_0 WHERE outpost_created_gen <= ?", arguments: [generation]))
+            }
+            #expect(exported == expected, "generation \(generation): \(exported.symmetricDifference(expected).count) features differ")
+        }
+        stop.value.store(true, ordering: .relaxed)
+        #expect(try store.currentGeneration() > 2, "the editor committed while replicas were made")
+    }
+
+    @Test func whereAndGeometryFiltersMatchTheQueryEngine() throws {
+        let store = try makeTemporaryStore()
+        let service = try store.createService(pointLayerService(name: "F"))
+        try store.insert((0..<400).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0 % 10))],
+                                                     geometry: .point(Point(x: Double($0 % 20), y: Double($0 / 20)))) },
+                         service: "F", layer: 0)
+        let replicaPlan = try plan(extra: [("geometry", "2,2,9.5,7"), ("layerQueries", #"{"0":{"where":"value IN (1, 3) AND label LIKE 'p%'"}}"#)],
+                                   service: service.definition)
+        let path = NSTemporaryDirectory() + "filters-\(UUID().uuidString).gpkg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (_, counts) = try store.exportReplica(replicaPlan, to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:])
+        var query = LayerQuery()
+        query.whereClause = "value IN (1, 3) AND label LIKE 'p%'"
+        query.geometry = QueryGeometry(text: "2,2,9.5,7", geometryType: .envelope, inSR: nil)
+        query.returnIdsOnly = true
+        guard case .objectIds(let ids) = try store.query(query, service: "F", layer: 0) else { Issue.record("no ids"); return }
+        #expect(counts.features == ids.count && !ids.isEmpty)
+        let inFile = try ReplicaFile.open(path, readonly: true).read { db in try Int64.fetchAll(db, sql: "SELECT OBJECTID FROM Points ORDER BY 1") }
+        #expect(inFile == ids)
+    }
+
+    @Test func registryRoundTripsADefinition() throws {
+        let store = try makeTemporaryStore()
+        let service = try store.createService(pointLayerService(name: "R"))
+        var definition = try plan(extra: [("geometry", #"{"rings":[[[0,0],[0,5],[5,5],[0,0]]]}"#), ("geometryType", "esriGeometryPolygon"),
+                                          ("replicaName", "round"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "upload")],
+                                  service: service.definition).definition
+        definition.setGeneration(3)
+        let stored = try store.registerReplica(definition)
+        #expect(try store.replica(service: "r", id: definition.id.lowercased()) == stored)
+        #expect(stored == definition)
+        #expect(try store.unregisterReplica(service: "R", id: definition.id))
+        #expect(try store.replica(service: "R", id: definition.id) == nil)
+    }
+}
+
+final class StopFlag: Sendable {
+    let value = Atomic(false)
+}
