@@ -74,7 +74,7 @@ public final class ReplicaFileWriter {
             GeoPackageSchema.registerFunctions(db)
             // A crash mid-write leaves only a temporary file that is never served, so the
             // bulk load needs no journal; the finished file uses the default rollback journal.
-            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32768")
+            try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
         }
         queue = try DatabaseQueue(path: path, configuration: configuration)
         self.replica = replica

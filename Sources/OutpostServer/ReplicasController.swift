@@ -173,7 +173,8 @@ struct ReplicasController: Sendable {
 
     func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let serviceName = try context.serviceName()
-        let id = context.parameters.get("replica") ?? ""
+        // Path parameters arrive percent-encoded (`%7B…%7D` for the braces clients send).
+        let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
         guard let replica = try store.replica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
         return RESTResponse.json(replica.infoJSON, parameters: p)
     }

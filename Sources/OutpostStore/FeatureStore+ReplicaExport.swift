@@ -58,7 +58,15 @@ extension FeatureStore {
     {
         let service = try self.service(named: plan.definition.serviceName)
         let directory = self.directory
+        // Give the memory of a large export back to the system: exports run on pool threads
+        // whose malloc arenas would otherwise keep their peak (glibc).
+        defer { Self.releaseFreeMemory() }
         return try pool.read { db in
+            // A snapshot scans each table once: a large page cache buys nothing and would
+            // stay filled on this pooled connection.
+            let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -65536
+            try db.execute(sql: "PRAGMA cache_size = -4096")
+            defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             var definition = plan.definition
             definition.setGeneration(try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0)
             let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, db: db) }
@@ -307,6 +315,12 @@ extension FeatureStore {
         }
     }
 
+    static func releaseFreeMemory() {
+        #if os(Linux)
+        _ = outpostMallocTrim(0)
+        #endif
+    }
+
     /// The spatial reference systems a GeoPackage needs, from SpatiaLite's EPSG table.
     static func geoPackageSpatialReferences(_ codes: [Int], db: Database) throws -> [GeoPackageSpatialReference] {
         var result: [GeoPackageSpatialReference] = []
@@ -321,3 +335,9 @@ extension FeatureStore {
         return result
     }
 }
+
+#if os(Linux)
+/// glibc's `malloc_trim` (declared in malloc.h, which Swift's Glibc module does not export).
+@_silgen_name("malloc_trim")
+private func outpostMallocTrim(_ pad: Int) -> Int32
+#endif

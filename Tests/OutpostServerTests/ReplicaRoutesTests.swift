@@ -67,6 +67,7 @@ func path(of url: String) -> String {
 
             let list = try await get(client, "\(serviceURL)/replicas?f=json")
             #expect(list == [["replicaName": "berlin", "replicaID": .string(id)]])
+            #expect(try await get(client, "\(serviceURL)/replicas/\(FormURLEncoding.percentEncode(id))?f=json")["replicaID"] == .string(id))
             let info = try await get(client, "\(serviceURL)/replicas/\(id)?f=json")
             #expect(info["replicaName"] == "berlin" && info["syncModel"] == "perLayer" && info["replicaOwner"] == "")
             #expect(info["attachmentsSyncDirection"] == "bidirectional" && info["returnAttachments"] == true)
