@@ -326,6 +326,17 @@ public final class ReplicaLayerWriter {
     /// Adds a feature. `values` are aligned with the layer's fields (OBJECTID included) as the
     /// server stores them: dates as epoch milliseconds, which become DATETIME text here.
     public func insert(values: [DatabaseValue], geometry: OGCGeometry?) throws {
+        try queue.inDatabase { db in try insert(values: values, geometry: geometry, db: db) }
+    }
+
+    /// Adds many features through one database access: `produce` calls `insert` per row.
+    public func insertAll(_ produce: (_ insert: ([DatabaseValue], OGCGeometry?) throws -> Void) throws -> Void) throws {
+        try queue.inDatabase { db in
+            try produce { values, geometry in try insert(values: values, geometry: geometry, db: db) }
+        }
+    }
+
+    private func insert(values: [DatabaseValue], geometry: OGCGeometry?, db: Database) throws {
         precondition(values.count == layer.definition.fields.count, "one value per field")
         for index in values.indices { row[index] = values[index] }
         for index in dateColumns {
@@ -344,7 +355,7 @@ public final class ReplicaLayerWriter {
             }
         }
         guard let insertFeature else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "layer \(table) is finished") }
-        try queue.inDatabase { db in try insertFeature.execute(row, db: db) }
+        try insertFeature.execute(row, db: db)
         featureCount += 1
     }
 

@@ -10,7 +10,10 @@ extension RTreeBulkLoader {
         guard nodeSize > 28 else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "unexpected R*Tree node size \(nodeSize) for \(table)")
         }
-        let tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
+        var tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
+        // In rowid order the `_rowid` inserts are appends; in the tree's spatial order each
+        // one is a random B-tree descent.
+        tree.rowids.sort { $0.rowid < $1.rowid }
         try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")

@@ -84,8 +84,8 @@ extension FeatureStore {
                         let layerWriter = try writer.beginLayer(ReplicaFileLayer(
                             definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
                             replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
-                        try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db) { values, geometry in
-                            try layerWriter.insert(values: values, geometry: geometry)
+                        try layerWriter.insertAll { insert in
+                            try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db, insert)
                         }
                         if withAttachments && definition.returnAttachments {
                             try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
