@@ -75,7 +75,10 @@ struct ReplicasController: Sendable {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
             let job = JobRecord(id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
                                 replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now)
-            try store.saveJob(job)
+            do { try store.saveJob(job) } catch {
+                store.releaseReplicaName(reserved, service: serviceName)
+                throw error
+            }
             let logger = self.logger
             runner.submit {
                 await Self.run(job: job, export: export, logger: logger)

@@ -102,7 +102,6 @@ public enum ReplicaPlanner {
         }
 
         // Attachments (§4.5).
-        let hasAttachments = layerIds.contains { service.layer(id: $0)?.hasAttachments == true }
         let returnAttachments = request.returnAttachments
         let attachmentsDirection: AttachmentsSyncDirection
         switch (returnAttachments, request.attachmentsSyncDirection) {
@@ -114,7 +113,6 @@ public enum ReplicaPlanner {
             throw .invalidParameter("attachmentsSyncDirection",
                                     "\(direction.rawValue) cannot be combined with returnAttachments=\(sent): with returnAttachments=true use bidirectional or upload, with false use none or upload")
         }
-        _ = hasAttachments
 
         // Directions (§4.2, §9.5).
         var syncDirection: SyncDirection

@@ -187,7 +187,7 @@ public struct CreateReplicaRequest: Sendable, Equatable {
         for (name, member) in object {
             switch name.lowercased() {
             case "registerexistingdata":
-                asksToRegister = try lenientBool(member, "replicaOptions.registerExistingData")
+                asksToRegister = try lenientBool(member, "registerExistingData", parameter: "replicaOptions")
             case "refreplicaid":
                 guard let text = member.stringValue, let id = GlobalID.normalize(text) else {
                     throw .invalidParameter("replicaOptions", "refReplicaId must be a replica id (a GUID)")
@@ -235,7 +235,7 @@ public struct CreateReplicaRequest: Sendable, Equatable {
         return gens
     }
 
-    static func lenientBool(_ value: JSONValue, _ what: String) throws(ArcGISError) -> Bool {
+    static func lenientBool(_ value: JSONValue, _ what: String, parameter: String = "layerQueries") throws(ArcGISError) -> Bool {
         switch value {
         case .bool(let b): return b
         case .int(let i) where i == 0 || i == 1: return i == 1
@@ -247,6 +247,6 @@ public struct CreateReplicaRequest: Sendable, Equatable {
             }
         default: break
         }
-        throw .invalidParameter("layerQueries", "\(what) must be true or false")
+        throw .invalidParameter(parameter, "\(what) must be true or false")
     }
 }

@@ -2,15 +2,21 @@
 /// (§15 of the sync reference). Raw values are the spellings Outpost writes; parsing is
 /// case-insensitive and accepts the spellings real clients send.
 
-/// How a replica's generations are kept: one for the whole replica, one per layer, or none
-/// (an export that registers nothing).
-public enum SyncModel: String, Sendable, Equatable, CaseIterable {
-    case perReplica, perLayer, none
+/// An enumeration whose wire spellings are matched ignoring case, as clients vary.
+public protocol LenientlyNamed: RawRepresentable, CaseIterable where RawValue == String {}
 
+extension LenientlyNamed {
     public init?(lenient text: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else { return nil }
+        let lowered = text.lowercased()
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == lowered }) else { return nil }
         self = match
     }
+}
+
+/// How a replica's generations are kept: one for the whole replica, one per layer, or none
+/// (an export that registers nothing).
+public enum SyncModel: String, Sendable, Equatable, CaseIterable, LenientlyNamed {
+    case perReplica, perLayer, none
 }
 
 /// Whether a result comes inline or as a file to download.
@@ -38,13 +44,8 @@ public enum ReplicaResponseType: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Direction of a replica (at creation) or of one sync.
-public enum SyncDirection: String, Sendable, Equatable, CaseIterable {
+public enum SyncDirection: String, Sendable, Equatable, CaseIterable, LenientlyNamed {
     case bidirectional, upload, download, snapshot
-
-    public init?(lenient text: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else { return nil }
-        self = match
-    }
 
     /// Whether edits sent by the client are applied.
     public var uploads: Bool { self == .bidirectional || self == .upload }
@@ -53,23 +54,13 @@ public enum SyncDirection: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Which way attachments travel, fixed when the replica is created (§4.5).
-public enum AttachmentsSyncDirection: String, Sendable, Equatable, CaseIterable {
+public enum AttachmentsSyncDirection: String, Sendable, Equatable, CaseIterable, LenientlyNamed {
     case none, upload, bidirectional
-
-    public init?(lenient text: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else { return nil }
-        self = match
-    }
 }
 
 /// A replica kept by a client app, or by another feature service.
-public enum ReplicaTargetType: String, Sendable, Equatable, CaseIterable {
+public enum ReplicaTargetType: String, Sendable, Equatable, CaseIterable, LenientlyNamed {
     case client, server
-
-    public init?(lenient text: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else { return nil }
-        self = match
-    }
 }
 
 /// The format of replica data.
@@ -97,18 +88,13 @@ public enum ReplicaDataFormat: String, Sendable, Equatable, CaseIterable {
 }
 
 /// Which rows of a layer a replica takes (`layerQueries.queryOption`, §4.3).
-public enum ReplicaQueryOption: String, Sendable, Equatable, CaseIterable {
+public enum ReplicaQueryOption: String, Sendable, Equatable, CaseIterable, LenientlyNamed {
     /// Schema only (rows related to other layers' rows when `includeRelated`).
     case none
     /// The layer's `where` and, with `useGeometry`, the replica geometry.
     case useFilter
     /// Every row.
     case all
-
-    public init?(lenient text: String) {
-        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == text.lowercased() }) else { return nil }
-        self = match
-    }
 }
 
 /// The status of an asynchronous job (§7.3).
