@@ -23,6 +23,26 @@ import Testing
     }
 }
 
+/// Runs GDAL's validate_gpkg.py (python3-gdal, installed by scripts/setup.sh) on a file.
+/// Outside CI a machine without GDAL skips the check; in CI its absence is a failure.
+func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let validator = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py"
+    guard FileManager.default.fileExists(atPath: validator) else {
+        if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("validate_gpkg.py is missing", sourceLocation: sourceLocation) }
+        return
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = [validator, path]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0, "validate_gpkg.py: \(text)", sourceLocation: sourceLocation)
+}
+
 @Suite struct ReplicaFileWriterTests {
     static let points = LayerDefinition(
         id: 2, name: "Trees", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
@@ -56,6 +76,7 @@ import Testing
     @Test func recordsTheReplicaAndItsLayers() throws {
         let path = try writeReplica(rows: 3)
         defer { try? FileManager.default.removeItem(atPath: path) }
+        try expectValidGeoPackage(path)
         let info = try ReplicaFile.info(path)
         #expect(info.replicaId == "{11111111-2222-4333-8444-555555555555}")
         #expect(info.syncModel == .perLayer && info.attachmentsSyncDirection == .bidirectional)
@@ -120,6 +141,7 @@ import Testing
             try db.execute(sql: "UPDATE outpost_sync_replica SET applying_server_changes = 0")
         }
         #expect(try ReplicaFile.info(path).pendingChanges == 4)
+        try expectValidGeoPackage(path)
     }
 
     @Test func refusesFilesThatAreNotReplicas() throws {

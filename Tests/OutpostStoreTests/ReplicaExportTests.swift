@@ -73,6 +73,39 @@ import Testing
         #expect(inFile == ids)
     }
 
+    @Test func useGeometryFalseIgnoresTheReplicaGeometry() throws {
+        let store = try makeTemporaryStore()
+        let service = try store.createService(pointLayerService(name: "G"))
+        try store.insert((0..<100).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
+                         service: "G", layer: 0)
+        func exported(_ layerQueries: String) throws -> Int {
+            let replicaPlan = try plan(extra: [("geometry", "0,-1,9.5,1"), ("layerQueries", layerQueries)], service: service.definition)
+            return try store.exportReplica(replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+                                           layerJSON: [:]).1.features
+        }
+        #expect(try exported(#"{"0":{"useGeometry":true}}"#) == 10)
+        #expect(try exported(#"{"0":{"useGeometry":false}}"#) == 100)
+        #expect(try exported(#"{"0":{"useGeometry":false,"where":"value < 50"}}"#) == 50)
+        #expect(try exported(#"{"0":{"queryOption":"all","where":"value < 50"}}"#) == 100)
+        #expect(try exported(#"{"0":{"queryOption":"none"}}"#) == 0)
+    }
+
+    @Test func aRestartFailsTheJobsItInterrupted() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("jobs-\(UUID().uuidString)").path
+        let store = try FeatureStore(dataDirectory: directory)
+        let running = try JobRecord(id: "j1", serviceName: "S", kind: .createReplica, replicaId: "{R}", replicaName: "r", submittedAt: 1)
+            .applying(.started, at: 2).applying(.phase(.exportingData), at: 3)
+        let done = try JobRecord(id: "j2", serviceName: "S", kind: .createReplica, replicaId: "{R}", replicaName: "r", submittedAt: 1)
+            .applying(.started, at: 2).applying(.succeeded(resultFile: "x.json"), at: 3)
+        try store.saveJob(running)
+        try store.saveJob(done)
+        let reopened = try FeatureStore(dataDirectory: directory)
+        #expect(try reopened.failUnfinishedJobs(now: 10) == 1)
+        #expect(try reopened.job(id: "j1")?.status == .failed)
+        #expect(try reopened.job(id: "j1")?.error?.details.first?.contains("restarted") == true)
+        #expect(try reopened.job(id: "j2") == done)
+    }
+
     @Test func registryRoundTripsADefinition() throws {
         let store = try makeTemporaryStore()
         let service = try store.createService(pointLayerService(name: "R"))
