@@ -323,13 +323,9 @@ public final class ReplicaLayerWriter {
         }
     }
 
-    /// Adds a feature. `values` are aligned with the layer's fields (OBJECTID included) as the
-    /// server stores them: dates as epoch milliseconds, which become DATETIME text here.
-    public func insert(values: [DatabaseValue], geometry: OGCGeometry?) throws {
-        try queue.inDatabase { db in try insert(values: values, geometry: geometry, db: db) }
-    }
-
-    /// Adds many features through one database access: `produce` calls `insert` per row.
+    /// Adds features through one database access: `produce` calls `insert` once per feature,
+    /// with values aligned with the layer's fields (OBJECTID included) as the server stores
+    /// them — dates as epoch milliseconds, which become DATETIME text here.
     public func insertAll(_ produce: (_ insert: ([DatabaseValue], OGCGeometry?) throws -> Void) throws -> Void) throws {
         try queue.inDatabase { db in
             try produce { values, geometry in try insert(values: values, geometry: geometry, db: db) }

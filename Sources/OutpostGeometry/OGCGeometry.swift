@@ -68,6 +68,13 @@ extension Geometry {
         case .multiPolygon(let polygons): self = .polygon(RingOrientation.esriRings(fromOGCPolygons: polygons))
         }
     }
+
+    /// The Esri form of a geometry read from a layer of type `layerType`: a multipoint column
+    /// read back with one point stays a multipoint.
+    public init(ogc: OGCGeometry, layerType: EsriGeometryType?) {
+        self.init(ogc: ogc)
+        if layerType == .multipoint, case .point(let p) = self { self = .multipoint([p]) }
+    }
 }
 
 extension EsriGeometryType {

@@ -118,10 +118,7 @@ enum FeatureSetWriter {
         w.endObject()
         if let geometry = feature.geometry {
             w.key("geometry")
-            var esri = Geometry(ogc: geometry)
-            // A multipoint column read back with one point stays a multipoint.
-            if geometryType == .multipoint, case .point(let p) = esri { esri = .multipoint([p]) }
-            esri.writeEsriJSON(to: &w)
+            Geometry(ogc: geometry, layerType: geometryType).writeEsriJSON(to: &w)
         } else if geometryType != nil {
             // ArcGIS omits the key when returnGeometry=false; a null geometry is written as null.
         }

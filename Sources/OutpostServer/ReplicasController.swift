@@ -62,11 +62,15 @@ struct ReplicasController: Sendable {
         }
 
         let base = serviceURL(request, service: serviceName)
-        let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
+        // A replica file keeps the service and layer resources as served; JSON replicas do not.
+        var serviceJSON: JSONValue = .null
         var layerJSON: [Int: JSONValue] = [:]
-        for layer in service.layers where plan.definition.layer(id: layer.definition.id) != nil {
-            let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
-            layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
+        if plan.dataFormat == .sqlite {
+            serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
+            for layer in service.layers where plan.definition.layer(id: layer.definition.id) != nil {
+                let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
+                layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
+            }
         }
         let export = ExportWork(store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
                                 resultBase: resultBase(request, service: serviceName), reservedName: reserved)

@@ -47,6 +47,7 @@ extension FeatureStore {
     }
 
     /// Takes one consistent snapshot of the replica's rows and writes it to `output`.
+    /// `serviceJSON` and `layerJSON` (the resources as served) are stored in GeoPackages only.
     ///
     /// The snapshot is a single read transaction: the generation it reports is the newest one
     /// committed when the transaction began, and every row it exports is as of that moment.
@@ -135,9 +136,7 @@ extension FeatureStore {
                         w.endObject()
                         if let geometry {
                             w.key("geometry")
-                            var esri = Geometry(ogc: geometry)
-                            if layer.geometryType == .multipoint, case .point(let p) = esri { esri = .multipoint([p]) }
-                            esri.writeEsriJSON(to: &w)
+                            Geometry(ogc: geometry, layerType: layer.geometryType).writeEsriJSON(to: &w)
                         }
                         w.endObject()
                         counts.features += 1

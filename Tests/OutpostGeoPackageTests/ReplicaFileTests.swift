@@ -60,10 +60,12 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
                                            serviceJSON: ["name": "Demo"], spatialReferences: [])
         let layer = try writer.beginLayer(ReplicaFileLayer(definition: Self.points, layerJSON: ["id": 2], replicaLayer: replica.layers[0],
                                                            withAttachments: true))
-        for i in 1...rows {
-            try layer.insert(values: [Int64(i).databaseValue, "{00000000-0000-4000-8000-\(String(format: "%012d", i))}".databaseValue,
-                                      "tree \(i)".databaseValue, Int64(1_700_000_000_000).databaseValue],
-                             geometry: .point(Point(x: Double(i % 100), y: Double(i / 100))))
+        try layer.insertAll { insert in
+            for i in 1...rows {
+                try insert([Int64(i).databaseValue, "{00000000-0000-4000-8000-\(String(format: "%012d", i))}".databaseValue,
+                            "tree \(i)".databaseValue, Int64(1_700_000_000_000).databaseValue],
+                           .point(Point(x: Double(i % 100), y: Double(i / 100))))
+            }
         }
         try layer.insertAttachment(attachmentId: 5, globalId: "{AAAAAAAA-0000-4000-8000-000000000001}",
                                    parentGlobalId: "{00000000-0000-4000-8000-000000000001}", name: "a.txt", contentType: "text/plain",
