@@ -128,6 +128,8 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
     // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
     route("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/synchronizeReplica") { r, c, p in try await replicas.synchronize(p, request: r, context: c) }
+    route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica/conflicts") { _, c, p in try replicas.conflicts(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas") { _, c, p in try replicas.list(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica") { _, c, p in try replicas.info(p, context: c) }

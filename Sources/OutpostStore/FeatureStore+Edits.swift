@@ -124,6 +124,19 @@ extension FeatureStore {
     func applyEdits(service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
                     files: [String: (path: String, size: Int)]) throws -> EditOutcome
     {
+        try runEditTransaction(service: serviceName, edits: edits, options: options, context: context, files: files) { editor, layers in
+            try zip(edits, layers).map { layerEdits, layer in try editor.apply(layerEdits, to: layer) }
+        }
+    }
+
+    /// The frame of every edit: checks the layers and capabilities, puts attachment bytes in
+    /// place, opens one write transaction with one generation, runs `body`, and commits
+    /// unless `rollbackOnFailure` and an edit failed. `body` gets the session and the layers
+    /// of `edits`, in order.
+    func runEditTransaction(service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
+                            files: [String: (path: String, size: Int)] = [:],
+                            body: (EditSession, [StoredLayer]) throws -> [LayerEditResults]) throws -> EditOutcome
+    {
         let service = try self.service(named: serviceName)
         var layers: [StoredLayer] = []
         for layerEdits in edits {
@@ -152,10 +165,7 @@ extension FeatureStore {
                 let removals = FileRemovals()
                 let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options,
                                          removals: removals, preparedFiles: prepared)
-                var results: [LayerEditResults] = []
-                for (layerEdits, layer) in zip(edits, layers) {
-                    results.append(try editor.apply(layerEdits, to: layer))
-                }
+                let results = try body(editor, layers)
                 let failed = results.contains { $0.all.contains { !$0.success } }
                 if failed && options.rollbackOnFailure {
                     throw RolledBack(results: results)
@@ -240,7 +250,7 @@ struct EditSession {
 
     // MARK: Attachments
 
-    private func addAttachment(_ edit: AttachmentEdit, to layer: StoredLayer) throws -> EditResult {
+    func addAttachment(_ edit: AttachmentEdit, to layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
         guard let parent = edit.parentGlobalId, let file = preparedFiles[edit.globalId] else {
             throw EditFailure(error: .invalid("An attachment add needs parentGlobalId and data or uploadId."), globalId: edit.globalId)
@@ -262,7 +272,7 @@ struct EditSession {
         return EditResult(objectId: db.lastInsertedRowID, globalId: edit.globalId)
     }
 
-    private func updateAttachment(_ edit: AttachmentEdit, in layer: StoredLayer) throws -> EditResult {
+    func updateAttachment(_ edit: AttachmentEdit, in layer: StoredLayer) throws -> EditResult {
         guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) else {
             throw EditFailure(error: .missing("attachment \(edit.globalId)"), globalId: edit.globalId)
         }
@@ -287,7 +297,7 @@ struct EditSession {
         return EditResult(objectId: id, globalId: edit.globalId)
     }
 
-    private func deleteAttachment(_ globalId: String, from layer: StoredLayer) throws -> EditResult {
+    func deleteAttachment(_ globalId: String, from layer: StoredLayer) throws -> EditResult {
         guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, REL_GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [globalId]) else {
             throw EditFailure(error: .missing("attachment \(globalId)"), globalId: globalId)
         }
@@ -300,7 +310,7 @@ struct EditSession {
 
     /// Runs one edit. Without rollbackOnFailure it runs in a savepoint, so a failure undoes
     /// that edit only; with it, any failure rolls the whole transaction back anyway.
-    private func attempt(_ body: () throws -> EditResult) -> EditResult {
+    func attempt(_ body: () throws -> EditResult) -> EditResult {
         do {
             if options.rollbackOnFailure { return try body() }
             var result: EditResult?
@@ -327,7 +337,7 @@ struct EditSession {
 
     // MARK: Adds
 
-    private func add(_ feature: EditFeature, to layer: StoredLayer) throws -> EditResult {
+    func add(_ feature: EditFeature, to layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
         var globalId: String?
         if let given = feature.attributes.value(forCaseInsensitiveKey: definition.globalIdField), !given.isNull {
@@ -398,7 +408,7 @@ struct EditSession {
 
     // MARK: Updates
 
-    private func update(_ feature: EditFeature, in layer: StoredLayer) throws -> EditResult {
+    func update(_ feature: EditFeature, in layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
         let key: FeatureKey
         if options.useGlobalIds {
@@ -437,7 +447,7 @@ struct EditSession {
 
     // MARK: Deletes
 
-    private func delete(_ key: FeatureKey, from layer: StoredLayer) throws -> EditResult {
+    func delete(_ key: FeatureKey, from layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
         let existing = try find(key, in: layer)
         try tombstone(kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,

@@ -170,6 +170,36 @@ extension FeatureStore {
                 );
                 """)
         }
+        migrator.registerMigration("v6-sync-conflicts-and-receipts") { db in
+            // The conflict log keeps every server value a sync overwrote without having seen
+            // it (last in wins, nothing silently lost); it outlives the replica. A receipt is
+            // a replica's last applied upload, so a retry of it applies nothing twice.
+            try db.execute(sql: """
+                CREATE TABLE outpost_conflicts (
+                    conflict_id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    service TEXT NOT NULL COLLATE NOCASE,
+                    replica_id TEXT NOT NULL,
+                    layer_id INTEGER NOT NULL,
+                    global_id TEXT NOT NULL,
+                    object_id INTEGER,
+                    upload_operation TEXT NOT NULL CHECK (upload_operation IN ('add', 'update', 'delete')),
+                    overwritten_change TEXT NOT NULL CHECK (overwritten_change IN ('update', 'delete')),
+                    overwritten_generation INTEGER NOT NULL,
+                    overwritten_by TEXT,
+                    feature TEXT,
+                    generation INTEGER NOT NULL,
+                    recorded_at INTEGER NOT NULL
+                );
+                CREATE INDEX outpost_conflicts_replica ON outpost_conflicts(replica_id, conflict_id);
+                CREATE TABLE outpost_sync_receipts (
+                    replica_id TEXT NOT NULL PRIMARY KEY,
+                    fingerprint BLOB NOT NULL,
+                    generation INTEGER NOT NULL,
+                    results TEXT NOT NULL,
+                    recorded_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

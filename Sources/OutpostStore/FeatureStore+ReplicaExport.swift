@@ -28,6 +28,9 @@ struct ReplicaLayerSelection {
     var replicaLayer: ReplicaLayer
     var from: String
     var arguments: [DatabaseValue]
+    /// The filter alone, as a boolean expression over `t` (`1` for every row); with
+    /// `useIndex` it may refer to the R-tree joined in `from`.
+    var condition: String
 }
 
 extension FeatureStore {
@@ -106,70 +109,29 @@ extension FeatureStore {
                     throw error
                 }
             case .json(let write, let attachmentURL):
-                var w = JSONWriter(reserve: 1 << 20)
-                func flushIfLarge() throws { if w.bytes.count >= 1 << 20 { try write(w.takeBytes()) } }
-                w.beginObject()
-                w.member("replicaName", definition.name)
-                w.member("replicaID", definition.id)
+                var sink = JSONSink(write: write)
+                sink.w.beginObject()
+                sink.w.member("replicaName", definition.name)
+                sink.w.member("replicaID", definition.id)
                 var generations = JSONObject()
                 definition.generationMembers(into: &generations)
-                for (key, value) in generations { w.member(key, value) }
-                w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
-                w.member("responseType", ReplicaResponseType.data.rawValue)
-                w.member("syncModel", definition.syncModel.rawValue)
-                w.member("targetType", definition.targetType.rawValue)
-                w.key("layers"); w.beginArray()
+                for (key, value) in generations { sink.w.member(key, value) }
+                sink.w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
+                sink.w.member("responseType", ReplicaResponseType.data.rawValue)
+                sink.w.member("syncModel", definition.syncModel.rawValue)
+                sink.w.member("targetType", definition.targetType.rawValue)
+                sink.w.key("layers"); sink.w.beginArray()
                 for selection in selections {
-                    let layer = selection.layer.definition
-                    w.beginObject()
-                    w.member("id", layer.id)
-                    if let geometryType = layer.geometryType {
-                        w.member("geometryType", geometryType.rawValue)
-                        w.member("spatialReference", definition.spatialReference.json)
-                    }
-                    w.key("features"); w.beginArray()
-                    let fields = layer.fields
-                    try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db) { values, geometry in
-                        w.beginObject()
-                        w.key("attributes"); w.beginObject()
-                        for (field, value) in zip(fields, values) { w.member(field.name, Self.jsonValue(value)) }
-                        w.endObject()
-                        if let geometry {
-                            w.key("geometry")
-                            Geometry(ogc: geometry, layerType: layer.geometryType).writeEsriJSON(to: &w)
-                        }
-                        w.endObject()
-                        counts.features += 1
-                        try flushIfLarge()
-                    }
-                    w.endArray()
-                    if layer.hasAttachments && definition.returnAttachments {
-                        w.key("attachments"); w.beginArray()
-                        try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
-                            w.beginObject()
-                            w.member("attachmentId", attachment.id)
-                            w.member("globalId", attachment.globalId)
-                            w.member("parentGlobalId", attachment.parentGlobalId)
-                            w.member("parentObjectId", attachment.parentObjectId)
-                            w.member("contentType", attachment.contentType)
-                            w.member("size", attachment.size)
-                            w.member("name", attachment.name)
-                            if let attachmentURL {
-                                w.member("url", attachmentURL(layer.id, attachment.parentObjectId, attachment.id))
-                            } else {
-                                w.member("data", try attachment.data().base64EncodedString())
-                            }
-                            w.endObject()
-                            counts.attachments += 1
-                            try flushIfLarge()
-                        }
-                        w.endArray()
-                    }
-                    w.endObject()
+                    let layerCounts = try Self.writeLayerData(
+                        selection, spatialReference: definition.spatialReference,
+                        withAttachments: selection.layer.definition.hasAttachments && definition.returnAttachments,
+                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                    counts.features += layerCounts.features
+                    counts.attachments += layerCounts.attachments
                 }
-                w.endArray()
-                w.endObject()
-                try write(w.takeBytes())
+                sink.w.endArray()
+                sink.w.endObject()
+                try sink.finish()
             }
             return (definition, counts)
         }
@@ -180,12 +142,12 @@ extension FeatureStore {
     /// (tables have no geometry to test); `none` takes no rows unless `includeRelated`, which
     /// takes the rows related to the selected rows of origin layers in the replica.
     static func selection(for replicaLayer: ReplicaLayer, of replica: ReplicaDefinition, service: StoredService,
-                          db: Database) throws -> ReplicaLayerSelection
+                          useIndex: Bool = true, db: Database) throws -> ReplicaLayerSelection
     {
         guard let layer = service.layers.first(where: { $0.definition.id == replicaLayer.layerId }) else {
             throw StoreError.layerNotFound(service: service.definition.name, layer: replicaLayer.layerId)
         }
-        var (conditions, arguments, join) = try filter(for: replicaLayer, layer: layer, replica: replica, alias: "t", useIndex: true, db: db)
+        var (conditions, arguments, join) = try filter(for: replicaLayer, layer: layer, replica: replica, alias: "t", useIndex: useIndex, db: db)
         if replicaLayer.queryOption == .none {
             if replicaLayer.includeRelated {
                 var related: [String] = []
@@ -208,9 +170,10 @@ extension FeatureStore {
             }
             join = ""
         }
-        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let condition = conditions.isEmpty ? "1" : conditions.map { "(\($0))" }.joined(separator: " AND ")
         return ReplicaLayerSelection(layer: layer, replicaLayer: replicaLayer,
-                                     from: " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join)\(whereSQL)", arguments: arguments)
+                                     from: " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join) WHERE \(condition)", arguments: arguments,
+                                     condition: condition)
     }
 
     /// The `useFilter` conditions of a layer (none for `all`).
@@ -253,11 +216,7 @@ extension FeatureStore {
                                _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws
     {
         let layer = selection.layer
-        var columns = layer.definition.fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
-        if layer.isSpatial {
-            let target = spatialReference.epsg
-            columns.append(target == layer.srid ? "t.shape" : "ST_Transform(t.shape, \(target), NULL, 'EPSG:\(layer.srid)', 'EPSG:\(target)')")
-        }
+        let columns = featureColumns(layer, spatialReference: spatialReference)
         let oid = "t.\(layer.definition.objectIdField.quotedDatabaseIdentifier)"
         let statement = try db.makeStatement(sql: "SELECT \(columns.joined(separator: ", "))\(selection.from) ORDER BY \(oid)")
         let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments))

@@ -107,6 +107,19 @@ extension ReplicaDefinition {
         }
     }
 
+    /// The generation member of a sync answer for the generations it hands out by layer:
+    /// `replicaServerGen` (per replica: the lowest of them) or `layerServerGens`.
+    public func generationMember(answered generations: [Int: Int64]) -> (key: String, value: JSONValue) {
+        switch syncModel {
+        case .perReplica:
+            return ("replicaServerGen", .int(generations.values.min() ?? replicaServerGen))
+        case .perLayer, .none:
+            return ("layerServerGens", .array(generations.keys.sorted().map { id in
+                ["id": .int(Int64(id)), "serverGen": .int(generations[id]!), "serverSibGen": -1]
+            }))
+        }
+    }
+
     public var geometryJSON: JSONValue {
         guard let geometry else { return .null }
         var w = JSONWriter()

@@ -58,8 +58,10 @@ public struct UploadDecision: Sendable, Equatable {
 public enum SyncRules {
     /// The download for one GlobalID, for a replica that last received `generation`.
     /// `matchesFilter` is whether the live row is selected by the replica's layer filter now.
+    /// `echoesOwnWrites`: the layer has fields the server writes (editor tracking), so the
+    /// replica's own changes come back as updates carrying them.
     public static func download(_ record: ServerRecord, matchesFilter: Bool, since generation: Int64,
-                                replicaId: String) -> DownloadChange
+                                replicaId: String, echoesOwnWrites: Bool = false) -> DownloadChange
     {
         switch record {
         case .absent:
@@ -68,7 +70,7 @@ public enum SyncRules {
             guard changedGen > generation else { return .none }
             // The replica's own upload is not echoed; the upload's results carry what the
             // server added (object ids, editor tracking).
-            if lastWriter == replicaId { return .none }
+            if lastWriter == replicaId { return echoesOwnWrites && matchesFilter ? .update : .none }
             if !matchesFilter { return createdGen > generation ? .none : .delete }
             return createdGen > generation ? .add : .update
         case .tombstone(_, let createdGen, let deletedGen, let deletedBy):

@@ -41,6 +41,15 @@ public struct AttachmentEdits: Sendable, Equatable {
 
     public var isEmpty: Bool { adds.isEmpty && updates.isEmpty && deletes.isEmpty }
 
+    /// The upload item an attachment `url` refers to: the last path segment of
+    /// `…/uploads/<itemID>` (query and trailing slash ignored), or the text itself.
+    public static func uploadItemID(fromReference reference: String) -> String {
+        var path = Substring(reference)
+        if let query = path.firstIndex(of: "?") { path = path[..<query] }
+        while path.hasSuffix("/") { path = path.dropLast() }
+        return String(path.split(separator: "/").last ?? path)
+    }
+
     /// Parses `{"adds":[…],"updates":[…],"deletes":[…]}`; attachments are named by GlobalID,
     /// so the request must say `useGlobalIds=true`.
     public static func parse(_ json: JSONValue, useGlobalIds: Bool, parameter: String = "attachments") throws(ArcGISError) -> AttachmentEdits {
@@ -72,6 +81,9 @@ public struct AttachmentEdits: Sendable, Equatable {
                 source = .data(bytes)
             } else if let upload = item.value(forCaseInsensitiveKey: "uploadId")?.stringValue {
                 source = .uploadId(upload)
+            } else if let url = item.value(forCaseInsensitiveKey: "url")?.stringValue, !url.isEmpty {
+                // Sync names uploaded bytes by reference (§5.3): an item id or `…/uploads/<itemID>`.
+                source = .uploadId(Self.uploadItemID(fromReference: url))
             } else if requireParent {
                 throw .invalidParameter(parameter, "attachment \(index) needs 'data' or 'uploadId'")
             }
@@ -81,7 +93,8 @@ public struct AttachmentEdits: Sendable, Equatable {
         }
         for (index, value) in try items("adds").enumerated() { edits.adds.append(try edit(value, index: index, requireParent: true)) }
         for (index, value) in try items("updates").enumerated() { edits.updates.append(try edit(value, index: index, requireParent: false)) }
-        for value in try items("deletes") {
+        // applyEdits says `deletes`; synchronizeReplica says `deleteIds` (§5.3).
+        for value in try items("deletes") + items("deleteIds") {
             guard let raw = value.stringValue, let id = GlobalID.normalize(raw) else {
                 throw .invalidParameter(parameter, "'deletes' must list attachment GlobalIDs")
             }

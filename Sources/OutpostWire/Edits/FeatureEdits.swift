@@ -239,3 +239,42 @@ extension String {
         return s
     }
 }
+
+extension EditResult {
+    /// Reads back what `json` wrote (`objectId` -1 means none).
+    public init?(json: JSONValue) {
+        guard let object = json.objectValue, let success = object["success"]?.boolValue else { return nil }
+        let objectId = object["objectId"]?.int64Value
+        self.init(objectId: objectId == -1 ? nil : objectId, globalId: object["globalId"]?.stringValue)
+        if !success {
+            let error = object["error"]?.objectValue
+            self.error = EditError(code: Int(error?["code"]?.int64Value ?? 1000),
+                                   description: error?["description"]?.stringValue ?? "Edit failed.")
+        }
+    }
+}
+
+extension LayerEditResults {
+    /// Reads back what `json(includeLayerId: true)` wrote.
+    public init?(json: JSONValue) {
+        guard let object = json.objectValue, let id = object["id"]?.int64Value else { return nil }
+        func results(_ value: JSONValue?) -> [EditResult]? {
+            guard let items = value?.arrayValue else { return nil }
+            let parsed = items.compactMap(EditResult.init(json:))
+            return parsed.count == items.count ? parsed : nil
+        }
+        self.init(layerId: Int(id))
+        guard let adds = results(object["addResults"]), let updates = results(object["updateResults"]),
+            let deletes = results(object["deleteResults"])
+        else { return nil }
+        addResults = adds
+        updateResults = updates
+        deleteResults = deletes
+        if let attachments = object["attachments"]?.objectValue {
+            guard let adds = results(attachments["addResults"]), let updates = results(attachments["updateResults"]),
+                let deletes = results(attachments["deleteResults"])
+            else { return nil }
+            attachmentResults = (adds, updates, deletes)
+        }
+    }
+}

@@ -96,4 +96,9 @@ extension JSONValue {
     }
 
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
+    /// The element at `index` of an array (nil out of range or for other values).
+    public subscript(index: Int) -> JSONValue? {
+        guard case .array(let items) = self, items.indices.contains(index) else { return nil }
+        return items[index]
+    }
 }

@@ -1,0 +1,224 @@
+import Foundation
+import Hummingbird
+import Logging
+import OutpostStore
+import OutpostSync
+import OutpostWire
+
+/// `synchronizeReplica` (§5): apply the client's edits, then answer with the server's changes.
+extension ReplicasController {
+    func synchronize(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {
+        files.sweepIfDue()
+        let service = try store.service(named: try context.serviceName())
+        let serviceName = service.definition.name
+        let parsed = try SynchronizeReplicaRequest.parse(p)
+        guard let replica = try store.replica(service: serviceName, id: parsed.replicaId) else {
+            throw Self.replicaNotFound(parsed.replicaId)
+        }
+        let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName)
+        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, serviceHasAttachments: { id in
+            service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
+        })
+        let base = serviceURL(request, service: serviceName)
+        let work = SyncWork(store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
+                            serviceURL: base, logger: logger)
+
+        if plan.isAsync {
+            let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
+            let job = JobRecord(id: jobId, serviceName: serviceName, kind: .synchronizeReplica, replicaId: replica.id,
+                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: Self.now())
+            try store.saveJob(job)
+            let logger = self.logger
+            runner.submit { await Self.run(job: job, sync: work, logger: logger) }
+            return RESTResponse.json(["statusUrl": .string("\(base)/jobs/\(jobId)"), "replicaID": .string(replica.id),
+                                      "replicaName": .string(replica.name)], parameters: p)
+        }
+
+        if plan.deliversByURL {
+            let done = try await JobRunner.blocking { try work.toFile() }
+            var answer: JSONObject = [
+                "transportType": .string(TransportType.url.rawValue),
+                "responseType": .string(done.summary.responseType.rawValue),
+                "replicaName": .string(replica.name),
+                "replicaID": .string(replica.id),
+            ]
+            let member = replica.generationMember(answered: done.summary.generations)
+            answer[member.key] = member.value
+            if let name = done.fileName {
+                let url = "\(resultBase(request, service: serviceName))/\(name)"
+                answer["URL"] = .string(url)
+                answer["responseUrl"] = .string(url)
+            }
+            return RESTResponse.json(.object(answer), parameters: p)
+        }
+        let bytes = try await JobRunner.blocking { try work.toMemory() }
+        return RESTResponse.json(bytes, parameters: p)
+    }
+
+    /// The edits of the request: inline, or an uploaded JSON delta (`editsUploadID`), with
+    /// the bytes that identify them for retries.
+    private func loadEdits(_ source: SyncUploadSource?, service: String) throws -> ([LayerEdits]?, [UInt8]) {
+        switch source {
+        case nil:
+            return (nil, [])
+        case .inline(let edits, let text):
+            return (edits, Array(text.utf8))
+        case .uploadedFile(let itemID, let format):
+            guard FeatureStore.isValidUploadID(itemID), let item = try? store.upload(service: service, itemID: itemID), item.committed else {
+                throw ArcGISError.invalidParameter("editsUploadID", "no committed upload '\(itemID)' on service \(service)")
+            }
+            let path = store.uploadDataPath(itemID)
+            switch format {
+            case .json:
+                guard let data = FileManager.default.contents(atPath: path), let json = try? JSONParser.parse(String(decoding: data, as: UTF8.self)) else {
+                    throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' is not JSON")
+                }
+                return (try SynchronizeReplicaRequest.parseEdits(json, parameter: "editsUploadID"), [UInt8](data))
+            case .sqlite:
+                let delta = try ReplicaDelta.read(path: path, parameter: "editsUploadID")
+                return (delta.edits, delta.fingerprint)
+            }
+        }
+    }
+
+    /// What identifies an upload for retries: the replica, each layer's generation and
+    /// direction, and the edit bytes as sent.
+    static func fingerprint(_ plan: SyncPlan, editBytes: [UInt8]) -> [UInt8] {
+        var text = plan.replica.id + "\n"
+        for layer in plan.layers { text += "\(layer.layerId):\(layer.since):\(layer.direction.rawValue)\n" }
+        return Array(text.utf8) + [0] + editBytes
+    }
+
+    /// Runs an asynchronous sync and records each step of it.
+    static func run(job: JobRecord, sync: SyncWork, logger: Logger) async {
+        var record = job
+        let store = sync.store
+        func advance(_ event: JobEvent) {
+            guard let next = try? record.applying(event, at: now()) else { return }
+            record = next
+            do { try store.saveJob(record) } catch { logger.error("job \(record.id): cannot save status: \(error)") }
+        }
+        advance(.started)
+        advance(.phase(.importChanges))
+        do {
+            let done = try await JobRunner.blocking { try sync.toFile(keepEmpty: true) }
+            advance(.phase(.exportChanges))
+            advance(.succeeded(resultFile: done.fileName ?? ""))
+        } catch {
+            let arcGISError = (error as? ArcGISError) ?? (error as? StoreError)?.arcGISError ?? .internalError(String(describing: error))
+            advance(.failed(arcGISError))
+            logger.error("job \(record.id) failed: \(arcGISError)")
+        }
+    }
+}
+
+/// One sync: upload, answer, record.
+struct SyncWork: Sendable {
+    let store: FeatureStore
+    let files: ResultFiles
+    let plan: SyncPlan
+    let fingerprint: [UInt8]
+    let serviceURL: String
+    let logger: Logger
+
+    struct Done {
+        var summary: SyncAnswerSummary
+        /// The published result file; nil when there was nothing to return (`NoEdits`).
+        var fileName: String?
+    }
+
+    /// Applies the upload. With `rollbackOnFailure` a failed edit fails the whole sync with
+    /// nothing applied (§5.7).
+    private func upload() throws -> SyncUploadOutcome? {
+        guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
+        let outcome = try store.applySyncUpload(plan, fingerprint: fingerprint)
+        if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
+            var details: [String] = []
+            for layer in outcome.results {
+                for (kind, results) in [("add", layer.addResults), ("update", layer.updateResults), ("delete", layer.deleteResults)] {
+                    for result in results where result.error != nil && result.error != .rolledBack {
+                        details.append("layer \(layer.layerId) \(kind) \(result.globalId ?? "?"): \(result.error!.description)")
+                    }
+                }
+                if let attachments = layer.attachmentResults {
+                    for result in attachments.adds + attachments.updates + attachments.deletes where result.error != nil && result.error != .rolledBack {
+                        details.append("layer \(layer.layerId) attachment \(result.globalId ?? "?"): \(result.error!.description)")
+                    }
+                }
+            }
+            throw ArcGISError(kind: .invalidData, code: 400, message: "Unable to synchronize replica: the edits were rolled back.",
+                              details: details)
+        }
+        if outcome.replayed {
+            logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
+        } else if outcome.conflictsRecorded > 0 {
+            logger.info("replica \(plan.replica.id): upload overwrote \(outcome.conflictsRecorded) unseen server changes (conflict log)")
+        }
+        return outcome
+    }
+
+    private var attachmentURLs: ((Int, Int64, Int64) -> String)? {
+        guard plan.returnAttachmentsDataByUrl else { return nil }
+        let base = serviceURL
+        return { layer, objectId, attachmentId in "\(base)/\(layer)/\(objectId)/attachments/\(attachmentId)" }
+    }
+
+    private func record(_ summary: SyncAnswerSummary) throws {
+        try store.recordSync(plan, generations: summary.generations, close: plan.closeReplica)
+    }
+
+    /// The answer as a published result file. `keepEmpty`: publish even a `NoEdits` answer
+    /// (a job always has a result).
+    func toFile(keepEmpty: Bool = false) throws -> Done {
+        let outcome = try upload()
+        let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
+        let temporary = try files.temporaryPath(for: name)
+        do {
+            let summary: SyncAnswerSummary
+            switch plan.dataFormat {
+            case .json:
+                FileManager.default.createFile(atPath: temporary, contents: nil)
+                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
+                defer { try? handle.close() }
+                summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
+                                                    attachmentURL: attachmentURLs)
+                try handle.synchronize()
+            case .sqlite:
+                summary = try store.writeSyncDelta(plan, upload: outcome, path: temporary, serviceURL: serviceURL)
+            }
+            try record(summary)
+            if summary.responseType == .noEdits && !keepEmpty {
+                files.discard(name)
+                return Done(summary: summary, fileName: nil)
+            }
+            try files.publish(name)
+            return Done(summary: summary, fileName: name)
+        } catch {
+            files.discard(name)
+            throw error
+        }
+    }
+
+    /// The embedded JSON answer.
+    func toMemory() throws -> [UInt8] {
+        let outcome = try upload()
+        var bytes: [UInt8] = []
+        let summary = try store.writeSyncAnswer(plan, upload: outcome, write: { bytes += $0 }, attachmentURL: attachmentURLs)
+        try record(summary)
+        return bytes
+    }
+}
+
+extension ReplicasController {
+    /// `replicas/<id>/conflicts`: every server value the replica's syncs overwrote unseen.
+    func conflicts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let serviceName = try context.serviceName()
+        let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
+        guard let canonical = GlobalID.normalize(id) else { throw Self.replicaNotFound(id) }
+        let conflicts = try store.conflicts(service: serviceName, replicaId: canonical)
+        if conflicts.isEmpty, try store.replica(service: serviceName, id: canonical) == nil {
+            throw Self.replicaNotFound(id)
+        }
+        return RESTResponse.json(["replicaID": .string(canonical), "conflicts": .array(conflicts.map(\.json))], parameters: p)
+    }
+}

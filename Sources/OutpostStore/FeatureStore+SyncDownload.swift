@@ -1,0 +1,302 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostSQLite
+import OutpostSync
+import OutpostWire
+
+/// What a sync answer held.
+public struct SyncAnswerSummary: Sendable, Equatable {
+    /// The generation the download was read at: every change up to it is in the answer or
+    /// was the replica's own.
+    public var generation: Int64
+    public var responseType: ReplicaResponseType
+    /// Feature and attachment adds, updates and deletes downloaded.
+    public var changes: Int
+    /// Features and attachments sent as replacement data (snapshot layers).
+    public var replacementRows: Int
+    /// The generation(s) handed to the client, by layer.
+    public var generations: [Int: Int64]
+}
+
+/// One downloaded change, ready to write.
+private enum ChangeRow {
+    case feature([DatabaseValue], OGCGeometry?)
+    case deleteId(String)
+}
+
+extension FeatureStore {
+    /// Writes a sync's answer (§5.6): the replica, its new generation(s), per layer the edit
+    /// results of the upload and the server changes since the layer's generation (net per
+    /// GlobalID, filtered by the replica's filters, decided by `SyncRules.download`), and full
+    /// data for snapshot layers. One read transaction: the generation handed out is the newest
+    /// committed when it began, so a concurrent edit is in this answer or in the next.
+    public func writeSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
+                                attachmentURL: ((Int, Int64, Int64) -> String)?) throws -> SyncAnswerSummary
+    {
+        let replica = plan.replica
+        let service = try self.service(named: replica.serviceName)
+        let directory = self.directory
+        let resultsByLayer = Dictionary((upload?.results ?? []).map { ($0.layerId, $0) }, uniquingKeysWith: { first, _ in first })
+        return try pool.read { db in
+            let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0
+            for layer in plan.layers where layer.direction.downloads && layer.direction != .snapshot && layer.since > generation {
+                throw ArcGISError.invalidParameter(
+                    "syncLayers", "layer \(layer.layerId): generation \(layer.since) is newer than the server's (\(generation)); was the replica made by another server?")
+            }
+            let generations = plan.answeredGenerations(current: generation)
+            var sink = JSONSink(write: write)
+            var changes = 0
+            var replacementRows = 0
+            var hasEditResults = false
+            sink.w.beginObject()
+            sink.w.member("replicaName", replica.name)
+            sink.w.member("replicaID", replica.id)
+            sink.w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
+            let member = replica.generationMember(answered: generations)
+            sink.w.member(member.key, member.value)
+            sink.w.key("edits"); sink.w.beginArray()
+            for layerPlan in plan.layers where layerPlan.direction != .snapshot {
+                guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
+                let selection = try Self.selection(for: replicaLayer, of: replica, service: service, useIndex: false, db: db)
+                let results = resultsByLayer[layerPlan.layerId]
+                if let results, !results.all.isEmpty { hasEditResults = true }
+                sink.w.beginObject()
+                sink.w.member("id", layerPlan.layerId)
+                Self.writeResults(results, returnIdsForAdds: plan.returnIdsForAdds, to: &sink.w)
+                sink.w.key("features")
+                changes += try Self.writeFeatureChanges(selection, layerPlan: layerPlan, replica: replica, db: db, to: &sink)
+                let withAttachments = selection.layer.definition.hasAttachments && replica.attachmentsSyncDirection != .none
+                if withAttachments || results?.attachmentResults != nil {
+                    sink.w.key("attachments")
+                    sink.w.beginObject()
+                    if let attachmentResults = results?.attachmentResults {
+                        sink.w.member("addResults", .array(attachmentResults.adds.map(\.json)))
+                        sink.w.member("updateResults", .array(attachmentResults.updates.map(\.json)))
+                        sink.w.member("deleteResults", .array(attachmentResults.deletes.map(\.json)))
+                    }
+                    let downloads = plan.downloadsAttachments && layerPlan.direction.downloads && withAttachments
+                    changes += try Self.writeAttachmentChanges(selection, since: downloads ? layerPlan.since : nil, replica: replica,
+                                                               directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                    sink.w.endObject()
+                }
+                sink.w.endObject()
+            }
+            sink.w.endArray()
+            let snapshots = plan.layers.filter { $0.direction == .snapshot }
+            if !snapshots.isEmpty {
+                sink.w.key("layers"); sink.w.beginArray()
+                for layerPlan in snapshots {
+                    guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
+                    let selection = try Self.selection(for: replicaLayer, of: replica, service: service, db: db)
+                    let counts = try Self.writeLayerData(
+                        selection, spatialReference: replica.spatialReference,
+                        withAttachments: selection.layer.definition.hasAttachments && plan.downloadsAttachments,
+                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                    replacementRows += counts.features + counts.attachments
+                }
+                sink.w.endArray()
+            }
+            let responseType = plan.responseType(hasEditResults: hasEditResults, hasChanges: changes > 0)
+            sink.w.member("responseType", responseType.rawValue)
+            sink.w.endObject()
+            try sink.finish()
+            return SyncAnswerSummary(generation: generation, responseType: responseType, changes: changes,
+                                     replacementRows: replacementRows, generations: generations)
+        }
+    }
+
+    /// `addResults`, `updateResults`, `deleteResults` of one layer (empty when it uploaded
+    /// nothing). Without `returnIdsForAdds`, add results carry no object id.
+    static func writeResults(_ results: LayerEditResults?, returnIdsForAdds: Bool, to w: inout JSONWriter) {
+        let adds = (results?.addResults ?? []).map { result -> JSONValue in
+            guard !returnIdsForAdds, case .object(var object) = result.json else { return result.json }
+            object["objectId"] = nil
+            return .object(object)
+        }
+        w.member("addResults", .array(adds))
+        w.member("updateResults", .array((results?.updateResults ?? []).map(\.json)))
+        w.member("deleteResults", .array((results?.deleteResults ?? []).map(\.json)))
+    }
+
+    /// `{"adds": […], "updates": […], "deleteIds": […]}`: the layer's changes since the
+    /// plan's generation (nothing when the layer does not download). Returns their count.
+    private static func writeFeatureChanges(_ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition,
+                                            db: Database, to sink: inout JSONSink) throws -> Int
+    {
+        let layer = selection.layer
+        let definition = layer.definition
+        sink.w.beginObject()
+        guard layerPlan.direction.downloads else {
+            sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
+            sink.w.endObject()
+            return 0
+        }
+        let since = layerPlan.since
+        let echoes = definition.editFieldsInfo != nil
+        var count = 0
+        var deleteIds: [String] = []
+        var liveGlobalIds = Set<String>()
+        let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
+        for pass in [DownloadChange.add, .update] {
+            sink.w.key(pass == .add ? "adds" : "updates")
+            sink.w.beginArray()
+            let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
+            try forEachChangedRow(selection, spatialReference: replica.spatialReference,
+                                  where: "t.outpost_gen > ? AND \(created)", arguments: [since.databaseValue, since.databaseValue],
+                                  db: db) { values, geometry, record, matches in
+                let change = SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replica.id, echoesOwnWrites: echoes)
+                let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
+                if let globalId { liveGlobalIds.insert(globalId) }
+                switch change {
+                case .add, .update:
+                    writeFeature(values, geometry: geometry, layer: definition, to: &sink.w)
+                    count += 1
+                    try sink.flushIfLarge()
+                case .delete:
+                    if let globalId { deleteIds.append(globalId) }
+                case .none:
+                    break
+                }
+            }
+            sink.w.endArray()
+        }
+        let tombstones = try Row.fetchCursor(db, sql: """
+            SELECT global_id, object_id, created_generation, generation, replica_id FROM outpost_tombstones
+            WHERE service = ? AND layer_id = ? AND kind = 'feature' AND generation > ?
+            ORDER BY generation, global_id
+            """, arguments: [layer.serviceName, definition.id, since])
+        while let row = try tombstones.next() {
+            let globalId: String = row[0]
+            // A GlobalID deleted and then added again is live: the row decided it.
+            if liveGlobalIds.contains(globalId) { continue }
+            let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
+            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id) == .delete {
+                deleteIds.append(globalId)
+            }
+        }
+        sink.w.member("deleteIds", .array(deleteIds.map { .string($0) }))
+        sink.w.endObject()
+        return count + deleteIds.count
+    }
+
+    /// Calls `body` with each row of the layer table matching `where` (over `t`): values
+    /// aligned with the fields, geometry in `spatialReference`, the row's server record and
+    /// whether the replica's filter selects it.
+    private static func forEachChangedRow(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
+                                          arguments: [DatabaseValue], db: Database,
+                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool) throws -> Void) throws
+    {
+        let layer = selection.layer
+        let definition = layer.definition
+        var columns = featureColumns(layer, spatialReference: spatialReference)
+        let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
+        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END"]
+        let statement = try db.makeStatement(sql: """
+            SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
+            WHERE \(condition) ORDER BY \(oid)
+            """)
+        let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments + arguments))
+        let fieldCount = definition.fields.count
+        let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
+        let extra = Int32(fieldCount + (layer.isSpatial ? 1 : 0))
+        var values = [DatabaseValue](repeating: .null, count: fieldCount)
+        while try reader.step(db: db) {
+            for index in 0..<fieldCount { values[index] = reader.value(Int32(index)) }
+            var geometry: OGCGeometry?
+            if layer.isSpatial, let blob = reader.bytes(Int32(fieldCount)), !blob.isEmpty {
+                geometry = try SpatiaLiteBlob.decode(blob)
+            }
+            let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
+                                          createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
+                                          changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
+                                          lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
+            let matches = Int64.fromDatabaseValue(reader.value(extra + 3)) == 1
+            try body(values, geometry, record, matches)
+        }
+    }
+
+    /// `adds`, `updates`, `deleteIds` of attachments changed since `since` whose feature the
+    /// replica holds (nothing when `since` is nil). Returns their count.
+    private static func writeAttachmentChanges(_ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition,
+                                               directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
+                                               to sink: inout JSONSink) throws -> Int
+    {
+        guard let since else {
+            sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
+            return 0
+        }
+        let layer = selection.layer
+        let definition = layer.definition
+        let gid = definition.globalIdField.quotedDatabaseIdentifier
+        let oid = definition.objectIdField.quotedDatabaseIdentifier
+        var count = 0
+        for pass in [DownloadChange.add, .update] {
+            sink.w.key(pass == .add ? "adds" : "updates")
+            sink.w.beginArray()
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, t.\(oid), a.ATT_NAME, a.CONTENT_TYPE, a.KEYWORDS, a.DATA_SIZE,
+                       a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+                FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+                JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
+                WHERE (\(selection.condition)) AND a.outpost_gen > ? AND a.outpost_created_gen \(pass == .add ? ">" : "<=") ?
+                    AND a.outpost_replica IS NOT ?
+                ORDER BY a.ATTACHMENTID
+                """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue]))
+            while let row = try rows.next() {
+                let path: String? = row[8]
+                let attachment = ExportedAttachment(id: row[0], globalId: row[1], parentGlobalId: row[2], parentObjectId: row[3],
+                                                    name: row[4], contentType: row[5], keywords: row[6] ?? "", size: row[7],
+                                                    path: path.map { (directory as NSString).appendingPathComponent($0) }, bytes: row[9])
+                try writeAttachment(attachment, layerId: definition.id, attachmentURL: attachmentURL, to: &sink.w)
+                count += 1
+                try sink.flushIfLarge()
+            }
+            sink.w.endArray()
+        }
+        let deleted = try String.fetchAll(db, sql: """
+            SELECT global_id FROM outpost_tombstones
+            WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND generation > ? AND created_generation <= ?
+                AND replica_id IS NOT ?
+            ORDER BY generation, global_id
+            """, arguments: [layer.serviceName, definition.id, since, since, replica.id])
+        sink.w.member("deleteIds", .array(deleted.map { .string($0) }))
+        return count + deleted.count
+    }
+
+    /// The SELECT columns of a feature: the fields, then the geometry in `spatialReference`.
+    static func featureColumns(_ layer: StoredLayer, spatialReference: SpatialReference) -> [String] {
+        var columns = layer.definition.fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
+        if layer.isSpatial {
+            let target = spatialReference.epsg
+            columns.append(target == layer.srid ? "t.shape" : "ST_Transform(t.shape, \(target), NULL, 'EPSG:\(layer.srid)', 'EPSG:\(target)')")
+        }
+        return columns
+    }
+}
+
+extension FeatureStore {
+    /// After a sync: the generations handed out become the replica's, with the sync's date.
+    /// With `closeReplica` the replica is unregistered instead.
+    public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {
+        let replicaId = plan.replica.id
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try pool.write { db in
+            if close {
+                try db.execute(sql: "DELETE FROM outpost_replica_layers WHERE replica_id = ?", arguments: [replicaId])
+                try db.execute(sql: "DELETE FROM outpost_replicas WHERE replica_id = ?", arguments: [replicaId])
+                try db.execute(sql: "DELETE FROM outpost_sync_receipts WHERE replica_id = ?", arguments: [replicaId])
+                return
+            }
+            for (layerId, generation) in generations {
+                try db.execute(sql: "UPDATE outpost_replica_layers SET server_gen = ? WHERE replica_id = ? AND layer_id = ?",
+                               arguments: [generation, replicaId, layerId])
+            }
+            try db.execute(sql: """
+                UPDATE outpost_replicas SET last_sync_date = ?,
+                    replica_server_gen = (SELECT coalesce(min(server_gen), replica_server_gen) FROM outpost_replica_layers WHERE replica_id = ?)
+                WHERE replica_id = ?
+                """, arguments: [now, replicaId, replicaId])
+        }
+    }
+}

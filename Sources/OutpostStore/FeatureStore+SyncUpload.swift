@@ -1,0 +1,276 @@
+import Foundation
+import GRDB
+import OutpostGeometry
+import OutpostSync
+import OutpostWire
+
+/// What applying a sync's edits did.
+public struct SyncUploadOutcome: Sendable, Equatable {
+    public var results: [LayerEditResults]
+    /// The generation the edits were committed with; nil when nothing was committed.
+    public var generation: Int64?
+    /// The same upload was applied before (a retry after a lost answer): nothing was applied
+    /// now and `results` are the first attempt's.
+    public var replayed: Bool
+    /// Server changes overwritten by this upload and written to the conflict log.
+    public var conflictsRecorded: Int
+}
+
+extension FeatureStore {
+    /// Applies the client's edits of a sync in one transaction stamped with one generation
+    /// and the replica's id, deciding each edit with `SyncRules.upload` (last in wins).
+    ///
+    /// Every server change an edit overwrites that the replica had not seen is copied to the
+    /// conflict log first. `fingerprint` identifies the upload (its layers, generations and
+    /// edit bytes): when it equals the last upload applied for this replica, nothing is
+    /// applied and that upload's results are returned, so a retried sync applies nothing
+    /// twice. With `rollbackOnFailure`, a failing edit rolls everything back and the results
+    /// say which edits failed.
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8],
+                                files: [String: (path: String, size: Int)] = [:]) throws -> SyncUploadOutcome
+    {
+        let uploading = plan.uploadingLayers.filter { $0.edits != nil }
+        let edits = uploading.compactMap(\.edits)
+        let replicaId = plan.replica.id
+        struct Replayed: Error { var results: [LayerEditResults] }
+        let conflicts = ConflictCounter()
+        do {
+            let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
+            let outcome = try runEditTransaction(service: plan.replica.serviceName, edits: edits, options: options,
+                                                 context: EditContext(replicaId: replicaId), files: files) { editor, layers in
+                if let replay = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, db: editor.db) {
+                    throw Replayed(results: replay)
+                }
+                let session = SyncUploadSession(editor: editor, replicaId: replicaId, conflicts: conflicts)
+                var results: [LayerEditResults] = []
+                for (layerPlan, layer) in zip(uploading, layers) {
+                    results.append(try session.apply(layerPlan.edits!, to: layer, since: layerPlan.since))
+                }
+                try Self.saveReceipt(replicaId: replicaId, fingerprint: fingerprint, generation: editor.generation,
+                                     results: results, db: editor.db)
+                return results
+            }
+            return SyncUploadOutcome(results: outcome.layers, generation: outcome.generation, replayed: false,
+                                     conflictsRecorded: outcome.generation == nil ? 0 : conflicts.count)
+        } catch let replayed as Replayed {
+            return SyncUploadOutcome(results: replayed.results, generation: nil, replayed: true, conflictsRecorded: 0)
+        }
+    }
+
+    // MARK: Receipts
+
+    /// The results of the replica's last upload when it had this fingerprint.
+    static func receipt(replicaId: String, fingerprint: [UInt8], db: Database) throws -> [LayerEditResults]? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT fingerprint, results FROM outpost_sync_receipts WHERE replica_id = ?",
+                                         arguments: [replicaId]),
+            (row["fingerprint"] as Data?) == Data(fingerprint),
+            let text: String = row["results"], case .array(let items)? = try? JSONParser.parse(text)
+        else { return nil }
+        let results = items.compactMap(LayerEditResults.init(json:))
+        return results.count == items.count ? results : nil
+    }
+
+    static func saveReceipt(replicaId: String, fingerprint: [UInt8], generation: Int64, results: [LayerEditResults],
+                            db: Database) throws
+    {
+        let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO outpost_sync_receipts(replica_id, fingerprint, generation, results, recorded_at)
+            VALUES (?, ?, ?, ?, ?)
+            """, arguments: [replicaId, Data(fingerprint), generation, text, Int64(Date().timeIntervalSince1970 * 1000)])
+    }
+}
+
+final class ConflictCounter: @unchecked Sendable {
+    var count = 0
+}
+
+/// The edits of one sync, each decided by `SyncRules.upload` and carried out with the
+/// ordinary edit primitives (validation, editor tracking, tombstones, R-tree).
+struct SyncUploadSession {
+    let editor: EditSession
+    let replicaId: String
+    let conflicts: ConflictCounter
+
+    private var db: Database { editor.db }
+
+    func apply(_ edits: LayerEdits, to layer: StoredLayer, since: Int64) throws -> LayerEditResults {
+        var results = LayerEditResults(layerId: layer.definition.id)
+        for feature in edits.adds {
+            results.addResults.append(editor.attempt { try upload(.add, feature: feature, key: nil, layer: layer, since: since) })
+        }
+        for feature in edits.updates {
+            results.updateResults.append(editor.attempt { try upload(.update, feature: feature, key: nil, layer: layer, since: since) })
+        }
+        for key in edits.deletes {
+            results.deleteResults.append(editor.attempt { try upload(.delete, feature: nil, key: key, layer: layer, since: since) })
+        }
+        if let attachments = edits.attachments {
+            var adds: [EditResult] = []
+            var updates: [EditResult] = []
+            var deletes: [EditResult] = []
+            for edit in attachments.adds { adds.append(editor.attempt { try uploadAttachment(edit, isAdd: true, layer: layer) }) }
+            for edit in attachments.updates { updates.append(editor.attempt { try uploadAttachment(edit, isAdd: false, layer: layer) }) }
+            for id in attachments.deletes { deletes.append(editor.attempt { try deleteAttachment(id, layer: layer) }) }
+            results.attachmentResults = (adds, updates, deletes)
+        }
+        return results
+    }
+
+    // MARK: Features
+
+    private func upload(_ operation: UploadOperation, feature: EditFeature?, key: FeatureKey?, layer: StoredLayer,
+                        since: Int64) throws -> EditResult
+    {
+        let globalId = try self.globalId(of: feature, key: key, layer: layer)
+        let record = try serverRecord(globalId, layer: layer)
+        let decision = SyncRules.upload(operation, onto: record, since: since, replicaId: replicaId)
+        if decision.overwritesUnseenChange {
+            try recordConflict(operation, record: record, globalId: globalId, layer: layer)
+        }
+        switch decision.action {
+        case .insert:
+            return try editor.add(feature!, to: layer)
+        case .update:
+            var update = feature!
+            // An add that collides with a live feature carries the GlobalID it collides on.
+            update.attributes[layer.definition.globalIdField] = .string(globalId)
+            return try editor.update(update, in: layer)
+        case .resurrect:
+            let result = try editor.add(feature!, to: layer)
+            // The same feature again: it keeps its creation generation (replicas that held it
+            // receive an update), and is no longer deleted.
+            if case .tombstone(_, let createdGen, _, _) = record, let objectId = result.objectId {
+                try db.execute(sql: "UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                               arguments: [createdGen, objectId])
+            }
+            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'feature' AND global_id = ?",
+                           arguments: [layer.serviceName, layer.definition.id, globalId])
+            return result
+        case .delete:
+            return try editor.delete(.globalId(globalId), from: layer)
+        case .alreadyApplied(let objectId):
+            var reported = objectId
+            if reported == nil, case .tombstone(let deletedObjectId, _, _, _) = record { reported = deletedObjectId }
+            return EditResult(objectId: reported, globalId: globalId)
+        }
+    }
+
+    private func globalId(of feature: EditFeature?, key: FeatureKey?, layer: StoredLayer) throws -> String {
+        switch key {
+        case .globalId(let id)?: return id
+        case .objectId(let id)?: throw EditSession.EditFailure(error: .invalid("Sync deletes name GlobalIDs, not object id \(id)."))
+        case nil: break
+        }
+        let field = layer.definition.globalIdField
+        guard let value = feature?.attributes.value(forCaseInsensitiveKey: field), let text = value.stringValue,
+            let id = GlobalID.normalize(text)
+        else {
+            throw EditSession.EditFailure(error: .invalid("Every synced feature needs its \(field) (a GUID)."))
+        }
+        return id
+    }
+
+    func serverRecord(_ globalId: String, layer: StoredLayer) throws -> ServerRecord {
+        let definition = layer.definition
+        let rowSQL = "SELECT \(definition.objectIdField.quotedDatabaseIdentifier), outpost_created_gen, outpost_gen, outpost_replica FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?"
+        if let row = try Row.fetchOne(try db.cachedStatement(sql: rowSQL), arguments: [globalId]) {
+            return .row(objectId: row[0], createdGen: row[1], changedGen: row[2], lastWriter: row[3])
+        }
+        let tombstoneSQL = "SELECT object_id, created_generation, generation, replica_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'feature' AND global_id = ?"
+        if let row = try Row.fetchOne(try db.cachedStatement(sql: tombstoneSQL), arguments: [layer.serviceName, definition.id, globalId]) {
+            return .tombstone(objectId: row[0], createdGen: row[1], deletedGen: row[2], deletedBy: row[3])
+        }
+        return .absent
+    }
+
+    /// Copies what the upload is about to overwrite into the conflict log: the live feature
+    /// (attributes and geometry as stored), or the delete it undoes.
+    private func recordConflict(_ operation: UploadOperation, record: ServerRecord, globalId: String, layer: StoredLayer) throws {
+        var objectId: Int64?
+        var overwrittenGeneration: Int64 = 0
+        var overwrittenBy: String?
+        var kind = "update"
+        var featureText: String?
+        switch record {
+        case .absent:
+            return
+        case .row(let id, _, let changedGen, let lastWriter):
+            objectId = id
+            overwrittenGeneration = changedGen
+            overwrittenBy = lastWriter
+            featureText = try FeatureStore.featureJSON(objectId: id, layer: layer, db: db)?.jsonText
+        case .tombstone(let id, _, let deletedGen, let deletedBy):
+            objectId = id
+            overwrittenGeneration = deletedGen
+            overwrittenBy = deletedBy
+            kind = "delete"
+        }
+        try db.execute(sql: """
+            INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
+                overwritten_generation, overwritten_by, feature, generation, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [layer.serviceName, replicaId, layer.definition.id, globalId, objectId, "\(operation)", kind,
+                             overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment])
+        conflicts.count += 1
+    }
+
+    // MARK: Attachments
+
+    /// Attachment adds and updates by GlobalID, last in wins: an add of an attachment that
+    /// exists updates it (a retried add changes nothing), an update of one that does not
+    /// exist adds it when it names its parent and bytes.
+    private func uploadAttachment(_ edit: AttachmentEdit, isAdd: Bool, layer: StoredLayer) throws -> EditResult {
+        let existing = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, outpost_replica FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
+                                        arguments: [edit.globalId])
+        if let existing {
+            if isAdd, (existing[1] as String?) == replicaId {
+                return EditResult(objectId: existing[0], globalId: edit.globalId)
+            }
+            return try editor.updateAttachment(edit, in: layer)
+        }
+        if isAdd || (edit.parentGlobalId != nil && edit.source != nil) {
+            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
+                           arguments: [layer.serviceName, layer.definition.id, edit.globalId])
+            return try editor.addAttachment(edit, to: layer)
+        }
+        return try editor.updateAttachment(edit, in: layer)
+    }
+
+    /// A delete of an attachment that is already gone succeeds (a retry, or deleted on both sides).
+    private func deleteAttachment(_ globalId: String, layer: StoredLayer) throws -> EditResult {
+        let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
+                                       arguments: [globalId]) ?? false
+        if exists { return try editor.deleteAttachment(globalId, from: layer) }
+        let objectId = try Int64.fetchOne(db, sql: "SELECT object_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
+                                          arguments: [layer.serviceName, layer.definition.id, globalId])
+        return EditResult(objectId: objectId, globalId: globalId)
+    }
+}
+
+extension FeatureStore {
+    /// One stored feature as Esri JSON (`attributes` as stored, `geometry` in the layer's
+    /// spatial reference), or nil.
+    static func featureJSON(objectId: Int64, layer: StoredLayer, db: Database) throws -> JSONValue? {
+        let definition = layer.definition
+        var columns = definition.fields.map { $0.name.quotedDatabaseIdentifier }
+        if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                                         arguments: [objectId]) else { return nil }
+        var attributes = JSONObject()
+        for (index, field) in definition.fields.enumerated() {
+            attributes[field.name] = jsonValue(row[index] as DatabaseValue)
+        }
+        var feature: JSONObject = ["attributes": .object(attributes)]
+        if layer.isSpatial, let blob: Data = row[definition.fields.count], !blob.isEmpty {
+            let geometry = Geometry(ogc: try SpatiaLiteBlob.decode([UInt8](blob)), layerType: definition.geometryType)
+            var w = JSONWriter()
+            geometry.writeEsriJSON(to: &w)
+            if var object = (try? JSONParser.parse(w.string))?.objectValue {
+                object["spatialReference"] = ["wkid": .int(Int64(layer.srid))]
+                feature["geometry"] = .object(object)
+            }
+        }
+        return .object(feature)
+    }
+}

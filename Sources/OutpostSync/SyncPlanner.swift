@@ -1,0 +1,149 @@
+import OutpostWire
+
+/// One layer of a sync: which way it goes, the generation the client's data is at, and the
+/// client's edits to apply (nil when the direction does not upload).
+public struct SyncLayerPlan: Sendable, Equatable {
+    public var layerId: Int
+    public var direction: SyncDirection
+    /// The generation the client last received for this layer: uploads are judged against
+    /// it (an unseen change is one made after it) and downloads hold the changes after it.
+    public var since: Int64
+    public var edits: LayerEdits?
+
+    public init(layerId: Int, direction: SyncDirection, since: Int64, edits: LayerEdits? = nil) {
+        self.layerId = layerId
+        self.direction = direction
+        self.since = since
+        self.edits = edits
+    }
+}
+
+/// A synchronize request resolved against its replica: every decision made, nothing done.
+public struct SyncPlan: Sendable, Equatable {
+    public var replica: ReplicaDefinition
+    public var layers: [SyncLayerPlan]
+    public var dataFormat: ReplicaDataFormat
+    public var transportType: TransportType
+    public var isAsync: Bool
+    public var returnIdsForAdds: Bool
+    public var rollbackOnFailure: Bool
+    public var closeReplica: Bool
+    public var returnAttachmentsDataByUrl: Bool
+    /// Attachment changes travel down (the replica was created with `bidirectional`).
+    public var downloadsAttachments: Bool
+
+    /// Layers whose edits are applied.
+    public var uploadingLayers: [SyncLayerPlan] { layers.filter { $0.direction.uploads } }
+    /// Whether the answer is a file to download rather than the response body.
+    public var deliversByURL: Bool { isAsync || dataFormat == .sqlite || transportType == .url }
+
+    /// The generation(s) the answer hands out. A layer that downloaded gets `current` (the
+    /// snapshot its changes were read from); an upload-only layer keeps the generation the
+    /// client sent, since it received nothing newer.
+    public func answeredGenerations(current: Int64) -> [Int: Int64] {
+        Dictionary(uniqueKeysWithValues: layers.map { ($0.layerId, $0.direction.downloads ? current : $0.since) })
+    }
+
+    /// `responseType` (§5.5, §5.6): replacement data for snapshot layers, edits for changes
+    /// and edit results, both when both, `NoEdits` when there is nothing to return.
+    public func responseType(hasEditResults: Bool, hasChanges: Bool) -> ReplicaResponseType {
+        let snapshots = layers.contains { $0.direction == .snapshot }
+        let incremental = hasEditResults || hasChanges
+        switch (snapshots, incremental) {
+        case (true, true): return .editsAndData
+        case (true, false): return .replacementData
+        case (false, true): return .edits
+        case (false, false): return .noEdits
+        }
+    }
+}
+
+/// Resolves a `synchronizeReplica` request against the replica it names (§5, §9): which
+/// layers sync, in which direction, from which generation, with which edits. Every
+/// rejection names its parameter and happens before anything is applied.
+public enum SyncPlanner {
+    public static func plan(_ request: SynchronizeReplicaRequest, replica: ReplicaDefinition, edits: [LayerEdits]?,
+                            serviceHasAttachments: (Int) -> Bool = { _ in true }) throws(ArcGISError) -> SyncPlan
+    {
+        let topDirection = request.syncDirection ?? .bidirectional
+        var layers: [SyncLayerPlan] = []
+        switch (replica.syncModel, request.syncLayers) {
+        case (.none, _):
+            throw .invalidParameter("replicaID", "replica \(replica.id) was created with syncModel=none and cannot sync")
+        case (.perReplica, _), (.perLayer, .absent), (.perLayer, .notALayerList):
+            // Per replica: every layer, one direction, one generation (syncLayers is ignored,
+            // whatever it holds). Per layer without a usable list: the same, each layer from
+            // `replicaServerGen` when sent, else from the generation the server last gave it.
+            if replica.syncModel == .perLayer, case .notALayerList(let text) = request.syncLayers,
+                text.lowercased() != "perreplica"
+            {
+                throw .invalidParameter("syncLayers", "expected a JSON array of {\"id\", \"serverGen\", \"syncDirection\"}")
+            }
+            for layer in replica.layers {
+                let since = request.replicaServerGen ?? (replica.syncModel == .perReplica ? replica.replicaServerGen : layer.serverGen)
+                layers.append(SyncLayerPlan(layerId: layer.layerId, direction: topDirection, since: since))
+            }
+        case (.perLayer, .layers(let entries)):
+            guard !entries.isEmpty else { throw .invalidParameter("syncLayers", "name at least one layer") }
+            for entry in entries {
+                guard replica.layer(id: entry.layerId) != nil else {
+                    throw .invalidParameter("syncLayers", "layer \(entry.layerId) is not in replica \(replica.id)")
+                }
+                let direction = entry.syncDirection ?? topDirection
+                let since: Int64
+                if let gen = entry.serverGen {
+                    since = gen
+                } else if direction == .snapshot || direction == .upload {
+                    since = request.replicaServerGen ?? replica.layer(id: entry.layerId)!.serverGen
+                } else {
+                    throw .invalidParameter("syncLayers", "layer \(entry.layerId) syncs \(direction.rawValue) and needs its serverGen")
+                }
+                layers.append(SyncLayerPlan(layerId: entry.layerId, direction: direction, since: since))
+            }
+        }
+
+        // The replica's own direction bounds every sync (§9.5).
+        for index in layers.indices {
+            let direction = layers[index].direction
+            switch replica.syncDirection {
+            case .upload where direction != .upload:
+                guard direction == .bidirectional else {
+                    throw .invalidParameter("syncDirection", "replica \(replica.id) is upload-only; it cannot \(direction.rawValue)")
+                }
+                layers[index].direction = .upload
+            case .download where direction.uploads:
+                layers[index].direction = .download
+            default:
+                break
+            }
+        }
+
+        if let edits {
+            for layerEdits in edits {
+                guard let index = layers.firstIndex(where: { $0.layerId == layerEdits.layerId }) else {
+                    throw .invalidParameter("edits", "layer \(layerEdits.layerId) is not synced by this request (not in the replica or not in syncLayers)")
+                }
+                if replica.syncDirection == .download && (layerEdits.count > 0 || layerEdits.attachments?.isEmpty == false) {
+                    throw .invalidParameter("edits", "replica \(replica.id) is download-only and takes no edits")
+                }
+                // Download and snapshot syncs ignore the edits sent with them (§5.5).
+                guard layers[index].direction.uploads else { continue }
+                if let attachments = layerEdits.attachments, !attachments.isEmpty {
+                    guard replica.attachmentsSyncDirection != .none else {
+                        throw .invalidParameter("edits", "replica \(replica.id) does not sync attachments (attachmentsSyncDirection=none)")
+                    }
+                    guard serviceHasAttachments(layerEdits.layerId) else {
+                        throw .invalidParameter("edits", "layer \(layerEdits.layerId) has no attachments")
+                    }
+                }
+                layers[index].edits = layerEdits
+            }
+        }
+
+        return SyncPlan(replica: replica, layers: layers, dataFormat: request.dataFormat, transportType: request.transportType,
+                        isAsync: request.isAsync, returnIdsForAdds: request.returnIdsForAdds,
+                        rollbackOnFailure: request.rollbackOnFailure, closeReplica: request.closeReplica,
+                        returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
+                        downloadsAttachments: replica.attachmentsSyncDirection == .bidirectional)
+    }
+}
