@@ -35,6 +35,16 @@ private let g: Int64 = 10
     func download(_ c: Case) {
         #expect(SyncRules.download(c.record, matchesFilter: c.matches, since: g, replicaId: me) == c.expected)
     }
+
+    /// Layers whose server writes fields (editor tracking) echo the replica's own changes as
+    /// updates, so the device gets the values the server set; never outside the filter.
+    @Test func ownWritesEchoAsUpdatesWhereTheServerWritesFields() {
+        let own = ServerRecord.row(objectId: 1, createdGen: 11, changedGen: 11, lastWriter: me)
+        #expect(SyncRules.download(own, matchesFilter: true, since: g, replicaId: me, echoesOwnWrites: true) == .update)
+        #expect(SyncRules.download(own, matchesFilter: false, since: g, replicaId: me, echoesOwnWrites: true) == .none)
+        let old = ServerRecord.row(objectId: 1, createdGen: 3, changedGen: 9, lastWriter: me)
+        #expect(SyncRules.download(old, matchesFilter: true, since: g, replicaId: me, echoesOwnWrites: true) == .none)
+    }
 }
 
 /// Upload rows of docs/sync-semantics.md: last in wins, and what it overwrites is flagged.

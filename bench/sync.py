@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Outpost sync benchmarks over HTTP on loopback (release build), on a 1,000,000-point layer:
+  1. one synchronizeReplica uploading 20,000 edits (10,000 adds, 8,000 updates, 2,000 deletes),
+     upload direction and bidirectional (median of --runs);
+  2. one synchronizeReplica downloading 20,000 changes (made online) out of the million,
+     every row and a half-world filter (median of --runs);
+  3. 50 concurrent clients, each with its own replica, each syncing 100 edits: errors, lost
+     edits, p50/p99 latency.
+Usage: python3 bench/sync.py [--binary PATH] [--runs N]. Writes bench/out/sync.json.
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import threading
+import time
+import urllib.parse
+import uuid
+
+from harness import machine, start_server
+from run import generate
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+SERVICE = "/arcgis/rest/services/Million/FeatureServer"
+
+
+def post(connection, path, fields):
+    body = urllib.parse.urlencode(fields)
+    connection.request("POST", path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    return json.loads(connection.getresponse().read())
+
+
+def get(connection, path, **params):
+    connection.request("GET", f"{path}?{urllib.parse.urlencode({'f': 'json', **params})}")
+    return json.loads(connection.getresponse().read())
+
+
+def gid():
+    return "{" + str(uuid.uuid4()).upper() + "}"
+
+
+def register(connection, name, generation, geometry=None):
+    """A replica of layer 0 at `generation`, registered without data (replicaOptions)."""
+    fields = {"f": "json", "replicaName": name, "layers": "0", "syncModel": "perLayer", "transportType": "esriTransportTypeEmbedded",
+              "replicaOptions": json.dumps({"registerExistingData": True, "layerServerGens": [{"id": 0, "serverGen": generation}]})}
+    if geometry:
+        fields.update({"geometry": geometry, "geometryType": "esriGeometryEnvelope", "inSR": "4326",
+                       "layerQueries": json.dumps({"0": {"queryOption": "useFilter", "useGeometry": True}})})
+    answer = post(connection, f"{SERVICE}/createReplica", fields)
+    assert "replicaID" in answer, answer
+    return answer["replicaID"]
+
+
+def global_ids(connection, low, high):
+    """GlobalIDs of OBJECTIDs low..high (pages of 2,000)."""
+    ids = []
+    for start in range(low, high + 1, 2000):
+        answer = get(connection, f"{SERVICE}/0/query", where=f"OBJECTID >= {start} AND OBJECTID < {min(start + 2000, high + 1)}",
+                     outFields="GlobalID", returnGeometry="false")
+        ids += [f["attributes"]["GlobalID"] for f in answer["features"]]
+    return ids
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    data = os.path.join(OUT, "sync-data")
+    shutil.rmtree(data, ignore_errors=True)
+    source = os.path.join(OUT, "points-1000000.geojson")
+    if not os.path.exists(source):
+        generate(source, 1_000_000)
+    subprocess.run([args.binary, "import", source, "--service", "Million", "--data", data], check=True, stdout=subprocess.DEVNULL)
+    server, port, c = start_server(args.binary, data, "--no-demo", cwd=ROOT)
+    results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}
+    try:
+        # 1. Uploads of 20,000 edits.
+        upload_times = {"upload": [], "bidirectional": []}
+        next_oid = 1
+        for run in range(args.runs):
+            for direction in ("upload", "bidirectional"):
+                replica = register(c, f"up-{direction}-{run}", 0)
+                targets = global_ids(c, next_oid, next_oid + 9_999)
+                next_oid += 10_000
+                adds = [{"attributes": {"GlobalID": gid(), "name": "bench", "species": "oak", "value": i},
+                         "geometry": {"x": -170 + (i % 340), "y": -80 + (i % 160)}} for i in range(10_000)]
+                updates = [{"attributes": {"GlobalID": g, "value": 4242}} for g in targets[:8_000]]
+                edits = [{"id": 0, "features": {"adds": adds, "updates": updates, "deleteIds": targets[8_000:10_000]}}]
+                info = get(c, f"{SERVICE}/replicas/{replica}")
+                generation = info["layerServerGens"][0]["serverGen"]
+                fields = {"f": "json", "replicaID": replica, "transportType": "esriTransportTypeEmbedded", "rollbackOnFailure": "true",
+                          "syncLayers": json.dumps([{"id": 0, "serverGen": generation, "syncDirection": direction}]),
+                          "edits": json.dumps(edits)}
+                started = time.perf_counter()
+                answer = post(c, f"{SERVICE}/synchronizeReplica", fields)
+                upload_times[direction].append(time.perf_counter() - started)
+                entry = answer["edits"][0]
+                assert all(r["success"] for r in entry["addResults"] + entry["updateResults"] + entry["deleteResults"]), answer
+                assert len(entry["addResults"]) == 10_000 and len(entry["deleteResults"]) == 2_000
+        for direction, times in upload_times.items():
+            results[f"sync_upload_20000_edits_{direction}_s"] = {"median": statistics.median(times), "runs": times}
+            print(f"sync uploading 20,000 edits ({direction}): median {statistics.median(times):.3f} s {['%.3f' % t for t in times]}", flush=True)
+
+        # 2. Downloads of 20,000 changes out of the million.
+        marker = register(c, "marker", 0)
+        base_generation = get(c, f"{SERVICE}/replicas/{marker}")["layerServerGens"][0]["serverGen"]
+        everything = register(c, "download-all", base_generation)
+        half = register(c, "download-half", base_generation, geometry="-180,-90,0,90")
+        for start in range(500_001, 520_001, 10_000):
+            updates = [{"attributes": {"OBJECTID": oid, "value": 777}, "geometry": {"x": -179.5 + (oid % 359), "y": 1.5}}
+                       for oid in range(start, start + 10_000)]
+            answer = post(c, f"{SERVICE}/0/applyEdits", {"f": "json", "updates": json.dumps(updates), "rollbackOnFailure": "true"})
+            assert all(r["success"] for r in answer["updateResults"]), answer.get("error")
+        for name, replica in (("all", everything), ("half_world_filter", half)):
+            times = []
+            for _ in range(args.runs):
+                started = time.perf_counter()
+                answer = post(c, f"{SERVICE}/synchronizeReplica", {
+                    "f": "json", "replicaID": replica, "transportType": "esriTransportTypeEmbedded",
+                    "syncLayers": json.dumps([{"id": 0, "serverGen": base_generation, "syncDirection": "download"}])})
+                times.append(time.perf_counter() - started)
+                features = answer["edits"][0]["features"]
+                count = len(features["updates"]) + len(features["adds"]) + len(features["deleteIds"])
+            results[f"sync_download_20000_changes_{name}_s"] = {"median": statistics.median(times), "runs": times, "changes": count}
+            print(f"sync downloading {count} changes of 1,000,000 ({name}): median {statistics.median(times):.3f} s", flush=True)
+
+        # 3. 50 concurrent clients, 100 edits each.
+        clients = 50
+        generation = get(c, f"{SERVICE}/replicas/{marker}")["layerServerGens"][0]["serverGen"]
+        replicas = [register(c, f"field-{i}", generation) for i in range(clients)]
+        targets = global_ids(c, 600_001, 600_000 + clients * 50)
+        latencies = []
+        errors = []
+        lock = threading.Lock()
+        added = [[gid() for _ in range(50)] for _ in range(clients)]
+
+        def client(index):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            edits = [{"id": 0, "features": {
+                "adds": [{"attributes": {"GlobalID": g, "name": f"client{index}", "value": index}, "geometry": {"x": index, "y": 10}}
+                         for g in added[index]],
+                "updates": [{"attributes": {"GlobalID": g, "value": 10_000 + index}} for g in targets[index * 50:(index + 1) * 50]]}}]
+            started = time.perf_counter()
+            try:
+                answer = post(connection, f"{SERVICE}/synchronizeReplica", {
+                    "f": "json", "replicaID": replicas[index], "transportType": "esriTransportTypeEmbedded",
+                    "syncLayers": json.dumps([{"id": 0, "serverGen": generation, "syncDirection": "bidirectional"}]),
+                    "edits": json.dumps(edits)})
+                elapsed = time.perf_counter() - started
+                entry = answer["edits"][0]
+                ok = all(r["success"] for r in entry["addResults"] + entry["updateResults"])
+                with lock:
+                    latencies.append(elapsed)
+                    if not ok or len(entry["addResults"]) != 50:
+                        errors.append(answer)
+            except Exception as error:  # noqa: BLE001 - any failure is a benchmark error
+                with lock:
+                    errors.append(str(error))
+
+        threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        # No lost edit: every add and every update is on the server.
+        present = get(c, f"{SERVICE}/0/query", where="name LIKE 'client%'", returnCountOnly="true")["count"]
+        updated = get(c, f"{SERVICE}/0/query", where="value >= 10000 AND value < 10050", returnCountOnly="true")["count"]
+        latencies.sort()
+        p99 = latencies[min(len(latencies) - 1, int(round(0.99 * len(latencies))) - 1)] if latencies else None
+        results["sync_50_clients_x_100_edits"] = {
+            "errors": len(errors), "adds_present": present, "adds_expected": clients * 50, "updates_present": updated,
+            "updates_expected": clients * 50, "p50_s": statistics.median(latencies) if latencies else None, "p99_s": p99,
+            "max_s": latencies[-1] if latencies else None, "wall_s": wall}
+        print(f"50 clients x 100 edits: errors {len(errors)}, adds {present}/{clients * 50}, updates {updated}/{clients * 50}, "
+              f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s, wall {wall:.2f} s", flush=True)
+        if errors:
+            print(errors[:3])
+    finally:
+        server.terminate()
+        server.wait()
+    with open(os.path.join(OUT, "sync.json"), "w") as f:
+        json.dump(results, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
