@@ -55,6 +55,15 @@ def register(connection, name, generation, geometry=None):
     return answer["replicaID"]
 
 
+def current_generation(connection):
+    """The server's newest generation: what a schema-only replica is handed."""
+    answer = post(connection, f"{SERVICE}/createReplica", {
+        "f": "json", "replicaName": "probe", "layers": "0", "syncModel": "perLayer", "transportType": "esriTransportTypeEmbedded",
+        "layerQueries": json.dumps({"0": {"queryOption": "none"}})})
+    post(connection, f"{SERVICE}/unRegisterReplica", {"f": "json", "replicaID": answer["replicaID"]})
+    return answer["layerServerGens"][0]["serverGen"]
+
+
 def global_ids(connection, low, high):
     """GlobalIDs of OBJECTIDs low..high (pages of 2,000)."""
     ids = []
@@ -85,7 +94,7 @@ def main():
         next_oid = 1
         for run in range(args.runs):
             for direction in ("upload", "bidirectional"):
-                replica = register(c, f"up-{direction}-{run}", 0)
+                replica = register(c, f"up-{direction}-{run}", current_generation(c))
                 targets = global_ids(c, next_oid, next_oid + 9_999)
                 next_oid += 10_000
                 adds = [{"attributes": {"GlobalID": gid(), "name": "bench", "species": "oak", "value": i},
@@ -108,8 +117,7 @@ def main():
             print(f"sync uploading 20,000 edits ({direction}): median {statistics.median(times):.3f} s {['%.3f' % t for t in times]}", flush=True)
 
         # 2. Downloads of 20,000 changes out of the million.
-        marker = register(c, "marker", 0)
-        base_generation = get(c, f"{SERVICE}/replicas/{marker}")["layerServerGens"][0]["serverGen"]
+        base_generation = current_generation(c)
         everything = register(c, "download-all", base_generation)
         half = register(c, "download-half", base_generation, geometry="-180,-90,0,90")
         for start in range(500_001, 520_001, 10_000):
@@ -132,7 +140,7 @@ def main():
 
         # 3. 50 concurrent clients, 100 edits each.
         clients = 50
-        generation = get(c, f"{SERVICE}/replicas/{marker}")["layerServerGens"][0]["serverGen"]
+        generation = current_generation(c)
         replicas = [register(c, f"field-{i}", generation) for i in range(clients)]
         targets = global_ids(c, 600_001, 600_000 + clients * 50)
         latencies = []

@@ -163,14 +163,19 @@ struct SyncWork: Sendable {
         return { layer, objectId, attachmentId in "\(base)/\(layer)/\(objectId)/attachments/\(attachmentId)" }
     }
 
-    private func record(_ summary: SyncAnswerSummary) throws {
+    private func record(_ summary: SyncAnswerSummary, upload: SyncUploadOutcome?, uploadTime: Duration, answerTime: Duration) throws {
         try store.recordSync(plan, generations: summary.generations, close: plan.closeReplica)
+        let edits = upload?.results.reduce(0) { $0 + $1.all.count } ?? 0
+        logger.info("replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploadTime), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(answerTime) (\(summary.responseType.rawValue))")
     }
 
     /// The answer as a published result file. `keepEmpty`: publish even a `NoEdits` answer
     /// (a job always has a result).
     func toFile(keepEmpty: Bool = false) throws -> Done {
+        let clock = ContinuousClock()
+        let started = clock.now
         let outcome = try upload()
+        let uploaded = clock.now
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
@@ -186,7 +191,7 @@ struct SyncWork: Sendable {
             case .sqlite:
                 summary = try store.writeSyncDelta(plan, upload: outcome, path: temporary, serviceURL: serviceURL)
             }
-            try record(summary)
+            try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
             if summary.responseType == .noEdits && !keepEmpty {
                 files.discard(name)
                 return Done(summary: summary, fileName: nil)
@@ -201,10 +206,13 @@ struct SyncWork: Sendable {
 
     /// The embedded JSON answer.
     func toMemory() throws -> [UInt8] {
+        let clock = ContinuousClock()
+        let started = clock.now
         let outcome = try upload()
+        let uploaded = clock.now
         var bytes: [UInt8] = []
         let summary = try store.writeSyncAnswer(plan, upload: outcome, write: { bytes += $0 }, attachmentURL: attachmentURLs)
-        try record(summary)
+        try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
         return bytes
     }
 }

@@ -217,6 +217,16 @@ struct EditSession {
     let preparedFiles: [String: PreparedAttachmentFile]
     let cache = EditSessionCache()
 
+    /// Runs one statement, prepared once per connection: edits repeat the same few statements
+    /// thousands of times in a sync.
+    func run(_ sql: String, _ arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
+    func fetchRow(_ sql: String, _ arguments: StatementArguments) throws -> Row? {
+        try Row.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
         var results = LayerEditResults(layerId: layer.definition.id)
         for feature in edits.adds {
@@ -438,10 +448,11 @@ struct EditSession {
         }
         values["outpost_gen"] = generation.databaseValue
         values["outpost_replica"] = context.replicaId?.databaseValue ?? .null
-        let columns = Array(values.keys)
-        try db.execute(
-            sql: "UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
-            arguments: StatementArguments(columns.map { values[$0]! } + [existing.objectId.databaseValue]))
+        // Sorted: one statement text (and one prepared statement) per set of columns.
+        let columns = values.keys.sorted()
+        try run(
+            "UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+            StatementArguments(columns.map { values[$0]! } + [existing.objectId.databaseValue]))
         return EditResult(objectId: existing.objectId, globalId: existing.globalId)
     }
 
@@ -462,19 +473,19 @@ struct EditSession {
             }
             try db.execute(sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?", arguments: [existing.globalId])
         }
-        try db.execute(sql: "DELETE FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                       arguments: [existing.objectId])
+        try run("DELETE FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                [existing.objectId])
         return EditResult(objectId: existing.objectId, globalId: existing.globalId)
     }
 
     private func tombstone(kind: String, layer: StoredLayer, globalId: String, objectId: Int64, parentGlobalId: String?,
                            createdGeneration: Int64) throws
     {
-        try db.execute(sql: """
+        try run("""
             INSERT OR REPLACE INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id,
                 created_generation, generation, replica_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [layer.serviceName, layer.definition.id, kind, globalId, objectId, parentGlobalId,
+            """, [layer.serviceName, layer.definition.id, kind, globalId, objectId, parentGlobalId,
                              createdGeneration, generation, context.replicaId])
     }
 
@@ -495,10 +506,10 @@ struct EditSession {
         switch key {
         case .objectId(let id):
             description = "\(definition.objectIdField) \(id)"
-            row = try Row.fetchOne(db, sql: "SELECT \(oid), \(gid), outpost_created_gen FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(oid) = ?", arguments: [id])
+            row = try fetchRow("SELECT \(oid), \(gid), outpost_created_gen FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(oid) = ?", [id])
         case .globalId(let id):
             description = "\(definition.globalIdField) \(id)"
-            row = try Row.fetchOne(db, sql: "SELECT \(oid), \(gid), outpost_created_gen FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(gid) = ?", arguments: [id])
+            row = try fetchRow("SELECT \(oid), \(gid), outpost_created_gen FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(gid) = ?", [id])
         }
         guard let row else {
             switch key {

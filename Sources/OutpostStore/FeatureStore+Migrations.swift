@@ -200,6 +200,15 @@ extension FeatureStore {
                 );
                 """)
         }
+        migrator.registerMigration("v7-change-index-with-writer") { db in
+            // "Changed since G, not by this replica" is answered from the index alone, so a
+            // sync does not read the rows of its own upload back to skip them.
+            for row in try Row.fetchAll(db, sql: "SELECT table_name, has_attachments FROM outpost_layers") {
+                let table: String = row["table_name"]
+                try FeatureStore.addChangeTracking(toTable: table, db: db)
+                if row["has_attachments"] as Bool { try FeatureStore.addChangeTracking(toTable: "\(table)__attach", db: db) }
+            }
+        }
         return migrator
     }
 }
@@ -224,7 +233,11 @@ extension FeatureStore {
 
     static func addChangeTracking(toTable table: String, db: Database) throws {
         try ensureColumns(changeTrackingColumns, table: table, db: db)
-        try db.execute(sql: "CREATE INDEX IF NOT EXISTS \("\(table)_outpost_gen".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(outpost_gen)")
+        try db.execute(sql: "DROP INDEX IF EXISTS \("\(table)_outpost_gen".quotedDatabaseIdentifier)")
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS \("\(table)_outpost_changes".quotedDatabaseIdentifier)
+            ON \(table.quotedDatabaseIdentifier)(outpost_gen, outpost_replica, outpost_created_gen)
+            """)
     }
 }
 

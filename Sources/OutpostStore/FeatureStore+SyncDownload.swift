@@ -142,9 +142,12 @@ extension FeatureStore {
             sink.w.key(pass == .add ? "adds" : "updates")
             sink.w.beginArray()
             let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
+            // The replica's own changes are decided `.none` unless echoed: skip them unread.
+            let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"
+            var arguments = [since.databaseValue, since.databaseValue]
+            if !echoes { arguments.append(replica.id.databaseValue) }
             try forEachChangedRow(selection, spatialReference: replica.spatialReference,
-                                  where: "t.outpost_gen > ? AND \(created)", arguments: [since.databaseValue, since.databaseValue],
-                                  db: db) { values, geometry, record, matches in
+                                  where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches in
                 let change = SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replica.id, echoesOwnWrites: echoes)
                 let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
                 if let globalId { liveGlobalIds.insert(globalId) }
@@ -190,11 +193,13 @@ extension FeatureStore {
         let layer = selection.layer
         let definition = layer.definition
         var columns = featureColumns(layer, spatialReference: spatialReference)
+        // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
+        // the whole table instead of the changes.
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
         columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END"]
         let statement = try db.makeStatement(sql: """
             SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
-            WHERE \(condition) ORDER BY \(oid)
+            WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
             """)
         let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments + arguments))
         let fieldCount = definition.fields.count

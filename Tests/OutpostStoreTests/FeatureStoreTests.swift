@@ -33,7 +33,12 @@ import OutpostWire
         let reopened = try FeatureStore(path: store.path)
         #expect(reopened.catalog == store.catalog)
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers", "v5-replicas-and-jobs"])
+        #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers", "v5-replicas-and-jobs",
+                               "v6-sync-conflicts-and-receipts", "v7-change-index-with-writer"])
+        // The change index covers the writer (v7), and replaced the generation-only one.
+        let indexes = try reopened.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%outpost%'") }
+        #expect(indexes.filter { $0.hasSuffix("_outpost_changes") }.count >= 4)
+        #expect(!indexes.contains { $0.hasSuffix("_outpost_gen") })
         let demo = try reopened.service(named: "Demo")
         #expect(demo.layers.map(\.definition.name) == ["Cities", "Countries", "Trees", "Inspections"])
         #expect(demo.layers[3].definition.kind == .table)

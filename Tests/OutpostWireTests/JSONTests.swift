@@ -91,6 +91,11 @@ import Testing
         #expect(GlobalID.normalize("{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}") == "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}")
         #expect(GlobalID.normalize("not-a-guid") == nil)
         #expect(GlobalID.normalize("{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2}") == nil)
+        #expect(GlobalID.normalize("  {8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b}\n") == "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}")
+        #expect(GlobalID.normalize("{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B") == nil)
+        #expect(GlobalID.normalize("8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2G") == nil)
+        #expect(GlobalID.normalize("8A7F2C1E0-B3D-4E5F-9A6B-7C8D9E0F1A2B") == nil)
+        #expect(GlobalID.normalize("") == nil)
     }
 
     @Test func makesVersion4IDs() {
