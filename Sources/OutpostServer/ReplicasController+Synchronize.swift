@@ -91,23 +91,9 @@ extension ReplicasController {
 
     /// Runs an asynchronous sync and records each step of it.
     static func run(job: JobRecord, sync: SyncWork, logger: Logger) async {
-        var record = job
-        let store = sync.store
-        func advance(_ event: JobEvent) {
-            guard let next = try? record.applying(event, at: now()) else { return }
-            record = next
-            do { try store.saveJob(record) } catch { logger.error("job \(record.id): cannot save status: \(error)") }
-        }
-        advance(.started)
-        advance(.phase(.importChanges))
-        do {
-            let done = try await JobRunner.blocking { try sync.toFile(keepEmpty: true) }
-            advance(.phase(.exportChanges))
-            advance(.succeeded(resultFile: done.fileName ?? ""))
-        } catch {
-            let arcGISError = (error as? ArcGISError) ?? (error as? StoreError)?.arcGISError ?? .internalError(String(describing: error))
-            advance(.failed(arcGISError))
-            logger.error("job \(record.id) failed: \(arcGISError)")
+        await runJob(job, store: sync.store, logger: logger) { phase in
+            phase(.importChanges)
+            return try sync.toFile(keepEmpty: true, exporting: { phase(.exportChanges) }).fileName ?? ""
         }
     }
 }
@@ -171,10 +157,11 @@ struct SyncWork: Sendable {
 
     /// The answer as a published result file. `keepEmpty`: publish even a `NoEdits` answer
     /// (a job always has a result).
-    func toFile(keepEmpty: Bool = false) throws -> Done {
+    func toFile(keepEmpty: Bool = false, exporting: () -> Void = {}) throws -> Done {
         let clock = ContinuousClock()
         let started = clock.now
         let outcome = try upload()
+        exporting()
         let uploaded = clock.now
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)

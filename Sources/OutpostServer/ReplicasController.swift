@@ -117,30 +117,38 @@ struct ReplicasController: Sendable {
 
     /// Runs an asynchronous export and records each step of it.
     static func run(job: JobRecord, export: ExportWork, logger: Logger) async {
-        var record = job
-        let store = export.store
+        await runJob(job, store: export.store, logger: logger) { phase in
+            let (_, name) = try export.toFile(phase: phase)
+            logger.info("job \(job.id): replica \(job.replicaId) exported to \(name)")
+            return name
+        }
+    }
+
+    /// Runs a job's work on the blocking pool and saves each step: started, the phases the
+    /// work reports, then completed with its result file, or failed with its error.
+    static func runJob(_ job: JobRecord, store: FeatureStore, logger: Logger,
+                       work: @escaping @Sendable (_ phase: @escaping (JobStatus) -> Void) throws -> String) async
+    {
+        let box = JobBox(record: job)
         func advance(_ event: JobEvent) {
-            guard let next = try? record.applying(event, at: now()) else { return }
-            record = next
-            do { try store.saveJob(record) } catch { logger.error("job \(record.id): cannot save status: \(error)") }
+            guard let next = try? box.record.applying(event, at: now()) else { return }
+            box.record = next
+            do { try store.saveJob(next) } catch { logger.error("job \(next.id): cannot save status: \(error)") }
         }
         advance(.started)
         do {
-            let recordBox = JobBox(record: record)
-            let (_, name) = try await JobRunner.blocking {
-                try export.toFile(phase: { phase in
-                    guard let next = try? recordBox.record.applying(.phase(phase), at: now()) else { return }
-                    recordBox.record = next
+            let name = try await JobRunner.blocking {
+                try work { phase in
+                    guard let next = try? box.record.applying(.phase(phase), at: now()) else { return }
+                    box.record = next
                     try? store.saveJob(next)
-                })
+                }
             }
-            record = recordBox.record
             advance(.succeeded(resultFile: name))
-            logger.info("job \(record.id): replica \(record.replicaId) exported to \(name)")
         } catch {
             let arcGISError = (error as? ArcGISError) ?? (error as? StoreError)?.arcGISError ?? .internalError(String(describing: error))
             advance(.failed(arcGISError))
-            logger.error("job \(record.id) failed: \(arcGISError)")
+            logger.error("job \(job.id) failed: \(arcGISError)")
         }
     }
 

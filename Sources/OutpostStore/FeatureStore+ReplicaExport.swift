@@ -219,8 +219,20 @@ extension FeatureStore {
         let columns = featureColumns(layer, spatialReference: spatialReference)
         let oid = "t.\(layer.definition.objectIdField.quotedDatabaseIdentifier)"
         let statement = try db.makeStatement(sql: "SELECT \(columns.joined(separator: ", "))\(selection.from) ORDER BY \(oid)")
-        let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments))
+        try forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments), db: db) { values, geometry, _, _ in
+            try body(values, geometry)
+        }
+    }
+
+    /// Steps a statement whose first columns are `featureColumns(layer, …)`: `body` gets the
+    /// field values, the decoded geometry, and the reader with the index of the first column
+    /// after them.
+    static func forEachFeatureRow(_ layer: StoredLayer, statement: Statement, arguments: StatementArguments, db: Database,
+                                  _ body: ([DatabaseValue], OGCGeometry?, RawRowReader, Int32) throws -> Void) throws
+    {
+        let reader = try RawRowReader(statement: statement, arguments: arguments)
         let fieldCount = layer.definition.fields.count
+        let next = Int32(fieldCount + (layer.isSpatial ? 1 : 0))
         var values = [DatabaseValue](repeating: .null, count: fieldCount)
         while try reader.step(db: db) {
             for index in 0..<fieldCount { values[index] = reader.value(Int32(index)) }
@@ -228,7 +240,7 @@ extension FeatureStore {
             if layer.isSpatial, let blob = reader.bytes(Int32(fieldCount)), !blob.isEmpty {
                 geometry = try SpatiaLiteBlob.decode(blob)
             }
-            try body(values, geometry)
+            try body(values, geometry, reader, next)
         }
     }
 

@@ -201,23 +201,14 @@ extension FeatureStore {
             SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
             WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
             """)
-        let reader = try RawRowReader(statement: statement, arguments: StatementArguments(selection.arguments + arguments))
-        let fieldCount = definition.fields.count
         let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
-        let extra = Int32(fieldCount + (layer.isSpatial ? 1 : 0))
-        var values = [DatabaseValue](repeating: .null, count: fieldCount)
-        while try reader.step(db: db) {
-            for index in 0..<fieldCount { values[index] = reader.value(Int32(index)) }
-            var geometry: OGCGeometry?
-            if layer.isSpatial, let blob = reader.bytes(Int32(fieldCount)), !blob.isEmpty {
-                geometry = try SpatiaLiteBlob.decode(blob)
-            }
+        try forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
+            values, geometry, reader, extra in
             let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
                                           createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
                                           changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
                                           lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
-            let matches = Int64.fromDatabaseValue(reader.value(extra + 3)) == 1
-            try body(values, geometry, record, matches)
+            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1)
         }
     }
 
