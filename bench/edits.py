@@ -15,18 +15,12 @@ import threading
 import time
 import urllib.parse
 
-from harness import machine, start_server
+from harness import machine, post, start_server
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
 LAYER = "/arcgis/rest/services/Demo/FeatureServer/2"
 
-
-def post(connection, path, fields):
-    body = urllib.parse.urlencode(fields)
-    connection.request("POST", path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
-    response = connection.getresponse()
-    return json.loads(response.read())
 
 
 def main():

@@ -1,5 +1,7 @@
 """What the benchmark scripts share: a free port, a server that is ready, and the machine."""
 import http.client
+import json
+import urllib.parse
 import os
 import platform
 import socket
@@ -43,3 +45,10 @@ def machine():
         pass
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
     return f"{os.cpu_count()} cores ({cpu}), {memory:.0f} GiB, {platform.platform()}"
+
+
+def post(connection, path, fields):
+    """POSTs a form on a keep-alive connection and returns the JSON answer."""
+    body = urllib.parse.urlencode(fields)
+    connection.request("POST", path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+    return json.loads(connection.getresponse().read())

@@ -20,18 +20,13 @@ import time
 import urllib.parse
 import uuid
 
-from harness import machine, start_server
+from harness import machine, post, start_server
 from run import generate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
 SERVICE = "/arcgis/rest/services/Million/FeatureServer"
 
-
-def post(connection, path, fields):
-    body = urllib.parse.urlencode(fields)
-    connection.request("POST", path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
-    return json.loads(connection.getresponse().read())
 
 
 def get(connection, path, **params):
