@@ -16,7 +16,8 @@ extension ReplicasController {
             throw Self.replicaNotFound(parsed.replicaId)
         }
         let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName)
-        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, serviceHasAttachments: { id in
+        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
+                                        serviceHasAttachments: { id in
             service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
         })
         let base = serviceURL(request, service: serviceName)
@@ -75,8 +76,7 @@ extension ReplicasController {
                 }
                 return (try SynchronizeReplicaRequest.parseEdits(json, parameter: "editsUploadID"), [UInt8](data))
             case .sqlite:
-                let delta = try ReplicaDelta.read(path: path, parameter: "editsUploadID")
-                return (delta.edits, delta.fingerprint)
+                throw ArcGISError.invalidParameter("editsUploadFormat", "GeoPackage upload deltas are not accepted yet; send editsUploadFormat=json")
             }
         }
     }
@@ -166,18 +166,13 @@ struct SyncWork: Sendable {
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
-            let summary: SyncAnswerSummary
-            switch plan.dataFormat {
-            case .json:
-                FileManager.default.createFile(atPath: temporary, contents: nil)
-                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
-                defer { try? handle.close() }
-                summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
+            // JSON only: the planner refuses GeoPackage answers before anything is applied.
+            FileManager.default.createFile(atPath: temporary, contents: nil)
+            guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
+            defer { try? handle.close() }
+            let summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
                                                     attachmentURL: attachmentURLs)
-                try handle.synchronize()
-            case .sqlite:
-                summary = try store.writeSyncDelta(plan, upload: outcome, path: temporary, serviceURL: serviceURL)
-            }
+            try handle.synchronize()
             try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
             if summary.responseType == .noEdits && !keepEmpty {
                 files.discard(name)

@@ -432,7 +432,12 @@ struct EditSession {
             }
             key = .objectId(oid)
         }
-        let existing = try find(key, in: layer)
+        return try update(feature, of: try find(key, in: layer), in: layer)
+    }
+
+    /// Updates a feature already looked up (a sync knows it from deciding the edit).
+    func update(_ feature: EditFeature, of existing: ExistingFeature, in layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
         var values = try attributeValues(feature.attributes, layer: layer, globalId: existing.globalId)
         for field in definition.fields where !field.nullable && field.editable && field.type != .oid && field.type != .globalID {
             if values[field.name] == .null {
@@ -459,8 +464,12 @@ struct EditSession {
     // MARK: Deletes
 
     func delete(_ key: FeatureKey, from layer: StoredLayer) throws -> EditResult {
+        try delete(try find(key, in: layer), from: layer)
+    }
+
+    /// Deletes a feature already looked up.
+    func delete(_ existing: ExistingFeature, from layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
-        let existing = try find(key, in: layer)
         try tombstone(kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,
                       parentGlobalId: nil, createdGeneration: existing.createdGeneration)
         if definition.hasAttachments {
@@ -491,7 +500,7 @@ struct EditSession {
 
     // MARK: Shared
 
-    private struct ExistingFeature {
+    struct ExistingFeature {
         var objectId: Int64
         var globalId: String
         var createdGeneration: Int64

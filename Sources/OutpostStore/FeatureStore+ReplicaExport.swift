@@ -256,6 +256,28 @@ extension FeatureStore {
         var path: String?
         var bytes: Data?
 
+        /// From a row of `attachmentColumns` (`t` the parent table).
+        init(row: Row, directory: String) {
+            id = row[0]
+            globalId = row[1]
+            parentGlobalId = row[2]
+            parentObjectId = row[3]
+            name = row[4]
+            contentType = row[5]
+            keywords = row[6] ?? ""
+            size = row[7]
+            path = (row[8] as String?).map { (directory as NSString).appendingPathComponent($0) }
+            bytes = row[9]
+        }
+
+        /// The columns `init(row:)` reads, over the attachment table `a` and its parent feature table.
+        static func columns(objectIdField: String, parent: String) -> String {
+            """
+            a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, \(parent).\(objectIdField.quotedDatabaseIdentifier), a.ATT_NAME, a.CONTENT_TYPE, a.KEYWORDS,
+            a.DATA_SIZE, a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+            """
+        }
+
         func data() throws -> Data {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
             return bytes ?? Data()
@@ -268,20 +290,15 @@ extension FeatureStore {
     {
         let layer = selection.layer
         let gid = layer.definition.globalIdField.quotedDatabaseIdentifier
-        let oid = layer.definition.objectIdField.quotedDatabaseIdentifier
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, p.\(oid), a.ATT_NAME, a.CONTENT_TYPE, a.KEYWORDS, a.DATA_SIZE,
-                   a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+            SELECT \(ExportedAttachment.columns(objectIdField: layer.definition.objectIdField, parent: "p"))
             FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
             JOIN \(layer.tableName.quotedDatabaseIdentifier) p ON p.\(gid) = a.REL_GLOBALID
             WHERE a.REL_GLOBALID IN (SELECT t.\(gid)\(selection.from))
             ORDER BY a.ATTACHMENTID
             """, arguments: StatementArguments(selection.arguments))
         while let row = try rows.next() {
-            let path: String? = row[8]
-            try body(ExportedAttachment(id: row[0], globalId: row[1], parentGlobalId: row[2], parentObjectId: row[3], name: row[4],
-                                        contentType: row[5], keywords: row[6] ?? "", size: row[7],
-                                        path: path.map { (directory as NSString).appendingPathComponent($0) }, bytes: row[9]))
+            try body(ExportedAttachment(row: row, directory: directory))
         }
     }
 

@@ -40,10 +40,6 @@ extension FeatureStore {
         let resultsByLayer = Dictionary((upload?.results ?? []).map { ($0.layerId, $0) }, uniquingKeysWith: { first, _ in first })
         return try pool.read { db in
             let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0
-            for layer in plan.layers where layer.direction.downloads && layer.direction != .snapshot && layer.since > generation {
-                throw ArcGISError.invalidParameter(
-                    "syncLayers", "layer \(layer.layerId): generation \(layer.since) is newer than the server's (\(generation)); was the replica made by another server?")
-            }
             let generations = plan.answeredGenerations(current: generation)
             var sink = JSONSink(write: write)
             var changes = 0
@@ -225,14 +221,12 @@ extension FeatureStore {
         let layer = selection.layer
         let definition = layer.definition
         let gid = definition.globalIdField.quotedDatabaseIdentifier
-        let oid = definition.objectIdField.quotedDatabaseIdentifier
         var count = 0
         for pass in [DownloadChange.add, .update] {
             sink.w.key(pass == .add ? "adds" : "updates")
             sink.w.beginArray()
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, t.\(oid), a.ATT_NAME, a.CONTENT_TYPE, a.KEYWORDS, a.DATA_SIZE,
-                       a.DATA_PATH, CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END
+                SELECT \(ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t"))
                 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
                 JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
                 WHERE (\(selection.condition)) AND a.outpost_gen > ? AND a.outpost_created_gen \(pass == .add ? ">" : "<=") ?
@@ -240,11 +234,7 @@ extension FeatureStore {
                 ORDER BY a.ATTACHMENTID
                 """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue]))
             while let row = try rows.next() {
-                let path: String? = row[8]
-                let attachment = ExportedAttachment(id: row[0], globalId: row[1], parentGlobalId: row[2], parentObjectId: row[3],
-                                                    name: row[4], contentType: row[5], keywords: row[6] ?? "", size: row[7],
-                                                    path: path.map { (directory as NSString).appendingPathComponent($0) }, bytes: row[9])
-                try writeAttachment(attachment, layerId: definition.id, attachmentURL: attachmentURL, to: &sink.w)
+                try writeAttachment(ExportedAttachment(row: row, directory: directory), layerId: definition.id, attachmentURL: attachmentURL, to: &sink.w)
                 count += 1
                 try sink.flushIfLarge()
             }

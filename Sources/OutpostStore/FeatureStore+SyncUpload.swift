@@ -26,32 +26,33 @@ extension FeatureStore {
     /// applied and that upload's results are returned, so a retried sync applies nothing
     /// twice. With `rollbackOnFailure`, a failing edit rolls everything back and the results
     /// say which edits failed.
-    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8],
-                                files: [String: (path: String, size: Int)] = [:]) throws -> SyncUploadOutcome
-    {
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
         let uploading = plan.uploadingLayers.filter { $0.edits != nil }
         let edits = uploading.compactMap(\.edits)
         let replicaId = plan.replica.id
         struct Replayed: Error { var results: [LayerEditResults] }
-        let conflicts = ConflictCounter()
+        let conflicts = ConflictCount()
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
             let outcome = try runEditTransaction(service: plan.replica.serviceName, edits: edits, options: options,
-                                                 context: EditContext(replicaId: replicaId), files: files) { editor, layers in
+                                                 context: EditContext(replicaId: replicaId)) { editor, layers in
                 if let replay = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, db: editor.db) {
                     throw Replayed(results: replay)
                 }
-                let session = SyncUploadSession(editor: editor, replicaId: replicaId, conflicts: conflicts)
+                let session = SyncUploadSession(editor: editor, replicaId: replicaId)
                 var results: [LayerEditResults] = []
                 for (layerPlan, layer) in zip(uploading, layers) {
                     results.append(try session.apply(layerPlan.edits!, to: layer, since: layerPlan.since))
                 }
                 try Self.saveReceipt(replicaId: replicaId, fingerprint: fingerprint, generation: editor.generation,
                                      results: results, db: editor.db)
+                // Counted from the log: a failed edit's savepoint took its conflict row with it.
+                conflicts.value = try Int.fetchOne(editor.db, sql: "SELECT count(*) FROM outpost_conflicts WHERE generation = ?",
+                                                   arguments: [editor.generation]) ?? 0
                 return results
             }
             return SyncUploadOutcome(results: outcome.layers, generation: outcome.generation, replayed: false,
-                                     conflictsRecorded: outcome.generation == nil ? 0 : conflicts.count)
+                                     conflictsRecorded: outcome.generation == nil ? 0 : conflicts.value)
         } catch let replayed as Replayed {
             return SyncUploadOutcome(results: replayed.results, generation: nil, replayed: true, conflictsRecorded: 0)
         }
@@ -81,8 +82,9 @@ extension FeatureStore {
     }
 }
 
-final class ConflictCounter: @unchecked Sendable {
-    var count = 0
+/// Carries the conflict count out of the transaction closure.
+final class ConflictCount: @unchecked Sendable {
+    var value = 0
 }
 
 /// The edits of one sync, each decided by `SyncRules.upload` and carried out with the
@@ -90,7 +92,6 @@ final class ConflictCounter: @unchecked Sendable {
 struct SyncUploadSession {
     let editor: EditSession
     let replicaId: String
-    let conflicts: ConflictCounter
 
     private var db: Database { editor.db }
 
@@ -132,10 +133,9 @@ struct SyncUploadSession {
         case .insert:
             return try editor.add(feature!, to: layer)
         case .update:
-            var update = feature!
-            // An add that collides with a live feature carries the GlobalID it collides on.
-            update.attributes[layer.definition.globalIdField] = .string(globalId)
-            return try editor.update(update, in: layer)
+            // The record was just read: no second lookup. An add that collides with a live
+            // feature updates the feature it collides on.
+            return try editor.update(feature!, of: try existing(record, globalId: globalId), in: layer)
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
             // The same feature again: it keeps its creation generation (replicas that held it
@@ -148,12 +148,19 @@ struct SyncUploadSession {
                            arguments: [layer.serviceName, layer.definition.id, globalId])
             return result
         case .delete:
-            return try editor.delete(.globalId(globalId), from: layer)
+            return try editor.delete(try existing(record, globalId: globalId), from: layer)
         case .alreadyApplied(let objectId):
             var reported = objectId
             if reported == nil, case .tombstone(let deletedObjectId, _, _, _) = record { reported = deletedObjectId }
             return EditResult(objectId: reported, globalId: globalId)
         }
+    }
+
+    private func existing(_ record: ServerRecord, globalId: String) throws -> EditSession.ExistingFeature {
+        guard case .row(let objectId, let createdGen, _, _) = record else {
+            throw EditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
+        }
+        return EditSession.ExistingFeature(objectId: objectId, globalId: globalId, createdGeneration: createdGen)
     }
 
     private func globalId(of feature: EditFeature?, key: FeatureKey?, layer: StoredLayer) throws -> String {
@@ -212,7 +219,6 @@ struct SyncUploadSession {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [layer.serviceName, replicaId, layer.definition.id, globalId, objectId, "\(operation)", kind,
                              overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment])
-        conflicts.count += 1
     }
 
     // MARK: Attachments

@@ -62,9 +62,16 @@ public struct SyncPlan: Sendable, Equatable {
 /// layers sync, in which direction, from which generation, with which edits. Every
 /// rejection names its parameter and happens before anything is applied.
 public enum SyncPlanner {
+    /// `currentGeneration`: the server's newest; a client claiming a newer one holds data from
+    /// elsewhere, and the sync is refused before anything is applied.
     public static func plan(_ request: SynchronizeReplicaRequest, replica: ReplicaDefinition, edits: [LayerEdits]?,
+                            currentGeneration: Int64 = .max,
                             serviceHasAttachments: (Int) -> Bool = { _ in true }) throws(ArcGISError) -> SyncPlan
     {
+        // Answers as GeoPackage deltas are not built yet: refused before the upload is applied.
+        guard request.dataFormat == .json else {
+            throw .invalidParameter("dataFormat", "sync answers as GeoPackage deltas are not available yet; use dataFormat=json")
+        }
         let topDirection = request.syncDirection ?? .bidirectional
         var layers: [SyncLayerPlan] = []
         switch (replica.syncModel, request.syncLayers) {
@@ -100,6 +107,11 @@ public enum SyncPlanner {
                 }
                 layers.append(SyncLayerPlan(layerId: entry.layerId, direction: direction, since: since))
             }
+        }
+
+        for layer in layers where layer.direction.downloads && layer.direction != .snapshot && layer.since > currentGeneration {
+            throw .invalidParameter(
+                "syncLayers", "layer \(layer.layerId): generation \(layer.since) is newer than the server's (\(currentGeneration)); was the replica made by another server?")
         }
 
         // The replica's own direction bounds every sync (§9.5).

@@ -276,12 +276,16 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, store in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "checks"), layer: 2)
             let generation = try store.currentGeneration()
+            let newTree = #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000BAD1}", height: 1))]}}]"#
             let cases: [[(String, String)]] = [
                 [("replicaID", "{00000000-0000-0000-0000-000000000000}")],
                 [("replicaID", "nonsense")],
                 [("replicaID", device.id), ("syncLayers", #"[{"id":0,"serverGen":1}]"#)],
                 [("replicaID", device.id), ("syncLayers", #"[{"id":2}]"#)],
                 [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation + 100)}]"#)],
+                // Refused before the edits they carry are applied.
+                [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation + 100)}]"#), ("edits", newTree)],
+                [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#), ("dataFormat", "sqlite"), ("edits", newTree)],
                 [("replicaID", device.id), ("edits", #"[{"id":0,"features":{"adds":[]}}]"#)],
                 [("replicaID", device.id), ("edits", "not json")],
                 [("replicaID", device.id), ("editsUploadID", "i00000000-0000-0000-0000-000000000000"), ("editsUploadFormat", "json")],

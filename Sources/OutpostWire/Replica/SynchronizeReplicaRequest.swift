@@ -51,9 +51,6 @@ public struct SynchronizeReplicaRequest: Sendable, Equatable {
         self.replicaId = replicaId
     }
 
-    /// The spellings clients use for `returnAttachmentsDataByUrl` on sync (§5.2, §11.2).
-    public static let dataByUrlSpellings = ["returnAttachmentsDataByUrl", "returnAttachmentDataByUrl"]
-
     public static func parse(_ p: RequestParameters) throws(ArcGISError) -> SynchronizeReplicaRequest {
         guard let rawId = p.string("replicaID") else { throw .missingParameter("replicaID") }
         guard let replicaId = GlobalID.normalize(rawId) else {
@@ -100,7 +97,7 @@ public struct SynchronizeReplicaRequest: Sendable, Equatable {
         request.returnIdsForAdds = try p.bool("returnIdsForAdds", default: false)
         request.rollbackOnFailure = try p.bool("rollbackOnFailure", default: false)
         request.closeReplica = try p.bool("closeReplica", default: false)
-        request.returnAttachmentsDataByUrl = try p.bool(anyOf: dataByUrlSpellings, default: true)
+        request.returnAttachmentsDataByUrl = try p.bool(anyOf: CreateReplicaRequest.dataByUrlSpellings, default: true)
         return request
     }
 
