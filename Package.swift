@@ -99,7 +99,8 @@ let package = Package(
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
+                "OutpostServer", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -61,7 +61,7 @@ public final class ReplicaFileWriter {
     /// Creates the file (which must not exist) with the core tables, the spatial reference
     /// systems and the replica's metadata.
     public init(path: String, replica: ReplicaDefinition, serviceURL: String, serviceJSON: JSONValue,
-                spatialReferences: [GeoPackageSpatialReference]) throws
+                spatialReferences: [GeoPackageSpatialReference], delta: ReplicaDeltaHeader? = nil) throws
     {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(path) exists already")
@@ -102,6 +102,7 @@ public final class ReplicaFileWriter {
                                  replica.attachmentsSyncDirection.rawValue, replica.returnAttachments, replica.replicaServerGen,
                                  replica.spatialReference.wkid, replica.geometry == nil ? nil : replica.geometryJSON.jsonText,
                                  replica.creationDate, replica.lastSyncDate, Self.formatVersion, serviceJSON.jsonText])
+            if let delta { try Self.createDeltaTables(db, header: delta) }
         }
     }
 
@@ -225,6 +226,7 @@ public final class ReplicaLayerWriter {
     // Released by `finish` so the connection can close (SQLite refuses to close with live statements).
     private var insertFeature: RawStatementBinder?
     private var insertAttachment: RawStatementBinder?
+    private var logChange: RawStatementBinder?
     private var row: [DatabaseValue]
     private let dateColumns: [Int]
     private var entries: [RTreeBulkLoader.Entry] = []
@@ -278,6 +280,8 @@ public final class ReplicaLayerWriter {
         if geometryType != nil { names.append(GeoPackageSchema.geometryColumn.quotedDatabaseIdentifier) }
         insertFeature = RawStatementBinder(statement: try db.makeStatement(
             sql: "INSERT INTO \(table.quotedDatabaseIdentifier) (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))"))
+        logChange = RawStatementBinder(statement: try db.makeStatement(
+            sql: "INSERT INTO outpost_sync_changes(layer_id, item, global_id, object_id, operation) VALUES (?, ?, ?, ?, ?)"))
         row = [DatabaseValue](repeating: .null, count: names.count)
         dateColumns = definition.fields.indices.filter { definition.fields[$0].type == .date }
 
@@ -326,10 +330,35 @@ public final class ReplicaLayerWriter {
     /// Adds features through one database access: `produce` calls `insert` once per feature,
     /// with values aligned with the layer's fields (OBJECTID included) as the server stores
     /// them — dates as epoch milliseconds, which become DATETIME text here.
-    public func insertAll(_ produce: (_ insert: ([DatabaseValue], OGCGeometry?) throws -> Void) throws -> Void) throws {
+    ///
+    /// In a delta file, `logging` names the change each row is (`docs/replica-format.md`,
+    /// Deltas): it is listed in `outpost_sync_changes` with the row's GlobalID.
+    public func insertAll(logging operation: DeltaOperation? = nil,
+                          _ produce: (_ insert: ([DatabaseValue], OGCGeometry?) throws -> Void) throws -> Void) throws
+    {
         try queue.inDatabase { db in
-            try produce { values, geometry in try insert(values: values, geometry: geometry, db: db) }
+            try produce { values, geometry in
+                try insert(values: values, geometry: geometry, db: db)
+                if let operation {
+                    try log(.feature, globalId: values[globalIdIndex], objectId: values[objectIdIndex], operation, db: db)
+                }
+            }
         }
+    }
+
+    /// Lists deletes in a delta file's `outpost_sync_changes` (the rows are gone: only their ids).
+    public func logDeletes(_ item: DeltaItem, _ deleted: [(globalId: String, objectId: Int64?)]) throws {
+        try queue.inDatabase { db in
+            for (globalId, objectId) in deleted {
+                try log(item, globalId: globalId.databaseValue, objectId: objectId?.databaseValue ?? .null, .delete, db: db)
+            }
+        }
+    }
+
+    private func log(_ item: DeltaItem, globalId: DatabaseValue, objectId: DatabaseValue, _ operation: DeltaOperation, db: Database) throws {
+        guard let logChange else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "layer \(table) is finished") }
+        try logChange.execute([Int64(layer.definition.id).databaseValue, item.rawValue.databaseValue, globalId, objectId,
+                               operation.rawValue.databaseValue], db: db)
     }
 
     private func insert(values: [DatabaseValue], geometry: OGCGeometry?, db: Database) throws {
@@ -356,16 +385,19 @@ public final class ReplicaLayerWriter {
     }
 
     private lazy var objectIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .oid } ?? 0
+    private lazy var globalIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .globalID } ?? 0
 
     /// Adds an attachment of a feature already written.
+    /// `logging`: as for `insertAll`.
     public func insertAttachment(attachmentId: Int64, globalId: String, parentGlobalId: String, name: String,
-                                 contentType: String, keywords: String, data: Data) throws
+                                 contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil) throws
     {
         guard let insertAttachment else { return }
         try queue.inDatabase { db in
             try insertAttachment.execute([data.databaseValue, contentType.databaseValue, attachmentId.databaseValue,
                                           globalId.databaseValue, parentGlobalId.databaseValue, name.databaseValue,
                                           Int64(data.count).databaseValue, keywords.databaseValue], db: db)
+            if let operation { try log(.attachment, globalId: globalId.databaseValue, objectId: attachmentId.databaseValue, operation, db: db) }
         }
         attachmentCount += 1
     }
@@ -379,6 +411,7 @@ public final class ReplicaLayerWriter {
         let layerId = definition.id
         insertFeature = nil
         insertAttachment = nil
+        logChange = nil
         let entries = self.entries
         let extent = self.extent
         try queue.inDatabase { db in

@@ -1,5 +1,7 @@
+import Crypto
 import Foundation
 import Hummingbird
+import OutpostGeoPackage
 import Logging
 import OutpostStore
 import OutpostSync
@@ -15,14 +17,15 @@ extension ReplicasController {
         guard let replica = try store.replica(service: serviceName, id: parsed.replicaId) else {
             throw Self.replicaNotFound(parsed.replicaId)
         }
-        let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName)
+        let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName, replicaId: replica.id)
         let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
                                         serviceHasAttachments: { id in
             service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
         })
         let base = serviceURL(request, service: serviceName)
+        let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: replica) : (.null, [:])
         let work = SyncWork(store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
-                            serviceURL: base, logger: logger)
+                            serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger)
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
@@ -56,9 +59,10 @@ extension ReplicasController {
         return RESTResponse.json(bytes, parameters: p)
     }
 
-    /// The edits of the request: inline, or an uploaded JSON delta (`editsUploadID`), with
-    /// the bytes that identify them for retries.
-    private func loadEdits(_ source: SyncUploadSource?, service: String) throws -> ([LayerEdits]?, [UInt8]) {
+    /// The edits of the request: inline, or an uploaded delta (`editsUploadID`: the JSON
+    /// `edits` array, or a GeoPackage upload delta or replica file whose change log is
+    /// netted), with the bytes that identify them for retries.
+    private func loadEdits(_ source: SyncUploadSource?, service: String, replicaId: String) throws -> ([LayerEdits]?, [UInt8]) {
         switch source {
         case nil:
             return (nil, [])
@@ -69,24 +73,46 @@ extension ReplicasController {
                 throw ArcGISError.invalidParameter("editsUploadID", "no committed upload '\(itemID)' on service \(service)")
             }
             let path = store.uploadDataPath(itemID)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' has no data")
+            }
             switch format {
             case .json:
-                guard let data = FileManager.default.contents(atPath: path), let json = try? JSONParser.parse(String(decoding: data, as: UTF8.self)) else {
+                guard let json = try? JSONParser.parse(String(decoding: data, as: UTF8.self)) else {
                     throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' is not JSON")
                 }
                 return (try SynchronizeReplicaRequest.parseEdits(json, parameter: "editsUploadID"), [UInt8](data))
             case .sqlite:
-                throw ArcGISError.invalidParameter("editsUploadFormat", "GeoPackage upload deltas are not accepted yet; send editsUploadFormat=json")
+                return (try Self.deltaEdits(path: path, itemID: itemID, replicaId: replicaId), [UInt8](data))
             }
         }
     }
 
+    /// The edits of an uploaded GeoPackage: an upload delta, or a replica file (its change
+    /// log netted), of this replica.
+    static func deltaEdits(path: String, itemID: String, replicaId: String) throws -> [LayerEdits] {
+        let changes: ReplicaChanges
+        do {
+            changes = try ReplicaChanges.read(path)
+        } catch {
+            throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' (editsUploadFormat=sqlite) is \(error.description)")
+        }
+        if let delta = changes.delta, delta.kind != .upload {
+            throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' is a \(delta.kind.rawValue) delta, not an upload delta")
+        }
+        guard GlobalID.normalize(changes.replicaId) == replicaId else {
+            throw ArcGISError.invalidParameter("editsUploadID",
+                                               "upload '\(itemID)' holds the changes of replica '\(changes.replicaId)', not of \(replicaId)")
+        }
+        return changes.layers.map(\.edits).filter { $0.count > 0 || $0.attachments != nil }
+    }
+
     /// What identifies an upload for retries: the replica, each layer's generation and
-    /// direction, and the edit bytes as sent.
+    /// direction, and a digest of the edit bytes as sent.
     static func fingerprint(_ plan: SyncPlan, editBytes: [UInt8]) -> [UInt8] {
         var text = plan.replica.id + "\n"
         for layer in plan.layers { text += "\(layer.layerId):\(layer.since):\(layer.direction.rawValue)\n" }
-        return Array(text.utf8) + [0] + editBytes
+        return Array(text.utf8) + [0] + Array(SHA256.hash(data: editBytes))
     }
 
     /// Runs an asynchronous sync and records each step of it.
@@ -105,6 +131,9 @@ struct SyncWork: Sendable {
     let plan: SyncPlan
     let fingerprint: [UInt8]
     let serviceURL: String
+    /// The resources as served, kept in a GeoPackage delta.
+    let serviceJSON: JSONValue
+    let layerJSON: [Int: JSONValue]
     let logger: Logger
 
     struct Done {
@@ -166,13 +195,18 @@ struct SyncWork: Sendable {
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
-            // JSON only: the planner refuses GeoPackage answers before anything is applied.
-            FileManager.default.createFile(atPath: temporary, contents: nil)
-            guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
-            defer { try? handle.close() }
-            let summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
+            let summary: SyncAnswerSummary
+            if plan.dataFormat == .sqlite {
+                summary = try store.writeSyncDelta(plan, upload: outcome, to: temporary, serviceURL: serviceURL,
+                                                   serviceJSON: serviceJSON, layerJSON: layerJSON)
+            } else {
+                FileManager.default.createFile(atPath: temporary, contents: nil)
+                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
+                defer { try? handle.close() }
+                summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
                                                     attachmentURL: attachmentURLs)
-            try handle.synchronize()
+                try handle.synchronize()
+            }
             try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
             if summary.responseType == .noEdits && !keepEmpty {
                 files.discard(name)

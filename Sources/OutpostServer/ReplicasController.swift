@@ -63,15 +63,7 @@ struct ReplicasController: Sendable {
 
         let base = serviceURL(request, service: serviceName)
         // A replica file keeps the service and layer resources as served; JSON replicas do not.
-        var serviceJSON: JSONValue = .null
-        var layerJSON: [Int: JSONValue] = [:]
-        if plan.dataFormat == .sqlite {
-            serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
-            for layer in service.layers where plan.definition.layer(id: layer.definition.id) != nil {
-                let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
-                layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
-            }
-        }
+        let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: plan.definition) : (.null, [:])
         let export = ExportWork(store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
                                 resultBase: resultBase(request, service: serviceName), reservedName: reserved)
 
@@ -208,6 +200,17 @@ struct ReplicasController: Sendable {
         guard try store.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
         logger.info("unregistered replica \(id) of \(serviceName)")
         return RESTResponse.json(["success": true], parameters: p)
+    }
+
+    /// The service and layer resources as served, for a replica file or delta to keep.
+    func resources(_ service: StoredService, of replica: ReplicaDefinition) throws -> (service: JSONValue, layers: [Int: JSONValue]) {
+        let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
+        var layerJSON: [Int: JSONValue] = [:]
+        for layer in service.layers where replica.layer(id: layer.definition.id) != nil {
+            let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
+            layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
+        }
+        return (serviceJSON, layerJSON)
     }
 
     static func replicaNotFound(_ id: String) -> ArcGISError {

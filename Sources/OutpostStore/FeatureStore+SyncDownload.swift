@@ -120,92 +120,28 @@ extension FeatureStore {
     private static func writeFeatureChanges(_ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition,
                                             db: Database, to sink: inout JSONSink) throws -> Int
     {
-        let layer = selection.layer
-        let definition = layer.definition
         sink.w.beginObject()
         guard layerPlan.direction.downloads else {
             sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
             sink.w.endObject()
             return 0
         }
-        let since = layerPlan.since
-        let echoes = definition.editFieldsInfo != nil
+        var changes = LayerChangeReader(selection: selection, since: layerPlan.since, replica: replica)
         var count = 0
-        var deleteIds: [String] = []
-        var liveGlobalIds = Set<String>()
-        let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
         for pass in [DownloadChange.add, .update] {
             sink.w.key(pass == .add ? "adds" : "updates")
             sink.w.beginArray()
-            let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
-            // The replica's own changes are decided `.none` unless echoed: skip them unread.
-            let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"
-            var arguments = [since.databaseValue, since.databaseValue]
-            if !echoes { arguments.append(replica.id.databaseValue) }
-            try forEachChangedRow(selection, spatialReference: replica.spatialReference,
-                                  where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches in
-                let change = SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replica.id, echoesOwnWrites: echoes)
-                let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
-                if let globalId { liveGlobalIds.insert(globalId) }
-                switch change {
-                case .add, .update:
-                    writeFeature(values, geometry: geometry, layer: definition, to: &sink.w)
-                    count += 1
-                    try sink.flushIfLarge()
-                case .delete:
-                    if let globalId { deleteIds.append(globalId) }
-                case .none:
-                    break
-                }
+            try changes.forEachRow(pass, db: db) { values, geometry in
+                writeFeature(values, geometry: geometry, layer: selection.layer.definition, to: &sink.w)
+                count += 1
+                try sink.flushIfLarge()
             }
             sink.w.endArray()
         }
-        let tombstones = try Row.fetchCursor(db, sql: """
-            SELECT global_id, object_id, created_generation, generation, replica_id FROM outpost_tombstones
-            WHERE service = ? AND layer_id = ? AND kind = 'feature' AND generation > ?
-            ORDER BY generation, global_id
-            """, arguments: [layer.serviceName, definition.id, since])
-        while let row = try tombstones.next() {
-            let globalId: String = row[0]
-            // A GlobalID deleted and then added again is live: the row decided it.
-            if liveGlobalIds.contains(globalId) { continue }
-            let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
-            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id) == .delete {
-                deleteIds.append(globalId)
-            }
-        }
-        sink.w.member("deleteIds", .array(deleteIds.map { .string($0) }))
+        let deleted = try changes.deletes(db: db)
+        sink.w.member("deleteIds", .array(deleted.map { .string($0.globalId) }))
         sink.w.endObject()
-        return count + deleteIds.count
-    }
-
-    /// Calls `body` with each row of the layer table matching `where` (over `t`): values
-    /// aligned with the fields, geometry in `spatialReference`, the row's server record and
-    /// whether the replica's filter selects it.
-    private static func forEachChangedRow(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
-                                          arguments: [DatabaseValue], db: Database,
-                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool) throws -> Void) throws
-    {
-        let layer = selection.layer
-        let definition = layer.definition
-        var columns = featureColumns(layer, spatialReference: spatialReference)
-        // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
-        // the whole table instead of the changes.
-        let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
-        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END"]
-        let statement = try db.makeStatement(sql: """
-            SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
-            WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
-            """)
-        let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
-        try forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
-            values, geometry, reader, extra in
-            let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
-                                          createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
-                                          changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
-                                          lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
-            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1)
-        }
+        return count + deleted.count
     }
 
     /// `adds`, `updates`, `deleteIds` of attachments changed since `since` whose feature the
@@ -218,35 +154,20 @@ extension FeatureStore {
             sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
             return 0
         }
-        let layer = selection.layer
-        let definition = layer.definition
-        let gid = definition.globalIdField.quotedDatabaseIdentifier
+        let changes = LayerChangeReader(selection: selection, since: since, replica: replica)
         var count = 0
         for pass in [DownloadChange.add, .update] {
             sink.w.key(pass == .add ? "adds" : "updates")
             sink.w.beginArray()
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT \(ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t"))
-                FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
-                JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
-                WHERE (\(selection.condition)) AND a.outpost_gen > ? AND a.outpost_created_gen \(pass == .add ? ">" : "<=") ?
-                    AND a.outpost_replica IS NOT ?
-                ORDER BY a.ATTACHMENTID
-                """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue]))
-            while let row = try rows.next() {
-                try writeAttachment(ExportedAttachment(row: row, directory: directory), layerId: definition.id, attachmentURL: attachmentURL, to: &sink.w)
+            try changes.forEachAttachment(pass, directory: directory, db: db) { attachment in
+                try writeAttachment(attachment, layerId: selection.layer.definition.id, attachmentURL: attachmentURL, to: &sink.w)
                 count += 1
                 try sink.flushIfLarge()
             }
             sink.w.endArray()
         }
-        let deleted = try String.fetchAll(db, sql: """
-            SELECT global_id FROM outpost_tombstones
-            WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND generation > ? AND created_generation <= ?
-                AND replica_id IS NOT ?
-            ORDER BY generation, global_id
-            """, arguments: [layer.serviceName, definition.id, since, since, replica.id])
-        sink.w.member("deleteIds", .array(deleted.map { .string($0) }))
+        let deleted = try changes.deletedAttachments(db: db)
+        sink.w.member("deleteIds", .array(deleted.map { .string($0.globalId) }))
         return count + deleted.count
     }
 
@@ -283,6 +204,139 @@ extension FeatureStore {
                     replica_server_gen = (SELECT coalesce(min(server_gen), replica_server_gen) FROM outpost_replica_layers WHERE replica_id = ?)
                 WHERE replica_id = ?
                 """, arguments: [now, replicaId, replicaId])
+        }
+    }
+}
+
+/// The server changes of one layer since a generation, as a replica must see them (§5.6):
+/// net per GlobalID, each decided by `SyncRules.download` against the replica's filter.
+/// Read adds, then updates (`forEachRow`), then `deletes`: rows that left the filter are
+/// collected on the way, and a GlobalID met as a live row is never also deleted. The JSON
+/// answer and the GeoPackage delta both read changes through it.
+struct LayerChangeReader {
+    typealias Deleted = (globalId: String, objectId: Int64?)
+    let selection: ReplicaLayerSelection
+    let since: Int64
+    let replica: ReplicaDefinition
+    private var liveGlobalIds = Set<String>()
+    private var leftFilter: [Deleted] = []
+
+    init(selection: ReplicaLayerSelection, since: Int64, replica: ReplicaDefinition) {
+        self.selection = selection
+        self.since = since
+        self.replica = replica
+    }
+
+    /// Calls `body` with the rows to send as `pass` (`.add`: created since the generation;
+    /// `.update`: older), values aligned with the fields and the geometry in the replica's
+    /// spatial reference.
+    mutating func forEachRow(_ pass: DownloadChange, db: Database, _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws {
+        let definition = selection.layer.definition
+        let echoes = definition.editFieldsInfo != nil
+        let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
+        // The replica's own changes are decided `.none` unless echoed: skip them unread.
+        let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"
+        var arguments = [since.databaseValue, since.databaseValue]
+        if !echoes { arguments.append(replica.id.databaseValue) }
+        let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
+        let (since, replicaId) = (self.since, replica.id)
+        var live = liveGlobalIds
+        var left = leftFilter
+        defer { liveGlobalIds = live; leftFilter = left }
+        try Self.forEachChangedRow(selection, spatialReference: replica.spatialReference,
+                                   where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches in
+            let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
+            if let globalId { live.insert(globalId) }
+            switch SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes) {
+            case .add, .update:
+                try body(values, geometry)
+            case .delete:
+                if let globalId { left.append((globalId, record.objectId)) }
+            case .none:
+                break
+            }
+        }
+    }
+
+    /// The deletes: rows that left the filter, then tombstones since the generation.
+    func deletes(db: Database) throws -> [Deleted] {
+        let layer = selection.layer
+        var deleted = leftFilter
+        let tombstones = try Row.fetchCursor(db, sql: """
+            SELECT global_id, object_id, created_generation, generation, replica_id FROM outpost_tombstones
+            WHERE service = ? AND layer_id = ? AND kind = 'feature' AND generation > ?
+            ORDER BY generation, global_id
+            """, arguments: [layer.serviceName, layer.definition.id, since])
+        while let row = try tombstones.next() {
+            let globalId: String = row[0]
+            // A GlobalID deleted and then added again is live: the row decided it.
+            if liveGlobalIds.contains(globalId) { continue }
+            let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
+            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id) == .delete {
+                deleted.append((globalId, row[1]))
+            }
+        }
+        return deleted
+    }
+
+    /// Calls `body` with the attachments to send as `pass`, of features the replica holds,
+    /// not written by the replica itself.
+    func forEachAttachment(_ pass: DownloadChange, directory: String, db: Database,
+                           _ body: (FeatureStore.ExportedAttachment) throws -> Void) throws
+    {
+        let layer = selection.layer
+        let definition = layer.definition
+        let gid = definition.globalIdField.quotedDatabaseIdentifier
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT \(FeatureStore.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t"))
+            FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+            JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
+            WHERE (\(selection.condition)) AND a.outpost_gen > ? AND a.outpost_created_gen \(pass == .add ? ">" : "<=") ?
+                AND a.outpost_replica IS NOT ?
+            ORDER BY a.ATTACHMENTID
+            """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue]))
+        while let row = try rows.next() {
+            try body(FeatureStore.ExportedAttachment(row: row, directory: directory))
+        }
+    }
+
+    /// Attachments others deleted since the generation that existed at it.
+    func deletedAttachments(db: Database) throws -> [Deleted] {
+        let layer = selection.layer
+        return try Row.fetchAll(db, sql: """
+            SELECT global_id, object_id FROM outpost_tombstones
+            WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND generation > ? AND created_generation <= ?
+                AND replica_id IS NOT ?
+            ORDER BY generation, global_id
+            """, arguments: [layer.serviceName, layer.definition.id, since, since, replica.id]).map { ($0[0], $0[1]) }
+    }
+
+    /// Calls `body` with each row of the layer table matching `where` (over `t`): values
+    /// aligned with the fields, geometry in `spatialReference`, the row's server record and
+    /// whether the replica's filter selects it.
+    private static func forEachChangedRow(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
+                                          arguments: [DatabaseValue], db: Database,
+                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool) throws -> Void) throws
+    {
+        let layer = selection.layer
+        let definition = layer.definition
+        var columns = FeatureStore.featureColumns(layer, spatialReference: spatialReference)
+        // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
+        // the whole table instead of the changes.
+        let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
+        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END"]
+        let statement = try db.makeStatement(sql: """
+            SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
+            WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
+            """)
+        let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
+        try FeatureStore.forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
+            values, geometry, reader, extra in
+            let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
+                                          createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
+                                          changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
+                                          lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
+            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1)
         }
     }
 }

@@ -69,9 +69,6 @@ public enum SyncPlanner {
                             serviceHasAttachments: (Int) -> Bool = { _ in true }) throws(ArcGISError) -> SyncPlan
     {
         // Answers as GeoPackage deltas are not built yet: refused before the upload is applied.
-        guard request.dataFormat == .json else {
-            throw .invalidParameter("dataFormat", "sync answers as GeoPackage deltas are not available yet; use dataFormat=json")
-        }
         let topDirection = request.syncDirection ?? .bidirectional
         var layers: [SyncLayerPlan] = []
         switch (replica.syncModel, request.syncLayers) {

@@ -11,6 +11,14 @@ public enum ServerRecord: Sendable, Equatable {
     case row(objectId: Int64, createdGen: Int64, changedGen: Int64, lastWriter: String?)
     /// Deleted at `deletedGen`.
     case tombstone(objectId: Int64, createdGen: Int64, deletedGen: Int64, deletedBy: String?)
+
+    /// The OBJECTID the server has or had for it.
+    public var objectId: Int64? {
+        switch self {
+        case .absent: nil
+        case .row(let objectId, _, _, _), .tombstone(let objectId, _, _, _): objectId
+        }
+    }
 }
 
 /// What a replica's download carries for one GlobalID.

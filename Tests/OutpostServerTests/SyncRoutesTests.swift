@@ -285,7 +285,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
                 [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation + 100)}]"#)],
                 // Refused before the edits they carry are applied.
                 [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation + 100)}]"#), ("edits", newTree)],
-                [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#), ("dataFormat", "sqlite"), ("edits", newTree)],
+                [("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#), ("dataFormat", "filegdb"), ("edits", newTree)],
                 [("replicaID", device.id), ("edits", #"[{"id":0,"features":{"adds":[]}}]"#)],
                 [("replicaID", device.id), ("edits", "not json")],
                 [("replicaID", device.id), ("editsUploadID", "i00000000-0000-0000-0000-000000000000"), ("editsUploadFormat", "json")],

@@ -128,6 +128,50 @@ def test_synchronous_sqlite_and_a_gdal_edit_is_change_tracked(demo, tmp_path):
     check_geopackage(path, {"Trees": count(base, 2) + 1})
 
 
+def sqlite_value(path, sql):
+    return subprocess.run(["sqlite3", path, sql], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_a_gdal_edited_geopackage_syncs_as_an_upload_delta_and_the_answer_is_a_valid_delta(demo, tmp_path):
+    collection, base = demo
+    result = collection.replicas.create(replica_name="py-delta", layers=[2], sync_model="perLayer", data_format="sqlite",
+                                        out_path=str(tmp_path))
+    path = result["download_url"]
+    replica_id = result["replicaID"]
+    generation = int(sqlite_value(path, "SELECT server_gen FROM outpost_sync_layers WHERE layer_id = 2"))
+    first_id = sqlite_value(path, "SELECT GlobalID FROM Trees ORDER BY OBJECTID LIMIT 1")
+    edit = (
+        "from osgeo import ogr\n"
+        f"ds = ogr.Open({path!r}, 1)\n"
+        "layer = ds.GetLayerByName('Trees')\n"
+        "f = ogr.Feature(layer.GetLayerDefn()); f.SetField('species', 'GDAL delta'); f.SetField('height_m', 3.25)\n"
+        "f.SetGeometry(ogr.CreateGeometryFromWkt('POINT (13.4 52.5)')); assert layer.CreateFeature(f) == 0\n"
+        "ds = None\n"
+    )
+    subprocess.run([SYSTEM_PYTHON, "-c", edit], check=True)
+    added_id = sqlite_value(path, "SELECT GlobalID FROM Trees WHERE species = 'GDAL delta'")
+    # Someone edits online meanwhile: the answer delta carries it.
+    layer = collection.layers[2]
+    assert layer.edit_features(updates=[{"attributes": {"GlobalID": first_id, "height_m": 42.0}}], use_global_ids=True)["updateResults"][0]["success"]
+
+    item_id = collection.upload(path)
+    answer = collection.replicas.synchronize(
+        replica_id, edits_upload_id=item_id, edits_upload_format="sqlite", data_format="sqlite", sync_direction="bidirectional",
+        sync_layers=[{"id": 2, "serverGen": generation}], return_ids_for_adds=True)
+    assert answer["responseType"] == "esriReplicaResponseTypeEdits", answer
+    delta = tmp_path / "answer-delta.gpkg"
+    with urllib.request.urlopen(answer["URL"], timeout=60, context=UNVERIFIED) as response:
+        delta.write_bytes(response.read())
+    # The answer is a GeoPackage any tool reads: the online update is its one row.
+    check_geopackage(str(delta), {"Trees": 1})
+    assert sqlite_value(str(delta), "SELECT GlobalID || ' ' || height_m FROM Trees") == f"{first_id} 42.0"
+    assert sqlite_value(str(delta), "SELECT kind FROM outpost_sync_delta") == "download"
+    assert sqlite_value(str(delta), "SELECT operation || ' ' || success FROM outpost_sync_edit_results") == "insert 1"
+    added = server_json(f"{base}/rest/services/Demo/FeatureServer/2/query", where="species = 'GDAL delta'", outFields="*")["features"]
+    assert [f["attributes"]["GlobalID"] for f in added] == [added_id]
+    assert added[0]["attributes"]["height_m"] == 3.25
+
+
 def test_unregister_removes_from_the_list(demo):
     collection, _ = demo
     created = collection.replicas.create(replica_name="py-gone", layers=[1], sync_model="perLayer",
