@@ -96,7 +96,7 @@ extension FeatureStore {
         let order = try parts ?? uploadParts(service: service, itemID: itemID)
         guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
         let data = uploadDataPath(itemID)
-        FileManager.default.createFile(atPath: data, contents: nil)
+        _ = FileManager.default.createFile(atPath: data, contents: nil)
         guard let output = FileHandle(forWritingAtPath: data) else { throw ArcGISError.internalError("cannot write the upload") }
         var size: Int64 = 0
         defer { try? output.close() }

@@ -17,6 +17,7 @@ public final class FeatureStore: Sendable {
     /// The data folder holding the database, attachment files and uploads.
     public let directory: String
     let pool: DatabasePool
+    private let checkpointer: WALCheckpointer
     private let catalogCache: Mutex<Catalog>
     /// Replica names being created (service key, name): see `reserveReplicaName`.
     let replicaNameReservations = Mutex<[(service: String, name: String)]>([])
@@ -29,13 +30,20 @@ public final class FeatureStore: Sendable {
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(10)
         configuration.maximumReaderCount = 8
+        let checkpointer = WALCheckpointer(path: path)
         configuration.prepareDatabase { db in
             try SpatiaLite.attach(to: db.sqliteConnection!)
             try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+            checkpointer.install(on: db)
         }
+        self.checkpointer = checkpointer
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
         catalogCache = Mutex(try pool.read(Catalog.load))
+    }
+
+    deinit {
+        checkpointer.close()
     }
 
     /// Opens the store inside a data folder, creating the folder.
