@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostWire",
+                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

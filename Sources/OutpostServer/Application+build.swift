@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTLS
 import Logging
 import OutpostStore
+import OutpostSync
 import OutpostWire
 
 /// What the routes need to know beyond the store.
@@ -14,11 +15,14 @@ public struct ServerOptions: Sendable {
     public var maximumConcurrentJobs: Int
     /// `https` when serving TLS: result and status URLs are absolute.
     public var scheme: String
+    /// What one `synchronizeReplica` may carry.
+    public var syncLimits: SyncLimits
 
     public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
-                scheme: String = "http")
+                scheme: String = "http", syncLimits: SyncLimits = .standard)
     {
         self.limits = limits
+        self.syncLimits = syncLimits
         self.resultFileIdleTime = resultFileIdleTime
         self.maximumConcurrentJobs = maximumConcurrentJobs
         self.scheme = scheme
@@ -64,7 +68,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
                             idleTime: options.resultFileIdleTime)
     let replicas = ReplicasController(store: store, files: files, runner: JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs),
-                                      scheme: options.scheme, logger: logger)
+                                      scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
     let services = ServicesController(store: store)
     let queries = QueryController(store: store)
     let attachments = AttachmentsController(store: store)

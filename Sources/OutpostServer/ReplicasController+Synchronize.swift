@@ -19,7 +19,7 @@ extension ReplicasController {
         }
         let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName, replicaId: replica.id)
         let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
-                                        serviceHasAttachments: { id in
+                                        limits: syncLimits, serviceHasAttachments: { id in
             service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
         })
         let base = serviceURL(request, service: serviceName)

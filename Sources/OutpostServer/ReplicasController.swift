@@ -13,6 +13,7 @@ struct ReplicasController: Sendable {
     let files: ResultFiles
     let runner: JobRunner
     let scheme: String
+    let syncLimits: SyncLimits
     let logger: Logger
 
     // MARK: createReplica

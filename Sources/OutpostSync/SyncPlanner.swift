@@ -58,6 +58,40 @@ public struct SyncPlan: Sendable, Equatable {
     }
 }
 
+/// What one sync may carry (`outpost serve --max-sync-edits`, `--max-sync-attachment-mb`): a
+/// sync over a limit is refused whole, before anything is applied, so a client splits it.
+public struct SyncLimits: Sendable, Equatable {
+    /// Feature and attachment edits, over all layers.
+    public var maxEdits: Int
+    /// The bytes of one attachment carried in the sync itself (base64 `data`, or a row of a
+    /// GeoPackage delta); attachments by upload id are bounded by the upload limit.
+    public var maxAttachmentBytes: Int
+
+    public init(maxEdits: Int, maxAttachmentBytes: Int) {
+        self.maxEdits = maxEdits
+        self.maxAttachmentBytes = maxAttachmentBytes
+    }
+
+    public static let standard = SyncLimits(maxEdits: 250_000, maxAttachmentBytes: 64 * 1024 * 1024)
+
+    func check(_ edits: [LayerEdits]) throws(ArcGISError) {
+        var count = 0
+        for layer in edits {
+            count += layer.count
+            guard let attachments = layer.attachments else { continue }
+            count += attachments.adds.count + attachments.updates.count + attachments.deletes.count
+            for edit in attachments.adds + attachments.updates {
+                if case .data(let bytes)? = edit.source, bytes.count > maxAttachmentBytes {
+                    throw .invalidParameter("edits", "attachment \(edit.globalId) has \(bytes.count) bytes; a sync carries attachments of at most \(maxAttachmentBytes) bytes (send larger ones by uploadId)")
+                }
+            }
+        }
+        if count > maxEdits {
+            throw .invalidParameter("edits", "\(count) edits exceed the limit of \(maxEdits) per sync; split them into several syncs")
+        }
+    }
+}
+
 /// Resolves a `synchronizeReplica` request against the replica it names (§5, §9): which
 /// layers sync, in which direction, from which generation, with which edits. Every
 /// rejection names its parameter and happens before anything is applied.
@@ -65,10 +99,10 @@ public enum SyncPlanner {
     /// `currentGeneration`: the server's newest; a client claiming a newer one holds data from
     /// elsewhere, and the sync is refused before anything is applied.
     public static func plan(_ request: SynchronizeReplicaRequest, replica: ReplicaDefinition, edits: [LayerEdits]?,
-                            currentGeneration: Int64 = .max,
+                            currentGeneration: Int64 = .max, limits: SyncLimits = .standard,
                             serviceHasAttachments: (Int) -> Bool = { _ in true }) throws(ArcGISError) -> SyncPlan
     {
-        // Answers as GeoPackage deltas are not built yet: refused before the upload is applied.
+        try limits.check(edits ?? [])
         let topDirection = request.syncDirection ?? .bidirectional
         var layers: [SyncLayerPlan] = []
         switch (replica.syncModel, request.syncLayers) {

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import OutpostServer
 import OutpostStore
+import OutpostSync
 
 @main
 struct Outpost: AsyncParsableCommand {
@@ -29,6 +30,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The largest request body accepted, in megabytes.") var maxUploadMb = 512
     @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download.") var resultFileIdleMinutes = 10.0
     @Option(name: .long, help: "Asynchronous replica jobs running at once.") var maxJobs = 2
+    @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry.") var maxSyncEdits = SyncLimits.standard.maxEdits
+    @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes.")
+    var maxSyncAttachmentMb = SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
@@ -36,6 +40,8 @@ struct Serve: AsyncParsableCommand {
         if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
         if resultFileIdleMinutes <= 0 { throw ValidationError("--result-file-idle-minutes must be positive.") }
         if maxJobs < 1 { throw ValidationError("--max-jobs must be at least 1.") }
+        if maxSyncEdits < 1 { throw ValidationError("--max-sync-edits must be at least 1.") }
+        if maxSyncAttachmentMb < 1 { throw ValidationError("--max-sync-attachment-mb must be at least 1.") }
     }
 
     func run() async throws {
@@ -53,7 +59,8 @@ struct Serve: AsyncParsableCommand {
         if let tlsCert, let tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
         if selfSigned { tls = .selfSigned(hostnames: [host]) }
         let scheme = tls == nil ? "http" : "https"
-        let options = ServerOptions(limits: limits, resultFileIdleTime: resultFileIdleMinutes * 60, maximumConcurrentJobs: maxJobs, scheme: scheme)
+        let options = ServerOptions(limits: limits, resultFileIdleTime: resultFileIdleMinutes * 60, maximumConcurrentJobs: maxJobs, scheme: scheme,
+                                    syncLimits: SyncLimits(maxEdits: maxSyncEdits, maxAttachmentBytes: maxSyncAttachmentMb * 1024 * 1024))
         logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(host):\(port)/arcgis/rest/services")
         if let tls {
             try await buildTLSApplication(store: store, host: host, port: port, tls: tls, options: options, logger: logger).runService()

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostStore
+import OutpostSync
 import OutpostWire
 import Testing
 @testable import OutpostServer
@@ -376,6 +377,21 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             #expect(closing["responseType"] == "esriReplicaResponseTypeEdits")
             let info = try await get(client, "\(serviceURL)/replicas/\(device.id)?f=json")
             #expect(info["error"]?["code"] == 404)
+        }
+    }
+
+    @Test func syncLimitsAreConfigurableAndRefuseTheWholeSync() async throws {
+        try await withFreshDemoApp(options: ServerOptions(syncLimits: SyncLimits(maxEdits: 2, maxAttachmentBytes: 1024))) { client, store in
+            let device = try DeviceReplica(created: try await createTreeReplica(client, name: "limited"), layer: 2)
+            let generation = try store.currentGeneration()
+            let adds = (1...3).map { tree("{00000000-0000-0000-0000-00000000C00\($0)}", height: 1) }.joined(separator: ",")
+            let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
+                ("f", "json"), ("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
+                ("edits", #"[{"id":2,"features":{"adds":[\#(adds)]}}]"#),
+            ])
+            #expect(answer["error"]?["code"] == 400)
+            #expect(answer["error"]?["details"]?[0]?.stringValue?.contains("limit of 2") == true)
+            #expect(try store.currentGeneration() == generation)
         }
     }
 }

@@ -109,4 +109,19 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         p.layers = directions.enumerated().map { SyncLayerPlan(layerId: $0.offset, direction: $0.element, since: 1) }
         #expect(p.responseType(hasEditResults: results, hasChanges: changes) == expected)
     }
+
+    @Test func aSyncOverItsLimitsIsRefusedWhole() throws {
+        let adds = (0..<3).map { #"{"attributes":{"GlobalID":"{00000000-0000-4000-8000-00000000000\#($0)}"}}"# }.joined(separator: ",")
+        let pairs = [("edits", #"[{"id":2,"features":{"adds":[\#(adds)]}}]"#)]
+        let parsed = try request(pairs)
+        guard case .inline(let edits, _)? = parsed.upload else { Issue.record("no inline edits"); return }
+        let small = SyncLimits(maxEdits: 2, maxAttachmentBytes: 4)
+        #expect(throws: ArcGISError.self) { try SyncPlanner.plan(parsed, replica: replica(.perLayer), edits: edits, limits: small) }
+        _ = try SyncPlanner.plan(parsed, replica: replica(.perLayer), edits: edits, limits: SyncLimits(maxEdits: 3, maxAttachmentBytes: 4))
+        let attachment = try request([("edits", #"[{"id":2,"attachments":{"adds":[{"globalId":"{00000000-0000-4000-8000-000000000009}","parentGlobalId":"{00000000-0000-4000-8000-000000000001}","data":"AAAAAAA="}]}}]"#)])
+        guard case .inline(let attachmentEdits, _)? = attachment.upload else { Issue.record("no inline edits"); return }
+        let definition = replica(.perLayer, attachments: .bidirectional)
+        #expect(throws: ArcGISError.self) { try SyncPlanner.plan(attachment, replica: definition, edits: attachmentEdits, limits: small) }
+        _ = try SyncPlanner.plan(attachment, replica: definition, edits: attachmentEdits, limits: SyncLimits(maxEdits: 3, maxAttachmentBytes: 5))
+    }
 }
