@@ -103,7 +103,12 @@ extension FeatureStore {
 
     /// The latest committed generation.
     public func currentGeneration() throws -> Int64 {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0 }
+        try pool.read(Self.newestGeneration)
+    }
+
+    /// The newest generation `db` sees (in a read transaction: the newest committed when it began).
+    static func newestGeneration(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0
     }
 
     /// Applies adds, updates and deletes to one or more layers of a service in one

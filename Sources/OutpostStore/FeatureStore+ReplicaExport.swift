@@ -72,7 +72,7 @@ extension FeatureStore {
             try db.execute(sql: "PRAGMA cache_size = -4096")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             var definition = plan.definition
-            definition.setGeneration(try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0)
+            definition.setGeneration(try Self.newestGeneration(db))
             let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, db: db) }
             phase(.exportingData)
             var counts = ReplicaExportCounts()

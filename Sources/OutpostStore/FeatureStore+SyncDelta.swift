@@ -16,9 +16,9 @@ extension FeatureStore {
         let replica = plan.replica
         let service = try self.service(named: replica.serviceName)
         let directory = self.directory
-        let resultsByLayer = Dictionary((upload?.results ?? []).map { ($0.layerId, $0) }, uniquingKeysWith: { first, _ in first })
+        let resultsByLayer = upload?.resultsByLayer ?? [:]
         return try pool.read { db in
-            let generation = try Int64.fetchOne(db, sql: "SELECT coalesce(max(generation), 0) FROM outpost_generations") ?? 0
+            let generation = try Self.newestGeneration(db)
             let generations = plan.answeredGenerations(current: generation)
             // The file records the generations the device will hold once it applied the delta.
             var answered = replica

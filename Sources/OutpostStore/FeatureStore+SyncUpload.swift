@@ -14,6 +14,11 @@ public struct SyncUploadOutcome: Sendable, Equatable {
     public var replayed: Bool
     /// Server changes overwritten by this upload and written to the conflict log.
     public var conflictsRecorded: Int
+
+    /// The results by layer id.
+    var resultsByLayer: [Int: LayerEditResults] {
+        Dictionary(results.map { ($0.layerId, $0) }, uniquingKeysWith: { first, _ in first })
+    }
 }
 
 extension FeatureStore {
