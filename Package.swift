@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
+        .library(name: "OutpostClient", targets: ["OutpostClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -44,6 +45,14 @@ let package = Package(
             name: "OutpostGeoPackage",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The client library: GeodatabaseSyncTask, Geodatabase, jobs. Plain SQLite, no SpatiaLite.
+        .target(
+            name: "OutpostClient",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -95,6 +104,15 @@ let package = Package(
             name: "OutpostStoreTests",
             dependencies: ["OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                            .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "OutpostClientTests",
+            dependencies: [
+                "OutpostClient", "OutpostServer", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "OutpostServerTests",

@@ -345,14 +345,3 @@ extension FeatureStore {
     }
 }
 
-extension SQLValue {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let i): i.databaseValue
-        case .real(let d): d.databaseValue
-        case .text(let s): s.databaseValue
-        case .blob(let b): Data(b).databaseValue
-        }
-    }
-}

@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+import OutpostGeoPackage
+import OutpostGeometry
+import OutpostWire
+import Synchronization
+
+/// A replica file on the device (`docs/replica-format.md`): its feature tables, local
+/// queries and edits, and the state a sync needs.
+///
+/// Every edit is recorded by the file's own triggers in `outpost_sync_changes` until a sync
+/// has been acknowledged by the server, so nothing done here is lost by a failed sync. One
+/// transaction at a time: edits outside a transaction commit one by one; inside
+/// `beginTransaction` … `commitTransaction` they commit together. A sync refuses to start
+/// while a transaction is open, and a transaction refuses to begin while a sync runs.
+public final class Geodatabase: Sendable {
+    public let path: String
+    let queue: DatabaseQueue
+    private let state = Mutex<(inTransaction: Bool, syncing: Bool)>((false, false))
+
+    /// Opens a replica file. Throws `ClientError.geodatabase` for anything else.
+    public static func open(_ path: String) throws -> Geodatabase {
+        guard FileManager.default.fileExists(atPath: path) else { throw ClientError.geodatabase("\(path) does not exist") }
+        return try Geodatabase(path: path)
+    }
+
+    private init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        // A transaction spans calls (`beginTransaction` … `commitTransaction`).
+        configuration.allowsUnsafeTransactions = true
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in GeoPackageSchema.registerFunctions(db) }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try queue.inDatabase { db in try ReplicaFile.info(db, path: path) }
+        } catch let error as ReplicaFile.Failure {
+            throw ClientError.geodatabase(error.description)
+        } catch let error as DatabaseError {
+            throw ClientError.geodatabase("\(path): \(error.message ?? error.description)")
+        }
+    }
+
+    /// Closes the file (rolling back an open transaction).
+    public func close() {
+        try? queue.inDatabase { db in if db.isInsideTransaction { try db.rollback() } }
+        try? queue.close()
+    }
+
+    /// What the file says about itself: replica id, service, generations, layers.
+    public func info() throws -> ReplicaFileInfo {
+        try queue.inDatabase { db in try ReplicaFile.info(db, path: path) }
+    }
+
+    public func featureTables() throws -> [GeodatabaseFeatureTable] {
+        try info().layers.map(GeodatabaseFeatureTable.init)
+    }
+
+    public func featureTable(layerId: Int) throws -> GeodatabaseFeatureTable {
+        guard let table = try featureTables().first(where: { $0.layerId == layerId }) else {
+            throw ClientError.geodatabase("the replica has no layer \(layerId)")
+        }
+        return table
+    }
+
+    /// Local changes not yet acknowledged by the server.
+    public var localEditCount: Int {
+        get throws { try queue.inDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_sync_changes") ?? 0 } }
+    }
+
+    public var hasLocalEdits: Bool {
+        get throws { try localEditCount > 0 }
+    }
+
+    // MARK: Transactions
+
+    public var isInTransaction: Bool { state.withLock { $0.inTransaction } }
+
+    public func beginTransaction() throws {
+        try state.withLock { state in
+            if state.syncing { throw ClientError.syncInProgress }
+            if state.inTransaction { throw ClientError.transactionInProgress }
+            state.inTransaction = true
+        }
+        do {
+            try queue.inDatabase { db in try db.beginTransaction(.immediate) }
+        } catch {
+            state.withLock { $0.inTransaction = false }
+            throw error
+        }
+    }
+
+    public func commitTransaction() throws {
+        guard isInTransaction else { throw ClientError.noTransaction }
+        try queue.inDatabase { db in try db.commit() }
+        state.withLock { $0.inTransaction = false }
+    }
+
+    public func rollbackTransaction() throws {
+        guard isInTransaction else { throw ClientError.noTransaction }
+        try queue.inDatabase { db in try db.rollback() }
+        state.withLock { $0.inTransaction = false }
+    }
+
+    /// Marks a sync as running for its whole length (no transaction may begin meanwhile).
+    func beginSync() throws {
+        try state.withLock { state in
+            if state.inTransaction { throw ClientError.transactionInProgress }
+            if state.syncing { throw ClientError.syncInProgress }
+            state.syncing = true
+        }
+    }
+
+    func endSync() {
+        state.withLock { $0.syncing = false }
+    }
+
+    /// Runs `body` in the open transaction, or in one of its own.
+    func edit<T>(_ body: (Database) throws -> T) throws -> T {
+        if state.withLock({ $0.syncing && !$0.inTransaction }) {
+            // Edits made while a sync runs are fine: they are logged after the upload's
+            // snapshot and go up with the next sync.
+        }
+        return try queue.inDatabase { db in
+            if db.isInsideTransaction { return try body(db) }
+            return try db.inTransaction(.immediate) {
+                let value = try body(db)
+                return (.commit, value)
+            }.self
+        }
+    }
+}
+
+extension Database {
+    /// `inTransaction` returning a value.
+    fileprivate func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> (TransactionCompletion, T)) throws -> T {
+        var result: T?
+        try inTransaction(kind) {
+            let (completion, value) = try body()
+            result = value
+            return completion
+        }
+        return result!
+    }
+}

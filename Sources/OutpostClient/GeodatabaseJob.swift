@@ -1,0 +1,463 @@
+import Foundation
+import OutpostWire
+
+public enum JobStatus: String, Sendable, Codable, Equatable {
+    case notStarted, started, paused, succeeded, failed
+}
+
+public struct JobMessage: Sendable, Codable, Equatable {
+    public var date: Date
+    public var text: String
+}
+
+/// What a sync did, as the job reports it.
+public struct SyncResult: Sendable, Codable, Equatable {
+    /// Local edits sent (features and attachments, net per GlobalID).
+    public var editsUploaded: Int
+    /// Server changes written locally.
+    public var changesApplied: Int
+    /// Server changes held back because the feature was edited here meanwhile.
+    public var changesDeferred: Int
+    /// Local adds that received the server's OBJECTIDs.
+    public var objectIdsAssigned: Int
+    /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
+    public var failedEdits: [String]
+}
+
+/// What a finished job produced.
+public enum JobOutcome: Sendable, Equatable {
+    /// `generateGeodatabase`: the replica file, in place.
+    case geodatabase(path: String)
+    case sync(SyncResult)
+}
+
+/// A long operation of the sync task — generating a geodatabase or syncing one — that
+/// reports status, progress and messages, can be paused, resumed and cancelled, and can be
+/// serialized to JSON and resumed in another process.
+///
+/// Every step can be repeated safely, so a job resumed after a pause, a crash or a network
+/// loss simply runs its current step again: polling and ranged downloads continue where they
+/// were, and a sync request is re-sent with the same bytes, which the server answers from its
+/// receipt. The geodatabase is changed in one transaction at the very end, or not at all; a
+/// cancelled job fails with `ClientError.cancelled` and leaves it as it was.
+public actor GeodatabaseJob {
+    enum Kind: String, Codable { case generate, sync }
+    enum Step: String, Codable { case prepare, submit, poll, download, finish, done }
+
+    struct Document: Codable {
+        var format = 1
+        var id: String
+        var kind: Kind
+        var serviceURL: String
+        var status: JobStatus = .notStarted
+        var progress: Double = 0
+        var messages: [JobMessage] = []
+        var step: Step = .prepare
+        var error: ClientError?
+        /// generate: the file to create; sync: the geodatabase.
+        var path: String
+        var generate: GenerateGeodatabaseParameters?
+        var sync: SyncGeodatabaseParameters?
+        var statusURL: String?
+        var resultURL: String?
+        var partialPath: String?
+        var receivedBytes = 0
+        var totalBytes: Int?
+        /// The `synchronizeReplica` form, fixed when the job prepared it: a retry sends the same.
+        var syncFields: [[String]]?
+        var editsFile: String?
+        var editsUploadID: String?
+        var throughChangeId: Int64 = 0
+        var uploadedLayers: [Int] = []
+        var editsUploaded = 0
+        var syncResult: SyncResult?
+    }
+
+    private var document: Document
+    private let connection: ServiceConnection
+    private var geodatabase: Geodatabase?
+    private var task: Task<Void, Never>?
+    private var pauseRequested = false
+    private var cancelRequested = false
+    private var holdsSync = false
+    private var waiters: [CheckedContinuation<JobOutcome, any Error>] = []
+
+    /// Seconds between polls of the server's job status.
+    public var pollInterval: Duration = .seconds(1)
+    /// Bytes per ranged download request (the granularity of pause and resume).
+    public var chunkSize = 1 << 20
+    /// Sync edits larger than this go up as an uploaded file (`editsUploadID`) rather than a
+    /// form field.
+    public var inlineEditsLimit = 8 << 20
+
+    public nonisolated let id: String
+
+    init(document: Document, connection: ServiceConnection, geodatabase: Geodatabase? = nil) {
+        self.document = document
+        self.connection = connection
+        self.geodatabase = geodatabase
+        id = document.id
+    }
+
+    public var status: JobStatus { document.status }
+    /// 0…1.
+    public var progress: Double { document.progress }
+    public var messages: [JobMessage] { document.messages }
+    public var error: ClientError? { document.error }
+
+    public func setPollInterval(_ interval: Duration) { pollInterval = interval }
+    public func setChunkSize(_ bytes: Int) { chunkSize = max(1, bytes) }
+    public func setInlineEditsLimit(_ bytes: Int) { inlineEditsLimit = bytes }
+
+    // MARK: Control
+
+    /// Starts the job, or resumes it when paused. Does nothing once it has finished.
+    public func start() {
+        guard document.status == .notStarted || document.status == .paused, task == nil else { return }
+        pauseRequested = false
+        document.status = .started
+        note(document.messages.isEmpty ? "started" : "resumed")
+        task = Task { await self.run() }
+    }
+
+    public func resume() { start() }
+
+    /// Stops at the next safe point; `start`/`resume` continue from there.
+    public func pause() {
+        guard document.status == .started else { return }
+        pauseRequested = true
+        task?.cancel()
+    }
+
+    /// Stops the job for good: it fails with `ClientError.cancelled`.
+    public func cancel() {
+        switch document.status {
+        case .succeeded, .failed: return
+        case .notStarted, .paused:
+            cancelRequested = true
+            finish(.failure(.cancelled))
+        case .started:
+            cancelRequested = true
+            task?.cancel()
+        }
+    }
+
+    /// Waits for the job to finish: its outcome, or its error.
+    public func result() async throws -> JobOutcome {
+        if let outcome = try finishedOutcome() { return outcome }
+        return try await withCheckedThrowingContinuation { waiters.append($0) }
+    }
+
+    // MARK: JSON
+
+    /// The job's state as JSON (no credentials): resume it with `fromJSON` in any process.
+    public func toJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var copy = document
+        // A running job is serialized as paused: whoever restores it resumes it.
+        if copy.status == .started { copy.status = .paused }
+        return try encoder.encode(copy)
+    }
+
+    /// A job restored from `toJSON`, ready to `start`; `token` re-binds the credential.
+    public static func fromJSON(_ data: Data, token: String? = nil, retryWindow: Duration = .seconds(600)) throws -> GeodatabaseJob {
+        let document: Document
+        do { document = try JSONDecoder().decode(Document.self, from: data) } catch {
+            throw ClientError.invalidResponse("not a serialized job: \(error)")
+        }
+        guard let url = URL(string: document.serviceURL) else { throw ClientError.invalidResponse("bad service URL \(document.serviceURL)") }
+        return GeodatabaseJob(document: document, connection: ServiceConnection(serviceURL: url, token: token, retryWindow: retryWindow))
+    }
+
+    // MARK: Running
+
+    private func run() async {
+        do {
+            while document.step != .done {
+                try Task.checkCancellation()
+                switch document.kind {
+                case .generate: try await generateStep()
+                case .sync: try await syncStep()
+                }
+            }
+            releaseSync()
+            switch document.kind {
+            case .generate: finish(.success(.geodatabase(path: document.path)))
+            case .sync: finish(.success(.sync(document.syncResult ?? SyncResult(editsUploaded: 0, changesApplied: 0, changesDeferred: 0,
+                                                                                  objectIdsAssigned: 0, failedEdits: []))))
+            }
+        } catch {
+            releaseSync()
+            task = nil
+            if cancelRequested {
+                finish(.failure(.cancelled))
+            } else if pauseRequested {
+                pauseRequested = false
+                document.status = .paused
+                note("paused at \(document.step.rawValue)")
+            } else if error is CancellationError {
+                finish(.failure(.cancelled))
+            } else {
+                finish(.failure(error as? ClientError ?? .network(String(describing: error))))
+            }
+        }
+    }
+
+    private func finish(_ outcome: Result<JobOutcome, ClientError>) {
+        task = nil
+        switch outcome {
+        case .success:
+            document.status = .succeeded
+            document.progress = 1
+            note("succeeded")
+        case .failure(let error):
+            document.status = .failed
+            document.error = error
+            note("failed: \(error.description)")
+            removeTemporaryFiles()
+        }
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting {
+            switch outcome {
+            case .success(let value): waiter.resume(returning: value)
+            case .failure(let error): waiter.resume(throwing: error)
+            }
+        }
+    }
+
+    private func finishedOutcome() throws -> JobOutcome? {
+        switch document.status {
+        case .succeeded:
+            switch document.kind {
+            case .generate: return .geodatabase(path: document.path)
+            case .sync: return .sync(document.syncResult!)
+            }
+        case .failed: throw document.error ?? ClientError.cancelled
+        default: return nil
+        }
+    }
+
+    private func note(_ text: String) {
+        document.messages.append(JobMessage(date: Date(), text: text))
+    }
+
+    private func removeTemporaryFiles() {
+        for path in [document.partialPath, document.editsFile].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    // MARK: Shared steps
+
+    /// Polls the server job until it completes; records its result URL.
+    private func poll(from start: Double, to end: Double) async throws {
+        guard let statusURL = document.statusURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no statusUrl") }
+        var polls = 0
+        while true {
+            let status = try await connection.getJSON(statusURL)
+            switch status["status"]?.stringValue {
+            case "Completed":
+                guard let result = (status["resultUrl"] ?? status["responseUrl"] ?? status["URL"])?.stringValue else {
+                    throw ClientError.invalidResponse("a completed job without resultUrl")
+                }
+                document.resultURL = result
+                document.step = .download
+                document.progress = end
+                note("server job completed")
+                return
+            case "Failed":
+                let error = status["error"]
+                throw ClientError.server(code: Int(error?["code"]?.int64Value ?? 500), message: error?["message"]?.stringValue ?? "the server job failed",
+                                         details: error?["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            default:
+                polls += 1
+                document.progress = start + (end - start) * (1 - 1 / Double(polls + 1))
+                try await Task.sleep(for: pollInterval)
+            }
+        }
+    }
+
+    /// Downloads the result file in ranged chunks, appending to the partial file.
+    private func download(from start: Double, to end: Double) async throws {
+        guard let resultURL = document.resultURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no result URL") }
+        if document.partialPath == nil {
+            document.partialPath = document.path + ".\(id).partial"
+            document.receivedBytes = 0
+        }
+        let partial = document.partialPath!
+        if !FileManager.default.fileExists(atPath: partial) {
+            FileManager.default.createFile(atPath: partial, contents: nil)
+            document.receivedBytes = 0
+        }
+        // What is on disk is what was received (a crash may have cut the bookkeeping short).
+        let onDisk = ((try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? NSNumber)?.intValue ?? 0
+        if onDisk != document.receivedBytes {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            try handle.truncate(atOffset: UInt64(min(onDisk, document.receivedBytes)))
+            try handle.close()
+            document.receivedBytes = min(onDisk, document.receivedBytes)
+        }
+        while document.totalBytes == nil || document.receivedBytes < document.totalBytes! {
+            try Task.checkCancellation()
+            let (data, total) = try await connection.download(resultURL, offset: document.receivedBytes, length: chunkSize)
+            document.totalBytes = total ?? document.totalBytes
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+            try handle.close()
+            document.receivedBytes += data.count
+            if let total = document.totalBytes, total > 0 {
+                document.progress = start + (end - start) * Double(document.receivedBytes) / Double(total)
+            }
+            if data.isEmpty || total == nil { break }
+        }
+        note("downloaded \(document.receivedBytes) bytes")
+        document.step = .finish
+    }
+
+    // MARK: Generate
+
+    private func generateStep() async throws {
+        switch document.step {
+        case .prepare:
+            guard !FileManager.default.fileExists(atPath: document.path) else {
+                throw ClientError.geodatabase("\(document.path) exists already")
+            }
+            document.step = .submit
+        case .submit:
+            guard let parameters = document.generate else { throw ClientError.invalidResponse("no parameters") }
+            let answer = try await connection.postForm(connection.url("createReplica"), parameters.formFields)
+            guard let statusURL = answer["statusUrl"]?.stringValue else { throw ClientError.invalidResponse("createReplica answered no statusUrl") }
+            document.statusURL = statusURL
+            document.step = .poll
+            document.progress = 0.05
+            note("replica \(answer["replicaID"]?.stringValue ?? "?") requested")
+        case .poll:
+            try await poll(from: 0.05, to: 0.3)
+        case .download:
+            try await download(from: 0.3, to: 0.95)
+        case .finish:
+            guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
+            try FileManager.default.moveItem(atPath: partial, toPath: document.path)
+            document.partialPath = nil
+            do {
+                try Geodatabase.open(document.path).close()
+            } catch {
+                try? FileManager.default.removeItem(atPath: document.path)
+                throw error
+            }
+            document.step = .done
+        case .done:
+            break
+        }
+    }
+
+    // MARK: Sync
+
+    private func openGeodatabase() throws -> Geodatabase {
+        if let geodatabase { return geodatabase }
+        let opened = try Geodatabase.open(document.path)
+        geodatabase = opened
+        return opened
+    }
+
+    private func releaseSync() {
+        if holdsSync { geodatabase?.endSync() }
+        holdsSync = false
+    }
+
+    private func syncStep() async throws {
+        let geodatabase = try openGeodatabase()
+        if !holdsSync {
+            try geodatabase.beginSync()
+            holdsSync = true
+        }
+        switch document.step {
+        case .prepare:
+            try prepareSync(geodatabase)
+        case .submit:
+            var fields = (document.syncFields ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+            if let editsFile = document.editsFile {
+                let size = ((try? FileManager.default.attributesOfItem(atPath: editsFile))?[.size] as? NSNumber)?.intValue ?? 0
+                if size > inlineEditsLimit {
+                    if document.editsUploadID == nil {
+                        document.editsUploadID = try await connection.upload(file: URL(fileURLWithPath: editsFile), contentType: "application/json")
+                    }
+                    fields += [("editsUploadID", document.editsUploadID!), ("editsUploadFormat", "json")]
+                } else {
+                    fields.append(("edits", try String(contentsOfFile: editsFile, encoding: .utf8)))
+                }
+            }
+            let answer = try await connection.postForm(connection.url("synchronizeReplica"), fields)
+            guard let statusURL = answer["statusUrl"]?.stringValue else { throw ClientError.invalidResponse("synchronizeReplica answered no statusUrl") }
+            document.statusURL = statusURL
+            document.step = .poll
+            document.progress = 0.15
+            note("sync submitted (\(document.editsUploaded) edits)")
+        case .poll:
+            try await poll(from: 0.15, to: 0.4)
+        case .download:
+            try await download(from: 0.4, to: 0.85)
+        case .finish:
+            guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
+            let applied = try geodatabase.applyDelta(at: partial, throughChangeId: document.throughChangeId, uploadedLayers: Set(document.uploadedLayers))
+            document.syncResult = SyncResult(
+                editsUploaded: document.editsUploaded, changesApplied: applied.changesApplied, changesDeferred: applied.changesDeferred,
+                objectIdsAssigned: applied.objectIdsAssigned,
+                failedEdits: applied.failedEdits.map { "\($0.layerId):\($0.result.globalId ?? "?"): \($0.result.error?.description ?? "")" })
+            note("applied \(applied.changesApplied) server changes")
+            removeTemporaryFiles()
+            document.partialPath = nil
+            document.editsFile = nil
+            document.step = .done
+        case .done:
+            break
+        }
+    }
+
+    /// Fixes what this sync sends: the generations and directions, and the local edits (netted,
+    /// written to a file next to the geodatabase so a retry sends the very same bytes).
+    private func prepareSync(_ geodatabase: Geodatabase) throws {
+        let parameters = document.sync ?? SyncGeodatabaseParameters()
+        let info = try geodatabase.info()
+        guard !info.replicaId.isEmpty else { throw ClientError.geodatabase("the file is not a registered replica (syncModel none)") }
+        var fields: [(String, String)] = [
+            ("replicaID", info.replicaId), ("async", "true"), ("dataFormat", "sqlite"), ("returnIdsForAdds", "true"),
+            ("transportType", TransportType.url.rawValue), ("rollbackOnFailure", parameters.rollbackOnFailure ? "true" : "false"),
+            ("returnAttachmentsDataByUrl", "false"),
+        ]
+        func direction(_ layerId: Int) -> SyncDirection {
+            parameters.layerOptions.first { $0.layerId == layerId }?.syncDirection ?? parameters.syncDirection
+        }
+        var uploading: Set<Int> = []
+        switch info.syncModel {
+        case .perLayer:
+            let chosen = parameters.layerOptions.isEmpty ? info.layers.map(\.layerId) : parameters.layerOptions.map(\.layerId)
+            var layers: [JSONValue] = []
+            for layer in info.layers where chosen.contains(layer.layerId) {
+                let d = direction(layer.layerId)
+                if d.uploads { uploading.insert(layer.layerId) }
+                layers.append(["id": .int(Int64(layer.layerId)), "serverGen": .int(layer.serverGen), "syncDirection": .string(d.rawValue)])
+            }
+            fields.append(("syncLayers", JSONValue.array(layers).jsonText))
+        case .perReplica:
+            fields += [("replicaServerGen", String(info.replicaServerGen)), ("syncDirection", parameters.syncDirection.rawValue)]
+            if parameters.syncDirection.uploads { uploading = Set(info.layers.map(\.layerId)) }
+        case .none:
+            throw ClientError.geodatabase("the file is not a registered replica (syncModel none)")
+        }
+        let (edits, through) = try geodatabase.pendingUpload()
+        let sent = edits.filter { uploading.contains($0.layerId) }
+        if !sent.isEmpty {
+            let file = document.path + ".\(id).edits.json"
+            try Data(JSONValue.array(sent.map(\.syncJSON)).jsonText.utf8).write(to: URL(fileURLWithPath: file))
+            document.editsFile = file
+            document.throughChangeId = through
+            document.uploadedLayers = sent.map(\.layerId)
+            document.editsUploaded = sent.reduce(0) { $0 + $1.count + ($1.attachments.map { $0.adds.count + $0.updates.count + $0.deletes.count } ?? 0) }
+        }
+        document.syncFields = fields.map { [$0.0, $0.1] }
+        document.step = .submit
+        document.progress = 0.05
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import OutpostWire
+
+/// The offline workflow against one FeatureServer, after the ArcGIS Maps SDKs'
+/// `GeodatabaseSyncTask`: generate a geodatabase, sync it both ways, register a copy,
+/// unregister. Long operations are `GeodatabaseJob`s.
+public final class GeodatabaseSyncTask: Sendable {
+    public let connection: ServiceConnection
+
+    public init(url: URL, token: String? = nil, retryWindow: Duration = .seconds(600)) {
+        connection = ServiceConnection(serviceURL: url, token: token, retryWindow: retryWindow)
+    }
+
+    public init(connection: ServiceConnection) {
+        self.connection = connection
+    }
+
+    /// The service resource.
+    public func load() async throws -> FeatureServiceInfo {
+        let info = FeatureServiceInfo(json: try await connection.getJSON(connection.serviceURL))
+        guard info.syncEnabled else { throw ClientError.unsupported("\(connection.serviceURL) is not sync-enabled") }
+        return info
+    }
+
+    /// Parameters honouring the service: per-layer sync when supported (else per-replica),
+    /// attachments on, every layer filtered by `extent`, tables whole (`queryOption=all`).
+    public func defaultGenerateGeodatabaseParameters(extent: Envelope?, spatialReference: SpatialReference = .wgs84) async throws
+        -> GenerateGeodatabaseParameters
+    {
+        let info = try await load()
+        let options = info.layers.map { layer in
+            layer.isTable ? GenerateLayerOption(layerId: layer.id, queryOption: .all, useGeometry: false)
+                : GenerateLayerOption(layerId: layer.id, queryOption: .useFilter, useGeometry: extent != nil)
+        }
+        return GenerateGeodatabaseParameters(
+            extent: extent, extentSpatialReference: spatialReference, layerOptions: options,
+            syncModel: info.supportsPerLayerSync ? .perLayer : .perReplica, returnAttachments: true,
+            attachmentsSyncDirection: info.supportsAttachmentsSyncDirection ? .bidirectional : .none)
+    }
+
+    /// A job that creates the replica on the server and downloads it to `path` (which must
+    /// not exist). Call `start()` on it.
+    public func generateGeodatabase(parameters: GenerateGeodatabaseParameters, downloadTo path: String) -> GeodatabaseJob {
+        GeodatabaseJob(document: .init(id: Self.newJobId(), kind: .generate, serviceURL: connection.serviceURL.absoluteString,
+                                       path: path, generate: parameters),
+                       connection: connection)
+    }
+
+    /// A job that uploads the geodatabase's local edits and applies the server's changes.
+    public func syncGeodatabase(parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters(), geodatabase: Geodatabase) -> GeodatabaseJob {
+        GeodatabaseJob(document: .init(id: Self.newJobId(), kind: .sync, serviceURL: connection.serviceURL.absoluteString,
+                                       path: geodatabase.path, sync: parameters),
+                       connection: connection, geodatabase: geodatabase)
+    }
+
+    /// Registers a copy of a geodatabase as a replica of its own (it then syncs
+    /// independently of the file it was copied from). Returns the new replica id.
+    @discardableResult
+    public func registerSyncEnabledGeodatabase(_ geodatabase: Geodatabase) async throws -> String {
+        let info = try geodatabase.info()
+        var options: JSONObject = ["registerExistingData": true, "refReplicaId": .string(info.replicaId)]
+        if info.syncModel == .perReplica {
+            options["replicaServerGen"] = .int(info.replicaServerGen)
+        } else {
+            options["layerServerGens"] = .array(info.layers.map { ["id": .int(Int64($0.layerId)), "serverGen": .int($0.serverGen)] })
+        }
+        var fields: [(String, String)] = [
+            ("layers", info.layers.map { String($0.layerId) }.joined(separator: ",")), ("syncModel", info.syncModel.rawValue),
+            ("replicaOptions", JSONValue.object(options).jsonText), ("replicaName", info.replicaName + " copy"),
+            ("transportType", TransportType.embedded.rawValue),
+        ]
+        if info.attachmentsSyncDirection != .none {
+            fields += [("returnAttachments", "true"), ("attachmentsSyncDirection", info.attachmentsSyncDirection.rawValue)]
+        }
+        let answer = try await connection.postForm(connection.url("createReplica"), fields)
+        guard let id = answer["replicaID"]?.stringValue else { throw ClientError.invalidResponse("registration answered no replicaID") }
+        try geodatabase.setReplica(id: id, name: answer["replicaName"]?.stringValue ?? info.replicaName)
+        return id
+    }
+
+    /// Unregisters the geodatabase's replica on the server; the file stays, but no longer syncs.
+    public func unregisterGeodatabase(_ geodatabase: Geodatabase) async throws {
+        let info = try geodatabase.info()
+        _ = try await connection.postForm(connection.url("unRegisterReplica"), [("replicaID", info.replicaId)])
+    }
+
+    static func newJobId() -> String { UUID().uuidString.lowercased() }
+}

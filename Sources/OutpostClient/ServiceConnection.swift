@@ -1,0 +1,184 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import OutpostWire
+
+/// Talks to one FeatureServer over HTTP(S): JSON resources, forms, uploads and ranged
+/// downloads, with an optional token, riding out network loss.
+///
+/// Transient failures (no connection, connection lost, timeouts, 502/503/504) are retried
+/// with backoff until `retryWindow` has passed since the first failure (default 10 minutes),
+/// then surface as `ClientError.network`. Every request the library retries is harmless to
+/// repeat: reads, and syncs, which the server answers from its receipt when it has seen them.
+public struct ServiceConnection: Sendable {
+    /// The FeatureServer URL (`…/rest/services/<name>/FeatureServer`).
+    public let serviceURL: URL
+    /// Sent as `token` and as `X-Esri-Authorization: Bearer`.
+    public var token: String?
+    public var retryWindow: Duration
+    /// Trusts any certificate (self-signed test servers only).
+    public var allowsUntrustedCertificates: Bool
+
+    private let session: URLSession
+
+    public init(serviceURL: URL, token: String? = nil, retryWindow: Duration = .seconds(600), allowsUntrustedCertificates: Bool = false) {
+        var text = serviceURL.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        self.serviceURL = URL(string: text) ?? serviceURL
+        self.token = token
+        self.retryWindow = retryWindow
+        self.allowsUntrustedCertificates = allowsUntrustedCertificates
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 120
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        session = URLSession(configuration: configuration, delegate: allowsUntrustedCertificates ? TrustingDelegate() : nil, delegateQueue: nil)
+    }
+
+    /// A resource under the service (`"createReplica"`, `"0/query"`, `"replicas/{id}"`).
+    public func url(_ path: String) -> URL {
+        path.isEmpty ? serviceURL : serviceURL.appendingPathComponent(path)
+    }
+
+    // MARK: JSON
+
+    public func getJSON(_ url: URL, _ query: [(String, String)] = []) async throws -> JSONValue {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        components.percentEncodedQuery = FormEncoding.encode([("f", "json")] + query + tokenField)
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = "GET"
+        return try await json(request)
+    }
+
+    public func postForm(_ url: URL, _ fields: [(String, String)]) async throws -> JSONValue {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(FormEncoding.encode([("f", "json")] + fields + tokenField).utf8)
+        return try await json(request)
+    }
+
+    /// Uploads a file to the service's `uploads` and returns its item id.
+    public func upload(file: URL, contentType: String) async throws -> String {
+        let boundary = "outpost-" + UUID().uuidString
+        var body = Data()
+        func field(_ name: String, _ value: String) {
+            body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8))
+        }
+        field("f", "json")
+        if let token { field("token", token) }
+        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+        body.append(try Data(contentsOf: file))
+        body.append(Data("\r\n--\(boundary)--\r\n".utf8))
+        var request = URLRequest(url: url("uploads/upload"))
+        request.httpMethod = "POST"
+        request.setValue("multipart/form-data; boundary=\(boundary)", forHTTPHeaderField: "Content-Type")
+        request.httpBody = body
+        let answer = try await json(request)
+        guard let itemID = answer["item"]?["itemID"]?.stringValue else { throw ClientError.invalidResponse("the upload answer names no item") }
+        return itemID
+    }
+
+    // MARK: Files
+
+    /// Bytes `offset…` of a file the server handed out, at most `length`; with the file's
+    /// total size when the server said it.
+    public func download(_ url: URL, offset: Int, length: Int) async throws -> (data: Data, total: Int?) {
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        request.setValue("bytes=\(offset)-\(offset + length - 1)", forHTTPHeaderField: "Range")
+        let (data, response) = try await send(request)
+        switch response.statusCode {
+        case 206:
+            let total = (response.value(forHTTPHeaderField: "Content-Range")?.split(separator: "/").last).flatMap { Int($0) }
+            return (data, total)
+        case 200:
+            // No range support: the whole file; keep what was asked for.
+            let slice = offset < data.count ? data.subdata(in: offset..<min(data.count, offset + length)) : Data()
+            return (slice, data.count)
+        default:
+            if let error = (try? JSONParser.parse(bytes: [UInt8](data))).flatMap(ClientError.fromEnvelope) { throw error }
+            throw ClientError.http(status: response.statusCode, url: url.absoluteString)
+        }
+    }
+
+    // MARK: Plumbing
+
+    private var tokenField: [(String, String)] { token.map { [("token", $0)] } ?? [] }
+
+    private func json(_ request: URLRequest) async throws -> JSONValue {
+        let (data, response) = try await send(request)
+        let json: JSONValue
+        do {
+            json = try JSONParser.parse(bytes: [UInt8](data))
+        } catch {
+            if !(200..<300).contains(response.statusCode) { throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "") }
+            throw ClientError.invalidResponse("not JSON from \(request.url?.absoluteString ?? "")")
+        }
+        if let error = ClientError.fromEnvelope(json) { throw error }
+        guard (200..<300).contains(response.statusCode) else { throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "") }
+        return json
+    }
+
+    /// Sends with retries for transient failures within the retry window.
+    func send(_ original: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var request = original
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "X-Esri-Authorization") }
+        let clock = ContinuousClock()
+        var firstFailure: ContinuousClock.Instant?
+        var delay = Duration.milliseconds(250)
+        while true {
+            try Task.checkCancellation()
+            var failure: String
+            do {
+                let (data, response) = try await session.data(for: request)
+                guard let http = response as? HTTPURLResponse else { throw ClientError.invalidResponse("not HTTP") }
+                guard [502, 503, 504].contains(http.statusCode) else { return (data, http) }
+                failure = "HTTP \(http.statusCode)"
+            } catch let error as URLError where Self.isTransient(error) {
+                failure = error.localizedDescription
+            } catch let error as URLError where error.code == .cancelled {
+                throw CancellationError()
+            }
+            let now = clock.now
+            let started = firstFailure ?? now
+            firstFailure = started
+            if now - started >= retryWindow { throw ClientError.network("\(failure) (retried for \(retryWindow))") }
+            try await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(10))
+        }
+    }
+
+    static func isTransient(_ error: URLError) -> Bool {
+        [.networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost, .timedOut, .cannotFindHost,
+         .dnsLookupFailed, .resourceUnavailable, .badServerResponse].contains(error.code)
+    }
+}
+
+/// Form encoding (`application/x-www-form-urlencoded`).
+enum FormEncoding {
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+}
+
+/// Accepts any server certificate (opt-in, for self-signed test servers).
+private final class TrustingDelegate: NSObject, URLSessionDelegate, Sendable {
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
+    {
+        #if canImport(Darwin)
+        if let trust = challenge.protectionSpace.serverTrust {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+            return
+        }
+        #endif
+        completionHandler(.performDefaultHandling, nil)
+    }
+}

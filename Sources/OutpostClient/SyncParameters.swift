@@ -1,0 +1,180 @@
+import Foundation
+import OutpostWire
+
+/// What a FeatureServer says about itself that a sync task needs.
+public struct FeatureServiceInfo: Sendable, Equatable {
+    public struct LayerSummary: Sendable, Equatable, Codable {
+        public var id: Int
+        public var name: String
+        public var isTable: Bool
+    }
+
+    public var syncEnabled: Bool
+    public var supportsPerLayerSync: Bool
+    public var supportsPerReplicaSync: Bool
+    public var supportsSyncDirectionControl: Bool
+    public var supportsAttachmentsSyncDirection: Bool
+    public var supportsRegisteringExistingData: Bool
+    public var layers: [LayerSummary]
+    public var spatialReference: SpatialReference?
+    public var fullExtent: Envelope?
+
+    public init(json: JSONValue) {
+        let capabilities = json["syncCapabilities"]
+        syncEnabled = json["syncEnabled"]?.boolValue ?? (json["capabilities"]?.stringValue?.contains("Sync") ?? false)
+        supportsPerLayerSync = capabilities?["supportsPerLayerSync"]?.boolValue ?? false
+        supportsPerReplicaSync = capabilities?["supportsPerReplicaSync"]?.boolValue ?? true
+        supportsSyncDirectionControl = capabilities?["supportsSyncDirectionControl"]?.boolValue ?? false
+        supportsAttachmentsSyncDirection = capabilities?["supportsAttachmentsSyncDirection"]?.boolValue ?? false
+        supportsRegisteringExistingData = capabilities?["supportsRegisteringExistingData"]?.boolValue ?? false
+        func summaries(_ key: String, table: Bool) -> [LayerSummary] {
+            (json[key]?.arrayValue ?? []).compactMap { item in
+                guard let id = item["id"]?.int64Value else { return nil }
+                return LayerSummary(id: Int(id), name: item["name"]?.stringValue ?? "\(id)", isTable: table)
+            }
+        }
+        layers = summaries("layers", table: false) + summaries("tables", table: true)
+        spatialReference = (json["spatialReference"]?["latestWkid"]?.int64Value ?? json["spatialReference"]?["wkid"]?.int64Value)
+            .map { SpatialReference(wkid: Int($0)) }
+        if let e = json["fullExtent"], let xmin = e["xmin"]?.doubleValue, let ymin = e["ymin"]?.doubleValue,
+           let xmax = e["xmax"]?.doubleValue, let ymax = e["ymax"]?.doubleValue {
+            fullExtent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+        }
+    }
+}
+
+/// How one layer is taken offline (`layerQueries`, §4.3).
+public struct GenerateLayerOption: Sendable, Equatable, Codable {
+    public var layerId: Int
+    /// `useFilter` (the extent and `whereClause`), `all`, or `none` (schema only).
+    public var queryOption: ReplicaQueryOption
+    public var whereClause: String?
+    public var useGeometry: Bool
+    public var includeRelated: Bool
+
+    public init(layerId: Int, queryOption: ReplicaQueryOption = .useFilter, whereClause: String? = nil, useGeometry: Bool = true,
+                includeRelated: Bool = true)
+    {
+        self.layerId = layerId
+        self.queryOption = queryOption
+        self.whereClause = whereClause
+        self.useGeometry = useGeometry
+        self.includeRelated = includeRelated
+    }
+}
+
+/// What `generateGeodatabase` asks for (`createReplica`, §4).
+public struct GenerateGeodatabaseParameters: Sendable, Equatable, Codable {
+    public var extent: Envelope?
+    /// The spatial reference of `extent`.
+    public var extentSpatialReference: SpatialReference
+    /// The spatial reference of the geodatabase's data (default: the service's).
+    public var outSpatialReference: SpatialReference?
+    public var layerOptions: [GenerateLayerOption]
+    public var syncModel: SyncModel
+    public var returnAttachments: Bool
+    public var attachmentsSyncDirection: AttachmentsSyncDirection
+    public var replicaName: String?
+
+    public init(extent: Envelope?, extentSpatialReference: SpatialReference = .wgs84, outSpatialReference: SpatialReference? = nil,
+                layerOptions: [GenerateLayerOption], syncModel: SyncModel = .perLayer, returnAttachments: Bool = true,
+                attachmentsSyncDirection: AttachmentsSyncDirection = .bidirectional, replicaName: String? = nil)
+    {
+        self.extent = extent
+        self.extentSpatialReference = extentSpatialReference
+        self.outSpatialReference = outSpatialReference
+        self.layerOptions = layerOptions
+        self.syncModel = syncModel
+        self.returnAttachments = returnAttachments
+        self.attachmentsSyncDirection = attachmentsSyncDirection
+        self.replicaName = replicaName
+    }
+
+    /// The `createReplica` form fields (asynchronous, GeoPackage).
+    var formFields: [(String, String)] {
+        var queries = JSONObject()
+        for option in layerOptions {
+            var query: JSONObject = ["queryOption": .string(option.queryOption.rawValue), "useGeometry": .bool(option.useGeometry),
+                                     "includeRelated": .bool(option.includeRelated)]
+            if let whereClause = option.whereClause { query["where"] = .string(whereClause) }
+            queries["\(option.layerId)"] = .object(query)
+        }
+        var fields: [(String, String)] = [
+            ("layers", layerOptions.map { String($0.layerId) }.joined(separator: ",")),
+            ("layerQueries", JSONValue.object(queries).jsonText),
+            ("syncModel", syncModel.rawValue),
+            ("dataFormat", "sqlite"),
+            ("async", "true"),
+            ("transportType", TransportType.url.rawValue),
+            ("returnAttachments", returnAttachments ? "true" : "false"),
+            ("attachmentsSyncDirection", attachmentsSyncDirection.rawValue),
+        ]
+        if let extent {
+            fields += [("geometry", "\(extent.xmin),\(extent.ymin),\(extent.xmax),\(extent.ymax)"),
+                       ("geometryType", EsriGeometryType.envelope.rawValue), ("inSR", String(extentSpatialReference.wkid))]
+        }
+        if let outSpatialReference { fields.append(("replicaSR", String(outSpatialReference.wkid))) }
+        if let replicaName { fields.append(("replicaName", replicaName)) }
+        return fields
+    }
+}
+
+/// Per-layer choices of a sync (per-layer model).
+public struct SyncLayerOption: Sendable, Equatable, Codable {
+    public var layerId: Int
+    public var syncDirection: SyncDirection
+
+    public init(layerId: Int, syncDirection: SyncDirection = .bidirectional) {
+        self.layerId = layerId
+        self.syncDirection = syncDirection
+    }
+}
+
+/// What `syncGeodatabase` asks for (`synchronizeReplica`, §5).
+public struct SyncGeodatabaseParameters: Sendable, Equatable, Codable {
+    /// The direction of every layer (per-replica model), or of layers without an option.
+    public var syncDirection: SyncDirection
+    /// Per-layer directions (per-layer model); empty: every layer with `syncDirection`.
+    public var layerOptions: [SyncLayerOption]
+    public var rollbackOnFailure: Bool
+
+    public init(syncDirection: SyncDirection = .bidirectional, layerOptions: [SyncLayerOption] = [], rollbackOnFailure: Bool = false) {
+        self.syncDirection = syncDirection
+        self.layerOptions = layerOptions
+        self.rollbackOnFailure = rollbackOnFailure
+    }
+}
+
+extension SyncModel: Codable {}
+extension SyncDirection: Codable {}
+extension AttachmentsSyncDirection: Codable {}
+extension ReplicaQueryOption: Codable {}
+
+extension SpatialReference: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(wkid: try decoder.singleValueContainer().decode(Int.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wkid)
+    }
+}
+
+extension Envelope: Codable {
+    enum CodingKeys: String, CodingKey { case xmin, ymin, xmax, ymax }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(xmin: try c.decode(Double.self, forKey: .xmin), ymin: try c.decode(Double.self, forKey: .ymin),
+                  xmax: try c.decode(Double.self, forKey: .xmax), ymax: try c.decode(Double.self, forKey: .ymax))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(xmin, forKey: .xmin)
+        try c.encode(ymin, forKey: .ymin)
+        try c.encode(xmax, forKey: .xmax)
+        try c.encode(ymax, forKey: .ymax)
+    }
+}
