@@ -1,10 +1,15 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import OutpostClient
 import OutpostServer
 import OutpostStore
 import OutpostWire
+import Synchronization
 import Testing
 
 /// A live Outpost on loopback with freshly seeded demo data; `body` gets the Demo
@@ -90,4 +95,59 @@ func sameTrees(_ a: [String: JSONObject], _ b: [String: JSONObject], fields: [St
         }
     }
     return true
+}
+
+/// A gateway on loopback in front of a live server that loses answers: it forwards every
+/// request, and for the first `failures` requests whose path ends in `failOn` it throws the
+/// server's answer away and replies 502, as a proxy whose upstream connection dropped after
+/// the server had done the work. Answers' absolute URLs are rewritten to the gateway.
+final class LossyGateway: Sendable {
+    let failOn: String
+    private let remaining: Mutex<Int>
+    let lost = Mutex<Int>(0)
+
+    init(failOn: String, failures: Int) {
+        self.failOn = failOn
+        remaining = Mutex(failures)
+    }
+
+    func run(backend: URL, _ body: @Sendable (URL) async throws -> Void) async throws {
+        let router = Router()
+        let session = URLSession(configuration: .ephemeral)
+        let backendOrigin = "\(backend.scheme!)://\(backend.host!):\(backend.port!)"
+        let gatewayOrigin = Mutex("")
+        let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            var target = URLRequest(url: URL(string: backendOrigin + request.uri.description)!)
+            target.httpMethod = request.method.rawValue
+            for field in request.headers where [.contentType, .range].contains(field.name) {
+                target.setValue(field.value, forHTTPHeaderField: field.name.rawName)
+            }
+            if request.method == .post {
+                target.httpBody = Data(buffer: try await request.body.collect(upTo: 64 << 20))
+            }
+            let (data, response) = try await session.data(for: target)
+            let http = response as! HTTPURLResponse
+            if request.uri.path.hasSuffix(self.failOn), self.remaining.withLock({ n in n > 0 ? { n -= 1; return true }() : false }) {
+                self.lost.withLock { $0 += 1 }
+                return Response(status: .badGateway)
+            }
+            var headers: HTTPFields = [:]
+            for name in [HTTPField.Name.contentType, .contentRange, .acceptRanges] {
+                if let value = http.value(forHTTPHeaderField: name.rawName) { headers[name] = value }
+            }
+            var bytes = data
+            if http.value(forHTTPHeaderField: "Content-Type")?.contains("json") == true {
+                bytes = Data(String(decoding: data, as: UTF8.self).replacingOccurrences(of: backendOrigin, with: gatewayOrigin.withLock { $0 }).utf8)
+            }
+            return Response(status: .init(code: http.statusCode), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+        router.get("**", use: handler)
+        router.post("**", use: handler)
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            gatewayOrigin.withLock { $0 = "http://127.0.0.1:\(port)" }
+            try await body(URL(string: "http://127.0.0.1:\(port)\(backend.path)")!)
+        }
+    }
 }

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import OutpostClient
+import OutpostGeometry
+import OutpostStore
+import OutpostWire
+import Testing
+
+/// The job's serialized state, as a dictionary.
+func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
+    try JSONParser.parse(String(decoding: try await job.toJSON(), as: UTF8.self))
+}
+
+@Suite struct JobTests {
+    @Test func aGenerateJobPausedMidDownloadResumesFromJSONInANewJob() async throws {
+        try await withLiveServer { url, _, device in
+            let task = GeodatabaseSyncTask(url: url)
+            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+            parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }.map { var o = $0; o.queryOption = .all; return o }
+            let path = "\(device)/paused.gpkg"
+            let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
+            #expect(await job.status == .notStarted)
+            await job.setPollInterval(.milliseconds(10))
+            await job.setChunkSize(2048)
+            await job.start()
+            #expect(await job.status == .started)
+            // Pause once the download is under way.
+            var state = JSONValue.null
+            for _ in 0..<2000 {
+                state = try await jobState(job)
+                if state["step"] == "download", (state["receivedBytes"]?.int64Value ?? 0) > 4096 { break }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            await job.pause()
+            for _ in 0..<500 where await job.status != .paused { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(await job.status == .paused)
+            let json = try await job.toJSON()
+            state = try JSONParser.parse(String(decoding: json, as: UTF8.self))
+            let received = state["receivedBytes"]?.int64Value ?? 0
+            let total = state["totalBytes"]?.int64Value ?? 0
+            #expect(state["step"] == "download" && received > 0 && received < total)
+            let progress = await job.progress
+            #expect(progress > 0.3 && progress < 0.95)
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            // Another process: the job from its JSON continues the download where it stopped.
+            let restored = try GeodatabaseJob.fromJSON(json)
+            #expect(restored.id == job.id)
+            #expect(await restored.status == .paused)
+            await restored.setPollInterval(.milliseconds(10))
+            await restored.start()
+            #expect(try await restored.result() == .geodatabase(path: path))
+            #expect(await restored.messages.contains { $0.text.contains("resumed") })
+            let geodatabase = try Geodatabase.open(path)
+            defer { geodatabase.close() }
+            let count = try await task.connection.getJSON(task.connection.url("2/query"), [("where", "1=1"), ("returnCountOnly", "true")])["count"]?.int64Value
+            #expect(try geodatabase.count(try geodatabase.featureTable(layerId: 2)) == Int(count ?? -1))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: device).filter { $0.hasSuffix(".partial") }.isEmpty)
+        }
+    }
+
+    @Test func aCancelledJobFailsWithCancellationAndLeavesNothingHalfDone() async throws {
+        try await withLiveServer { url, _, device in
+            let task = GeodatabaseSyncTask(url: url)
+            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+            parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }
+            let path = "\(device)/cancelled.gpkg"
+            let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
+            await job.setChunkSize(1024)
+            await job.setPollInterval(.milliseconds(10))
+            await job.start()
+            try await Task.sleep(for: .milliseconds(30))
+            await job.cancel()
+            await #expect(throws: ClientError.cancelled) { try await job.result() }
+            #expect(await job.status == .failed)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: device).isEmpty)
+            // A job cancelled before it started never starts.
+            let unstarted = task.generateGeodatabase(parameters: parameters, downloadTo: path)
+            await unstarted.cancel()
+            await unstarted.start()
+            #expect(await unstarted.status == .failed)
+
+            // A sync cancelled midway leaves the geodatabase as it was: the edit is still pending,
+            // and the next sync uploads it exactly once.
+            let geodatabase = try await generateTrees(task, to: "\(device)/edited.gpkg")
+            defer { geodatabase.close() }
+            let trees = try geodatabase.featureTable(layerId: 2)
+            let added = try geodatabase.add(LocalFeature(attributes: ["species": "Once only", "height_m": 2], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            let syncing = task.syncGeodatabase(geodatabase: geodatabase)
+            await syncing.setPollInterval(.milliseconds(10))
+            await syncing.start()
+            await syncing.cancel()
+            await #expect(throws: ClientError.cancelled) { try await syncing.result() }
+            #expect(try geodatabase.localEditCount == 1)
+            try await sync(task, geodatabase)
+            try await sync(task, geodatabase)
+            let onServer = try await serverTrees(task.connection).values.filter { $0["species"] == "Once only" }
+            #expect(onServer.count == 1)
+            #expect(onServer.first?["GlobalID"] == added["GlobalID"])
+            #expect(try !geodatabase.hasLocalEdits)
+        }
+    }
+
+    @Test func answersLostOnTheWayAreRetriedAndNothingIsLostOrDuplicated() async throws {
+        try await withLiveServer { url, store, device in
+            let gateway = LossyGateway(failOn: "/synchronizeReplica", failures: 2)
+            try await gateway.run(backend: url) { gatewayURL in
+                let task = GeodatabaseSyncTask(url: gatewayURL)
+                let geodatabase = try await generateTrees(task, to: "\(device)/lossy.gpkg")
+                defer { geodatabase.close() }
+                let trees = try geodatabase.featureTable(layerId: 2)
+                let before = try await serverTrees(task.connection)
+                let ids = before.keys.sorted()
+                try geodatabase.add(LocalFeature(attributes: ["species": "Through a bad link", "height_m": 5], geometry: .point(Point(x: 13.22, y: 52.43))), to: trees)
+                try geodatabase.update(LocalFeature(attributes: ["GlobalID": .string(ids[0]), "height_m": 66.5]), in: trees)
+                try geodatabase.delete(globalId: ids[1], from: trees)
+                let generationBefore = try store.currentGeneration()
+                let result = try await sync(task, geodatabase)
+                #expect(gateway.lost.withLock { $0 } == 2)
+                #expect(result.editsUploaded == 3 && result.failedEdits.isEmpty)
+                // Applied once: one new generation, one new tree, and the device equals the server.
+                #expect(try store.currentGeneration() == generationBefore + 1)
+                let after = try await serverTrees(task.connection)
+                #expect(after.values.filter { $0["species"] == "Through a bad link" }.count == 1)
+                #expect(after.count == before.count)
+                #expect(sameTrees(try localTrees(geodatabase), after))
+                #expect(try !geodatabase.hasLocalEdits)
+            }
+        }
+    }
+}
