@@ -87,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire",
+                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

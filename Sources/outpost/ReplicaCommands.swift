@@ -1,0 +1,191 @@
+import ArgumentParser
+import Foundation
+import OutpostClient
+import OutpostWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `outpost replica …`: take a service offline, sync it, register a copy, unregister — the
+/// client library from the command line, against any server that speaks the API.
+struct Replica: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Offline replicas: create, sync, register, unregister, status.",
+        subcommands: [Create.self, Sync.self, Register.self, Unregister.self, Status.self])
+
+    struct Connection: ParsableArguments {
+        @Option(name: .long, help: "A token for the server (sent as token= and X-Esri-Authorization).") var token: String?
+        @Option(name: .long, help: "Seconds to ride out network loss before failing.") var retrySeconds = 600
+    }
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Generate a replica file (GeoPackage) of a FeatureServer.")
+
+        @Argument(help: "The FeatureServer URL.") var url: String
+        @Option(name: .long, help: "The file to create.") var out: String
+        @Option(name: .long, help: "xmin,ymin,xmax,ymax[,wkid] (default wkid 4326); omitted: no extent filter.") var extent: String?
+        @Option(name: .long, help: "Layer ids, e.g. 0,1 (default: all).") var layers: String?
+        @Option(name: .long, help: "A where clause applied to every chosen layer.") var `where`: String?
+        @Flag(name: .long, help: "Do not take attachments offline.") var noAttachments = false
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            let task = try makeTask(url, connection)
+            let (envelope, wkid) = try parseExtent(extent)
+            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: envelope, spatialReference: SpatialReference(wkid: wkid))
+            if let layers {
+                let ids = layers.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !ids.isEmpty else { throw ValidationError("--layers: expected ids like 0,1") }
+                parameters.layerOptions = parameters.layerOptions.filter { ids.contains($0.layerId) }
+                let unknown = Set(ids).subtracting(parameters.layerOptions.map(\.layerId))
+                guard unknown.isEmpty else { throw ValidationError("--layers: the service has no layer \(unknown.sorted())") }
+            }
+            if let clause = `where` {
+                for index in parameters.layerOptions.indices {
+                    parameters.layerOptions[index].whereClause = clause
+                    if parameters.layerOptions[index].queryOption == .all { parameters.layerOptions[index].queryOption = .useFilter }
+                }
+            }
+            if noAttachments {
+                parameters.returnAttachments = false
+                parameters.attachmentsSyncDirection = .none
+            }
+            let job = task.generateGeodatabase(parameters: parameters, downloadTo: out)
+            try await runJob(job, title: "create")
+            let geodatabase = try Geodatabase.open(out)
+            defer { geodatabase.close() }
+            try printStatus(geodatabase)
+        }
+    }
+
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Upload the file's local edits and download the server's changes.")
+
+        @Argument(help: "The replica file.") var file: String
+        @Option(name: .long, help: "bidirectional, upload or download.") var direction = "bidirectional"
+        @Flag(name: .long, help: "Apply all edits or none (rollbackOnFailure).") var rollbackOnFailure = false
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            guard let syncDirection = SyncDirection(lenient: direction), syncDirection != .snapshot else {
+                throw ValidationError("--direction: bidirectional, upload or download")
+            }
+            let geodatabase = try Geodatabase.open(file)
+            defer { geodatabase.close() }
+            let task = try makeTask(try geodatabase.info().serviceURL, connection)
+            let job = task.syncGeodatabase(parameters: SyncGeodatabaseParameters(syncDirection: syncDirection, rollbackOnFailure: rollbackOnFailure),
+                                           geodatabase: geodatabase)
+            if case .sync(let result) = try await runJob(job, title: "sync") {
+                print("uploaded \(result.editsUploaded) edits, applied \(result.changesApplied) server changes"
+                      + (result.changesDeferred > 0 ? ", kept \(result.changesDeferred) local edits made meanwhile" : ""))
+                for failure in result.failedEdits { print("refused: \(failure)") }
+                if !result.failedEdits.isEmpty { throw ExitCode(2) }
+            }
+        }
+    }
+
+    struct Register: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Register a copied replica file as a replica of its own.")
+
+        @Argument(help: "The replica file.") var file: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            let geodatabase = try Geodatabase.open(file)
+            defer { geodatabase.close() }
+            let task = try makeTask(try geodatabase.info().serviceURL, connection)
+            let id = try await task.registerSyncEnabledGeodatabase(geodatabase)
+            print("registered as replica \(id)")
+        }
+    }
+
+    struct Unregister: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unregister the file's replica on the server (the file stays).")
+
+        @Argument(help: "The replica file.") var file: String
+        @OptionGroup var connection: Connection
+
+        func run() async throws {
+            let geodatabase = try Geodatabase.open(file)
+            defer { geodatabase.close() }
+            let info = try geodatabase.info()
+            try await makeTask(info.serviceURL, connection).unregisterGeodatabase(geodatabase)
+            print("unregistered replica \(info.replicaId)")
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replica id, generations and pending local edits of a file.")
+
+        @Argument(help: "The replica file.") var file: String
+
+        func run() async throws {
+            let geodatabase = try Geodatabase.open(file)
+            defer { geodatabase.close() }
+            try printStatus(geodatabase)
+        }
+    }
+}
+
+private func makeTask(_ url: String, _ connection: Replica.Connection) throws -> GeodatabaseSyncTask {
+    guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
+        throw ValidationError("not an http(s) FeatureServer URL: \(url)")
+    }
+    return GeodatabaseSyncTask(url: parsed, token: connection.token, retryWindow: .seconds(connection.retrySeconds))
+}
+
+private func parseExtent(_ text: String?) throws -> (Envelope?, Int) {
+    guard let text else { return (nil, 4326) }
+    let numbers = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+    guard numbers.count == 4 || numbers.count == 5, numbers.allSatisfy({ $0 != nil }) else {
+        throw ValidationError("--extent: xmin,ymin,xmax,ymax[,wkid]")
+    }
+    let v = numbers.map { $0! }
+    guard v[0] < v[2], v[1] < v[3] else { throw ValidationError("--extent: xmin must be below xmax and ymin below ymax") }
+    return (Envelope(xmin: v[0], ymin: v[1], xmax: v[2], ymax: v[3]), v.count == 5 ? Int(v[4]) : 4326)
+}
+
+private func printStatus(_ geodatabase: Geodatabase) throws {
+    let info = try geodatabase.info()
+    print("file:       \(geodatabase.path)")
+    print("replica:    \(info.replicaId.isEmpty ? "(none: not registered)" : info.replicaId) \"\(info.replicaName)\"")
+    print("service:    \(info.serviceURL)")
+    print("sync model: \(info.syncModel.rawValue), replica generation \(info.replicaServerGen)")
+    for table in try geodatabase.featureTables() {
+        print("layer \(table.layerId) \(table.name): \(try geodatabase.count(table)) rows, generation \(table.serverGen)")
+    }
+    print("pending local edits: \(try geodatabase.localEditCount)")
+}
+
+/// Runs a job to its end, drawing a progress bar on a terminal and plain lines otherwise.
+@discardableResult
+private func runJob(_ job: GeodatabaseJob, title: String) async throws -> JobOutcome {
+    let terminal = isatty(STDOUT_FILENO) != 0
+    await job.start()
+    var printedMessages = 0
+    var lastTenth = -1
+    while true {
+        let status = await job.status
+        let progress = await job.progress
+        let messages = await job.messages
+        if terminal {
+            let width = 30
+            let filled = Int(progress * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            // Unbuffered, so the bar moves as the job does.
+            FileHandle.standardOutput.write(Data("\r\(title) [\(bar)] \(Int(progress * 100))% \(messages.last?.text ?? "")\u{1B}[K".utf8))
+        } else {
+            for message in messages.dropFirst(printedMessages) { print("\(title): \(message.text)") }
+            let tenth = Int(progress * 10)
+            if tenth != lastTenth { print("\(title): \(tenth * 10)%"); lastTenth = tenth }
+        }
+        printedMessages = messages.count
+        if status == .succeeded || status == .failed { break }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    if terminal { print("") }
+    return try await job.result()
+}
