@@ -93,6 +93,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Client-side benchmark driver for bench/client.py.
+        .executableTarget(
+            name: "outpost-bench",
+            dependencies: ["OutpostClient", "OutpostGeometry", "OutpostWire"]
+        ),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),

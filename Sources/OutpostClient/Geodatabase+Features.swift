@@ -57,27 +57,45 @@ extension Geodatabase {
     /// Adds features in one statement plan (fast path for bulk edits in a transaction).
     @discardableResult
     public func addAll(_ features: [LocalFeature], to table: GeodatabaseFeatureTable) throws -> [LocalFeature] {
-        let srsId = try spatialReferenceId(table)
+        let t = table.tableName.quotedDatabaseIdentifier
+        let oid = table.objectIdField
         return try edit { db in
+            // OBJECTIDs are given here, in order, as AUTOINCREMENT would: rows then go in by
+            // multi-row INSERTs (each statement with triggers pays for a statement journal).
+            var next = max(try Int64.fetchOne(db, sql: "SELECT max(\(oid.quotedDatabaseIdentifier)) FROM \(t)") ?? 0,
+                           try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.tableName]) ?? 0) + 1
             var added: [LocalFeature] = []
             added.reserveCapacity(features.count)
-            var statements: [String: Statement] = [:]
-            for feature in features {
-                var values = try Self.columnValues(feature, table: table, srsId: srsId, includeGlobalId: true)
-                let globalIdKey = table.globalIdField
-                if values[globalIdKey] == nil || values[globalIdKey] == .null {
-                    values[globalIdKey] = GlobalID.make().databaseValue
-                }
-                let columns = values.keys.sorted()
-                let sql = "INSERT INTO \(table.tableName.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
-                let statement = try statements[sql] ?? db.makeStatement(sql: sql)
-                statements[sql] = statement
-                try statement.execute(arguments: StatementArguments(columns.map { values[$0]! }))
-                var result = feature
-                result.attributes[table.objectIdField] = .int(db.lastInsertedRowID)
-                result.attributes[table.globalIdField] = String.fromDatabaseValue(values[globalIdKey]!).map { .string($0) } ?? .null
-                added.append(result)
+            var pending: [[DatabaseValue]] = []
+            var pendingColumns: [String] = []
+            func flush() throws {
+                guard !pending.isEmpty else { return }
+                let row = "(" + Array(repeating: "?", count: pendingColumns.count).joined(separator: ", ") + ")"
+                try db.cachedStatement(sql: """
+                    INSERT INTO \(t) (\(pendingColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+                    VALUES \(Array(repeating: row, count: pending.count).joined(separator: ", "))
+                    """).execute(arguments: StatementArguments(pending.flatMap { $0 }))
+                pending.removeAll(keepingCapacity: true)
             }
+            for feature in features {
+                var values = try Self.columnValues(feature, table: table, srsId: table.srsId, includeGlobalId: true)
+                if values[table.globalIdField] == nil || values[table.globalIdField] == .null {
+                    values[table.globalIdField] = GlobalID.make().databaseValue
+                }
+                values[oid] = next.databaseValue
+                let columns = values.keys.sorted()
+                if columns != pendingColumns || pending.count >= max(1, min(100, 30_000 / columns.count)) {
+                    try flush()
+                    pendingColumns = columns
+                }
+                pending.append(columns.map { values[$0]! })
+                var result = feature
+                result.attributes[oid] = .int(next)
+                result.attributes[table.globalIdField] = String.fromDatabaseValue(values[table.globalIdField]!).map { .string($0) } ?? .null
+                added.append(result)
+                next += 1
+            }
+            try flush()
             return added
         }
     }
@@ -88,14 +106,14 @@ extension Geodatabase {
         guard let text = feature[table.globalIdField]?.stringValue, let globalId = GlobalID.normalize(text) else {
             throw ClientError.geodatabase("an update needs the feature's \(table.globalIdField)")
         }
-        let srsId = try spatialReferenceId(table)
-        var values = try Self.columnValues(feature, table: table, srsId: srsId, includeGlobalId: false)
+        var values = try Self.columnValues(feature, table: table, srsId: table.srsId, includeGlobalId: false)
         values[table.objectIdField] = nil
         guard !values.isEmpty else { return }
         let columns = values.keys.sorted()
         try edit { db in
-            try db.execute(sql: "UPDATE \(table.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                           arguments: StatementArguments(columns.map { values[$0]! } + [globalId.databaseValue]))
+            // Prepared once per column set: preparing compiles the table's triggers anew.
+            try db.cachedStatement(sql: "UPDATE \(table.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?")
+                .execute(arguments: StatementArguments(columns.map { values[$0]! } + [globalId.databaseValue]))
             guard db.changesCount == 1 else { throw ClientError.geodatabase("no feature \(globalId) in \(table.name)") }
         }
     }
@@ -104,8 +122,8 @@ extension Geodatabase {
     public func delete(globalId text: String, from table: GeodatabaseFeatureTable) throws {
         let globalId = GlobalID.normalize(text) ?? text
         try edit { db in
-            try db.execute(sql: "DELETE FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                           arguments: [globalId])
+            try db.cachedStatement(sql: "DELETE FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?")
+                .execute(arguments: [globalId])
             guard db.changesCount == 1 else { throw ClientError.geodatabase("no feature \(globalId) in \(table.name)") }
         }
     }
@@ -155,14 +173,6 @@ extension Geodatabase {
     }
 
     // MARK: Values
-
-    /// The layer table's SRS id (for geometry blobs).
-    func spatialReferenceId(_ table: GeodatabaseFeatureTable) throws -> Int32 {
-        guard table.hasGeometry else { return 0 }
-        return try queue.inDatabase { db in
-            Int32(try Int.fetchOne(db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?", arguments: [table.tableName]) ?? 0)
-        }
-    }
 
     static func selectList(_ table: GeodatabaseFeatureTable) -> String {
         var columns = table.fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }

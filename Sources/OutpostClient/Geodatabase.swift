@@ -30,7 +30,12 @@ public final class Geodatabase: Sendable {
         // A transaction spans calls (`beginTransaction` … `commitTransaction`).
         configuration.allowsUnsafeTransactions = true
         configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in GeoPackageSchema.registerFunctions(db) }
+        configuration.prepareDatabase { db in
+            GeoPackageSchema.registerFunctions(db)
+            // Room for a large transaction's pages (the default 2 MB spills to disk), and
+            // statement journals in memory (every insert with triggers opens one).
+            try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+        }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             _ = try queue.inDatabase { db in try ReplicaFile.info(db, path: path) }
@@ -53,7 +58,15 @@ public final class Geodatabase: Sendable {
     }
 
     public func featureTables() throws -> [GeodatabaseFeatureTable] {
-        try info().layers.map(GeodatabaseFeatureTable.init)
+        let layers = try info().layers
+        return try queue.inDatabase { db in
+            try layers.map { layer in
+                var table = GeodatabaseFeatureTable(layer)
+                table.srsId = Int32(try Int.fetchOne(db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?",
+                                                     arguments: [layer.tableName]) ?? 0)
+                return table
+            }
+        }
     }
 
     public func featureTable(layerId: Int) throws -> GeodatabaseFeatureTable {
@@ -63,9 +76,14 @@ public final class Geodatabase: Sendable {
         return table
     }
 
-    /// Local changes not yet acknowledged by the server.
+    /// Features and attachments with changes the server has not acknowledged yet (each
+    /// counted once, however often it was edited).
     public var localEditCount: Int {
-        get throws { try queue.inDatabase { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_sync_changes") ?? 0 } }
+        get throws {
+            try queue.inDatabase { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT DISTINCT layer_id, item, upper(global_id) FROM outpost_sync_changes)") ?? 0
+            }
+        }
     }
 
     public var hasLocalEdits: Bool {

@@ -18,6 +18,10 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
     public var attachmentTable: String?
     /// The generation the layer last received.
     public var serverGen: Int64
+    /// The SRS id of its geometry blobs (0 for tables).
+    public var srsId: Int32 = 0
+    /// Field positions by lower-cased name.
+    private var fieldIndex: [String: Int] = [:]
 
     public var hasGeometry: Bool { geometryType != nil }
     public var hasAttachments: Bool { attachmentTable != nil }
@@ -33,6 +37,7 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         objectIdField = definition["objectIdField"]?.stringValue ?? fields.first { $0.type == .oid }?.name ?? "OBJECTID"
         globalIdField = definition["globalIdField"]?.stringValue ?? fields.first { $0.type == .globalID }?.name ?? "GlobalID"
         geometryType = definition["geometryType"]?.stringValue.flatMap { EsriGeometryType(lenient: $0) }
+        for (index, field) in fields.enumerated() { fieldIndex[field.name.lowercased()] = index }
     }
 
     /// A field of the layer resource (`{"name", "type", "alias", "length", "nullable", "editable"}`).
@@ -46,7 +51,8 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
     }
 
     public func field(named name: String) -> FieldDefinition? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        if let index = fieldIndex[name] ?? fieldIndex[name.lowercased()] { return fields[index] }
+        return nil
     }
 }
 

@@ -82,10 +82,11 @@ public actor GeodatabaseJob {
     private var holdsSync = false
     private var waiters: [CheckedContinuation<JobOutcome, any Error>] = []
 
-    /// Seconds between polls of the server's job status.
+    /// The longest wait between polls of the server's job status (the first polls come
+    /// sooner: 50 ms, doubling).
     public var pollInterval: Duration = .seconds(1)
     /// Bytes per ranged download request (the granularity of pause and resume).
-    public var chunkSize = 1 << 20
+    public var chunkSize = 4 << 20
     /// Sync edits larger than this go up as an uploaded file (`editsUploadID`) rather than a
     /// form field.
     public var inlineEditsLimit = 8 << 20
@@ -272,7 +273,9 @@ public actor GeodatabaseJob {
             default:
                 polls += 1
                 document.progress = start + (end - start) * (1 - 1 / Double(polls + 1))
-                try await Task.sleep(for: pollInterval)
+                // Quick first polls (small jobs finish in well under a second), then every
+                // `pollInterval`.
+                try await Task.sleep(for: min(pollInterval, .milliseconds(25) * (1 << min(polls, 10))))
             }
         }
     }

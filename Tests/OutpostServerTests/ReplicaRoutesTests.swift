@@ -96,6 +96,20 @@ func path(of url: String) -> String {
             }
             let info = try ReplicaFile.info(file)
             #expect(info.replicaId == answer["replicaID"]?.stringValue)
+            // Ranged requests resume a download: 206 with the slice and where it lies.
+            let whole = try Data(contentsOf: URL(fileURLWithPath: file))
+            try await client.execute(uri: path(of: url), method: .get, headers: [.range: "bytes=100-199"]) { response in
+                #expect(response.status == .partialContent)
+                #expect(response.headers[.contentRange] == "bytes 100-199/\(whole.count)")
+                #expect(Data(buffer: response.body) == whole.subdata(in: 100..<200))
+            }
+            try await client.execute(uri: path(of: url), method: .get, headers: [.range: "bytes=\(whole.count - 5)-"]) { response in
+                #expect(response.status == .partialContent && Data(buffer: response.body) == whole.suffix(5))
+            }
+            // A range past the end, or several ranges: the whole file.
+            try await client.execute(uri: path(of: url), method: .get, headers: [.range: "bytes=\(whole.count)-"]) { response in
+                #expect(response.status == .ok && response.body.readableBytes == whole.count)
+            }
             #expect(info.layers.map(\.name) == ["Cities", "Countries"])
             #expect(info.spatialReference == SpatialReference(wkid: 102100))
             let queue = try ReplicaFile.open(file, readonly: true)
