@@ -3,7 +3,6 @@ import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
 import OutpostWire
-import Synchronization
 
 /// A replica file on the device (`docs/replica-format.md`): its feature tables, local
 /// queries and edits, and the state a sync needs.
@@ -16,7 +15,7 @@ import Synchronization
 public final class Geodatabase: Sendable {
     public let path: String
     let queue: DatabaseQueue
-    private let state = Mutex<(inTransaction: Bool, syncing: Bool)>((false, false))
+    private let state = Locked<(inTransaction: Bool, syncing: Bool)>((false, false))
 
     /// Opens a replica file. Throws `ClientError.geodatabase` for anything else.
     public static func open(_ path: String) throws -> Geodatabase {
@@ -133,31 +132,32 @@ public final class Geodatabase: Sendable {
         state.withLock { $0.syncing = false }
     }
 
-    /// Runs `body` in the open transaction, or in one of its own.
+    /// Runs `body` in the open transaction, or in one of its own. Edits made while a sync
+    /// runs are fine: they are logged after the upload was taken and go up with the next sync.
     func edit<T>(_ body: (Database) throws -> T) throws -> T {
-        if state.withLock({ $0.syncing && !$0.inTransaction }) {
-            // Edits made while a sync runs are fine: they are logged after the upload's
-            // snapshot and go up with the next sync.
-        }
-        return try queue.inDatabase { db in
+        try queue.inDatabase { db in
             if db.isInsideTransaction { return try body(db) }
-            return try db.inTransaction(.immediate) {
-                let value = try body(db)
-                return (.commit, value)
-            }.self
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
         }
     }
 }
 
-extension Database {
-    /// `inTransaction` returning a value.
-    fileprivate func inTransaction<T>(_ kind: TransactionKind, _ body: () throws -> (TransactionCompletion, T)) throws -> T {
-        var result: T?
-        try inTransaction(kind) {
-            let (completion, value) = try body()
-            result = value
-            return completion
-        }
-        return result!
+/// A value behind a lock (NSLock: `Synchronization.Mutex` needs macOS 15 / iOS 18, and the
+/// client library supports macOS 14 / iOS 17).
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }
