@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BINARY
+from conftest import BINARY, running_server
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
@@ -24,6 +24,13 @@ def query(base, **params):
     url = f"{base}/services/Demo/FeatureServer/2/query?" + urllib.parse.urlencode({"f": "json", **params})
     with urllib.request.urlopen(url, timeout=30) as response:
         return json.loads(response.read())
+
+
+@pytest.fixture()
+def server():
+    """A server of its own: this test adds a tree, which the shared server's counts must not see."""
+    with running_server() as base:
+        yield f"{base}/rest"
 
 
 def test_create_edit_with_gdal_sync_register_unregister(server, tmp_path):
