@@ -6,6 +6,9 @@ public struct StoredLayer: Sendable, Equatable {
     public var definition: LayerDefinition
     public var serviceName: String
     public var tableName: String
+    /// Its service is versioned: updates and deletes keep the replaced row in `historyTable`,
+    /// and syncs reconcile attribute by attribute (`VersionReconcile`).
+    public var isVersioned = false
 
     /// The geometry column (absent for tables).
     public static let geometryColumn = "shape"
@@ -14,6 +17,9 @@ public struct StoredLayer: Sendable, Equatable {
     /// SpatiaLite's R*Tree for the geometry column.
     public var spatialIndexTable: String { "idx_\(tableName)_\(Self.geometryColumn)" }
     public var attachmentTable: String { "\(tableName)__attach" }
+    /// Earlier states of rows (versioned services): the row as it was, valid for generations
+    /// `outpost_gen ..< outpost_valid_to`.
+    public var historyTable: String { "\(tableName)__history" }
     public var srid: Int { definition.spatialReference.epsg }
 }
 
@@ -72,7 +78,8 @@ public struct Catalog: Sendable, Equatable {
                     displayField: layerRow["display_field"], hasAttachments: layerRow["has_attachments"],
                     relationships: relationships, editFieldsInfo: editFieldsInfo,
                     maxRecordCount: layerRow["max_record_count"])
-                layers.append(StoredLayer(definition: definition, serviceName: name, tableName: layerRow["table_name"]))
+                layers.append(StoredLayer(definition: definition, serviceName: name, tableName: layerRow["table_name"],
+                                          isVersioned: row["is_versioned"]))
             }
             let definition = ServiceDefinition(
                 name: name, description: row["description"], isVersioned: row["is_versioned"],

@@ -20,6 +20,10 @@ public struct SyncConflict: Sendable, Equatable {
     /// The generation of the sync that overwrote it.
     public var generation: Int64
     public var recordedAt: Int64
+    /// Versioned data: the fields both sides changed, `{"field", "base", "default", "replica"}`
+    /// each (what the replica started from, what DEFAULT had, what the replica posted); nil
+    /// for object-level conflicts.
+    public var fields: JSONValue? = nil
 
     public var json: JSONValue {
         [
@@ -27,7 +31,7 @@ public struct SyncConflict: Sendable, Equatable {
             "objectId": objectId.map { .int($0) } ?? .null, "uploadOperation": .string(uploadOperation),
             "overwrittenChange": .string(overwrittenChange), "overwrittenGeneration": .int(overwrittenGeneration),
             "overwrittenBy": overwrittenBy.map { .string($0) } ?? .null, "feature": feature ?? .null,
-            "generation": .int(generation), "recordedAt": .int(recordedAt),
+            "generation": .int(generation), "recordedAt": .int(recordedAt), "fields": fields ?? .null,
         ]
     }
 }
@@ -45,7 +49,8 @@ extension FeatureStore {
                              uploadOperation: row["upload_operation"], overwrittenChange: row["overwritten_change"],
                              overwrittenGeneration: row["overwritten_generation"], overwrittenBy: row["overwritten_by"],
                              feature: (row["feature"] as String?).flatMap { try? JSONParser.parse($0) },
-                             generation: row["generation"], recordedAt: row["recorded_at"])
+                             generation: row["generation"], recordedAt: row["recorded_at"],
+                             fields: (row["fields"] as String?).flatMap { try? JSONParser.parse($0) })
             }
         }
     }

@@ -85,6 +85,8 @@ final class EditSessionCache {
     }
 
     var plans: [String: InsertPlan] = [:]
+    /// Per layer table: the statement copying a row into its history (versioned services).
+    var archives: [String: String] = [:]
     // One system-random seed per transaction (see insertRows): no getrandom call per id.
     var generator: SeededGenerator = {
         var system = SystemRandomNumberGenerator()
@@ -226,6 +228,28 @@ struct EditSession {
     /// thousands of times in a sync.
     func run(_ sql: String, _ arguments: StatementArguments) throws {
         try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
+    /// Keeps the row as it is before it changes, valid until this generation (versioned
+    /// services): what a replica's later edit of it is reconciled against.
+    func archive(_ objectId: Int64, in layer: StoredLayer) throws {
+        guard layer.isVersioned else { return }
+        let sql: String
+        if let cached = cache.archives[layer.tableName] {
+            sql = cached
+        } else {
+            let history = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [layer.historyTable]))
+            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [layer.tableName])
+                .filter { history.contains($0) }.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+            sql = """
+                INSERT INTO \(layer.historyTable.quotedDatabaseIdentifier) (\(columns), outpost_valid_to)
+                SELECT \(columns), ? FROM \(layer.tableName.quotedDatabaseIdentifier)
+                WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ? AND outpost_gen < ?
+                """
+            cache.archives[layer.tableName] = sql
+        }
+        // A row already changed in this transaction was archived by its first change.
+        try run(sql, [generation, objectId, generation])
     }
 
     func fetchRow(_ sql: String, _ arguments: StatementArguments) throws -> Row? {
@@ -458,6 +482,7 @@ struct EditSession {
         }
         values["outpost_gen"] = generation.databaseValue
         values["outpost_replica"] = context.replicaId?.databaseValue ?? .null
+        try archive(existing.objectId, in: layer)
         // Sorted: one statement text (and one prepared statement) per set of columns.
         let columns = values.keys.sorted()
         try run(
@@ -475,6 +500,7 @@ struct EditSession {
     /// Deletes a feature already looked up.
     func delete(_ existing: ExistingFeature, from layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
+        try archive(existing.objectId, in: layer)
         try tombstone(kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,
                       parentGlobalId: nil, createdGeneration: existing.createdGeneration)
         if definition.hasAttachments {
@@ -554,7 +580,7 @@ struct EditSession {
         return values
     }
 
-    private func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> DatabaseValue {
+    func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> DatabaseValue {
         let definition = layer.definition
         guard let type = definition.geometryType else { return .null }
         do {

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import OutpostWire
 
 extension FeatureStore {
     /// Forward-only schema migrations. Never edit a shipped migration: add a new one.
@@ -209,7 +211,72 @@ extension FeatureStore {
                 if row["has_attachments"] as Bool { try FeatureStore.addChangeTracking(toTable: "\(table)__attach", db: db) }
             }
         }
+        migrator.registerMigration("v8-versions-history-and-conflict-fields") { db in
+            try db.execute(sql: """
+                CREATE TABLE outpost_versions (
+                    service TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    parent TEXT,
+                    replica_id TEXT,
+                    access TEXT NOT NULL DEFAULT 'public',
+                    description TEXT NOT NULL DEFAULT '',
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (service, name)
+                );
+                CREATE INDEX outpost_versions_replica ON outpost_versions(replica_id);
+                ALTER TABLE outpost_conflicts ADD COLUMN fields TEXT;
+                """)
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            for table in try String.fetchAll(db, sql: """
+                SELECT l.table_name FROM outpost_layers l JOIN outpost_services s ON s.name = l.service WHERE s.is_versioned = 1
+                """) {
+                try FeatureStore.createHistory(forTable: table, layer: nil, db: db)
+            }
+            for service in try String.fetchAll(db, sql: "SELECT name FROM outpost_services WHERE is_versioned = 1") {
+                try FeatureStore.createDefaultVersion(service: service, db: db, now: now)
+            }
+            for row in try Row.fetchAll(db, sql: """
+                SELECT r.replica_id, r.service, r.name FROM outpost_replicas r JOIN outpost_services s ON s.name = r.service WHERE s.is_versioned = 1
+                """) {
+                try FeatureStore.createReplicaVersion(service: row["service"], replicaId: row["replica_id"], replicaName: row["name"], db: db, now: now)
+            }
+        }
         return migrator
+    }
+}
+
+extension FeatureStore {
+    /// The version every versioned service has; replicas' versions branch from it.
+    public static let defaultVersionName = "sde.DEFAULT"
+
+    /// `<table>__history`: the layer's columns plus `outpost_valid_to`, indexed by GlobalID.
+    static func createHistory(forTable table: String, layer: LayerDefinition?, db: Database) throws {
+        let history = "\(table)__history"
+        guard try !db.tableExists(history) else { return }
+        try db.execute(sql: "CREATE TABLE \(history.quotedDatabaseIdentifier) AS SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE 0")
+        try db.execute(sql: "ALTER TABLE \(history.quotedDatabaseIdentifier) ADD COLUMN outpost_valid_to INTEGER NOT NULL DEFAULT 0")
+        let globalIdField = try layer?.globalIdField
+            ?? String.fetchOne(db, sql: "SELECT global_id_field FROM outpost_layers WHERE table_name = ?", arguments: [table]) ?? "GlobalID"
+        try db.execute(sql: """
+            CREATE INDEX \("\(history)_globalid".quotedDatabaseIdentifier) ON \(history.quotedDatabaseIdentifier)(\(globalIdField.quotedDatabaseIdentifier), outpost_gen)
+            """)
+    }
+
+    static func createDefaultVersion(service: String, db: Database, now: Int64) throws {
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO outpost_versions(service, name, parent, replica_id, description, created_at)
+            VALUES (?, ?, NULL, NULL, 'The published state of the data', ?)
+            """, arguments: [service, defaultVersionName, now])
+    }
+
+    /// The version a replica of a versioned service syncs through (`<owner>.<replica name>_<id>`).
+    static func createReplicaVersion(service: String, replicaId: String, replicaName: String, db: Database, now: Int64) throws {
+        let hex = replicaId.filter(\.isHexDigit).prefix(8).lowercased()
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO outpost_versions(service, name, parent, replica_id, access, description, created_at)
+            VALUES (?, ?, ?, ?, 'private', ?, ?)
+            """, arguments: [service, "outpost.\(replicaName)_\(hex)", defaultVersionName, replicaId,
+                             "Version of replica \(replicaId)", now])
     }
 }
 

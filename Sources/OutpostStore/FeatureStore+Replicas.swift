@@ -56,6 +56,7 @@ extension FeatureStore {
     @discardableResult
     public func registerReplica(_ definition: ReplicaDefinition) throws -> ReplicaDefinition {
         precondition(definition.isRegistered, "syncModel=none exports are not registered")
+        let versioned = try service(named: definition.serviceName).definition.isVersioned
         return try pool.write { db in
             var stored = definition
             let taken = try String.fetchAll(db, sql: "SELECT name FROM outpost_replicas WHERE service = ?", arguments: [definition.serviceName])
@@ -83,6 +84,10 @@ extension FeatureStore {
                     """, arguments: [stored.id, layer.layerId, layer.queryOption.rawValue, layer.useGeometry, layer.includeRelated,
                                      layer.whereClause, layer.serverGen])
             }
+            if versioned {
+                try Self.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
+                                              now: Int64(Date().timeIntervalSince1970 * 1000))
+            }
             return stored
         }
     }
@@ -93,7 +98,10 @@ extension FeatureStore {
         guard let canonical = GlobalID.normalize(id) else { return false }
         return try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
-            return db.changesCount > 0
+            let removed = db.changesCount > 0
+            // Its edits were posted by each sync: the version holds nothing more to post.
+            try db.execute(sql: "DELETE FROM outpost_versions WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
+            return removed
         }
     }
 
@@ -102,7 +110,9 @@ extension FeatureStore {
         let name = try self.service(named: service).definition.name
         return try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE service = ?", arguments: [name])
-            return db.changesCount
+            let removed = db.changesCount
+            try db.execute(sql: "DELETE FROM outpost_versions WHERE service = ? AND replica_id IS NOT NULL", arguments: [name])
+            return removed
         }
     }
 
@@ -177,5 +187,37 @@ extension FeatureStore {
             try saveJob(failed)
         }
         return unfinished.count
+    }
+}
+
+/// A version of a versioned service's data (`docs/sync-semantics.md`, Versioned data).
+public struct DataVersion: Sendable, Equatable {
+    public var name: String
+    public var parent: String?
+    /// The replica syncing through it, for replica versions.
+    public var replicaId: String?
+    public var access: String
+    public var description: String
+    public var creationDate: Int64
+
+    public var json: JSONValue {
+        ["versionName": .string(name), "parentVersionName": parent.map { .string($0) } ?? .null,
+         "replicaID": replicaId.map { .string($0) } ?? .null, "access": .string(access), "description": .string(description),
+         "creationDate": .int(creationDate)]
+    }
+}
+
+extension FeatureStore {
+    /// The versions of a service: DEFAULT first, then replica versions by creation.
+    public func versions(service: String) throws -> [DataVersion] {
+        let name = try self.service(named: service).definition.name
+        return try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT name, parent, replica_id, access, description, created_at FROM outpost_versions WHERE service = ?
+                ORDER BY parent IS NOT NULL, created_at, name
+                """, arguments: [name]).map {
+                DataVersion(name: $0[0], parent: $0[1], replicaId: $0[2], access: $0[3], description: $0[4], creationDate: $0[5])
+            }
+        }
     }
 }

@@ -26,7 +26,9 @@ extension FeatureStore {
                                  service.maxRecordCount, now])
             for layer in service.layers {
                 try Self.createLayer(layer, service: service.name, db: db, now: now)
+                if service.isVersioned { try Self.createHistory(forTable: Self.tableName(service: service.name, layer: layer.id), layer: layer, db: db) }
             }
+            if service.isVersioned { try Self.createDefaultVersion(service: service.name, db: db, now: now) }
         }
         try reloadCatalog()
         return try self.service(named: service.name)
@@ -43,11 +45,13 @@ extension FeatureStore {
                     _ = try? Int.fetchOne(db, sql: "SELECT DiscardGeometryColumn(?, ?)", arguments: [layer.tableName, StoredLayer.geometryColumn])
                 }
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.attachmentTable.quotedDatabaseIdentifier)")
+                try db.execute(sql: "DROP TABLE IF EXISTS \(layer.historyTable.quotedDatabaseIdentifier)")
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.tableName.quotedDatabaseIdentifier)")
             }
             try db.execute(sql: "DELETE FROM outpost_fields WHERE service = ?", arguments: [stored.definition.name])
             try db.execute(sql: "DELETE FROM outpost_relationships WHERE service = ?", arguments: [stored.definition.name])
             try db.execute(sql: "DELETE FROM outpost_layers WHERE service = ?", arguments: [stored.definition.name])
+            try db.execute(sql: "DELETE FROM outpost_versions WHERE service = ?", arguments: [stored.definition.name])
             try db.execute(sql: "DELETE FROM outpost_services WHERE name = ?", arguments: [stored.definition.name])
         }
         try reloadCatalog()

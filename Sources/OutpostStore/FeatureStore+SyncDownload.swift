@@ -192,6 +192,7 @@ extension FeatureStore {
             if close {
                 try db.execute(sql: "DELETE FROM outpost_replica_layers WHERE replica_id = ?", arguments: [replicaId])
                 try db.execute(sql: "DELETE FROM outpost_replicas WHERE replica_id = ?", arguments: [replicaId])
+                try db.execute(sql: "DELETE FROM outpost_versions WHERE replica_id = ?", arguments: [replicaId])
                 try db.execute(sql: "DELETE FROM outpost_sync_receipts WHERE replica_id = ?", arguments: [replicaId])
                 return
             }
@@ -232,7 +233,9 @@ struct LayerChangeReader {
     /// spatial reference.
     mutating func forEachRow(_ pass: DownloadChange, db: Database, _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws {
         let definition = selection.layer.definition
-        let echoes = definition.editFieldsInfo != nil
+        // Where the server writes fields (editor tracking), or merges other writers' fields into
+        // the replica's posted edits (versioned data), the replica's own changes come back.
+        let echoes = definition.editFieldsInfo != nil || selection.layer.isVersioned
         let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
         // The replica's own changes are decided `.none` unless echoed: skip them unread.
         let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"

@@ -131,16 +131,30 @@ struct SyncUploadSession {
         let globalId = try self.globalId(of: feature, key: key, layer: layer)
         let record = try serverRecord(globalId, layer: layer)
         let decision = SyncRules.upload(operation, onto: record, since: since, replicaId: replicaId)
-        if decision.overwritesUnseenChange {
+        // Versioned data: an update of a feature DEFAULT changed meanwhile is reconciled field
+        // by field; only fields both sides changed are conflicts.
+        var reconciled: (feature: EditFeature, conflicts: [JSONValue])?
+        if layer.isVersioned, decision.overwritesUnseenChange, case .update = decision.action, case .row(let objectId, _, _, _) = record {
+            reconciled = try reconcile(feature!, objectId: objectId, globalId: globalId, layer: layer, since: since)
+        }
+        if let reconciled {
+            if !reconciled.conflicts.isEmpty {
+                try recordConflict(operation, record: record, globalId: globalId, layer: layer, fields: .array(reconciled.conflicts))
+            }
+        } else if decision.overwritesUnseenChange {
             try recordConflict(operation, record: record, globalId: globalId, layer: layer)
         }
         switch decision.action {
         case .insert:
             return try editor.add(feature!, to: layer)
-        case .update:
+        case .update(let objectId):
+            if let reconciled, reconciled.feature.attributes.count <= 1, reconciled.feature.geometry == nil {
+                // The replica changed nothing DEFAULT does not already hold.
+                return EditResult(objectId: objectId, globalId: globalId)
+            }
             // The record was just read: no second lookup. An add that collides with a live
             // feature updates the feature it collides on.
-            return try editor.update(feature!, of: try existing(record, globalId: globalId), in: layer)
+            return try editor.update(reconciled?.feature ?? feature!, of: try existing(record, globalId: globalId), in: layer)
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
             // The same feature again: it keeps its creation generation (replicas that held it
@@ -196,9 +210,66 @@ struct SyncUploadSession {
         return .absent
     }
 
+    /// The part of an update the replica changed, against the feature at its generation
+    /// (`VersionReconcile`), and the fields DEFAULT changed too (`{"field", "base", "default",
+    /// "replica"}` each).
+    private func reconcile(_ feature: EditFeature, objectId: Int64, globalId: String, layer: StoredLayer, since: Int64) throws
+        -> (feature: EditFeature, conflicts: [JSONValue])
+    {
+        let definition = layer.definition
+        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
+        var edit: [(String, DatabaseValue)] = []
+        var keys: [String: String] = [:]
+        for (key, value) in feature.attributes {
+            guard let field = definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
+                  field.type != .oid, field.type != .globalID, field.editable, !tracking.contains(field.name),
+                  let stored = try? FieldValue.coerce(value, for: field).databaseValue
+            else { continue }
+            edit.append((field.name, stored))
+            keys[field.name] = key
+        }
+        let shape = StoredLayer.geometryColumn
+        if layer.isSpatial, let geometry = feature.geometry {
+            edit.append((shape, try editor.storedGeometry(geometry, layer: layer, globalId: globalId)))
+        }
+        let columns = edit.map(\.0)
+        guard !columns.isEmpty else { return (feature, []) }
+        let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let t = layer.tableName.quotedDatabaseIdentifier
+        let gid = definition.globalIdField.quotedDatabaseIdentifier
+        func values(_ row: Row?) -> [String: DatabaseValue]? {
+            row.map { row in Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, row[$0] as DatabaseValue) }) }
+        }
+        let current = values(try Row.fetchOne(db, sql: "SELECT \(list) FROM \(t) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                                              arguments: [objectId])) ?? [:]
+        let base = values(try Row.fetchOne(db, sql: """
+            SELECT \(list) FROM \(layer.historyTable.quotedDatabaseIdentifier)
+            WHERE \(gid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
+            """, arguments: [globalId, since, since]))
+        let outcome = VersionReconcile.reconcile(base: base, current: current, edit: edit)
+        var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
+        for field in outcome.write {
+            if field == shape { reduced.geometry = feature.geometry } else if let key = keys[field] { reduced.attributes[key] = feature.attributes[key] }
+        }
+        let editValues = Dictionary(uniqueKeysWithValues: edit)
+        let conflicts: [JSONValue] = outcome.conflicts.map { field in
+            func json(_ value: DatabaseValue?) -> JSONValue {
+                guard let value else { return .null }
+                if field == shape, let blob = Data.fromDatabaseValue(value), let ogc = try? SpatiaLiteBlob.decode([UInt8](blob)) {
+                    return Geometry(ogc: ogc, layerType: definition.geometryType).esriJSON
+                }
+                return FeatureStore.jsonValue(value)
+            }
+            return ["field": .string(field), "base": json(base?[field]), "default": json(current[field]), "replica": json(editValues[field])]
+        }
+        return (reduced, conflicts)
+    }
+
     /// Copies what the upload is about to overwrite into the conflict log: the live feature
-    /// (attributes and geometry as stored), or the delete it undoes.
-    private func recordConflict(_ operation: UploadOperation, record: ServerRecord, globalId: String, layer: StoredLayer) throws {
+    /// (attributes and geometry as stored), or the delete it undoes; for a reconciled update,
+    /// the fields both sides changed.
+    private func recordConflict(_ operation: UploadOperation, record: ServerRecord, globalId: String, layer: StoredLayer,
+                                fields: JSONValue? = nil) throws {
         var objectId: Int64?
         var overwrittenGeneration: Int64 = 0
         var overwrittenBy: String?
@@ -220,10 +291,10 @@ struct SyncUploadSession {
         }
         try db.execute(sql: """
             INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
-                overwritten_generation, overwritten_by, feature, generation, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                overwritten_generation, overwritten_by, feature, generation, recorded_at, fields)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [layer.serviceName, replicaId, layer.definition.id, globalId, objectId, "\(operation)", kind,
-                             overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment])
+                             overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment, fields?.jsonText])
     }
 
     // MARK: Attachments
