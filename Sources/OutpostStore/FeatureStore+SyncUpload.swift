@@ -221,7 +221,7 @@ struct SyncUploadSession {
         var edit: [(String, DatabaseValue)] = []
         var keys: [String: String] = [:]
         for (key, value) in feature.attributes {
-            guard let field = definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
+            guard let field = definition.fields.first(where: { $0.name == key }) ?? definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
                   field.type != .oid, field.type != .globalID, field.editable, !tracking.contains(field.name),
                   let stored = try? FieldValue.coerce(value, for: field).databaseValue
             else { continue }
@@ -240,12 +240,13 @@ struct SyncUploadSession {
         func values(_ row: Row?) -> [String: DatabaseValue]? {
             row.map { row in Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, row[$0] as DatabaseValue) }) }
         }
-        let current = values(try Row.fetchOne(db, sql: "SELECT \(list) FROM \(t) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+        // Cached: an upload repeats the same column set for thousands of features.
+        let current = values(try Row.fetchOne(db.cachedStatement(sql: "SELECT \(list) FROM \(t) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?"),
                                               arguments: [objectId])) ?? [:]
-        let base = values(try Row.fetchOne(db, sql: """
+        let base = values(try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(list) FROM \(layer.historyTable.quotedDatabaseIdentifier)
             WHERE \(gid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
-            """, arguments: [globalId, since, since]))
+            """), arguments: [globalId, since, since]))
         let outcome = VersionReconcile.reconcile(base: base, current: current, edit: edit)
         var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
         for field in outcome.write {

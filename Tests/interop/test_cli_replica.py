@@ -74,3 +74,40 @@ def test_create_edit_with_gdal_sync_register_unregister(server, tmp_path):
     assert refused.returncode != 0 and "Replica not found" in refused.stderr + refused.stdout
     bad = outpost("replica", "sync", path, "--direction", "sideways", check=False)
     assert bad.returncode != 0 and "--direction" in bad.stderr
+
+
+def test_a_versioned_replica_syncs_in_each_direction(server, tmp_path):
+    if subprocess.run([SYSTEM_PYTHON, "-c", "import osgeo"], capture_output=True).returncode != 0:
+        pytest.skip("python3-gdal is installed by scripts/setup.sh")
+    service = f"{server}/services/Parcels/FeatureServer"
+    path = str(tmp_path / "parcels.gpkg")
+    outpost("replica", "create", service, "--out", path, "--no-attachments")
+    status = outpost("replica", "status", path).stdout
+    assert "sync model: perReplica" in status and "Parcels: 400 rows" in status
+
+    def edit(owner):
+        script = (
+            "from osgeo import ogr\n"
+            f"ds = ogr.Open({path!r}, 1)\n"
+            "layer = ds.GetLayerByName('Parcels')\n"
+            "f = layer.GetFeature(1); f.SetField('owner', " + repr(owner) + "); assert layer.SetFeature(f) == 0\n"
+            "ds = None\n"
+        )
+        subprocess.run([SYSTEM_PYTHON, "-c", script], check=True)
+
+    def server_owner():
+        url = f"{server}/services/Parcels/FeatureServer/0/query?" + urllib.parse.urlencode(
+            {"f": "json", "where": "OBJECTID = 1", "outFields": "owner"})
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return json.loads(response.read())["features"][0]["attributes"]["owner"]
+
+    edit("Via download")
+    assert "uploaded 0 edits" in outpost("replica", "sync", path, "--direction", "download").stdout
+    assert server_owner() != "Via download"
+    assert "pending local edits: 1" in outpost("replica", "status", path).stdout
+    assert "uploaded 1 edits" in outpost("replica", "sync", path, "--direction", "upload").stdout
+    assert server_owner() == "Via download"
+    edit("Both ways")
+    assert "uploaded 1 edits" in outpost("replica", "sync", path).stdout
+    assert server_owner() == "Both ways"
+    assert "pending local edits: 0" in outpost("replica", "status", path).stdout
