@@ -74,6 +74,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     let attachments = AttachmentsController(store: store)
     let edits = EditsController(store: store)
     let uploads = UploadsController(store: store)
+    let versions = VersionsController(store: store)
 
     let temporaryDirectory = store.temporaryDirectory
     /// Registers GET and POST; the handler gets the received form (files already on disk,
@@ -147,6 +148,13 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     route("/arcgis/rest/services/:service/FeatureServer/uploads/:item/parts") { _, c, p in try uploads.parts(p, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/commit") { _, c, p in try uploads.commit(p, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/delete") { _, c, p in try uploads.delete(p, context: c) }
+    route("/arcgis/rest/services/:service/VersionManagementServer") { _, c, p in try versions.root(p, context: c) }
+    route("/arcgis/rest/services/:service/VersionManagementServer/versions") { _, c, p in try versions.list(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/VersionManagementServer/create") { _, c, p in try versions.create(p, context: c) }
+    route("/arcgis/rest/services/:service/VersionManagementServer/versions/:version") { _, c, p in try versions.info(p, context: c) }
+    route("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/conflicts") { _, c, p in try versions.conflicts(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/reconcile") { _, c, p in try versions.reconcile(p, context: c) }
+    postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/delete") { _, c, p in try versions.delete(p, context: c) }
     route("/arcgis/rest/**") { request, _, _ in
         throw ArcGISError(kind: .notFound, code: 404, message: "Requested resource not found.",
                           details: ["Outpost has no resource at \(request.uri.path)."])

@@ -6,6 +6,16 @@ import OutpostWire
 struct EditsController: Sendable {
     let store: FeatureStore
 
+    /// Edits DEFAULT, or the named version `gdbVersion` names (versioned services).
+    private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
+        let service = try context.serviceName()
+        if let version = p.string("gdbVersion"), !version.isEmpty,
+           try store.version(service: service, named: version).map({ !$0.isDefault }) ?? true {
+            return try store.applyVersionEdits(service: service, version: version, edits: edits, options: options)
+        }
+        return try store.applyEdits(service: service, edits: edits, options: options)
+    }
+
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let options = try EditOptions.parse(p)
         var edits = LayerEdits(layerId: try context.layerId())
@@ -15,7 +25,7 @@ struct EditsController: Sendable {
         edits.adds = try LayerEdits.parseFeatures(try p.json("adds"), parameter: "adds")
         edits.updates = try LayerEdits.parseFeatures(try p.json("updates"), parameter: "updates")
         edits.deletes = try LayerEdits.parseDeletes(p.string("deletes"), useGlobalIds: options.useGlobalIds)
-        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        let outcome = try apply([edits], options: options, p, context: context)
         var json = outcome.layers[0].json(includeLayerId: false)
         if options.returnEditMoment, case .object(var object) = json {
             object["editMoment"] = .int(outcome.editMoment)
@@ -28,7 +38,7 @@ struct EditsController: Sendable {
         let options = try EditOptions.parse(p)
         guard let json = try p.json("edits") else { throw ArcGISError.missingParameter("edits") }
         let edits = try LayerEdits.parseServiceEdits(json, useGlobalIds: options.useGlobalIds)
-        let outcome = try store.applyEdits(service: try context.serviceName(), edits: edits, options: options)
+        let outcome = try apply(edits, options: options, p, context: context)
         let layers: [JSONValue] = outcome.layers.map { results in
             var object = results.json(includeLayerId: true).objectValue ?? [:]
             if options.returnEditMoment { object["editMoment"] = .int(outcome.editMoment) }
@@ -41,7 +51,7 @@ struct EditsController: Sendable {
         let options = try EditOptions.parse(p)
         let edits = LayerEdits(layerId: try context.layerId(),
                                adds: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
-        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["addResults": .array(outcome.layers[0].addResults.map(\.json))], parameters: p)
     }
 
@@ -49,7 +59,7 @@ struct EditsController: Sendable {
         let options = try EditOptions.parse(p)
         let edits = LayerEdits(layerId: try context.layerId(),
                                updates: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
-        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["updateResults": .array(outcome.layers[0].updateResults.map(\.json))], parameters: p)
     }
 
@@ -67,7 +77,7 @@ struct EditsController: Sendable {
         guard !edits.deletes.isEmpty || edits.deleteQuery != nil else {
             throw ArcGISError.invalidParameter("objectIds", "give objectIds, where or geometry to choose the features to delete")
         }
-        let outcome = try store.applyEdits(service: try context.serviceName(), edits: [edits], options: options)
+        let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["deleteResults": .array(outcome.layers[0].deleteResults.map(\.json))], parameters: p)
     }
 }

@@ -12,7 +12,12 @@ struct QueryController: Sendable {
         let layerId = try context.layerId()
         let layer = try store.layer(service: service, id: layerId)
         let query = try LayerQuery.parse(p)
-        let answer = try store.query(query, service: service, layer: layerId)
+        let answer: QueryAnswer
+        if let version = p.string("gdbVersion"), !version.isEmpty {
+            answer = try store.query(query, service: service, layer: layerId, version: version)
+        } else {
+            answer = try store.query(query, service: service, layer: layerId)
+        }
         var w = JSONWriter(pretty: query.format.isPretty, reserve: 64 * 1024)
         FeatureSetWriter.write(answer, layer: layer.definition, format: query.format, to: &w)
         let type = query.format.isGeoJSON ? "application/geo+json; charset=utf-8" : "application/json; charset=utf-8"

@@ -31,6 +31,11 @@ enum RESTResponse {
         switch error {
         case let error as ArcGISError: return self.error(error, parameters: parameters)
         case let error as StoreError: return self.error(error.arcGISError, parameters: parameters)
+        case let error as FeatureStore.VersionFailure:
+            let notFound: Bool = if case .notFound = error { true } else { false }
+            return self.error(ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
+                                          message: notFound ? "Version not found." : "Unable to complete operation.",
+                                          details: [error.description]), parameters: parameters)
         default: return self.error(.internalError(String(describing: error)), parameters: parameters)
         }
     }

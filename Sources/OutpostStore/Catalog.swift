@@ -20,6 +20,8 @@ public struct StoredLayer: Sendable, Equatable {
     /// Earlier states of rows (versioned services): the row as it was, valid for generations
     /// `outpost_gen ..< outpost_valid_to`.
     public var historyTable: String { "\(tableName)__history" }
+    /// Rows of named versions (versioned services): whole rows, one per feature a version changed.
+    public var versionTable: String { "\(tableName)__version_rows" }
     public var srid: Int { definition.spatialReference.epsg }
 }
 

@@ -563,7 +563,7 @@ struct EditSession {
     /// Validated column values for the attributes an edit sends. OBJECTID and GlobalID are
     /// the server's (ignored here); values for fields the server maintains (editable=false,
     /// such as editor tracking) are ignored too, so a client may send back what it queried.
-    private func attributeValues(_ attributes: JSONObject, layer: StoredLayer, globalId: String) throws -> [String: DatabaseValue] {
+    func attributeValues(_ attributes: JSONObject, layer: StoredLayer, globalId: String) throws -> [String: DatabaseValue] {
         let definition = layer.definition
         var values: [String: DatabaseValue] = [:]
         for (key, value) in attributes {

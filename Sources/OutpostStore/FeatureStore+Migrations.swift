@@ -241,11 +241,39 @@ extension FeatureStore {
                 try FeatureStore.createReplicaVersion(service: row["service"], replicaId: row["replica_id"], replicaName: row["name"], db: db, now: now)
             }
         }
+        migrator.registerMigration("v9-named-versions") { db in
+            try db.execute(sql: """
+                ALTER TABLE outpost_versions ADD COLUMN guid TEXT;
+                ALTER TABLE outpost_versions ADD COLUMN base_generation INTEGER NOT NULL DEFAULT 0;
+                """)
+            for row in try Row.fetchAll(db, sql: "SELECT service, name FROM outpost_versions") {
+                try db.execute(sql: "UPDATE outpost_versions SET guid = ? WHERE service = ? AND name = ?",
+                               arguments: [GlobalID.make(), row["service"] as String, row["name"] as String])
+            }
+            for table in try String.fetchAll(db, sql: """
+                SELECT l.table_name FROM outpost_layers l JOIN outpost_services s ON s.name = l.service WHERE s.is_versioned = 1
+                """) {
+                try FeatureStore.createVersionRows(forTable: table, db: db)
+            }
+        }
         return migrator
     }
 }
 
 extension FeatureStore {
+    /// `<table>__version_rows`: the layer's columns plus the version and a deleted flag.
+    static func createVersionRows(forTable table: String, db: Database) throws {
+        let rows = "\(table)__version_rows"
+        guard try !db.tableExists(rows) else { return }
+        let globalIdField = try String.fetchOne(db, sql: "SELECT global_id_field FROM outpost_layers WHERE table_name = ?", arguments: [table]) ?? "GlobalID"
+        try db.execute(sql: "CREATE TABLE \(rows.quotedDatabaseIdentifier) AS SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE 0")
+        try db.execute(sql: "ALTER TABLE \(rows.quotedDatabaseIdentifier) ADD COLUMN outpost_version TEXT NOT NULL DEFAULT ''")
+        try db.execute(sql: "ALTER TABLE \(rows.quotedDatabaseIdentifier) ADD COLUMN outpost_deleted INTEGER NOT NULL DEFAULT 0")
+        try db.execute(sql: """
+            CREATE UNIQUE INDEX \("\(rows)_version".quotedDatabaseIdentifier) ON \(rows.quotedDatabaseIdentifier)(outpost_version, \(globalIdField.quotedDatabaseIdentifier))
+            """)
+    }
+
     /// The version every versioned service has; replicas' versions branch from it.
     public static let defaultVersionName = "sde.DEFAULT"
 
@@ -267,6 +295,10 @@ extension FeatureStore {
             INSERT OR IGNORE INTO outpost_versions(service, name, parent, replica_id, description, created_at)
             VALUES (?, ?, NULL, NULL, 'The published state of the data', ?)
             """, arguments: [service, defaultVersionName, now])
+        if try db.columns(in: "outpost_versions").contains(where: { $0.name == "guid" }) {
+            try db.execute(sql: "UPDATE outpost_versions SET guid = ? WHERE service = ? AND name = ? AND guid IS NULL",
+                           arguments: [GlobalID.make(), service, defaultVersionName])
+        }
     }
 
     /// The version a replica of a versioned service syncs through (`<owner>.<replica name>_<id>`).
@@ -277,6 +309,10 @@ extension FeatureStore {
             VALUES (?, ?, ?, ?, 'private', ?, ?)
             """, arguments: [service, "outpost.\(replicaName)_\(hex)", defaultVersionName, replicaId,
                              "Version of replica \(replicaId)", now])
+        if try db.columns(in: "outpost_versions").contains(where: { $0.name == "guid" }) {
+            try db.execute(sql: "UPDATE outpost_versions SET guid = ?, base_generation = (SELECT coalesce(max(generation), 0) FROM outpost_generations) WHERE replica_id = ? AND guid IS NULL",
+                           arguments: [GlobalID.make(), replicaId])
+        }
     }
 }
 

@@ -78,11 +78,13 @@ extension FeatureStore {
 
     static let maximumObjectIds = 100_000
 
-    static func answer(_ query: LayerQuery, layer: StoredLayer, db: Database) throws -> QueryAnswer {
+    /// `version`: a named version's rows overlay DEFAULT's (its rows are not in the R-tree:
+    /// spatial filters then test every row).
+    static func answer(_ query: LayerQuery, layer: StoredLayer, version: String? = nil, db: Database) throws -> QueryAnswer {
         let definition = layer.definition
         let resolve = Self.resolver(for: definition)
         var conditions: [String] = []
-        var arguments: [DatabaseValue] = []
+        var arguments: [DatabaseValue] = version.map { [$0.databaseValue, $0.databaseValue] } ?? []
         var join = ""
 
         if let text = query.whereClause {
@@ -105,7 +107,7 @@ extension FeatureStore {
             if filter.isEmptyResult {
                 conditions.append("0")
             } else {
-                if filter.useIndex {
+                if filter.useIndex && version == nil {
                     join = " JOIN \(layer.spatialIndexTable.quotedDatabaseIdentifier) r ON r.pkid = \(oid)"
                     conditions.append("r.xmin <= ? AND r.xmax >= ? AND r.ymin <= ? AND r.ymax >= ?")
                     arguments.append(contentsOf: [filter.bbox.xmax, filter.bbox.xmin, filter.bbox.ymax, filter.bbox.ymin].map(\.databaseValue))
@@ -114,7 +116,8 @@ extension FeatureStore {
                 arguments.append(contentsOf: filter.arguments)
             }
         }
-        let from = " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join)"
+        let source = version == nil ? layer.tableName.quotedDatabaseIdentifier : try overlay(layer, db: db)
+        let from = " FROM \(source) t\(join)"
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let statementArguments = StatementArguments(arguments)
 

@@ -199,11 +199,19 @@ public struct DataVersion: Sendable, Equatable {
     public var access: String
     public var description: String
     public var creationDate: Int64
+    /// Its id in the REST API (`VersionManagementServer/versions/<guid>`).
+    public var guid: String?
+    /// The DEFAULT generation it branched from, or was last posted at.
+    public var baseGeneration: Int64 = 0
 
+    public var isDefault: Bool { parent == nil }
+
+    /// The `versionInfo` of ArcGIS's version management.
     public var json: JSONValue {
-        ["versionName": .string(name), "parentVersionName": parent.map { .string($0) } ?? .null,
-         "replicaID": replicaId.map { .string($0) } ?? .null, "access": .string(access), "description": .string(description),
-         "creationDate": .int(creationDate)]
+        ["versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
+         "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
+         "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
+         "baseGeneration": .int(baseGeneration)]
     }
 }
 
@@ -213,11 +221,9 @@ extension FeatureStore {
         let name = try self.service(named: service).definition.name
         return try pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT name, parent, replica_id, access, description, created_at FROM outpost_versions WHERE service = ?
-                ORDER BY parent IS NOT NULL, created_at, name
-                """, arguments: [name]).map {
-                DataVersion(name: $0[0], parent: $0[1], replicaId: $0[2], access: $0[3], description: $0[4], creationDate: $0[5])
-            }
+                SELECT name, parent, replica_id, access, description, created_at, guid, base_generation FROM outpost_versions
+                WHERE service = ? ORDER BY parent IS NOT NULL, created_at, name
+                """, arguments: [name]).map(DataVersion.init(row:))
         }
     }
 }

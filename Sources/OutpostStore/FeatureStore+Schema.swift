@@ -26,7 +26,11 @@ extension FeatureStore {
                                  service.maxRecordCount, now])
             for layer in service.layers {
                 try Self.createLayer(layer, service: service.name, db: db, now: now)
-                if service.isVersioned { try Self.createHistory(forTable: Self.tableName(service: service.name, layer: layer.id), layer: layer, db: db) }
+                if service.isVersioned {
+                    let table = Self.tableName(service: service.name, layer: layer.id)
+                    try Self.createHistory(forTable: table, layer: layer, db: db)
+                    try Self.createVersionRows(forTable: table, db: db)
+                }
             }
             if service.isVersioned { try Self.createDefaultVersion(service: service.name, db: db, now: now) }
         }
@@ -46,6 +50,7 @@ extension FeatureStore {
                 }
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.attachmentTable.quotedDatabaseIdentifier)")
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.historyTable.quotedDatabaseIdentifier)")
+                try db.execute(sql: "DROP TABLE IF EXISTS \(layer.versionTable.quotedDatabaseIdentifier)")
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.tableName.quotedDatabaseIdentifier)")
             }
             try db.execute(sql: "DELETE FROM outpost_fields WHERE service = ?", arguments: [stored.definition.name])

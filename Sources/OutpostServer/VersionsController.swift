@@ -1,0 +1,79 @@
+import Hummingbird
+import OutpostStore
+import OutpostWire
+
+/// `…/<service>/VersionManagementServer`: the versions of a versioned service, after ArcGIS's
+/// version management resource (list, create, info, reconcile with post, delete, conflicts).
+struct VersionsController: Sendable {
+    let store: FeatureStore
+
+    private func versioned(_ context: OutpostRequestContext) throws -> String {
+        let service = try store.service(named: try context.serviceName())
+        guard service.definition.isVersioned else {
+            throw ArcGISError(kind: .notFound, code: 404, message: "Service not found.",
+                              details: ["\(service.definition.name) has no versioned data, so no VersionManagementServer."])
+        }
+        return service.definition.name
+    }
+
+    private func version(_ context: OutpostRequestContext) throws -> (String, DataVersion) {
+        let service = try versioned(context)
+        let id = FormURLEncoding.percentDecode(context.parameters.get("version") ?? "")
+        guard let version = try store.version(service: service, named: id) else { throw FeatureStore.VersionFailure.notFound(id) }
+        return (service, version)
+    }
+
+    func root(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let service = try versioned(context)
+        return RESTResponse.json(["defaultVersionName": .string(FeatureStore.defaultVersionName), "serviceName": .string(service),
+                                  "capabilities": "versionManagement"], parameters: p)
+    }
+
+    func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let service = try versioned(context)
+        return RESTResponse.json(["versions": .array(try store.versions(service: service).map(\.json))], parameters: p)
+    }
+
+    func create(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let service = try versioned(context)
+        guard let name = p.string("versionName"), !name.isEmpty else { throw ArcGISError.missingParameter("versionName") }
+        let access = p.string("accessPermission")?.lowercased() ?? "public"
+        guard ["public", "protected", "private"].contains(access) else {
+            throw ArcGISError.invalidParameter("accessPermission", "public, protected or private")
+        }
+        let created = try store.createVersion(service: service, name: name, description: p.string("description") ?? "", access: access)
+        return RESTResponse.json(["versionInfo": created.json, "success": true], parameters: p)
+    }
+
+    func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        RESTResponse.json(try version(context).1.json, parameters: p)
+    }
+
+    /// Reconcile with DEFAULT; `withPost=true` (the only mode: a reconcile here always
+    /// decides conflicts for the version) posts the result.
+    func reconcile(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let (service, version) = try version(context)
+        guard !version.isDefault, version.replicaId == nil else {
+            throw ArcGISError.invalidParameter("version", "DEFAULT and replica versions are reconciled by their own syncs")
+        }
+        guard try p.bool("withPost", default: true) else {
+            throw ArcGISError.invalidParameter("withPost", "a reconcile without post is not supported; send withPost=true")
+        }
+        let post = try store.reconcileAndPost(service: service, version: version.name)
+        return RESTResponse.json(["success": true, "hasConflicts": .bool(post.conflicts > 0), "conflictCount": .int(Int64(post.conflicts)),
+                                  "postedEdits": .int(Int64(post.posted)), "didPost": .bool(post.posted > 0),
+                                  "moment": post.generation.map { .int($0) } ?? .null], parameters: p)
+    }
+
+    func conflicts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let (service, version) = try version(context)
+        let conflicts = try store.conflicts(service: service, replicaId: version.guid ?? "")
+        return RESTResponse.json(["versionName": .string(version.name), "conflicts": .array(conflicts.map(\.json))], parameters: p)
+    }
+
+    func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let (service, version) = try version(context)
+        try store.deleteVersion(service: service, named: version.name)
+        return RESTResponse.json(["success": true], parameters: p)
+    }
+}
