@@ -60,11 +60,11 @@ def current_generation(connection):
     return answer["layerServerGens"][0]["serverGen"]
 
 
-def global_ids(connection, low, high):
+def global_ids(connection, low, high, service=SERVICE):
     """GlobalIDs of OBJECTIDs low..high (pages of 2,000)."""
     ids = []
     for start in range(low, high + 1, 2000):
-        answer = get(connection, f"{SERVICE}/0/query", where=f"OBJECTID >= {start} AND OBJECTID < {min(start + 2000, high + 1)}",
+        answer = get(connection, f"{service}/0/query", where=f"OBJECTID >= {start} AND OBJECTID < {min(start + 2000, high + 1)}",
                      outFields="GlobalID", returnGeometry="false")
         ids += [f["attributes"]["GlobalID"] for f in answer["features"]]
     return ids

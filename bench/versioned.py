@@ -17,21 +17,11 @@ import urllib.parse
 
 from harness import machine, post, post_encoded, start_server
 from run import generate
-from sync import get, gid
+from sync import get, gid, global_ids
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
 SERVICE = "/arcgis/rest/services/Versioned/FeatureServer"
-
-
-def global_ids(connection, low, high):
-    """GlobalIDs of OBJECTIDs low..high (pages of 2,000)."""
-    ids = []
-    for start in range(low, high + 1, 2000):
-        answer = get(connection, f"{SERVICE}/0/query", where=f"OBJECTID >= {start} AND OBJECTID < {min(start + 2000, high + 1)}",
-                     outFields="GlobalID", returnGeometry="false")
-        ids += [f["attributes"]["GlobalID"] for f in answer["features"]]
-    return ids
 
 
 def main():
@@ -57,7 +47,7 @@ def main():
                 "f": "json", "replicaName": f"device-{run}", "layers": "0", "syncModel": "perReplica",
                 "transportType": "esriTransportTypeEmbedded", "layerQueries": json.dumps({"0": {"queryOption": "none"}})})
             replica, generation = probe["replicaID"], probe["replicaServerGen"]
-            targets = global_ids(c, next_oid, next_oid + 9_999)
+            targets = global_ids(c, next_oid, next_oid + 9_999, service=SERVICE)
             next_oid += 10_000
             # Online, after the replica's generation: 4,000 of the features it will update.
             online = [{"attributes": {"GlobalID": g, "species": "online", **({"value": 7} if i % 2 else {})}}
