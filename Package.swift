@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
+        .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -56,6 +57,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // `outpost conformance`: the sync scenario catalogue, against any FeatureServer.
+        .target(name: "OutpostConformance", dependencies: ["OutpostClient", "OutpostWire"]),
         // libspatialite from Debian's libspatialite-dev (SQLite + PROJ + GEOS).
         .systemLibrary(
             name: "CSpatiaLite",
@@ -87,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient",
+                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -113,7 +116,7 @@ let package = Package(
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [
-                "OutpostClient", "OutpostServer", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
+                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -17,6 +17,8 @@ public struct FeatureImporter {
         public var maxRecordCount = 2000
         public var hasAttachments = false
         public var description = ""
+        /// The service's capabilities (without `Sync`, replicas are refused).
+        public var capabilities = ServiceDefinition.defaultCapabilities
 
         public init(serviceName: String, isVersioned: Bool = false, layerName: String? = nil) {
             self.serviceName = serviceName
@@ -61,7 +63,7 @@ public struct FeatureImporter {
         }
         let baseName = options.layerName ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let layer = try inference.layerDefinition(id: 0, name: baseName, wkid: wkid, options: options)
-        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned,
+        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
                                         spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
                                         layers: [layer])
         let stored = try store.createService(service)
@@ -189,7 +191,7 @@ public struct FeatureImporter {
             mappings.append(mapping)
         }
         let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
-        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned,
+        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
                                         spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
                                         layers: layers)
         try store.createService(service)

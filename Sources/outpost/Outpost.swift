@@ -11,7 +11,7 @@ struct Outpost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outpost",
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
-        subcommands: [Serve.self, Import.self, Replica.self])
+        subcommands: [Serve.self, Import.self, Replica.self, Conformance.self])
 }
 
 struct Serve: AsyncParsableCommand {
@@ -80,11 +80,16 @@ struct Import: AsyncParsableCommand {
     @Flag(name: .long, help: "Give the imported feature layers attachment tables.") var attachments = false
     @Option(name: .long, help: "The layer name (GeoJSON; default: the file name).") var layerName: String?
     @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
+    @Option(name: .long, help: "The service's capabilities, comma-separated (default: Create,Delete,Query,Update,Editing,Sync,Uploads).")
+    var capabilities: String?
     @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
 
     func run() async throws {
         let store = try FeatureStore(dataDirectory: data)
         var options = FeatureImporter.Options(serviceName: service, isVersioned: versioned, layerName: layerName)
+        if let capabilities {
+            options.capabilities = capabilities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         options.hasAttachments = attachments
         options.maxRecordCount = maxRecordCount
         let started = Date()

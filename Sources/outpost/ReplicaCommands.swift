@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OutpostClient
+import OutpostConformance
 import OutpostWire
 
 #if canImport(Glibc)
@@ -188,4 +189,32 @@ private func runJob(_ job: GeodatabaseJob, title: String) async throws -> JobOut
     }
     if terminal { print("") }
     return try await job.result()
+}
+
+/// `outpost conformance URL`: the sync scenario catalogue (docs/conformance.md) against any
+/// FeatureServer; exits 1 when a scenario fails.
+struct Conformance: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Check a FeatureServer's sync against the scenario catalogue (docs/conformance.md).")
+
+    @Argument(help: "The FeatureServer URL.") var url: String
+    @Option(name: .long, help: "A token for the server.") var token: String?
+    @Option(name: .long, help: "Write a report: .json for JSON, anything else Markdown.") var report: String?
+    @Option(name: .long, help: "The layer to test (default: the first layer).") var layer: Int?
+    @Option(name: .long, help: "Run only scenarios whose id starts with this (repeatable).") var only: [String] = []
+
+    func run() async throws {
+        guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https" else {
+            throw ValidationError("not an http(s) FeatureServer URL: \(url)")
+        }
+        let runner = ConformanceRunner(connection: ServiceConnection(serviceURL: parsed, token: token, retryWindow: .seconds(30)), layerId: layer)
+        let result = try await runner.run(only: only) { entry in
+            FileHandle.standardError.write(Data("\(entry.status.rawValue.uppercased()) \(entry.id)\n".utf8))
+        }
+        print(result.table)
+        if let report {
+            let data = report.hasSuffix(".json") ? try result.json() : Data(result.markdown.utf8)
+            try data.write(to: URL(fileURLWithPath: report))
+        }
+        if !result.conforms { throw ExitCode(1) }
+    }
 }
