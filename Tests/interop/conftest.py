@@ -62,3 +62,27 @@ def tls_server():
     """HTTPS with a self-signed certificate: the ArcGIS API for Python talks HTTPS only."""
     with running_server(tls=True) as base:
         yield base
+
+
+@pytest.fixture(scope="session", autouse=True)
+def every_geopackage_is_valid(tmp_path_factory):
+    """After the run: every GeoPackage the tests produced (replicas, deltas, files edited by
+    GDAL) passes GDAL's validate_gpkg.py and opens in ogrinfo."""
+    yield
+    import glob
+
+    validator = glob.glob("/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py")
+    if not validator:
+        return
+    files = [p for p in glob.glob(os.path.join(str(tmp_path_factory.getbasetemp()), "**", "*.gpkg"), recursive=True)
+             if not p.endswith(".partial")]
+    problems = []
+    for path in files:
+        result = subprocess.run(["/usr/bin/python3", validator[0], path], capture_output=True, text=True)
+        if result.returncode != 0:
+            problems.append(f"{path}: {result.stdout}{result.stderr}")
+        info = subprocess.run(["ogrinfo", "-ro", "-so", "-al", path], capture_output=True, text=True)
+        if info.returncode != 0 or "ERROR" in info.stdout:
+            problems.append(f"{path}: ogrinfo failed: {info.stderr}")
+    assert not problems, "\n".join(problems)
+

@@ -117,3 +117,39 @@ def test_synchronize_with_an_uploaded_json_delta(demo, tmp_path):
     assert document["edits"][0]["deleteResults"][0]["success"]
     server = trees(base)
     assert server[added]["species"] == "Uploaded delta" and held[0] not in server
+
+
+def test_a_versioned_service_syncs_per_replica_in_each_direction(tls_server):
+    """The ArcGIS API for Python against the versioned Parcels service: per-replica sync with
+    `replicaServerGen`, upload, download (edits ignored), bidirectional with a field-level merge."""
+    directory = ServicesDirectory(url=tls_server, verify_cert=False)
+    parcels = FeatureLayerCollection(f"{tls_server}/rest/services/Parcels/FeatureServer", gis=directory)
+    assert parcels.properties.syncCapabilities.supportsSyncDirectionControl
+    replica = parcels.replicas.create(replica_name="py-versioned", layers=[0], sync_model="perReplica",
+                                      transport_type="esriTransportTypeEmbedded", return_attachments=False)
+    replica_id, generation = replica["replicaID"], replica["replicaServerGen"]
+    ids = sorted(f["attributes"]["GlobalID"] for f in replica["layers"][0]["features"])
+    layer = parcels.layers[0]
+
+    def owner(global_id):
+        return layer.query(where=f"GlobalID = '{global_id}'", out_fields="owner,zoning").features[0].attributes
+
+    def sync(direction, updates, gen):
+        edits = [{"id": 0, "features": {"adds": [], "updates": updates, "deleteIds": []}}]
+        return parcels.replicas.synchronize(replica_id, transport_type="esriTransportTypeEmbedded", replica_server_gen=gen,
+                                            sync_direction=direction, edits=edits, return_ids_for_adds=True)
+
+    up = sync("upload", [{"attributes": {"GlobalID": ids[0], "owner": "Py upload"}}], generation)
+    assert up["edits"][0]["updateResults"][0]["success"] and owner(ids[0])["owner"] == "Py upload"
+    assert up["edits"][0]["features"]["updates"] == []
+    layer.edit_features(updates=[{"attributes": {"GlobalID": ids[1], "zoning": "PY"}}], use_global_ids=True)
+    down = sync("download", [{"attributes": {"GlobalID": ids[2], "owner": "Ignored"}}], generation)
+    assert owner(ids[2])["owner"] != "Ignored"
+    assert ids[1] in {f["attributes"]["GlobalID"] for f in down["edits"][0]["features"]["updates"]}
+    generation = down["replicaServerGen"]
+    # DEFAULT changes one field, the replica another: both survive.
+    layer.edit_features(updates=[{"attributes": {"GlobalID": ids[3], "zoning": "MERGE"}}], use_global_ids=True)
+    both = sync("bidirectional", [{"attributes": {"GlobalID": ids[3], "owner": "Py both"}}], generation)
+    assert both["edits"][0]["updateResults"][0]["success"]
+    assert owner(ids[3]) == {"owner": "Py both", "zoning": "MERGE"} or (owner(ids[3])["owner"] == "Py both" and owner(ids[3])["zoning"] == "MERGE")
+    assert parcels.replicas.unregister(replica_id)
