@@ -24,7 +24,7 @@ if [ "${1:-}" = "--with-clients" ]; then
         echo "setup: creating .venv"
         "$PYTHON" -m venv .venv
     fi
-    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six" 2>/dev/null; then
+    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff" 2>/dev/null; then
         echo "setup: installing the Python test clients"
         .venv/bin/pip install -q -r Tests/interop/requirements.txt
     fi
