@@ -256,6 +256,20 @@ extension FeatureStore {
                 try FeatureStore.createVersionRows(forTable: table, db: db)
             }
         }
+        migrator.registerMigration("v10-history-by-objectid") { db in
+            // Reconcile finds a feature's past by OBJECTID (the row it decided on): the index
+            // follows, and stays local where GlobalIDs scatter.
+            for row in try Row.fetchAll(db, sql: """
+                SELECT l.table_name, l.object_id_field FROM outpost_layers l JOIN outpost_services s ON s.name = l.service WHERE s.is_versioned = 1
+                """) {
+                let history = "\(row["table_name"] as String)__history"
+                try db.execute(sql: "DROP INDEX IF EXISTS \("\(history)_globalid".quotedDatabaseIdentifier)")
+                try db.execute(sql: """
+                    CREATE INDEX IF NOT EXISTS \("\(history)_objectid".quotedDatabaseIdentifier)
+                    ON \(history.quotedDatabaseIdentifier)(\((row["object_id_field"] as String).quotedDatabaseIdentifier), outpost_gen)
+                    """)
+            }
+        }
         return migrator
     }
 }
@@ -277,16 +291,16 @@ extension FeatureStore {
     /// The version every versioned service has; replicas' versions branch from it.
     public static let defaultVersionName = "sde.DEFAULT"
 
-    /// `<table>__history`: the layer's columns plus `outpost_valid_to`, indexed by GlobalID.
+    /// `<table>__history`: the layer's columns plus `outpost_valid_to`, indexed by OBJECTID.
     static func createHistory(forTable table: String, layer: LayerDefinition?, db: Database) throws {
         let history = "\(table)__history"
         guard try !db.tableExists(history) else { return }
         try db.execute(sql: "CREATE TABLE \(history.quotedDatabaseIdentifier) AS SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE 0")
         try db.execute(sql: "ALTER TABLE \(history.quotedDatabaseIdentifier) ADD COLUMN outpost_valid_to INTEGER NOT NULL DEFAULT 0")
-        let globalIdField = try layer?.globalIdField
-            ?? String.fetchOne(db, sql: "SELECT global_id_field FROM outpost_layers WHERE table_name = ?", arguments: [table]) ?? "GlobalID"
+        let objectIdField = try layer?.objectIdField
+            ?? String.fetchOne(db, sql: "SELECT object_id_field FROM outpost_layers WHERE table_name = ?", arguments: [table]) ?? "OBJECTID"
         try db.execute(sql: """
-            CREATE INDEX \("\(history)_globalid".quotedDatabaseIdentifier) ON \(history.quotedDatabaseIdentifier)(\(globalIdField.quotedDatabaseIdentifier), outpost_gen)
+            CREATE INDEX \("\(history)_objectid".quotedDatabaseIdentifier) ON \(history.quotedDatabaseIdentifier)(\(objectIdField.quotedDatabaseIdentifier), outpost_gen)
             """)
     }
 

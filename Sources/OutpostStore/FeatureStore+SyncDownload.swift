@@ -233,9 +233,9 @@ struct LayerChangeReader {
     /// spatial reference.
     mutating func forEachRow(_ pass: DownloadChange, db: Database, _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws {
         let definition = selection.layer.definition
-        // Where the server writes fields (editor tracking), or merges other writers' fields into
-        // the replica's posted edits (versioned data), the replica's own changes come back.
-        let echoes = definition.editFieldsInfo != nil || selection.layer.isVersioned
+        // Where the server writes fields (editor tracking), the replica's own changes come back.
+        // (Rows a versioned reconcile merged are written by "merge:<replica>": not its own.)
+        let echoes = definition.editFieldsInfo != nil
         let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
         // The replica's own changes are decided `.none` unless echoed: skip them unread.
         let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"

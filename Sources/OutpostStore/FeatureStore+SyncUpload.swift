@@ -154,7 +154,14 @@ struct SyncUploadSession {
             }
             // The record was just read: no second lookup. An add that collides with a live
             // feature updates the feature it collides on.
-            return try editor.update(reconciled?.feature ?? feature!, of: try existing(record, globalId: globalId), in: layer)
+            let result = try editor.update(reconciled?.feature ?? feature!, of: try existing(record, globalId: globalId), in: layer)
+            if reconciled != nil {
+                // A merge: DEFAULT's row now holds fields the replica has not seen. Written by
+                // "merge:<replica>", it is not the replica's own write, so it comes back to it.
+                try editor.run("UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET outpost_replica = ? WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                               [VersionReconcile.mergeWriter(replicaId), objectId])
+            }
+            return result
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
             // The same feature again: it keeps its creation generation (replicas that held it
@@ -236,7 +243,6 @@ struct SyncUploadSession {
         guard !columns.isEmpty else { return (feature, []) }
         let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
         let t = layer.tableName.quotedDatabaseIdentifier
-        let gid = definition.globalIdField.quotedDatabaseIdentifier
         func values(_ row: Row?) -> [String: DatabaseValue]? {
             row.map { row in Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, row[$0] as DatabaseValue) }) }
         }
@@ -245,8 +251,9 @@ struct SyncUploadSession {
                                               arguments: [objectId])) ?? [:]
         let base = values(try Row.fetchOne(db.cachedStatement(sql: """
             SELECT \(list) FROM \(layer.historyTable.quotedDatabaseIdentifier)
-            WHERE \(gid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
-            """), arguments: [globalId, since, since]))
+            WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ? AND outpost_gen <= ? AND outpost_valid_to > ?
+            ORDER BY outpost_gen DESC LIMIT 1
+            """), arguments: [objectId, since, since]))
         let outcome = VersionReconcile.reconcile(base: base, current: current, edit: edit)
         var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
         for field in outcome.write {

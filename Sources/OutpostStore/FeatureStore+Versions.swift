@@ -343,8 +343,8 @@ private struct VersionPoster {
                 let base = changedSinceBase
                     ? try values(of: editable, from: """
                         SELECT \(editable.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(layer.historyTable.quotedDatabaseIdentifier)
-                        WHERE \(gid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
-                        """, [globalId.databaseValue, version.baseGeneration.databaseValue, version.baseGeneration.databaseValue])
+                        WHERE \(oid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
+                        """, [existing.objectId.databaseValue, version.baseGeneration.databaseValue, version.baseGeneration.databaseValue])
                     : current
                 let outcome = VersionReconcile.reconcile(base: base, current: current ?? [:], edit: edit)
                 guard !outcome.write.isEmpty else { continue }

@@ -8,6 +8,10 @@
 /// for the sync being posted (last in wins) and recorded with all three values. Pure: the
 /// store reads the three states and writes what this decides.
 public enum VersionReconcile {
+    /// The writer recorded for a row a reconcile merged (`merge:<replica id>`): not the
+    /// replica's own write, so its next download brings DEFAULT's fields it lacks.
+    public static func mergeWriter(_ replicaId: String) -> String { "merge:" + replicaId }
+
     public struct Outcome: Sendable, Equatable {
         /// The fields to write: those the replica changed (in the edit's order).
         public var write: [String]
