@@ -71,6 +71,8 @@ let package = Package(
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "OutpostGeoPackage", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.

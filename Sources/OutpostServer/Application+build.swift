@@ -17,12 +17,21 @@ public struct ServerOptions: Sendable {
     public var scheme: String
     /// What one `synchronizeReplica` may carry.
     public var syncLimits: SyncLimits
+    /// Token security: every service request needs a token of a user (`outpost users add`).
+    public var requireAuth: Bool
+    /// Minutes a token lives by default (`shortLivedTokenValidity`), and at most.
+    public var tokenMinutes: Int
+    public var maximumTokenMinutes: Int
 
     public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
-                scheme: String = "http", syncLimits: SyncLimits = .standard)
+                scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
+                maximumTokenMinutes: Int = 1440)
     {
         self.limits = limits
         self.syncLimits = syncLimits
+        self.requireAuth = requireAuth
+        self.tokenMinutes = tokenMinutes
+        self.maximumTokenMinutes = maximumTokenMinutes
         self.resultFileIdleTime = resultFileIdleTime
         self.maximumConcurrentJobs = maximumConcurrentJobs
         self.scheme = scheme
@@ -75,16 +84,25 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     let edits = EditsController(store: store)
     let uploads = UploadsController(store: store)
     let versions = VersionsController(store: store)
+    let authenticator = Authenticator(store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
+                                      maximumMinutes: options.maximumTokenMinutes)
 
     let temporaryDirectory = store.temporaryDirectory
     /// Registers GET and POST; the handler gets the received form (files already on disk,
     /// removed after the handler unless it moved them).
-    func formRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
+    /// `role`: the least a caller needs (with token security on); `nil`: open to anyone.
+    func formRoute(_ path: RouterPath, role: UserRole? = .viewer,
+                   _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
             var form = ReceivedForm(parameters: RequestParameters(), files: [])
             do {
                 form = try await request.receiveForm(limits: limits, temporaryDirectory: temporaryDirectory)
                 defer { form.discardFiles() }
+                var context = context
+                if let role {
+                    context.user = try authenticator.user(request, form.parameters)
+                    try authenticator.authorize(context.user, role)
+                }
                 return try await handler(request, context, form)
             } catch {
                 return RESTResponse.error(from: error, parameters: form.parameters)
@@ -94,13 +112,15 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         router.on(path, method: .post, use: wrapped)
     }
 
-    func route(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        formRoute(path) { request, context, form in try await handler(request, context, form.parameters) }
+    func route(_ path: RouterPath, role: UserRole? = .viewer,
+               _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        formRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
-    /// Operations that change data are POST only, as on ArcGIS Server.
-    func postFormRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
-        formRoute(path) { request, context, form in
+    /// Operations that change data are POST only, as on ArcGIS Server (editors and admins).
+    func postFormRoute(_ path: RouterPath, role: UserRole? = .editor,
+                       _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
+        formRoute(path, role: role) { request, context, form in
             guard request.method == .post else {
                 throw ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
                                   details: ["This operation is only supported via POST."])
@@ -109,11 +129,14 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         }
     }
 
-    func postRoute(_ path: RouterPath, _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        postFormRoute(path) { request, context, form in try await handler(request, context, form.parameters) }
+    func postRoute(_ path: RouterPath, role: UserRole? = .editor,
+                   _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        postFormRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
-    route("/arcgis/rest/info") { _, _, p in services.info(p) }
+    route("/arcgis/rest/info", role: nil) { request, _, p in services.info(p, request: request, scheme: options.scheme, requireAuth: options.requireAuth, tokenMinutes: options.tokenMinutes) }
+    route("/arcgis/tokens/generateToken", role: nil) { _, _, p in try authenticator.generateToken(p) }
+    route("/arcgis/tokens", role: nil) { _, _, p in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: p) }
     route("/arcgis/rest/services") { request, _, p in try services.list(p, request: request) }
     route("/arcgis/rest/services/:service/FeatureServer") { _, c, p in try services.service(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/layers") { _, c, p in try services.layers(p, context: c) }
@@ -133,7 +156,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
     // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
     route("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/synchronizeReplica") { r, c, p in try await replicas.synchronize(p, request: r, context: c) }
+    postRoute("/arcgis/rest/services/:service/FeatureServer/synchronizeReplica", role: .viewer) { r, c, p in try await replicas.synchronize(p, request: r, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica/conflicts") { _, c, p in try replicas.conflicts(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas") { _, c, p in try replicas.list(p, context: c) }

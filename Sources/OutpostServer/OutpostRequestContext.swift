@@ -1,9 +1,12 @@
 import Hummingbird
+import OutpostStore
 import OutpostWire
 
 /// The request context of every Outpost route.
 public struct OutpostRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The authenticated caller (token security); nil when anonymous.
+    public var user: ServerUser?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

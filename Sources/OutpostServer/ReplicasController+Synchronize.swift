@@ -17,6 +17,8 @@ extension ReplicasController {
         guard let replica = try store.replica(service: serviceName, id: parsed.replicaId) else {
             throw Self.replicaNotFound(parsed.replicaId)
         }
+        // Only its owner (or an admin) syncs a replica.
+        guard context.mayManage(replicaOwner: replica.owner) else { throw Authenticator.forbidden }
         let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName, replicaId: replica.id)
         let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
                                         limits: syncLimits, serviceHasAttachments: { id in

@@ -22,14 +22,16 @@ struct ReplicasController: Sendable {
         files.sweepIfDue()
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
-        let parsed = try CreateReplicaRequest.parse(p)
+        var parsed = try CreateReplicaRequest.parse(p)
+        // A viewer gets a download-only replica, as ArcGIS gives non-owners of Query+Sync services.
+        if context.user?.role == .viewer { parsed.syncDirection = .download }
         var reference: ReplicaDefinition?
         if let id = parsed.registerExistingData?.referenceReplicaId {
             reference = try store.replica(service: serviceName, id: id)
         }
         let now = Self.now()
         let replicaId = GlobalID.make()
-        let owner = ""
+        let owner = context.user?.name ?? ""
         let planBox = PlanBox()
         let reserved = try store.reserveReplicaName({ taken in
             let plan = try ReplicaPlanner.plan(parsed, service: service.definition, replicaId: replicaId, owner: owner,
@@ -210,12 +212,24 @@ struct ReplicasController: Sendable {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
         guard let id = p.string("replicaID") else { throw ArcGISError.missingParameter("replicaID") }
         if id == "*" {
-            let count = try store.unregisterAllReplicas(service: serviceName)
-            logger.info("unregistered all \(count) replicas of \(serviceName)")
+            // Everyone's for an admin (or with security off); otherwise the caller's own.
+            if context.user == nil || context.user?.role == .admin {
+                let count = try store.unregisterAllReplicas(service: serviceName)
+                logger.info("unregistered all \(count) replicas of \(serviceName)")
+            } else {
+                var count = 0
+                for replica in try store.replicas(service: serviceName) where context.mayManage(replicaOwner: replica.owner) {
+                    if try store.unregisterReplica(service: serviceName, id: replica.id) { count += 1 }
+                }
+                logger.info("unregistered \(count) replicas of \(context.user?.name ?? "") on \(serviceName)")
+            }
             return RESTResponse.json(["success": true], parameters: p)
         }
         guard GlobalID.normalize(id) != nil else {
             throw ArcGISError.invalidParameter("replicaID", "'\(id)' is not a replica id (a GUID) or *")
+        }
+        if let replica = try store.replica(service: serviceName, id: id), !context.mayManage(replicaOwner: replica.owner) {
+            throw Authenticator.forbidden
         }
         guard try store.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
         logger.info("unregistered replica \(id) of \(serviceName)")

@@ -6,13 +6,20 @@ import OutpostWire
 struct ServicesController: Sendable {
     let store: FeatureStore
 
-    func info(_ p: RequestParameters) -> Response {
-        RESTResponse.json([
+    /// `rest/info`; with token security it names the token service (standalone mode, as the
+    /// ArcGIS API for Python expects: `authInfo.tokenServicesUrl`, no `owningSystemUrl`).
+    func info(_ p: RequestParameters, request: Request, scheme: String, requireAuth: Bool, tokenMinutes: Int) -> Response {
+        var authInfo: JSONObject = ["isTokenBasedSecurity": .bool(requireAuth)]
+        if requireAuth {
+            authInfo["tokenServicesUrl"] = .string("\(scheme)://\(request.head.authority ?? "127.0.0.1")/arcgis/tokens/generateToken")
+            authInfo["shortLivedTokenValidity"] = .int(Int64(tokenMinutes))
+        }
+        return RESTResponse.json([
             "currentVersion": .double(FeatureServiceMetadata.currentVersion),
             "fullVersion": "11.1.0",
             "soapUrl": .null,
             "secureSoapUrl": .null,
-            "authInfo": ["isTokenBasedSecurity": false],
+            "authInfo": .object(authInfo),
         ], parameters: p)
     }
 

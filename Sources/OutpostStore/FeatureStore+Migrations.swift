@@ -270,6 +270,24 @@ extension FeatureStore {
                     """)
             }
         }
+        migrator.registerMigration("v11-users-and-tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE outpost_users (
+                    name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+                    role TEXT NOT NULL CHECK (role IN ('viewer', 'editor', 'admin')),
+                    salt BLOB NOT NULL,
+                    hash BLOB NOT NULL,
+                    rounds INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE TABLE outpost_tokens (
+                    token_hash BLOB NOT NULL PRIMARY KEY,
+                    user TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -11,7 +11,7 @@ struct Outpost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outpost",
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
-        subcommands: [Serve.self, Import.self, Replica.self, Conformance.self])
+        subcommands: [Serve.self, Import.self, Replica.self, Conformance.self, Users.self])
 }
 
 struct Serve: AsyncParsableCommand {
@@ -33,6 +33,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry.") var maxSyncEdits = SyncLimits.standard.maxEdits
     @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes.")
     var maxSyncAttachmentMb = SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)
+    @Flag(name: .long, help: "Require a token of a user (`outpost users add`) on every service request.") var requireAuth = false
+    @Option(name: .long, help: "Minutes a token lives unless the request asks for less.") var tokenMinutes = 60
 
     func validate() throws {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
@@ -42,6 +44,7 @@ struct Serve: AsyncParsableCommand {
         if maxJobs < 1 { throw ValidationError("--max-jobs must be at least 1.") }
         if maxSyncEdits < 1 { throw ValidationError("--max-sync-edits must be at least 1.") }
         if maxSyncAttachmentMb < 1 { throw ValidationError("--max-sync-attachment-mb must be at least 1.") }
+        if tokenMinutes < 1 { throw ValidationError("--token-minutes must be at least 1.") }
     }
 
     func run() async throws {
@@ -60,7 +63,11 @@ struct Serve: AsyncParsableCommand {
         if selfSigned { tls = .selfSigned(hostnames: [host]) }
         let scheme = tls == nil ? "http" : "https"
         let options = ServerOptions(limits: limits, resultFileIdleTime: resultFileIdleMinutes * 60, maximumConcurrentJobs: maxJobs, scheme: scheme,
-                                    syncLimits: SyncLimits(maxEdits: maxSyncEdits, maxAttachmentBytes: maxSyncAttachmentMb * 1024 * 1024))
+                                    syncLimits: SyncLimits(maxEdits: maxSyncEdits, maxAttachmentBytes: maxSyncAttachmentMb * 1024 * 1024),
+                                    requireAuth: requireAuth, tokenMinutes: tokenMinutes, maximumTokenMinutes: max(tokenMinutes, 1440))
+        if requireAuth, try !store.hasUsers {
+            logger.warning("--require-auth with no users: every service request will be refused; add one with `outpost users add`")
+        }
         logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(host):\(port)/arcgis/rest/services")
         if let tls {
             try await buildTLSApplication(store: store, host: host, port: port, tls: tls, options: options, logger: logger).runService()
@@ -118,3 +125,63 @@ func locateTestdata(_ explicit: String?) throws -> String {
     }
     throw ValidationError("Demo data not found; pass --testdata DIR or --no-demo.")
 }
+
+/// `outpost users add|list|remove`: who may use a server started with `--require-auth`.
+struct Users: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage the users of token security (serve --require-auth).",
+                                                    subcommands: [Add.self, List.self, Remove.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a user. The password is read from OUTPOST_PASSWORD, or from standard input with --password-stdin.")
+        @Argument(help: "The user name.") var name: String
+        @Option(name: .long, help: "admin, editor or viewer.") var role: String
+        @Flag(name: .long, help: "Read the password from standard input (one line).") var passwordStdin = false
+        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+
+        func run() async throws {
+            guard let userRole = UserRole(rawValue: role.lowercased()) else { throw ValidationError("--role: admin, editor or viewer") }
+            let password: String?
+            if passwordStdin {
+                password = readLine(strippingNewline: true)
+            } else {
+                password = ProcessInfo.processInfo.environment["OUTPOST_PASSWORD"]
+            }
+            guard let password, !password.isEmpty else {
+                throw ValidationError("no password: set OUTPOST_PASSWORD or pass --password-stdin")
+            }
+            let store = try FeatureStore(dataDirectory: data)
+            do {
+                try store.addUser(name, role: userRole, password: password)
+            } catch let failure as FeatureStore.UserFailure {
+                throw ValidationError(failure.description)
+            }
+            print("added \(userRole.rawValue) \(name)")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the users and their roles.")
+        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+
+        func run() async throws {
+            for user in try FeatureStore(dataDirectory: data).users() { print("\(user.name)\t\(user.role.rawValue)") }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a user (and their tokens).")
+        @Argument(help: "The user name.") var name: String
+        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+
+        func run() async throws {
+            do {
+                try FeatureStore(dataDirectory: data).removeUser(name)
+            } catch let failure as FeatureStore.UserFailure {
+                throw ValidationError(failure.description)
+            }
+            print("removed \(name)")
+        }
+    }
+}
+

@@ -58,7 +58,7 @@ import OutpostWire
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers", "v5-replicas-and-jobs",
                                "v6-sync-conflicts-and-receipts", "v7-change-index-with-writer", "v8-versions-history-and-conflict-fields",
-                               "v9-named-versions", "v10-history-by-objectid"])
+                               "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens"])
         // Versioned layers carry their history and version-row tables; DEFAULT exists.
         let tables = try reopened.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'f_parcels_0__%'") }
         #expect(Set(tables) == ["f_parcels_0__history", "f_parcels_0__version_rows", "f_parcels_0__attach"])
