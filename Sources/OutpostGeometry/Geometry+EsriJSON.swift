@@ -17,13 +17,13 @@ extension Geometry {
             return (.point(Point(x: try number("x"), y: try number("y"))), sr)
         }
         if let points = object.value(forCaseInsensitiveKey: "points") {
-            return (.multipoint(try coordinates(points)), sr)
+            return (.multipoint(try limited(try coordinates(points))), sr)
         }
         if let paths = object.value(forCaseInsensitiveKey: "paths") {
-            return (.polyline(try parts(paths)), sr)
+            return (.polyline(try limited(try parts(paths))), sr)
         }
         if let rings = object.value(forCaseInsensitiveKey: "rings") {
-            return (.polygon(try parts(rings)), sr)
+            return (.polygon(try limited(try parts(rings))), sr)
         }
         if object.value(forCaseInsensitiveKey: "xmin") != nil {
             return (.envelope(Envelope(xmin: try number("xmin"), ymin: try number("ymin"),
@@ -33,6 +33,20 @@ extension Geometry {
             throw .unsupported("true curves")
         }
         throw .invalid("not an Esri geometry (expected x/y, points, paths, rings or xmin..ymax)")
+    }
+
+    /// The most vertices one geometry may have (a hostile request must not make the server
+    /// index a geometry of arbitrary size; real features stay far below).
+    public static let maximumVertices = 1_000_000
+
+    private static func limited(_ points: [Point]) throws(GeometryError) -> [Point] {
+        guard points.count <= maximumVertices else { throw .invalid("more than \(maximumVertices) vertices") }
+        return points
+    }
+
+    private static func limited(_ parts: [[Point]]) throws(GeometryError) -> [[Point]] {
+        guard parts.reduce(0, { $0 + $1.count }) <= maximumVertices else { throw .invalid("more than \(maximumVertices) vertices") }
+        return parts
     }
 
     private static func coordinates(_ json: JSONValue) throws(GeometryError) -> [Point] {
