@@ -247,10 +247,11 @@ struct LayerChangeReader {
         var left = leftFilter
         defer { liveGlobalIds = live; leftFilter = left }
         try Self.forEachChangedRow(selection, spatialReference: replica.spatialReference,
-                                   where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches in
+                                   where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches, createdBy in
             let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
             if let globalId { live.insert(globalId) }
-            switch SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes) {
+            switch SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes,
+                                      createdByReplica: createdBy == replicaId) {
             case .add, .update:
                 try body(values, geometry)
             case .delete:
@@ -265,17 +266,20 @@ struct LayerChangeReader {
     func deletes(db: Database) throws -> [Deleted] {
         let layer = selection.layer
         var deleted = leftFilter
+        // Who created each feature: the replica whose sync allocated its creation generation.
         let tombstones = try Row.fetchCursor(db, sql: """
-            SELECT global_id, object_id, created_generation, generation, replica_id FROM outpost_tombstones
-            WHERE service = ? AND layer_id = ? AND kind = 'feature' AND generation > ?
-            ORDER BY generation, global_id
+            SELECT t.global_id, t.object_id, t.created_generation, t.generation, t.replica_id, g.replica_id
+            FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
+            WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND t.generation > ?
+            ORDER BY t.generation, t.global_id
             """, arguments: [layer.serviceName, layer.definition.id, since])
         while let row = try tombstones.next() {
             let globalId: String = row[0]
             // A GlobalID deleted and then added again is live: the row decided it.
             if liveGlobalIds.contains(globalId) { continue }
             let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
-            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id) == .delete {
+            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id,
+                                  createdByReplica: (row[5] as String?) == replica.id) == .delete {
                 deleted.append((globalId, row[1]))
             }
         }
@@ -319,7 +323,7 @@ struct LayerChangeReader {
     /// whether the replica's filter selects it.
     private static func forEachChangedRow(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
                                           arguments: [DatabaseValue], db: Database,
-                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool) throws -> Void) throws
+                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool, String?) throws -> Void) throws
     {
         let layer = selection.layer
         let definition = layer.definition
@@ -327,7 +331,8 @@ struct LayerChangeReader {
         // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
         // the whole table instead of the changes.
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
-        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END"]
+        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END",
+                    "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)"]
         let statement = try db.makeStatement(sql: """
             SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
             WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
@@ -339,7 +344,8 @@ struct LayerChangeReader {
                                           createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
                                           changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
                                           lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
-            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1)
+            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1,
+                     String.fromDatabaseValue(reader.value(extra + 4)))
         }
     }
 }

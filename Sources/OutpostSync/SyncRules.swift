@@ -68,8 +68,10 @@ public enum SyncRules {
     /// `matchesFilter` is whether the live row is selected by the replica's layer filter now.
     /// `echoesOwnWrites`: the layer has fields the server writes (editor tracking), so the
     /// replica's own changes come back as updates carrying them.
+    /// `createdByReplica`: the replica's own sync created the feature (it holds it even when it
+    /// was created after `generation`: an upload-only sync keeps the generation it sent).
     public static func download(_ record: ServerRecord, matchesFilter: Bool, since generation: Int64,
-                                replicaId: String, echoesOwnWrites: Bool = false) -> DownloadChange
+                                replicaId: String, echoesOwnWrites: Bool = false, createdByReplica: Bool = false) -> DownloadChange
     {
         switch record {
         case .absent:
@@ -79,13 +81,15 @@ public enum SyncRules {
             // The replica's own upload is not echoed; the upload's results carry what the
             // server added (object ids, editor tracking).
             if lastWriter == replicaId { return echoesOwnWrites && matchesFilter ? .update : .none }
-            if !matchesFilter { return createdGen > generation ? .none : .delete }
+            let replicaHasIt = createdGen <= generation || createdByReplica
+            if !matchesFilter { return replicaHasIt ? .delete : .none }
             return createdGen > generation ? .add : .update
         case .tombstone(_, let createdGen, let deletedGen, let deletedBy):
             guard deletedGen > generation else { return .none }
             if deletedBy == replicaId { return .none }
-            // Created and deleted since the replica's generation: it never reached the replica.
-            return createdGen > generation ? .none : .delete
+            // Created and deleted since the replica's generation: it never reached the
+            // replica — unless the replica created it.
+            return createdGen <= generation || createdByReplica ? .delete : .none
         }
     }
 

@@ -108,3 +108,17 @@ private let g: Int64 = 10
         #expect(SyncRules.net(operations) == expected)
     }
 }
+
+/// A feature the replica created itself after its generation (an upload-only sync keeps the
+/// generation it sent) is one it holds: a delete or a move out of its filter must reach it.
+/// Found by the convergence test under faults (test_convergence.py, seed 1).
+@Suite struct OwnCreationsAfterTheGenerationTests {
+    @Test func aDeleteOfAFeatureTheReplicaCreatedReachesIt() {
+        let deleted = ServerRecord.tombstone(objectId: 9, createdGen: 12, deletedGen: 14, deletedBy: "other")
+        #expect(SyncRules.download(deleted, matchesFilter: false, since: 10, replicaId: "me") == .none)
+        #expect(SyncRules.download(deleted, matchesFilter: false, since: 10, replicaId: "me", createdByReplica: true) == .delete)
+        let movedOut = ServerRecord.row(objectId: 9, createdGen: 12, changedGen: 14, lastWriter: "other")
+        #expect(SyncRules.download(movedOut, matchesFilter: false, since: 10, replicaId: "me") == .none)
+        #expect(SyncRules.download(movedOut, matchesFilter: false, since: 10, replicaId: "me", createdByReplica: true) == .delete)
+    }
+}
