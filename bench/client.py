@@ -15,11 +15,8 @@ import statistics
 import subprocess
 import time
 
-from harness import machine, start_server
-from run import generate
+from harness import OUT, ROOT, imported_data, machine, start_server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
 
 
 def main():
@@ -28,16 +25,10 @@ def main():
     parser.add_argument("--bench", default=os.path.join(ROOT, ".build", "release", "outpost-bench"))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    data = os.path.join(OUT, "client-data")
+    data = imported_data(args.binary, "client-data", [("Hundred", 100_000)])
     work = os.path.join(OUT, "client-files")
-    for folder in (data, work):
-        shutil.rmtree(folder, ignore_errors=True)
+    shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    source = os.path.join(OUT, "points-100000.geojson")
-    if not os.path.exists(source):
-        generate(source, 100_000)
-    subprocess.run([args.binary, "import", source, "--service", "Hundred", "--data", data], check=True, stdout=subprocess.DEVNULL)
     server, port, _ = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     url = f"http://127.0.0.1:{port}/arcgis/rest/services/Hundred/FeatureServer"
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}

@@ -1,12 +1,34 @@
-"""What the benchmark scripts share: a free port, a server that is ready, and the machine."""
+"""What the benchmark scripts share: a free port, a fresh data folder of generated points, a
+server that is ready, and the machine."""
 import http.client
 import json
 import urllib.parse
 import os
 import platform
+import shutil
 import socket
 import subprocess
 import time
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+
+
+def imported_data(binary, folder, services):
+    """A fresh data folder `bench/out/<folder>` with `services` imported: (name, point count,
+    extra `outpost import` arguments) each, from generated GeoJSON kept between runs."""
+    from run import generate  # run.py imports this module
+
+    os.makedirs(OUT, exist_ok=True)
+    data = os.path.join(OUT, folder)
+    shutil.rmtree(data, ignore_errors=True)
+    for name, count, *extra in services:
+        source = os.path.join(OUT, f"points-{count}.geojson")
+        if not os.path.exists(source):
+            generate(source, count)
+        subprocess.run([binary, "import", source, "--service", name, "--data", data, *extra], check=True, stdout=subprocess.DEVNULL)
+    return data
 
 
 def free_port():

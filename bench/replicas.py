@@ -11,19 +11,14 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import sqlite3
 import statistics
-import subprocess
 import threading
 import time
 import urllib.parse
 
-from harness import machine, start_server
-from run import generate
+from harness import OUT, ROOT, imported_data, machine, start_server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
 
 
 def post(connection, path, fields):
@@ -44,14 +39,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    data = os.path.join(OUT, "replica-data")
-    shutil.rmtree(data, ignore_errors=True)
-    for name, count in (("Million", 1_000_000), ("Hundred", 100_000)):
-        source = os.path.join(OUT, f"points-{count}.geojson")
-        if not os.path.exists(source):
-            generate(source, count)
-        subprocess.run([args.binary, "import", source, "--service", name, "--data", data], check=True, stdout=subprocess.DEVNULL)
+    data = imported_data(args.binary, "replica-data", [("Million", 1_000_000), ("Hundred", 100_000)])
 
     server, port, c = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}

@@ -13,19 +13,14 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import threading
 import time
 import urllib.parse
 import uuid
 
-from harness import machine, post, post_encoded, start_server
-from run import generate
+from harness import OUT, ROOT, imported_data, machine, post, post_encoded, start_server
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
 SERVICE = "/arcgis/rest/services/Million/FeatureServer"
 
 
@@ -75,13 +70,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    data = os.path.join(OUT, "sync-data")
-    shutil.rmtree(data, ignore_errors=True)
-    source = os.path.join(OUT, "points-1000000.geojson")
-    if not os.path.exists(source):
-        generate(source, 1_000_000)
-    subprocess.run([args.binary, "import", source, "--service", "Million", "--data", data], check=True, stdout=subprocess.DEVNULL)
+    data = imported_data(args.binary, "sync-data", [("Million", 1_000_000)])
     server, port, c = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}
     try:

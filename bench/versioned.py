@@ -9,18 +9,13 @@ Usage: python3 bench/versioned.py [--binary PATH] [--runs N]. Writes bench/out/v
 import argparse
 import json
 import os
-import shutil
 import statistics
-import subprocess
 import time
 import urllib.parse
 
-from harness import machine, post, post_encoded, start_server
-from run import generate
+from harness import OUT, ROOT, imported_data, machine, post, post_encoded, start_server
 from sync import get, gid, global_ids
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OUT = os.path.join(ROOT, "bench", "out")
 SERVICE = "/arcgis/rest/services/Versioned/FeatureServer"
 
 
@@ -29,14 +24,7 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    os.makedirs(OUT, exist_ok=True)
-    data = os.path.join(OUT, "versioned-data")
-    shutil.rmtree(data, ignore_errors=True)
-    source = os.path.join(OUT, "points-1000000.geojson")
-    if not os.path.exists(source):
-        generate(source, 1_000_000)
-    subprocess.run([args.binary, "import", source, "--service", "Versioned", "--versioned", "--data", data], check=True,
-                   stdout=subprocess.DEVNULL)
+    data = imported_data(args.binary, "versioned-data", [("Versioned", 1_000_000, "--versioned")])
     server, port, c = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}
     times, conflicts = [], []
@@ -70,7 +58,7 @@ def main():
             assert all(r["success"] for r in entry["addResults"] + entry["updateResults"] + entry["deleteResults"]), str(answer)[:500]
             recorded = get(c, f"{SERVICE}/replicas/{replica}/conflicts")["conflicts"]
             conflicts.append(len(recorded))
-            merged = get(c, f"{SERVICE}/0/query", where=f"species = 'online' AND value = 4242", returnCountOnly="true")["count"]
+            merged = get(c, f"{SERVICE}/0/query", where="species = 'online' AND value = 4242", returnCountOnly="true")["count"]
             online_count = get(c, f"{SERVICE}/0/query", where="species = 'online'", returnCountOnly="true")["count"]
             assert merged == 4_000 * (run + 1), (merged, online_count)
         results["versioned_reconcile_post_20000_edits_s"] = {"median": statistics.median(times), "runs": times,

@@ -184,18 +184,9 @@ extension Geodatabase {
         var feature = LocalFeature()
         for (index, field) in table.fields.enumerated() {
             let value: DatabaseValue = row[index]
-            switch value.storage {
-            case .null: feature.attributes[field.name] = .null
-            case .int64(let i): feature.attributes[field.name] = .int(i)
-            case .double(let d): feature.attributes[field.name] = .double(d)
-            case .string(let s):
-                if field.type == .date, let ms = GeoPackageDate.epochMilliseconds(from: s) {
-                    feature.attributes[field.name] = .int(ms)
-                } else {
-                    feature.attributes[field.name] = .string(s)
-                }
-            case .blob(let data): feature.attributes[field.name] = .string(data.base64EncodedString())
-            }
+            // A date column holding other text keeps the text (a tool wrote it).
+            feature.attributes[field.name] = GeoPackageValue.json(value, isDate: field.type == .date)
+                ?? String.fromDatabaseValue(value).map { .string($0) } ?? .null
         }
         if table.hasGeometry, let blob = row[table.fields.count] as Data?, !blob.isEmpty {
             feature.geometry = Geometry(ogc: try GeoPackageBinary.decode([UInt8](blob)).geometry, layerType: table.geometryType)

@@ -17,7 +17,8 @@ public struct ServiceConnection: Sendable {
     /// Sent as `token` and as `X-Esri-Authorization: Bearer`.
     public var token: String?
     public var retryWindow: Duration
-    /// Trusts any certificate (self-signed test servers only).
+    /// Trusts any certificate (self-signed test servers only). Apple platforms only: on Linux,
+    /// FoundationNetworking offers no server-trust hook and certificates are checked as usual.
     public var allowsUntrustedCertificates: Bool
 
     private let session: URLSession

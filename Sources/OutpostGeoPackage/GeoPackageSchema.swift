@@ -183,6 +183,24 @@ extension GeoPackageSchema {
     }
 }
 
+/// Column values of a GeoPackage row as the server's JSON attributes: dates (DATETIME text) as
+/// epoch milliseconds, blobs as base64 — for the server reading uploads and the client reading
+/// its geodatabase alike.
+public enum GeoPackageValue {
+    /// nil when a date column holds text that is not a date (the caller decides what that is).
+    public static func json(_ value: DatabaseValue, isDate: Bool) -> JSONValue? {
+        switch value.storage {
+        case .null: return .null
+        case .int64(let i): return .int(i)
+        case .double(let d): return .double(d)
+        case .string(let s):
+            guard isDate else { return .string(s) }
+            return GeoPackageDate.epochMilliseconds(from: s).map { .int($0) }
+        case .blob(let data): return .string(data.base64EncodedString())
+        }
+    }
+}
+
 /// Dates: Esri's epoch milliseconds ↔ GeoPackage DATETIME text (`YYYY-MM-DDTHH:MM:SS.sssZ`).
 public enum GeoPackageDate {
     /// Formats without Foundation (a million rows may carry dates): days from the epoch to a

@@ -242,21 +242,10 @@ private struct LayerTable {
         var attributes = JSONObject()
         for (index, column) in columns.enumerated() {
             let value: DatabaseValue = row[index]
-            switch value.storage {
-            case .null: attributes[column.name] = .null
-            case .int64(let i): attributes[column.name] = .int(i)
-            case .double(let d): attributes[column.name] = .double(d)
-            case .string(let s):
-                if column.isDate {
-                    guard let ms = GeoPackageDate.epochMilliseconds(from: s) else {
-                        throw ReplicaChanges.Failure.invalid("\(layer.tableName).\(column.name) holds '\(s)', not a date")
-                    }
-                    attributes[column.name] = .int(ms)
-                } else {
-                    attributes[column.name] = .string(s)
-                }
-            case .blob(let data): attributes[column.name] = .string(data.base64EncodedString())
+            guard let json = GeoPackageValue.json(value, isDate: column.isDate) else {
+                throw ReplicaChanges.Failure.invalid("\(layer.tableName).\(column.name) holds '\(String.fromDatabaseValue(value) ?? "")', not a date")
             }
+            attributes[column.name] = json
         }
         var geometry: JSONValue?
         if geometryColumn != nil, let blob = row[columns.count] as Data?, !blob.isEmpty {

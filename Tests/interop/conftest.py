@@ -51,6 +51,21 @@ def running_server(data=None, *extra, tls=False):
         process.wait(timeout=10)
 
 
+def outpost(*arguments, check=True):
+    """Runs the `outpost` command; with `check`, it must succeed."""
+    result = subprocess.run([BINARY, *arguments], capture_output=True, text=True, timeout=300)
+    if check:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+@pytest.fixture()
+def own_server():
+    """A server of the test's own, for tests that change data the shared server's counts see."""
+    with running_server() as base:
+        yield f"{base}/rest"
+
+
 @pytest.fixture(scope="session")
 def server():
     with running_server() as base:

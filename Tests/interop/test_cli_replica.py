@@ -8,16 +8,9 @@ import urllib.request
 
 import pytest
 
-from conftest import BINARY, running_server
+from conftest import outpost
 
 SYSTEM_PYTHON = "/usr/bin/python3"
-
-
-def outpost(*arguments, check=True):
-    result = subprocess.run([BINARY, *arguments], capture_output=True, text=True, timeout=120)
-    if check:
-        assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def query(base, **params):
@@ -26,17 +19,10 @@ def query(base, **params):
         return json.loads(response.read())
 
 
-@pytest.fixture()
-def server():
-    """A server of its own: this test adds a tree, which the shared server's counts must not see."""
-    with running_server() as base:
-        yield f"{base}/rest"
-
-
-def test_create_edit_with_gdal_sync_register_unregister(server, tmp_path):
+def test_create_edit_with_gdal_sync_register_unregister(own_server, tmp_path):
     if subprocess.run([SYSTEM_PYTHON, "-c", "import osgeo"], capture_output=True).returncode != 0:
         pytest.skip("python3-gdal is installed by scripts/setup.sh")
-    service = f"{server}/services/Demo/FeatureServer"
+    service = f"{own_server}/services/Demo/FeatureServer"
     path = str(tmp_path / "field.gpkg")
     created = outpost("replica", "create", service, "--out", path, "--extent", "13.2,52.4,13.26,52.46", "--layers", "2", "--no-attachments")
     assert "pending local edits: 0" in created.stdout
@@ -57,7 +43,7 @@ def test_create_edit_with_gdal_sync_register_unregister(server, tmp_path):
     synced = outpost("replica", "sync", path)
     assert "uploaded 1 edits" in synced.stdout
     assert "pending local edits: 0" in outpost("replica", "status", path).stdout
-    on_server = query(server, where="species = 'CLI and GDAL'", outFields="OBJECTID,height_m")["features"]
+    on_server = query(own_server, where="species = 'CLI and GDAL'", outFields="OBJECTID,height_m")["features"]
     assert len(on_server) == 1 and on_server[0]["attributes"]["height_m"] == 8.5
     # The file now holds the server's OBJECTID for the row GDAL added.
     local = subprocess.run(["sqlite3", path, "SELECT OBJECTID FROM Trees WHERE species = 'CLI and GDAL'"],
@@ -76,10 +62,10 @@ def test_create_edit_with_gdal_sync_register_unregister(server, tmp_path):
     assert bad.returncode != 0 and "--direction" in bad.stderr
 
 
-def test_a_versioned_replica_syncs_in_each_direction(server, tmp_path):
+def test_a_versioned_replica_syncs_in_each_direction(own_server, tmp_path):
     if subprocess.run([SYSTEM_PYTHON, "-c", "import osgeo"], capture_output=True).returncode != 0:
         pytest.skip("python3-gdal is installed by scripts/setup.sh")
-    service = f"{server}/services/Parcels/FeatureServer"
+    service = f"{own_server}/services/Parcels/FeatureServer"
     path = str(tmp_path / "parcels.gpkg")
     outpost("replica", "create", service, "--out", path, "--no-attachments")
     status = outpost("replica", "status", path).stdout
@@ -96,7 +82,7 @@ def test_a_versioned_replica_syncs_in_each_direction(server, tmp_path):
         subprocess.run([SYSTEM_PYTHON, "-c", script], check=True)
 
     def server_owner():
-        url = f"{server}/services/Parcels/FeatureServer/0/query?" + urllib.parse.urlencode(
+        url = f"{own_server}/services/Parcels/FeatureServer/0/query?" + urllib.parse.urlencode(
             {"f": "json", "where": "OBJECTID = 1", "outFields": "owner"})
         with urllib.request.urlopen(url, timeout=30) as response:
             return json.loads(response.read())["features"][0]["attributes"]["owner"]

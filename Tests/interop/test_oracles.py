@@ -6,23 +6,14 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
-import tempfile
 import urllib.parse
 import urllib.request
 
 import pytest
 
-from conftest import BINARY, ROOT, running_server
+from conftest import ROOT, outpost, running_server
 
 pygeodiff = pytest.importorskip("pygeodiff", reason="pygeodiff is installed by scripts/setup.sh --with-clients")
-
-
-def outpost(*arguments, check=True):
-    result = subprocess.run([BINARY, *arguments], capture_output=True, text=True, timeout=300)
-    if check:
-        assert result.returncode == 0, result.stdout + result.stderr
-    return result
 
 
 def post(url, **fields):
@@ -31,14 +22,8 @@ def post(url, **fields):
         return json.loads(response.read())
 
 
-@pytest.fixture()
-def server():
-    with running_server() as base:
-        yield f"{base}/rest"
-
-
-def test_geodiff_of_a_synced_replica_equals_the_changes_the_server_reports(server, tmp_path):
-    service = f"{server}/services/Demo/FeatureServer"
+def test_geodiff_of_a_synced_replica_equals_the_changes_the_server_reports(own_server, tmp_path):
+    service = f"{own_server}/services/Demo/FeatureServer"
     before = str(tmp_path / "before.gpkg")
     outpost("replica", "create", service, "--out", before, "--extent", "13.2,52.4,13.26,52.46", "--layers", "2", "--no-attachments")
     with sqlite3.connect(before) as db:
