@@ -74,6 +74,15 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     if let failed = try? store.failUnfinishedJobs(now: Int64(Date().timeIntervalSince1970 * 1000)), failed > 0 {
         logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
     }
+    // Attachment files of edits that never committed, and spooled bodies of requests cut off.
+    do {
+        let sweep = try store.removeOrphanFiles()
+        if sweep != OrphanFileSweep() {
+            logger.notice("Removed files a previous run left: \(sweep.attachmentFiles) attachment, \(sweep.temporaryFiles) temporary")
+        }
+    } catch {
+        logger.warning("Could not remove files a previous run left: \(error)")
+    }
     let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
                             idleTime: options.resultFileIdleTime)
     let replicas = ReplicasController(store: store, files: files, runner: JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs),

@@ -236,10 +236,13 @@ struct LayerChangeReader {
         // Where the server writes fields (editor tracking), the replica's own changes come back.
         // (Rows a versioned reconcile merged are written by "merge:<replica>": not its own.)
         let echoes = definition.editFieldsInfo != nil
-        let created = pass == .add ? "t.outpost_created_gen > ?" : "t.outpost_created_gen <= ?"
+        // New to the replica unless it existed at the generation or the replica's own sync
+        // created it (SyncRules.download, `createdByReplica`).
+        let creator = "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)"
+        let created = pass == .add ? "t.outpost_created_gen > ? AND \(creator) IS NOT ?" : "(t.outpost_created_gen <= ? OR \(creator) IS ?)"
         // The replica's own changes are decided `.none` unless echoed: skip them unread.
         let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"
-        var arguments = [since.databaseValue, since.databaseValue]
+        var arguments = [since.databaseValue, since.databaseValue, replica.id.databaseValue]
         if !echoes { arguments.append(replica.id.databaseValue) }
         let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
         let (since, replicaId) = (self.since, replica.id)
@@ -264,23 +267,31 @@ struct LayerChangeReader {
 
     /// The deletes: rows that left the filter, then tombstones since the generation.
     func deletes(db: Database) throws -> [Deleted] {
+        // A GlobalID deleted and then added again is live: the row decided it.
+        leftFilter + (try tombstones(kind: "feature", db: db).filter { !liveGlobalIds.contains($0.globalId) })
+    }
+
+    /// Attachments others deleted since the generation that the replica holds.
+    func deletedAttachments(db: Database) throws -> [Deleted] {
+        try tombstones(kind: "attachment", db: db)
+    }
+
+    /// The tombstones of `kind` since the generation that reach the replica as deletes.
+    private func tombstones(kind: String, db: Database) throws -> [Deleted] {
         let layer = selection.layer
-        var deleted = leftFilter
-        // Who created each feature: the replica whose sync allocated its creation generation.
+        var deleted: [Deleted] = []
+        // Who created each one: the replica whose sync allocated its creation generation.
         let tombstones = try Row.fetchCursor(db, sql: """
             SELECT t.global_id, t.object_id, t.created_generation, t.generation, t.replica_id, g.replica_id
             FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
-            WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND t.generation > ?
+            WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND t.generation > ?
             ORDER BY t.generation, t.global_id
-            """, arguments: [layer.serviceName, layer.definition.id, since])
+            """, arguments: [layer.serviceName, layer.definition.id, kind, since])
         while let row = try tombstones.next() {
-            let globalId: String = row[0]
-            // A GlobalID deleted and then added again is live: the row decided it.
-            if liveGlobalIds.contains(globalId) { continue }
             let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
             if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id,
                                   createdByReplica: (row[5] as String?) == replica.id) == .delete {
-                deleted.append((globalId, row[1]))
+                deleted.append((row[0], row[1]))
             }
         }
         return deleted
@@ -294,28 +305,22 @@ struct LayerChangeReader {
         let layer = selection.layer
         let definition = layer.definition
         let gid = definition.globalIdField.quotedDatabaseIdentifier
+        // As for features (SyncRules.download): new to the replica unless it existed at the
+        // generation or the replica's own sync created it (an upload-only sync keeps the
+        // generation it sent).
+        let creator = "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = a.outpost_created_gen)"
+        let created = pass == .add ? "a.outpost_created_gen > ? AND \(creator) IS NOT ?" : "(a.outpost_created_gen <= ? OR \(creator) IS ?)"
         let rows = try Row.fetchCursor(db, sql: """
             SELECT \(FeatureStore.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t"))
             FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
             JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
-            WHERE (\(selection.condition)) AND a.outpost_gen > ? AND a.outpost_created_gen \(pass == .add ? ">" : "<=") ?
-                AND a.outpost_replica IS NOT ?
+            WHERE (\(selection.condition)) AND a.outpost_gen > ? AND \(created) AND a.outpost_replica IS NOT ?
             ORDER BY a.ATTACHMENTID
-            """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue]))
+            """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue,
+                                                                      replica.id.databaseValue]))
         while let row = try rows.next() {
             try body(FeatureStore.ExportedAttachment(row: row, directory: directory))
         }
-    }
-
-    /// Attachments others deleted since the generation that existed at it.
-    func deletedAttachments(db: Database) throws -> [Deleted] {
-        let layer = selection.layer
-        return try Row.fetchAll(db, sql: """
-            SELECT global_id, object_id FROM outpost_tombstones
-            WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND generation > ? AND created_generation <= ?
-                AND replica_id IS NOT ?
-            ORDER BY generation, global_id
-            """, arguments: [layer.serviceName, layer.definition.id, since, since, replica.id]).map { ($0[0], $0[1]) }
     }
 
     /// Calls `body` with each row of the layer table matching `where` (over `t`): values

@@ -320,9 +320,19 @@ struct SyncUploadSession {
             return try editor.updateAttachment(edit, in: layer)
         }
         if isAdd || (edit.parentGlobalId != nil && edit.source != nil) {
+            let tombstone = [layer.serviceName.databaseValue, layer.definition.id.databaseValue, edit.globalId.databaseValue]
+            let createdGen = try Int64.fetchOne(db, sql: "SELECT created_generation FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
+                                                arguments: StatementArguments(tombstone))
+            let result = try editor.addAttachment(edit, to: layer)
+            // The same attachment again (as for a feature): it keeps its creation generation,
+            // so replicas that held it receive an update, and a later delete reaches them.
+            if let createdGen, let id = result.objectId {
+                try db.execute(sql: "UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE ATTACHMENTID = ?",
+                               arguments: [createdGen, id])
+            }
             try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
-                           arguments: [layer.serviceName, layer.definition.id, edit.globalId])
-            return try editor.addAttachment(edit, to: layer)
+                           arguments: StatementArguments(tombstone))
+            return result
         }
         return try editor.updateAttachment(edit, in: layer)
     }

@@ -83,7 +83,7 @@ public enum SyncRules {
             if lastWriter == replicaId { return echoesOwnWrites && matchesFilter ? .update : .none }
             let replicaHasIt = createdGen <= generation || createdByReplica
             if !matchesFilter { return replicaHasIt ? .delete : .none }
-            return createdGen > generation ? .add : .update
+            return replicaHasIt ? .update : .add
         case .tombstone(_, let createdGen, let deletedGen, let deletedBy):
             guard deletedGen > generation else { return .none }
             if deletedBy == replicaId { return .none }

@@ -163,6 +163,27 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
         #expect(!FeatureStore.isValidUploadID("../x") && !FeatureStore.isValidUploadID("i123"))
     }
 
+    /// End to end: a hostile file name is stored cleaned, the bytes land in `attachments/`
+    /// under a name the server chose, and nothing appears elsewhere in the data folder.
+    @Test func aHostileFileNameWritesOnlyInsideTheAttachmentsFolder() async throws {
+        try await withStoreApp { client, store in
+            let before = Set(FileManager.default.subpaths(atPath: store.directory) ?? [])
+            let (headers, body) = multipart(fields: [("f", "json")], file: ("attachment", "../../outpost.sqlite", "text/plain", Array("x".utf8)))
+            var id: Int64?
+            try await client.execute(uri: "\(cities)/7/addAttachment", method: .post, headers: headers, body: body) { response in
+                id = json(response)["addAttachmentResult"]?["objectId"]?.int64Value
+            }
+            let attachmentId = try #require(id)
+            try await client.execute(uri: "\(cities)/7/attachments/\(attachmentId)", method: .get) { response in
+                #expect(response.headers[.contentDisposition] == #"attachment; filename="outpost.sqlite""#)
+                #expect(String(buffer: response.body) == "x")
+            }
+            let added = Set(FileManager.default.subpaths(atPath: store.directory) ?? []).subtracting(before)
+                .filter { !$0.hasPrefix("outpost.sqlite") && $0 != "tmp" && $0 != "attachments" }
+            #expect(added.count == 1 && added.allSatisfy { $0.hasPrefix("attachments/") && $0.hasSuffix(".bin") }, "\(added)")
+        }
+    }
+
     @Test func deletingAFeatureRemovesItsAttachmentFiles() async throws {
         try await withStoreApp { client, store in
             let (headers, body) = multipart(fields: [("f", "json")], file: ("attachment", "a.txt", "text/plain", Array("x".utf8)))

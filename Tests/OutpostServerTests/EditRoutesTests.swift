@@ -123,6 +123,43 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
         }
     }
 
+    /// docs/reliability.md, Limits: each answers an ArcGIS error envelope and changes nothing.
+    @Test func everyLimitAnswersAnErrorAndChangesNothing() async throws {
+        try await withFreshDemoApp(options: ServerOptions(limits: UploadLimits(maxBodyBytes: 16 * 1024 * 1024))) { client, store in
+            let generation = try store.currentGeneration()
+            let longWhere = "species = 'x' OR " + String(repeating: "height_m > 1 OR ", count: 5_000) + "1=1"
+            let deepWhere = String(repeating: "(", count: 200) + "1=1" + String(repeating: ")", count: 200)
+            let ids = (1...100_001).map(String.init).joined(separator: ",")
+            let ring = "[" + (0...1_000_001).map { "[\(Double($0 % 1000) / 100),\(Double($0 / 1000) / 100)]" }.joined(separator: ",") + ",[0,0]]"
+            let cases: [(String, [(String, String)])] = [
+                ("\(layerURL)/deleteFeatures", [("where", longWhere)]),
+                ("\(layerURL)/deleteFeatures", [("where", deepWhere)]),
+                ("\(layerURL)/deleteFeatures", [("objectIds", ids)]),
+                ("/arcgis/rest/services/Demo/FeatureServer/1/applyEdits", [("adds", #"[{"attributes":{"name":"huge"},"geometry":{"rings":[\#(ring)]}}]"#),
+                                                                           ("rollbackOnFailure", "true")]),
+                ("\(layerURL)/applyEdits", [("adds", String(repeating: "[", count: 100_000))]),
+            ]
+            for (uri, parameters) in cases {
+                try await client.execute(uri: uri, method: .post, headers: formHeaders, body: form([("f", "json")] + parameters)) { response in
+                    let error = json(response)["error"]
+                    let failedEdit = json(response)["addResults"]?[0]?["error"]
+                    let code = error?["code"]?.int64Value ?? failedEdit?["code"]?.int64Value
+                    #expect(code != nil && code != 200, "\(uri) \(parameters.map(\.0)): \(String(buffer: response.body).prefix(300))")
+                    #expect(error == nil || (error?["message"]?.stringValue?.isEmpty == false && error?["details"]?.arrayValue?.isEmpty == false))
+                }
+            }
+            // Bigger than the body limit: refused before it is read.
+            let oversized = String(repeating: "x", count: 17 * 1024 * 1024)
+            try await client.execute(uri: "\(layerURL)/applyEdits", method: .post, headers: formHeaders,
+                                     body: form([("f", "json"), ("adds", oversized)])) { response in
+                #expect(json(response)["error"]?["code"] == 413)
+            }
+            #expect(try store.currentGeneration() == generation)
+            #expect(try store.count(service: "Demo", layer: 2) == 2500)
+            #expect(try store.count(service: "Demo", layer: 1) == 177)
+        }
+    }
+
     @Test func editsArePostOnly() async throws {
         try await withFreshDemoApp { client, _ in
             try await client.execute(uri: "\(layerURL)/applyEdits?f=json&adds=%5B%5D", method: .get) { response in

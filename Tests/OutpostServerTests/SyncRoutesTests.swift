@@ -348,6 +348,57 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         }
     }
 
+    /// Found by the convergence test with attachment edits (test_convergence.py): an attachment
+    /// a replica created in an upload-only sync, or one added again after a delete, is one
+    /// the replica holds; another writer's delete must reach it.
+    @Test func deletesOfAttachmentsAReplicaHoldsReachItWhoeverCreatedThem() async throws {
+        try await withFreshDemoApp { client, _ in
+            var replicas: [(id: String, generation: Int64)] = []
+            for name in ["creator", "deleter", "holder"] {
+                let created = try await post(client, "\(serviceURL)/createReplica", [
+                    ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
+                    ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
+                    ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
+                ])
+                replicas.append((try #require(created["replicaID"]?.stringValue), try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value)))
+            }
+            let city = try #require(try await get(client, "\(serviceURL)/0/query?f=json&where=1%3D1&geometry=5,45,20,56&geometryType=esriGeometryEnvelope&inSR=4326&outFields=GlobalID&resultRecordCount=1")["features"]?[0]?["attributes"]?["GlobalID"]?.stringValue)
+            /// One sync of `replica` with attachment edits; returns the layer entry and keeps the generation.
+            func sync(_ index: Int, _ direction: String, _ attachments: String = "{}") async throws -> JSONValue {
+                let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
+                    ("f", "json"), ("replicaID", replicas[index].id), ("transportType", "esriTransportTypeEmbedded"),
+                    ("syncLayers", #"[{"id":0,"serverGen":\#(replicas[index].generation),"syncDirection":"\#(direction)"}]"#),
+                    ("edits", #"[{"id":0,"attachments":\#(attachments)}]"#),
+                ])
+                #expect(answer["error"] == nil, "\(answer)")
+                replicas[index].generation = try #require(answer["layerServerGens"]?[0]?["serverGen"]?.int64Value)
+                return answer["edits"]?[0] ?? .null
+            }
+            let note = { (id: String) in #"{"globalId":"\#(id)","parentGlobalId":"\#(city)","contentType":"text/plain","name":"n.txt","data":"aGVsbG8="}"# }
+            let deletedIds = { (entry: JSONValue) in entry["attachments"]?["deleteIds"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+
+            // Created in an upload-only sync (the creator keeps its generation), deleted by another.
+            let uploaded = "{00000000-0000-0000-0000-00000000F101}"
+            _ = try await sync(0, "upload", #"{"adds":[\#(note(uploaded))]}"#)
+            _ = try await sync(1, "bidirectional")
+            _ = try await sync(1, "bidirectional", #"{"deleteIds":["\#(uploaded)"]}"#)
+            #expect(deletedIds(try await sync(0, "download")) == [uploaded])
+
+            // Held by the holder, deleted, added again by an update naming its parent and bytes,
+            // deleted again: the holder, which synced at none of these, receives the delete.
+            let readded = "{00000000-0000-0000-0000-00000000F102}"
+            _ = try await sync(0, "bidirectional", #"{"adds":[\#(note(readded))]}"#)
+            let held = try await sync(2, "download")
+            #expect(held["attachments"]?["adds"]?.arrayValue?.map { $0["globalId"] } == [.string(readded)])
+            _ = try await sync(1, "bidirectional")
+            _ = try await sync(1, "bidirectional", #"{"deleteIds":["\#(readded)"]}"#)
+            _ = try await sync(0, "bidirectional", #"{"updates":[\#(note(readded))]}"#)
+            _ = try await sync(1, "bidirectional")
+            _ = try await sync(1, "bidirectional", #"{"deleteIds":["\#(readded)"]}"#)
+            #expect(deletedIds(try await sync(2, "download")) == [readded])
+        }
+    }
+
     @Test func asyncSyncByURLAndCloseReplica() async throws {
         try await withFreshDemoApp { client, _ in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "async"), layer: 2)

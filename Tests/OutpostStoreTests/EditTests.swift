@@ -229,3 +229,27 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         #expect(outcome.layers[0].deleteResults[0].success)
     }
 }
+
+@Suite struct OrphanFileTests {
+    /// A process killed between writing an attachment's file and committing its row leaves
+    /// the file behind; the next start removes it and keeps every file a row names.
+    @Test func theStartUpSweepRemovesFilesNoCommittedRowNames() throws {
+        let store = try makeDemoStore()
+        let parent = try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT GlobalID FROM f_demo_0 WHERE OBJECTID = 1") })
+        let added = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: [
+            AttachmentEdit(globalId: "{6A0F3B5E-2C1D-4E7F-8A9B-0C1D2E3F4A5B}", parentGlobalId: parent, name: "kept.txt",
+                           contentType: "text/plain", source: .data(Array("kept".utf8))),
+        ]))], options: EditOptions(useGlobalIds: true))
+        #expect(added.layers[0].attachmentResults?.adds.first?.success == true)
+        let kept = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
+        #expect(kept.count == 1)
+        FileManager.default.createFile(atPath: store.attachmentsDirectory + "/orphan.bin", contents: Data("never committed".utf8))
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: store.temporaryDirectory + "/upload-cut", contents: Data("half a body".utf8))
+
+        let sweep = try FeatureStore(dataDirectory: store.directory).removeOrphanFiles()
+        #expect(sweep == OrphanFileSweep(attachmentFiles: 1, temporaryFiles: 1))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory) == kept)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).isEmpty)
+    }
+}

@@ -120,5 +120,8 @@ private let g: Int64 = 10
         let movedOut = ServerRecord.row(objectId: 9, createdGen: 12, changedGen: 14, lastWriter: "other")
         #expect(SyncRules.download(movedOut, matchesFilter: false, since: 10, replicaId: "me") == .none)
         #expect(SyncRules.download(movedOut, matchesFilter: false, since: 10, replicaId: "me", createdByReplica: true) == .delete)
+        // Changed by another writer and still selected: an update of what it holds, not an add.
+        #expect(SyncRules.download(movedOut, matchesFilter: true, since: 10, replicaId: "me") == .add)
+        #expect(SyncRules.download(movedOut, matchesFilter: true, since: 10, replicaId: "me", createdByReplica: true) == .update)
     }
 }

@@ -1,12 +1,16 @@
 """Convergence under faults (docs/reliability.md): five devices each make 200 random offline
-edits (adds, updates, deletes) in a corner of the Trees layer and sync in random order and
-directions through a proxy that injects faults — a response dropped after the server
+edits (feature adds, updates, deletes; attachment adds, updates, deletes) in an empty corner of
+the Cities layer and sync in random order and directions through a proxy that injects faults — a response dropped after the server
 committed, a request cut mid-upload, the server SIGKILLed mid-sync and restarted on the same
 data folder. Devices retry until a sync succeeds, as the client library does. At the end every
 device equals the server, the server equals the replay of every acknowledged edit in the
 order it was acknowledged (so no acknowledged edit is lost; the ones overwritten were
-overwritten by later ones, last in wins), and no feature exists twice. A failure prints the
-seed; OUTPOST_CONVERGENCE_SEEDS runs others."""
+overwritten by later ones, last in wins), no feature or attachment exists twice, and the data
+folder holds no attachment file a row does not name. The only edit allowed to fail is an
+attachment for a feature another device deleted first (the device then drops it, as the
+feature's delete reaches it). A failure prints the seed; OUTPOST_CONVERGENCE_SEEDS runs
+others."""
+import base64
 import http.client
 import json
 import os
@@ -26,19 +30,20 @@ from conftest import BINARY, ROOT, free_port
 
 CORNER = (13.2, 52.4, 13.26, 52.46)
 SERVICE = "/arcgis/rest/services/Demo/FeatureServer"
-FIXED_SEEDS = [1, 2]
+LAYER = 0  # Cities: has attachments; no city lies in CORNER
+FIXED_SEEDS = [1, 2, 1298641734]  # 1298641734: a re-added attachment lost its creation generation
 HISTORY = []
 
 
 class Server:
     """`outpost serve` on a fixed port and data folder, which can be killed and restarted."""
 
-    def __init__(self, data, port):
-        self.data, self.port, self.process = data, port, None
+    def __init__(self, data, port, *extra):
+        self.data, self.port, self.process, self.extra = data, port, None, list(extra)
 
     def start(self):
         self.process = subprocess.Popen([BINARY, "serve", "--data", self.data, "--port", str(self.port), "--log-level", "error",
-                                         "--testdata", os.path.join(ROOT, "testdata")],
+                                         "--testdata", os.path.join(ROOT, "testdata")] + self.extra,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -173,50 +178,144 @@ def until_answered(port, method, path, fields):
 
 
 class Device:
-    """A replica on a device: its features, its pending (netted) edits, its generation."""
+    """A replica on a device: its features and attachments, its pending (netted) edits, its
+    generation."""
 
     def __init__(self, name, answer):
         self.name = name
         self.id = answer["replicaID"]
         self.generation = answer["layerServerGens"][0]["serverGen"]
         self.features = {}
+        self.attachments = {}
         for feature in answer["layers"][0]["features"]:
             self.take(feature)
+        for attachment in answer["layers"][0].get("attachments", []):
+            self.take_attachment(attachment)
         self.pending = {}
+        self.pending_attachments = {}
 
     def take(self, feature):
         attributes = feature["attributes"]
-        self.features[attributes["GlobalID"]] = {"species": attributes.get("species"), "height_m": attributes.get("height_m"),
+        self.features[attributes["GlobalID"]] = {"name": attributes.get("name"), "rank": attributes.get("rank"),
                                                   "x": feature.get("geometry", {}).get("x"), "y": feature.get("geometry", {}).get("y")}
+
+    def take_attachment(self, attachment):
+        self.attachments[attachment["globalId"]] = {"parent": attachment["parentGlobalId"], "name": attachment["name"],
+                                                    "data": attachment["data"]}
+
+    def drop_feature(self, gid):
+        """A feature's delete takes its attachments along, pending edits included."""
+        self.features.pop(gid, None)
+        for aid in [a for a, attachment in self.attachments.items() if attachment["parent"] == gid]:
+            del self.attachments[aid]
+            self.pending_attachments.pop(aid, None)
 
     def edit(self, rng, counter):
         choice = rng.random()
-        if choice < 0.4 or not self.features:
+        if choice < 0.3 or not self.features:
             gid = "{" + str(uuid.UUID(int=rng.getrandbits(128))).upper() + "}"
             x, y = rng.uniform(CORNER[0] + 0.001, CORNER[2] - 0.001), rng.uniform(CORNER[1] + 0.001, CORNER[3] - 0.001)
-            self.features[gid] = {"species": f"{self.name}-{counter}", "height_m": float(rng.randint(1, 40)), "x": x, "y": y}
+            self.features[gid] = {"name": f"{self.name}-{counter}", "rank": rng.randint(1, 40), "x": x, "y": y}
             self.pending[gid] = "add"
-        elif choice < 0.8:
+        elif choice < 0.55:
             gid = rng.choice(sorted(self.features))
-            self.features[gid]["height_m"] = float(rng.randint(1, 40))
-            self.features[gid]["species"] = f"{self.name}-{counter}"
+            self.features[gid]["rank"] = rng.randint(1, 40)
+            self.features[gid]["name"] = f"{self.name}-{counter}"
             self.pending[gid] = self.pending.get(gid, "update")
-        else:
+        elif choice < 0.65:
             gid = rng.choice(sorted(self.features))
-            del self.features[gid]
+            self.drop_feature(gid)
             if self.pending.get(gid) == "add":
                 del self.pending[gid]
             else:
                 self.pending[gid] = "delete"
+        elif choice < 0.8 or not self.attachments:
+            aid = "{" + str(uuid.UUID(int=rng.getrandbits(128))).upper() + "}"
+            self.attachments[aid] = {"parent": rng.choice(sorted(self.features)), "name": f"{self.name}-{counter}.txt",
+                                     "data": self.content(rng, counter)}
+            self.pending_attachments[aid] = "add"
+        elif choice < 0.9:
+            aid = rng.choice(sorted(self.attachments))
+            self.attachments[aid].update(name=f"{self.name}-{counter}.txt", data=self.content(rng, counter))
+            self.pending_attachments[aid] = self.pending_attachments.get(aid, "update")
+        else:
+            aid = rng.choice(sorted(self.attachments))
+            del self.attachments[aid]
+            if self.pending_attachments.get(aid) == "add":
+                del self.pending_attachments[aid]
+            else:
+                self.pending_attachments[aid] = "delete"
+
+    def content(self, rng, counter):
+        return base64.b64encode(f"{self.name} {counter} ".encode() * rng.randint(1, 50)).decode()
 
     def edits(self):
         def feature(gid):
             f = self.features[gid]
-            return {"attributes": {"GlobalID": gid, "species": f["species"], "height_m": f["height_m"]}, "geometry": {"x": f["x"], "y": f["y"]}}
+            return {"attributes": {"GlobalID": gid, "name": f["name"], "rank": f["rank"]}, "geometry": {"x": f["x"], "y": f["y"]}}
+
+        def attachment(aid):
+            a = self.attachments[aid]
+            return {"globalId": aid, "parentGlobalId": a["parent"], "contentType": "text/plain", "name": a["name"], "data": a["data"]}
         adds = [feature(g) for g, op in sorted(self.pending.items()) if op == "add"]
         updates = [feature(g) for g, op in sorted(self.pending.items()) if op == "update"]
         deletes = [g for g, op in sorted(self.pending.items()) if op == "delete"]
-        return [{"id": 2, "features": {"adds": adds, "updates": updates, "deleteIds": deletes}}], adds, updates, deletes
+        attachment_adds = [attachment(a) for a, op in sorted(self.pending_attachments.items()) if op == "add"]
+        attachment_updates = [attachment(a) for a, op in sorted(self.pending_attachments.items()) if op == "update"]
+        attachment_deletes = [a for a, op in sorted(self.pending_attachments.items()) if op == "delete"]
+        edits = [{"id": LAYER, "features": {"adds": adds, "updates": updates, "deleteIds": deletes},
+                  "attachments": {"adds": attachment_adds, "updates": attachment_updates, "deleteIds": attachment_deletes}}]
+        return edits, adds, updates, deletes, attachment_adds, attachment_updates, attachment_deletes
+
+    def receive(self, entry):
+        """As the client library does: a server change to something edited here and not yet
+        uploaded waits; the local edit is later and wins at the next upload."""
+        for feature in entry["features"]["adds"] + entry["features"]["updates"]:
+            if feature["attributes"]["GlobalID"] not in self.pending:
+                self.take(feature)
+        for gid in entry["features"]["deleteIds"]:
+            if gid not in self.pending:
+                self.drop_feature(gid)
+        attachments = entry.get("attachments", {})
+        for attachment in attachments.get("adds", []) + attachments.get("updates", []):
+            if attachment["globalId"] not in self.pending_attachments and attachment["parentGlobalId"] in self.features:
+                self.take_attachment(attachment)
+        for aid in attachments.get("deleteIds", []):
+            if aid not in self.pending_attachments:
+                self.attachments.pop(aid, None)
+
+    def state(self):
+        return ({gid: (f["name"], f["rank"]) for gid, f in self.features.items()},
+                {aid: (a["parent"], a["name"], a["data"]) for aid, a in self.attachments.items()})
+
+
+def server_state(port):
+    """The corner of the layer on the server: features and attachments (with their bytes)."""
+    features, attachments, parents = {}, {}, {}
+    offset = 0
+    while True:
+        page = until_answered(port, "GET", f"{SERVICE}/{LAYER}/query", {
+            "where": "1=1", "geometry": ",".join(map(str, CORNER)), "geometryType": "esriGeometryEnvelope", "inSR": "4326",
+            "outFields": "OBJECTID,GlobalID,name,rank", "resultOffset": offset, "resultRecordCount": 1000, "orderByFields": "OBJECTID"})
+        for feature in page["features"]:
+            gid = feature["attributes"]["GlobalID"]
+            assert gid not in features, f"{gid} twice"
+            features[gid] = (feature["attributes"]["name"], feature["attributes"]["rank"])
+            parents[feature["attributes"]["OBJECTID"]] = gid
+        if len(page["features"]) < 1000:
+            break
+        offset += 1000
+    for chunk in [sorted(parents)[i:i + 200] for i in range(0, len(parents), 200)]:
+        groups = until_answered(port, "GET", f"{SERVICE}/{LAYER}/queryAttachments", {"objectIds": ",".join(map(str, chunk))})
+        for group in groups["attachmentGroups"]:
+            for info in group["attachmentInfos"]:
+                assert info["globalId"] not in attachments, f"attachment {info['globalId']} twice"
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                connection.request("GET", f"{SERVICE}/{LAYER}/{group['parentObjectId']}/attachments/{info['id']}")
+                data = connection.getresponse().read()
+                connection.close()
+                attachments[info["globalId"]] = (group["parentGlobalId"], info["name"], base64.b64encode(data).decode())
+    return features, attachments
 
 
 def run_seed(seed, devices_count=5, operations=200):
@@ -229,14 +328,18 @@ def run_seed(seed, devices_count=5, operations=200):
         devices = []
         for index in range(devices_count):
             answer = until_answered(proxy.port, "POST", f"{SERVICE}/createReplica", {
-                "replicaName": f"device{index}", "layers": "2", "geometry": ",".join(map(str, CORNER)), "geometryType": "esriGeometryEnvelope",
-                "inSR": "4326", "transportType": "esriTransportTypeEmbedded", "syncModel": "perLayer", "returnAttachments": "false"})
+                "replicaName": f"device{index}", "layers": str(LAYER), "geometry": ",".join(map(str, CORNER)),
+                "geometryType": "esriGeometryEnvelope", "inSR": "4326", "transportType": "esriTransportTypeEmbedded",
+                "syncModel": "perLayer", "returnAttachments": "true", "attachmentsSyncDirection": "bidirectional",
+                "returnAttachmentsDataByUrl": "false"})
             devices.append(Device(f"d{index}", answer))
         expected = {gid: dict(f) for gid, f in devices[0].features.items()}
+        expected_attachments = {aid: dict(a) for aid, a in devices[0].attachments.items()}
         acknowledged = 0
+        refused_attachments = 0
         done = [0] * devices_count
         counter = 0
-        while min(done) < operations or any(d.pending for d in devices):
+        while min(done) < operations or any(d.pending or d.pending_attachments for d in devices):
             index = rng.randrange(devices_count)
             device = devices[index]
             if done[index] < operations:
@@ -248,76 +351,103 @@ def run_seed(seed, devices_count=5, operations=200):
                 direction = rng.choice(["bidirectional", "bidirectional", "upload", "download"])
             else:
                 direction = "bidirectional"
-            edits, adds, updates, deletes = device.edits()
+            edits, adds, updates, deletes, attachment_adds, attachment_updates, attachment_deletes = device.edits()
             fields = {"replicaID": device.id, "transportType": "esriTransportTypeEmbedded", "returnIdsForAdds": "true",
-                      "syncLayers": json.dumps([{"id": 2, "serverGen": device.generation, "syncDirection": direction}]),
+                      "returnAttachmentsDataByUrl": "false",
+                      "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": direction}]),
                       "edits": json.dumps(edits)}
             fault = rng.choice([None, None, None, "drop_response", "cut_upload", "kill"])
             proxy.armed = fault
             answer = until_answered(proxy.port, "POST", f"{SERVICE}/synchronizeReplica", fields)
             proxy.armed = None
+            assert "error" not in answer, f"seed {seed}: {answer}"
+            entry = answer["edits"][0]
             for f in adds + updates:
                 HISTORY.append((device.name, f["attributes"]["GlobalID"], "add" if f in adds else "update", direction, fault))
             for g in deletes:
                 HISTORY.append((device.name, g, "delete", direction, fault))
-            for f in answer["edits"][0]["features"]["adds"] + answer["edits"][0]["features"]["updates"]:
+            for f in entry["features"]["adds"] + entry["features"]["updates"]:
                 HISTORY.append((device.name, f["attributes"]["GlobalID"], "recv-upsert", direction, f["attributes"]["GlobalID"] in device.pending))
-            for g in answer["edits"][0]["features"]["deleteIds"]:
+            for g in entry["features"]["deleteIds"]:
                 HISTORY.append((device.name, g, "recv-delete", direction, g in device.pending))
-            assert "error" not in answer, f"seed {seed}: {answer}"
-            entry = answer["edits"][0]
+            for a in attachment_adds + attachment_updates:
+                HISTORY.append((device.name, a["globalId"], "att-upsert", a["parentGlobalId"], direction, fault))
+            for a in attachment_deletes:
+                HISTORY.append((device.name, a, "att-delete", direction, fault))
+            for a in entry.get("attachments", {}).get("adds", []) + entry.get("attachments", {}).get("updates", []):
+                HISTORY.append((device.name, a["globalId"], "recv-att-upsert", a["parentGlobalId"], direction))
+            for a in entry.get("attachments", {}).get("deleteIds", []):
+                HISTORY.append((device.name, a, "recv-att-delete", direction))
             if direction != "download":
                 results = entry["addResults"] + entry["updateResults"] + entry["deleteResults"]
                 assert all(r["success"] for r in results), f"seed {seed}: {results}"
-                # Acknowledged: the server state is these edits applied in this order.
+                attachment_results = entry.get("attachments", {})
+                attachment_outcome = {r["globalId"]: r for key in ("addResults", "updateResults", "deleteResults")
+                                      for r in attachment_results.get(key, [])}
+                # Acknowledged: the server state is these edits applied in this order
+                # (features first; a feature's delete takes its attachments along).
                 for feature in adds + updates:
                     a, g = feature["attributes"], feature["geometry"]
-                    expected[a["GlobalID"]] = {"species": a["species"], "height_m": a["height_m"], "x": g["x"], "y": g["y"]}
+                    expected[a["GlobalID"]] = {"name": a["name"], "rank": a["rank"], "x": g["x"], "y": g["y"]}
                 for gid in deletes:
                     expected.pop(gid, None)
-                acknowledged += len(adds) + len(updates) + len(deletes)
+                    for aid in [a for a, attachment in expected_attachments.items() if attachment["parent"] == gid]:
+                        del expected_attachments[aid]
+                for attachment in attachment_adds + attachment_updates:
+                    aid = attachment["globalId"]
+                    outcome = attachment_outcome.get(aid)
+                    assert outcome is not None, f"seed {seed}: no result for attachment {aid}"
+                    if attachment["parentGlobalId"] in expected:
+                        assert outcome["success"], f"seed {seed}: attachment {aid} refused: {outcome}"
+                        expected_attachments[aid] = {"parent": attachment["parentGlobalId"], "name": attachment["name"],
+                                                     "data": attachment["data"]}
+                    else:
+                        # Another device deleted the feature first: refused, and dropped here.
+                        assert not outcome["success"], f"seed {seed}: attachment {aid} of a deleted feature accepted"
+                        device.attachments.pop(aid, None)
+                        refused_attachments += 1
+                for aid in attachment_deletes:
+                    assert attachment_outcome.get(aid, {}).get("success"), f"seed {seed}: attachment delete {aid}: {attachment_outcome.get(aid)}"
+                    expected_attachments.pop(aid, None)
+                acknowledged += len(adds) + len(updates) + len(deletes) + len(attachment_adds) + len(attachment_updates) + len(attachment_deletes)
                 device.pending = {}
-            # As the client library does: a server change to a feature edited here and not yet
-            # uploaded waits; the local edit is later and wins at the next upload.
-            for feature in entry["features"]["adds"] + entry["features"]["updates"]:
-                if feature["attributes"]["GlobalID"] not in device.pending:
-                    device.take(feature)
-            for gid in entry["features"]["deleteIds"]:
-                if gid not in device.pending:
-                    device.features.pop(gid, None)
+                device.pending_attachments = {}
+            device.receive(entry)
             device.generation = answer["layerServerGens"][0]["serverGen"]
         # Everyone syncs once more, without faults.
         for device in devices:
             answer = until_answered(proxy.port, "POST", f"{SERVICE}/synchronizeReplica", {
-                "replicaID": device.id, "transportType": "esriTransportTypeEmbedded",
-                "syncLayers": json.dumps([{"id": 2, "serverGen": device.generation, "syncDirection": "download"}])})
-            for feature in answer["edits"][0]["features"]["adds"] + answer["edits"][0]["features"]["updates"]:
-                device.take(feature)
-            for gid in answer["edits"][0]["features"]["deleteIds"]:
-                device.features.pop(gid, None)
-        server_features = {}
-        offset = 0
-        while True:
-            page = until_answered(server.port, "GET", f"{SERVICE}/2/query", {
-                "where": "1=1", "geometry": ",".join(map(str, CORNER)), "geometryType": "esriGeometryEnvelope", "inSR": "4326",
-                "outFields": "GlobalID,species,height_m", "resultOffset": offset, "resultRecordCount": 1000, "orderByFields": "OBJECTID"})
-            for feature in page["features"]:
-                gid = feature["attributes"]["GlobalID"]
-                assert gid not in server_features, f"seed {seed}: {gid} twice"
-                server_features[gid] = (feature["attributes"]["species"], feature["attributes"]["height_m"])
-            if len(page["features"]) < 1000:
-                break
-            offset += 1000
-        replay = {gid: (f["species"], f["height_m"]) for gid, f in expected.items()}
+                "replicaID": device.id, "transportType": "esriTransportTypeEmbedded", "returnAttachmentsDataByUrl": "false",
+                "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": "download"}])})
+            device.receive(answer["edits"][0])
+        server_features, server_attachments = server_state(server.port)
+        replay = {gid: (f["name"], f["rank"]) for gid, f in expected.items()}
+        replay_attachments = {aid: (a["parent"], a["name"], a["data"]) for aid, a in expected_attachments.items()}
         assert server_features == replay, f"seed {seed}: the server is not the replay of the acknowledged edits " \
             f"(missing {sorted(set(replay) - set(server_features))[:5]}, extra {sorted(set(server_features) - set(replay))[:5]})"
+        assert server_attachments == replay_attachments, f"seed {seed}: the server's attachments are not the replay " \
+            f"(missing {sorted(set(replay_attachments) - set(server_attachments))[:5]}, extra {sorted(set(server_attachments) - set(replay_attachments))[:5]})"
         for device in devices:
-            mine = {gid: (f["species"], f["height_m"]) for gid, f in device.features.items()}
-            if mine != server_features and os.environ.get("OUTPOST_CONVERGENCE_DEBUG"):
-                for gid in set(mine) ^ set(server_features):
-                    print("DIFF", device.name, gid, mine.get(gid), server_features.get(gid), [e for e in HISTORY if e[1] == gid])
-            assert mine == server_features, f"seed {seed}: device {device.name} differs from the server"
-        return proxy.injected, acknowledged
+            features, attachments = device.state()
+            if features != server_features and os.environ.get("OUTPOST_CONVERGENCE_DEBUG"):
+                for gid in set(features) ^ set(server_features):
+                    print("DIFF", device.name, gid, features.get(gid), server_features.get(gid), [e for e in HISTORY if e[1] == gid])
+            assert features == server_features, f"seed {seed}: device {device.name} differs from the server"
+            if attachments != server_attachments and os.environ.get("OUTPOST_CONVERGENCE_DEBUG"):
+                for aid in set(attachments) ^ set(server_attachments):
+                    parent = (attachments.get(aid) or server_attachments.get(aid))[0]
+                    print("DIFF", device.name, aid, [e for e in HISTORY if e[1] in (aid, parent)])
+            assert attachments == server_attachments, f"seed {seed}: device {device.name}'s attachments differ from the server's " \
+                f"(missing {sorted(set(server_attachments) - set(attachments))[:5]}, extra {sorted(set(attachments) - set(server_attachments))[:5]})"
+        # Files of attachment edits cut off by a kill are gone after the restart that followed.
+        server.stop()
+        server.start()
+        # (Every attachment in the corner came with its bytes through a sync, so has a file; the
+        # demo's own attachments elsewhere keep their bytes in the database.)
+        files = os.listdir(os.path.join(data, "attachments"))
+        assert len(files) == len(server_attachments), f"seed {seed}: {len(files)} attachment files for {len(server_attachments)} attachments"
+        assert server_state(server.port) == (server_features, server_attachments), f"seed {seed}: the restart changed the data"
+        return proxy.injected, acknowledged, len(server_attachments), refused_attachments
     finally:
         proxy.listener.close()
         server.stop()
@@ -333,6 +463,61 @@ def seeds():
 @pytest.mark.parametrize("seed", seeds())
 def test_devices_converge_under_faults(seed):
     print(f"convergence seed {seed}")
-    injected, acknowledged = run_seed(seed)
+    injected, acknowledged, attachments, refused = run_seed(seed)
+    print(f"seed {seed}: {acknowledged} edits acknowledged, {attachments} attachments at the end, "
+          f"{refused} attachment edits refused for a deleted feature, faults {injected}")
     assert all(count > 0 for count in injected.values()), f"seed {seed}: not every fault kind happened: {injected}"
     assert acknowledged >= 500, f"seed {seed}: only {acknowledged} edits acknowledged"
+    assert attachments > 0, f"seed {seed}: no attachment survived to be compared"
+
+
+def test_async_jobs_cut_off_by_a_kill_fail_clearly_after_the_restart():
+    """Crash safety for jobs (docs/reliability.md): async createReplica jobs running or queued
+    when the server is SIGKILLed report Failed with the reason after the restart, never
+    Completed without their file; a job that did complete serves a whole GeoPackage."""
+    data = tempfile.mkdtemp(prefix="outpost-jobs-")
+    server = Server(data, free_port(), "--max-jobs", "1")
+    server.start()
+    try:
+        status_urls = []
+        for index in range(4):
+            answer = until_answered(server.port, "POST", f"{SERVICE}/createReplica", {
+                "replicaName": f"cut{index}", "layers": "0,1,2,3", "returnAttachments": "true", "async": "true",
+                "syncModel": "perLayer", "dataFormat": "sqlite", "transportType": "esriTransportTypeUrl"})
+            status_urls.append(urllib.parse.urlparse(answer["statusUrl"]).path)
+        # The first job completes; the kill falls while the others run or wait.
+        for _ in range(400):
+            if until_answered(server.port, "GET", status_urls[0], {})["status"] in ("Completed", "Failed"):
+                break
+            time.sleep(0.01)
+        server.kill()
+        server.start()
+        statuses = [until_answered(server.port, "GET", path, {}) for path in status_urls]
+        failed = [s for s in statuses if s["status"] == "Failed"]
+        completed = [s for s in statuses if s["status"] == "Completed"]
+        assert len(failed) + len(completed) == len(statuses), statuses
+        assert failed, f"every job finished before the kill: {statuses}"
+        assert completed and statuses[0]["status"] == "Completed", statuses
+        print(f"after the kill: {len(failed)} jobs failed, {len(completed)} completed")
+        for status in failed:
+            assert "restarted" in json.dumps(status["error"]), status
+            assert not status.get("resultUrl"), status
+        for status in completed:
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+            connection.request("GET", urllib.parse.urlparse(status["resultUrl"]).path)
+            response = connection.getresponse()
+            body = response.read()
+            assert response.status == 200 and body.startswith(b"SQLite format 3\0"), status
+            assert len(body) == int(response.getheader("Content-Length"))
+        # Nothing is left running: a new job completes.
+        answer = until_answered(server.port, "POST", f"{SERVICE}/createReplica", {
+            "replicaName": "after", "layers": "2", "async": "true", "syncModel": "perLayer", "dataFormat": "sqlite",
+            "transportType": "esriTransportTypeUrl"})
+        for _ in range(200):
+            status = until_answered(server.port, "GET", urllib.parse.urlparse(answer["statusUrl"]).path, {})
+            if status["status"] in ("Completed", "Failed"):
+                break
+            time.sleep(0.05)
+        assert status["status"] == "Completed", status
+    finally:
+        server.stop()

@@ -195,6 +195,7 @@ extension LayerEdits {
         for part in text.split(separator: ",") {
             let token = String(part).trimmingWhitespace().trimmingQuotes()
             if token.isEmpty { continue }
+            guard keys.count < RequestParameters.maxListItems else { throw RequestParameters.tooManyItems(parameter) }
             if useGlobalIds {
                 guard let id = GlobalID.normalize(token) else { throw .invalidParameter(parameter, "'\(token)' is not a GlobalID") }
                 keys.append(.globalId(id))

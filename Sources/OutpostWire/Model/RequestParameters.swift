@@ -78,6 +78,9 @@ public struct RequestParameters: Sendable, Equatable {
     }
 
     /// A list of integers given as `1,2,3` or `[1,2,3]`.
+    /// The most items a list parameter (`objectIds`, `deletes`, …) may hold.
+    public static let maxListItems = 100_000
+
     public func intList(_ name: String) throws(ArcGISError) -> [Int64]? {
         guard var raw = string(name) else { return nil }
         if raw.hasPrefix("[") && raw.hasSuffix("]") { raw = String(raw.dropFirst().dropLast()) }
@@ -86,9 +89,14 @@ public struct RequestParameters: Sendable, Equatable {
             let text = String(part).trimmingWhitespace()
             if text.isEmpty { continue }
             guard let value = Int64(text) else { throw .invalidParameter(name, "'\(text)' is not an integer") }
+            guard result.count < Self.maxListItems else { throw Self.tooManyItems(name) }
             result.append(value)
         }
         return result
+    }
+
+    public static func tooManyItems(_ name: String) -> ArcGISError {
+        .invalidParameter(name, "more than \(maxListItems) items")
     }
 
     /// A list of names given as `a,b,c` (white space trimmed, empties dropped).
