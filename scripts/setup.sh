@@ -19,12 +19,22 @@ if [ "${#missing[@]}" -gt 0 ]; then
 fi
 
 if [ "${1:-}" = "--with-clients" ]; then
+    # A real browser for the services-directory test (headless Chromium, driven by Selenium).
+    browser=()
+    for package in chromium chromium-driver; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || browser+=("$package")
+    done
+    if [ "${#browser[@]}" -gt 0 ]; then
+        echo "setup: installing ${browser[*]}"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${browser[@]}" >/dev/null
+    fi
     PYTHON=/usr/bin/python3
     if [ ! -x .venv/bin/python ]; then
         echo "setup: creating .venv"
         "$PYTHON" -m venv .venv
     fi
-    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff" 2>/dev/null; then
+    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff, selenium, PIL" 2>/dev/null; then
         echo "setup: installing the Python test clients"
         .venv/bin/pip install -q -r Tests/interop/requirements.txt
     fi

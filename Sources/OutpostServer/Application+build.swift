@@ -112,9 +112,16 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                     context.user = try authenticator.user(request, form.parameters)
                     try authenticator.authorize(context.user, role)
                 }
-                return try await handler(request, context, form)
+                guard HTMLDirectory.wanted(request, form.parameters) else { return try await handler(request, context, form) }
+                // The services directory: an operation's page without parameters is its form.
+                if request.method == .get, HTMLDirectory.operation(at: request.uri.path) != nil, HTMLDirectory.asksForFormOnly(form.parameters) {
+                    return HTMLDirectory.formPage(path: request.uri.path, parameters: form.parameters)
+                }
+                return try await HTMLDirectory.page(for: try await handler(request, context, form), path: request.uri.path, parameters: form.parameters)
             } catch {
-                return RESTResponse.error(from: error, parameters: form.parameters)
+                let response = RESTResponse.error(from: error, parameters: form.parameters)
+                guard HTMLDirectory.wanted(request, form.parameters) else { return response }
+                return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: form.parameters)) ?? response
             }
         }
         router.on(path, method: .get, use: wrapped)

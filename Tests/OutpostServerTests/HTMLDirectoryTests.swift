@@ -1,0 +1,62 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OutpostServer
+import OutpostStore
+import OutpostWire
+import Testing
+
+/// The services directory in HTML: what a browser gets, rendered from the JSON answers.
+/// (The real-browser test is Tests/interop/test_browser.py.)
+@Suite struct HTMLDirectoryTests {
+    @Test func browsersGetHTMLAndClientsKeepJSON() async throws {
+        try await withFreshDemoApp { client, _ in
+            try await client.execute(uri: "/arcgis/rest/services", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) { response in
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                #expect(String(buffer: response.body).contains(#"<a href="/arcgis/rest/services/Demo/FeatureServer?f=html">Demo (FeatureServer)</a>"#))
+            }
+            try await client.execute(uri: "/arcgis/rest/services", method: .get, headers: [.accept: "*/*"]) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            }
+            // f wins over Accept.
+            try await client.execute(uri: "/arcgis/rest/services?f=json", method: .get, headers: [.accept: "text/html"]) { response in
+                #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            }
+        }
+    }
+
+    @Test func anOperationWithoutParametersIsItsFormAndChangesNothing() async throws {
+        try await withFreshDemoApp { client, store in
+            let generation = try store.currentGeneration()
+            for operation in ["2/query", "2/applyEdits", "applyEdits", "createReplica", "synchronizeReplica", "unRegisterReplica"] {
+                try await client.execute(uri: "\(serviceURL)/\(operation)?f=html", method: .get) { response in
+                    let page = String(buffer: response.body)
+                    let name = operation.split(separator: "/").last.map(String.init) ?? operation
+                    #expect(page.contains(#"<form method=""#) && page.contains(#"id="\#(name)-form""#), "\(operation)")
+                    #expect(!page.contains("<h2>Result</h2>"), "\(operation)")
+                }
+            }
+            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.currentGeneration() == generation)
+        }
+    }
+
+    /// Data is text on the page, never markup: a feature named like a script is escaped.
+    @Test func featureValuesAreEscaped() async throws {
+        try await withFreshDemoApp { client, _ in
+            let hostile = #"<script>alert('x')</script>"#
+            let adds = #"[{"attributes":{"species":"\#(hostile)"},"geometry":{"x":13.4,"y":52.5}}]"#
+            _ = try await post(client, "\(serviceURL)/2/applyEdits", [("f", "json"), ("adds", adds)])
+            try await client.execute(uri: "\(serviceURL)/2/query?f=html&where=species%20LIKE%20%27%3Cscript%25%27&outFields=species", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(!page.contains("<script>"))
+                #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))
+                #expect(page.contains("<h2>Features (1)</h2>"))
+            }
+            // An error is a page too, with the envelope's message.
+            try await client.execute(uri: "\(serviceURL)/2/query?f=html&where=nope%20%3D%201", method: .get) { response in
+                #expect(String(buffer: response.body).contains(#"<p class="error" id="error">Error 400"#))
+            }
+        }
+    }
+}

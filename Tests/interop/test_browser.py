@@ -1,0 +1,105 @@
+"""The services directory in a real browser (headless Chromium from Debian, driven by
+Selenium): open the directory as a browser does (no `f`, `Accept: text/html`), follow links
+to a layer, run the query form and see the features; the screenshots are checked as images
+(drawn, not blank, the result table visible on screen), not only the page source."""
+import io
+import os
+import shutil
+
+import pytest
+
+webdriver = pytest.importorskip("selenium.webdriver")
+from PIL import Image  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600",
+                     "--no-proxy-server", "--disable-background-networking", "--disable-component-update"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def submit(browser):
+    """Submits the operation's form and waits for the answer's page."""
+    browser.find_element(By.ID, "submit").click()
+    WebDriverWait(browser, 30).until(lambda driver: driver.find_elements(By.XPATH, "//h2[text()='Result']"))
+
+
+def drawn(png):
+    """The screenshot as an image: its size and how many colours it shows."""
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    colours = image.resize((320, 400)).getcolors(maxcolors=320 * 400)
+    return image.size, len(colours)
+
+
+def test_a_browser_follows_the_directory_to_a_layer_and_runs_a_query(server, browser, tmp_path):
+    browser.get(f"{server}/services")
+    assert browser.title.startswith("Services Directory")
+    browser.find_element(By.LINK_TEXT, "Demo (FeatureServer)").click()
+    assert "Demo" in browser.title
+    # The service page lists its layers and the replica operations, each a link.
+    assert browser.find_element(By.LINK_TEXT, "createReplica").is_displayed()
+    browser.find_element(By.LINK_TEXT, "Trees (2)").click()
+    assert browser.find_element(By.CSS_SELECTOR, "nav.breadcrumbs").text == "Home > Demo (FeatureServer) > 2"
+    assert "species" in browser.find_element(By.CSS_SELECTOR, "table.properties").text
+    browser.find_element(By.LINK_TEXT, "query").click()
+    where = browser.find_element(By.ID, "where")
+    where.clear()
+    where.send_keys("species = 'Tilia cordata' AND height_m > 20")
+    fields = browser.find_element(By.ID, "outFields")
+    fields.clear()
+    fields.send_keys("species,height_m")
+    browser.find_element(By.ID, "orderByFields").send_keys("height_m DESC")
+    submit(browser)
+
+    table = browser.find_element(By.ID, "features")
+    rows = table.find_elements(By.TAG_NAME, "tr")[1:]
+    assert rows, "the query answered no features"
+    heights = [float(row.find_elements(By.TAG_NAME, "td")[2].text) for row in rows]
+    assert all(row.find_elements(By.TAG_NAME, "td")[1].text == "Tilia cordata" for row in rows)
+    assert all(h > 20 for h in heights) and heights == sorted(heights, reverse=True)
+    # The same query as JSON answers the same features: the page is rendered from it.
+    assert browser.find_element(By.TAG_NAME, "h2").text == "Result"
+
+    page = browser.get_screenshot_as_png()
+    (tmp_path / "query.png").write_bytes(page)
+    size, colours = drawn(page)
+    assert size[0] >= 1000 and colours > 20, f"the page looks blank: {size}, {colours} colours"
+    assert table.is_displayed() and table.size["height"] > 20 * len(rows) * 0.5
+    size, colours = drawn(table.screenshot_as_png)
+    assert colours > 5, "the result table is not drawn"
+    if os.environ.get("OUTPOST_KEEP_SCREENSHOTS"):
+        shutil.copy(tmp_path / "query.png", os.environ["OUTPOST_KEEP_SCREENSHOTS"])
+
+
+def test_a_browser_creates_a_replica_with_the_form_and_sees_it_listed(own_server, browser):
+    browser.get(f"{own_server}/services/Demo/FeatureServer/createReplica")
+    for name, value in (("replicaName", "from-the-browser"), ("layers", "2"), ("geometry", "13.2,52.4,13.26,52.46"), ("inSR", "4326")):
+        browser.find_element(By.ID, name).send_keys(value)
+    submit(browser)
+    replica_id = browser.find_element(By.XPATH, "//th[text()='replicaID']/following-sibling::td").text
+    assert replica_id.startswith("{")
+    browser.get(f"{own_server}/services/Demo/FeatureServer/replicas")
+    browser.find_element(By.PARTIAL_LINK_TEXT, "from-the-browser").click()
+    assert browser.find_element(By.XPATH, "//th[text()='replicaID']/following-sibling::td").text == replica_id
+    # unRegisterReplica through its form; the list is empty again.
+    browser.get(f"{own_server}/services/Demo/FeatureServer/unRegisterReplica")
+    browser.find_element(By.ID, "replicaID").send_keys(replica_id)
+    submit(browser)
+    assert "success" in browser.find_element(By.TAG_NAME, "main").text
+    browser.get(f"{own_server}/services/Demo/FeatureServer/replicas")
+    assert not browser.find_elements(By.PARTIAL_LINK_TEXT, "from-the-browser")
