@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTLS
 import Logging
@@ -22,11 +23,14 @@ public struct ServerOptions: Sendable {
     /// Minutes a token lives by default (`shortLivedTokenValidity`), and at most.
     public var tokenMinutes: Int
     public var maximumTokenMinutes: Int
+    /// Where request, edit, conflict, replica and job figures are recorded for `/metrics`.
+    public var metrics: ServerMetrics
 
     public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
                 scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
-                maximumTokenMinutes: Int = 1440)
+                maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics())
     {
+        self.metrics = metrics
         self.limits = limits
         self.syncLimits = syncLimits
         self.requireAuth = requireAuth
@@ -83,9 +87,11 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     } catch {
         logger.warning("Could not remove files a previous run left: \(error)")
     }
+    router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
+    let runner = JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs)
     let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
                             idleTime: options.resultFileIdleTime)
-    let replicas = ReplicasController(store: store, files: files, runner: JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs),
+    let replicas = ReplicasController(store: store, files: files, runner: runner,
                                       scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
     let services = ServicesController(store: store)
     let queries = QueryController(store: store)
@@ -112,6 +118,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                     context.user = try authenticator.user(request, form.parameters)
                     try authenticator.authorize(context.user, role)
                 }
+                context.record.note(replicaId: form.parameters.string("replicaID"))
                 guard HTMLDirectory.wanted(request, form.parameters) else { return try await handler(request, context, form) }
                 // The services directory: an operation's page without parameters is its form.
                 if request.method == .get, HTMLDirectory.operation(at: request.uri.path) != nil, HTMLDirectory.asksForFormOnly(form.parameters) {
@@ -120,6 +127,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                 return try await HTMLDirectory.page(for: try await handler(request, context, form), path: request.uri.path, parameters: form.parameters)
             } catch {
                 let response = RESTResponse.error(from: error, parameters: form.parameters)
+                context.record.note(replicaId: form.parameters.string("replicaID"))
                 guard HTMLDirectory.wanted(request, form.parameters) else { return response }
                 return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: form.parameters)) ?? response
             }
@@ -150,6 +158,26 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         postFormRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
+    // Health: liveness answers while the process serves; readiness and ArcGIS's healthCheck
+    // also need the database to answer a read.
+    let ready: @Sendable () -> Bool = { (try? store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_generations") }) != nil }
+    router.get("/health/live") { _, _ in RESTResponse.json(["status": "live"], parameters: RequestParameters()) }
+    router.get("/health/ready") { _, _ -> Response in
+        var response = RESTResponse.json(["status": ready() ? "ready" : "unavailable"], parameters: RequestParameters())
+        if !ready() { response.status = .serviceUnavailable }
+        return response
+    }
+    route("/arcgis/rest/info/healthCheck", role: nil) { _, _, p in
+        guard ready() else {
+            throw ArcGISError(kind: .internalError, code: 503, message: "Server is not ready.", details: ["The database does not answer."])
+        }
+        return RESTResponse.json(["success": true], parameters: p)
+    }
+    router.get("/metrics") { _, _ -> Response in
+        let text = try await options.metrics.scrape(store: store, runner: runner)
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: text)))
+    }
     route("/arcgis/rest/info", role: nil) { request, _, p in services.info(p, request: request, scheme: options.scheme, requireAuth: options.requireAuth, tokenMinutes: options.tokenMinutes) }
     route("/arcgis/tokens/generateToken", role: nil) { _, _, p in try authenticator.generateToken(p) }
     route("/arcgis/tokens", role: nil) { _, _, p in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: p) }

@@ -11,9 +11,9 @@ struct EditsController: Sendable {
         let service = try context.serviceName()
         if let version = p.string("gdbVersion"), !version.isEmpty,
            try store.version(service: service, named: version).map({ !$0.isDefault }) ?? true {
-            return try store.applyVersionEdits(service: service, version: version, edits: edits, options: options)
+            return try store.applyVersionEdits(service: service, version: version, edits: edits, options: options).noted(in: context)
         }
-        return try store.applyEdits(service: service, edits: edits, options: options)
+        return try store.applyEdits(service: service, edits: edits, options: options).noted(in: context)
     }
 
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -79,5 +79,15 @@ struct EditsController: Sendable {
         }
         let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["deleteResults": .array(outcome.layers[0].deleteResults.map(\.json))], parameters: p)
+    }
+}
+
+extension EditOutcome {
+    /// Puts the edit counts on the request's log line.
+    func noted(in context: OutpostRequestContext) -> EditOutcome {
+        let results = layers.flatMap(\.all)
+        context.record.note("edits", results.count)
+        context.record.note("failed", results.count(where: { !$0.success }))
+        return self
     }
 }

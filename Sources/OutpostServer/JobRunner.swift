@@ -39,6 +39,9 @@ public actor JobRunner {
         }
     }
 
+    /// Jobs running and jobs waiting for a slot (metrics).
+    public var load: (running: Int, queued: Int) { (running, waiting.count) }
+
     /// Runs blocking work (SQLite, files) on NIO's blocking thread pool.
     public static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await NIOThreadPool.singleton.runIfActive(work)

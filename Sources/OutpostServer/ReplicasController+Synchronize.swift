@@ -27,7 +27,8 @@ extension ReplicasController {
         let base = serviceURL(request, service: serviceName)
         let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: replica) : (.null, [:])
         let work = SyncWork(store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
-                            serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger)
+                            serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger,
+                            requestRecord: plan.isAsync ? nil : context.record)
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
@@ -137,6 +138,8 @@ struct SyncWork: Sendable {
     let serviceJSON: JSONValue
     let layerJSON: [Int: JSONValue]
     let logger: Logger
+    /// The request's log line, when the sync runs inside the request (not as a job).
+    var requestRecord: RequestRecord?
 
     struct Done {
         var summary: SyncAnswerSummary
@@ -183,6 +186,9 @@ struct SyncWork: Sendable {
     private func record(_ summary: SyncAnswerSummary, upload: SyncUploadOutcome?, uploadTime: Duration, answerTime: Duration) throws {
         try store.recordSync(plan, generations: summary.generations, close: plan.closeReplica)
         let edits = upload?.results.reduce(0) { $0 + $1.all.count } ?? 0
+        requestRecord?.note("edits", edits)
+        requestRecord?.note("conflicts", upload?.conflictsRecorded ?? 0)
+        requestRecord?.note("changes", summary.changes)
         logger.info("replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploadTime), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(answerTime) (\(summary.responseType.rawValue))")
     }
 

@@ -187,6 +187,7 @@ extension FeatureStore {
             }
             keptFiles = registered
             removeDataFiles(removedFiles)
+            editsApplied.add(outcome.layers.reduce(0) { $0 + $1.all.count(where: \.success) }, ordering: .relaxed)
             return outcome
         } catch let rolledBack as RolledBack {
             var results = rolledBack.results

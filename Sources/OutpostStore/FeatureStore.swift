@@ -19,6 +19,8 @@ public final class FeatureStore: Sendable {
     let pool: DatabasePool
     private let checkpointer: WALCheckpointer
     private let catalogCache: Mutex<Catalog>
+    /// Feature and attachment edits committed since the store was opened (metrics).
+    public let editsApplied = Atomic<Int>(0)
     /// Replica names being created (service key, name): see `reserveReplicaName`.
     let replicaNameReservations = Mutex<[(service: String, name: String)]>([])
 

@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Synchronization
+
+/// What a request did, filled in by the route that served it and logged once when it ends.
+public final class RequestRecord: Sendable {
+    struct Facts: Sendable {
+        var replicaId: String?
+        var counts: [(String, Int)] = []
+    }
+
+    public let id: String
+    private let facts = Mutex(Facts())
+
+    init(id: String) { self.id = id }
+
+    /// The replica the request concerned (created, synced, unregistered, read).
+    func note(replicaId: String?) {
+        guard let replicaId, !replicaId.isEmpty else { return }
+        facts.withLock { $0.replicaId = replicaId }
+    }
+
+    /// A count worth a log field (`adds`, `features`, …).
+    func note(_ name: String, _ count: Int) {
+        facts.withLock { $0.counts.append((name, count)) }
+    }
+
+    var snapshot: Facts { facts.withLock { $0 } }
+}
+
+/// Gives every request an id (the caller's `X-Request-Id`, or a new one, echoed back), then
+/// logs one structured line when it is answered — id, method, path, operation, status,
+/// replica, counts, duration — and records its latency in the metrics.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = OutpostRequestContext
+    let logger: Logger
+    let metrics: ServerMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let given = request.headers[.requestId].flatMap { $0.count <= 128 && $0.allSatisfy { $0.isASCII && !$0.isWhitespace } ? $0 : nil }
+        let record = RequestRecord(id: given ?? UUID().uuidString.lowercased())
+        var context = context
+        context.record = record
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        response.headers[.requestId] = record.id
+        let elapsed = ContinuousClock.now - started
+        let nanoseconds = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        let operation = ServerMetrics.operationLabel(request.uri.path)
+        metrics.requestFinished(operation: operation, status: Int(response.status.code), nanoseconds: nanoseconds)
+        let facts = record.snapshot
+        var metadata: Logger.Metadata = [
+            "request_id": .string(record.id), "method": .string(request.method.rawValue), "path": .string(request.uri.path),
+            "operation": .string(operation), "status": .stringConvertible(response.status.code),
+            "duration_ms": .string(String(format: "%.1f", Double(nanoseconds) / 1_000_000)),
+        ]
+        if let replicaId = facts.replicaId { metadata["replica_id"] = .string(replicaId) }
+        for (name, count) in facts.counts { metadata[name] = .stringConvertible(count) }
+        if let user = context.user?.name { metadata["user"] = .string(user) }
+        logger.info("request", metadata: metadata)
+        return response
+    }
+}
+
+extension HTTPField.Name {
+    static let requestId = Self("X-Request-Id")!
+}
