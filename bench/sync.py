@@ -7,6 +7,8 @@
      every row and a half-world filter (median of --runs), timed the same way;
   3. 50 concurrent clients, each with its own replica, each syncing 100 edits: errors, lost
      edits, p50/p99 latency.
+/metrics is scraped every second throughout: the counters (edits applied, sync requests,
+replicas registered, conflicts) are printed per phase and kept in the JSON as a timeline.
 Usage: python3 bench/sync.py [--binary PATH] [--runs N]. Writes bench/out/sync.json.
 """
 import argparse
@@ -23,6 +25,45 @@ from harness import OUT, ROOT, imported_data, machine, post, post_encoded, start
 
 SERVICE = "/arcgis/rest/services/Million/FeatureServer"
 
+
+
+WATCHED = ["outpost_edits_applied_total", "outpost_replicas_registered", "outpost_conflicts_recorded_total",
+           'outpost_request_duration_seconds_count{operation="synchronizeReplica"}', 'outpost_jobs{state="running"}',
+           "outpost_database_bytes"]
+
+
+def scrape(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/metrics")
+    values = {}
+    for line in connection.getresponse().read().decode().splitlines():
+        name, _, value = line.rpartition(" ")
+        if name in WATCHED:
+            values[name] = float(value)
+    connection.close()
+    return values
+
+
+class MetricsWatcher(threading.Thread):
+    """Scrapes /metrics every second while the benchmark runs."""
+
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.timeline, self.stopped = port, [], threading.Event()
+        self.started_at = time.time()
+
+    def run(self):
+        while not self.stopped.is_set():
+            try:
+                self.timeline.append({"t": round(time.time() - self.started_at, 1), **scrape(self.port)})
+            except OSError:
+                pass
+            self.stopped.wait(1)
+
+    def phase(self, name):
+        now = scrape(self.port)
+        print(f"  /metrics after {name}: " + ", ".join(f"{k.replace('outpost_', '')}={v:g}" for k, v in now.items()), flush=True)
+        return now
 
 
 def get(connection, path, **params):
@@ -73,6 +114,9 @@ def main():
     data = imported_data(args.binary, "sync-data", [("Million", 1_000_000)])
     server, port, c = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d")}
+    watcher = MetricsWatcher(port)
+    watcher.start()
+    watcher.phase("start")
     try:
         # 1. Uploads of 20,000 edits.
         upload_times = {"upload": [], "bidirectional": []}
@@ -102,6 +146,7 @@ def main():
         for direction, times in upload_times.items():
             results[f"sync_upload_20000_edits_{direction}_s"] = {"median": statistics.median(times), "runs": times}
             print(f"sync uploading 20,000 edits ({direction}): median {statistics.median(times):.3f} s {['%.3f' % t for t in times]}", flush=True)
+            watcher.phase(f"uploads ({direction})")
 
         # 2. Downloads of 20,000 changes out of the million.
         base_generation = current_generation(c)
@@ -176,13 +221,20 @@ def main():
             "errors": len(errors), "adds_present": present, "adds_expected": clients * 50, "updates_present": updated,
             "updates_expected": clients * 50, "p50_s": statistics.median(latencies) if latencies else None, "p99_s": p99,
             "max_s": latencies[-1] if latencies else None, "wall_s": wall}
+        watcher.phase("50 clients")
         print(f"50 clients x 100 edits: errors {len(errors)}, adds {present}/{clients * 50}, updates {updated}/{clients * 50}, "
               f"p50 {statistics.median(latencies):.3f} s, p99 {p99:.3f} s, wall {wall:.2f} s", flush=True)
         if errors:
             print(errors[:3])
+        watcher.phase("all phases")
     finally:
+        watcher.stopped.set()
         server.terminate()
         server.wait()
+    results["metrics_timeline"] = watcher.timeline
+    moving = [a["outpost_edits_applied_total"] < b["outpost_edits_applied_total"] for a, b in zip(watcher.timeline, watcher.timeline[1:])
+              if "outpost_edits_applied_total" in a and "outpost_edits_applied_total" in b]
+    print(f"/metrics scraped {len(watcher.timeline)} times during the run; edits_applied rose between {sum(moving)} of them", flush=True)
     with open(os.path.join(OUT, "sync.json"), "w") as f:
         json.dump(results, f, indent=2)
 

@@ -44,7 +44,7 @@ public struct ServerOptions: Sendable {
 
 /// Builds the Hummingbird application serving `store`.
 public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
-                             logger: Logger = Logger(label: "outpost")) -> some ApplicationProtocol
+                             logger: Logger = .outpostDefault) -> some ApplicationProtocol
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
@@ -54,7 +54,7 @@ public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", po
 
 /// The same application over HTTPS.
 public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
-                                options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = Logger(label: "outpost")) throws -> some ApplicationProtocol
+                                options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = .outpostDefault) throws -> some ApplicationProtocol
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
@@ -70,7 +70,7 @@ public func buildRouter(store: FeatureStore, limits: UploadLimits) -> Router<Out
 }
 
 public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOptions(),
-                        logger: Logger = Logger(label: "outpost")) -> Router<OutpostRequestContext>
+                        logger: Logger = .outpostDefault) -> Router<OutpostRequestContext>
 {
     let limits = options.limits
     let router = Router(context: OutpostRequestContext.self)
@@ -249,5 +249,15 @@ extension OutpostRequestContext {
                               details: ["'\(parameters.get(name) ?? "")' is not a valid \(name) id."])
         }
         return value
+    }
+}
+
+extension Logger {
+    /// The logger of a server built without one (tests, embedding): warnings and worse. The
+    /// CLI passes its own, at `--log-level` (info by default: one line per request).
+    public static var outpostDefault: Logger {
+        var logger = Logger(label: "outpost")
+        logger.logLevel = .warning
+        return logger
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSync
 
 /// Files a previous run left behind.
 public struct OrphanFileSweep: Sendable, Equatable {
@@ -45,5 +46,45 @@ extension FeatureStore {
             sweep.temporaryFiles += 1
         }
         return sweep
+    }
+}
+
+/// What `compact` removed.
+public struct CompactReport: Sendable, Equatable {
+    /// Tombstones at or below the oldest generation any registered replica syncs from.
+    public var tombstones = 0
+    /// Retry receipts of replicas no longer registered.
+    public var receipts = 0
+}
+
+extension FeatureStore {
+    /// Every registered replica of every service.
+    public func allReplicas() throws -> [ReplicaDefinition] {
+        try catalog.services.flatMap { try replicas(service: $0.definition.name) }
+    }
+
+    /// Purges change tracking no registered replica still needs (per service, below the
+    /// oldest generation its replicas sync from) and receipts of unregistered replicas; the
+    /// conflict log is kept. Contract: a copy of a replica unregistered before the purge can
+    /// no longer be registered (`registerExistingData`) to sync deletes it never received —
+    /// create a new replica instead, as ArcGIS asks after its own clean-ups.
+    @discardableResult
+    public func compact() throws -> CompactReport {
+        var report = CompactReport()
+        for service in catalog.services {
+            let name = service.definition.name
+            let replicas = try replicas(service: name)
+            try pool.write { db in
+                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try Self.newestGeneration(db))
+                try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND generation <= ?", arguments: [name, oldest])
+                report.tombstones += db.changesCount
+            }
+        }
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outpost_sync_receipts WHERE replica_id NOT IN (SELECT replica_id FROM outpost_replicas)")
+            report.receipts = db.changesCount
+        }
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        return report
     }
 }

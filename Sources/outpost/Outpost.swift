@@ -11,7 +11,7 @@ struct Outpost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outpost",
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
-        subcommands: [Serve.self, Import.self, Replica.self, Conformance.self, Users.self])
+        subcommands: [Serve.self, Import.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self])
 }
 
 struct Serve: AsyncParsableCommand {

@@ -32,7 +32,9 @@ def running_server(data=None, *extra, tls=False):
     arguments = [BINARY, "serve", "--data", data, "--port", str(port), "--testdata", os.path.join(ROOT, "testdata"), *extra]
     if tls:
         arguments.append("--self-signed")
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # The log goes to a file: a pipe nobody reads would fill up and stall the server.
+    log = open(os.path.join(data, "server.log"), "wb")
+    process = subprocess.Popen(arguments, stdout=log, stderr=subprocess.STDOUT)
     base = f"{'https' if tls else 'http'}://127.0.0.1:{port}/arcgis"
     try:
         deadline = time.time() + 60
@@ -42,13 +44,14 @@ def running_server(data=None, *extra, tls=False):
                 break
             except OSError:
                 if process.poll() is not None or time.time() > deadline:
-                    output = process.stdout.read().decode() if process.stdout and process.poll() is not None else ""
+                    output = open(os.path.join(data, "server.log"), errors="replace").read()
                     raise RuntimeError(f"outpost did not start:\n{output}")
                 time.sleep(0.2)
         yield base
     finally:
         process.terminate()
         process.wait(timeout=10)
+        log.close()
 
 
 def outpost(*arguments, check=True):
