@@ -16,63 +16,107 @@ struct Outpost: AsyncParsableCommand {
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the data folder over the ArcGIS REST API (seeding demo services into an empty folder).")
+        abstract: "Serve the data folder over the ArcGIS REST API (seeding demo services into an empty folder).",
+        discussion: """
+            Every option can also come from the environment (OUTPOST_<OPTION>, e.g. OUTPOST_PORT=9000) or a JSON \
+            config file (--config or OUTPOST_CONFIG; keys as the options: {"port": 9000}). The command line wins, \
+            then the environment, then the file. See docs/configuration.md.
+            """)
 
-    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
-    @Option(name: .long, help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(name: .long, help: "The port to listen on.") var port = 8080
+    @Option(name: .long, help: "A JSON config file (keys as these options).") var config: String?
+    @Option(name: .long, help: "The data folder (default ./outpost-data).") var data: String?
+    @Option(name: .long, help: "The address to listen on (default 127.0.0.1).") var host: String?
+    @Option(name: .long, help: "The port to listen on (default 8080).") var port: Int?
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
-    @Flag(name: .long, help: "Do not seed demo services into an empty data folder.") var noDemo = false
-    @Option(name: .long, help: "Log level (trace, debug, info, notice, warning, error, critical).") var logLevel = "info"
+    @Flag(name: .long, inversion: .prefixedNo, help: "Seed demo services into an empty data folder (default on).") var demo: Bool?
+    @Option(name: .long, help: "Log level: trace, debug, info (default; one line per request), notice, warning, error, critical.") var logLevel: String?
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate (chain).") var tlsCert: String?
     @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
-    @Flag(name: .long, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned = false
-    @Option(name: .long, help: "The largest request body accepted, in megabytes.") var maxUploadMb = 512
-    @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download.") var resultFileIdleMinutes = 10.0
-    @Option(name: .long, help: "Asynchronous replica jobs running at once.") var maxJobs = 2
-    @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry.") var maxSyncEdits = SyncLimits.standard.maxEdits
-    @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes.")
-    var maxSyncAttachmentMb = SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)
-    @Flag(name: .long, help: "Require a token of a user (`outpost users add`) on every service request.") var requireAuth = false
-    @Option(name: .long, help: "Minutes a token lives unless the request asks for less.") var tokenMinutes = 60
+    @Flag(name: .long, inversion: .prefixedNo, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned: Bool?
+    @Option(name: .long, help: "The largest request body accepted, in megabytes (default 512).") var maxUploadMb: Int?
+    @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download (default 10).") var resultFileIdleMinutes: Double?
+    @Option(name: .long, help: "Asynchronous replica jobs running at once (default 2).") var maxJobs: Int?
+    @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry (default \(SyncLimits.standard.maxEdits)).") var maxSyncEdits: Int?
+    @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes (default 64).") var maxSyncAttachmentMb: Int?
+    @Flag(name: .long, inversion: .prefixedNo, help: "Require a token of a user (`outpost users add`) on every service request (default off).") var requireAuth: Bool?
+    @Option(name: .long, help: "Minutes a token lives unless the request asks for less (default 60).") var tokenMinutes: Int?
 
-    func validate() throws {
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together.") }
-        if selfSigned && tlsCert != nil { throw ValidationError("Give --self-signed or --tls-cert/--tls-key, not both.") }
-        if maxUploadMb < 1 { throw ValidationError("--max-upload-mb must be at least 1.") }
-        if resultFileIdleMinutes <= 0 { throw ValidationError("--result-file-idle-minutes must be positive.") }
-        if maxJobs < 1 { throw ValidationError("--max-jobs must be at least 1.") }
-        if maxSyncEdits < 1 { throw ValidationError("--max-sync-edits must be at least 1.") }
-        if maxSyncAttachmentMb < 1 { throw ValidationError("--max-sync-attachment-mb must be at least 1.") }
-        if tokenMinutes < 1 { throw ValidationError("--token-minutes must be at least 1.") }
+    /// The effective settings, each from the first layer that has it.
+    struct Settings {
+        var data, host, logLevel: String
+        var port, maxUploadMb, maxJobs, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes: Int
+        var testdata, tlsCert, tlsKey: String?
+        var demo, selfSigned, requireAuth: Bool
+        var resultFileIdleMinutes: Double
+        var summary: String
+    }
+
+    func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
+        var layers = try LayeredSettings(configFile: config, environment: environment)
+        let s = Settings(
+            data: try layers.string("data", data, default: "./outpost-data"),
+            host: try layers.string("host", host, default: "127.0.0.1"),
+            logLevel: try layers.string("log-level", logLevel, default: "info"),
+            port: try layers.int("port", port, default: 8080),
+            maxUploadMb: try layers.int("max-upload-mb", maxUploadMb, default: 512),
+            maxJobs: try layers.int("max-jobs", maxJobs, default: 2),
+            maxSyncEdits: try layers.int("max-sync-edits", maxSyncEdits, default: SyncLimits.standard.maxEdits),
+            maxSyncAttachmentMb: try layers.int("max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
+            tokenMinutes: try layers.int("token-minutes", tokenMinutes, default: 60),
+            testdata: try layers.optionalString("testdata", testdata),
+            tlsCert: try layers.optionalString("tls-cert", tlsCert),
+            tlsKey: try layers.optionalString("tls-key", tlsKey),
+            demo: try layers.bool("demo", demo, default: true),
+            selfSigned: try layers.bool("self-signed", selfSigned, default: false),
+            requireAuth: try layers.bool("require-auth", requireAuth, default: false),
+            resultFileIdleMinutes: try layers.double("result-file-idle-minutes", resultFileIdleMinutes, default: 10),
+            summary: "")
+        var settings = s
+        settings.summary = layers.summary
+        if (settings.tlsCert == nil) != (settings.tlsKey == nil) { throw ValidationError("tls-cert and tls-key go together.") }
+        if settings.selfSigned && settings.tlsCert != nil { throw ValidationError("Give self-signed or tls-cert/tls-key, not both.") }
+        if !(1...65535).contains(settings.port) { throw ValidationError("port must be between 1 and 65535.") }
+        if settings.maxUploadMb < 1 { throw ValidationError("max-upload-mb must be at least 1.") }
+        if settings.resultFileIdleMinutes <= 0 { throw ValidationError("result-file-idle-minutes must be positive.") }
+        if settings.maxJobs < 1 { throw ValidationError("max-jobs must be at least 1.") }
+        if settings.maxSyncEdits < 1 { throw ValidationError("max-sync-edits must be at least 1.") }
+        if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
+        if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
+        guard Logger.Level(rawValue: settings.logLevel) != nil else { throw ValidationError("log-level '\(settings.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.") }
+        return settings
     }
 
     func run() async throws {
+        let settings: Settings
+        do { settings = try self.settings() } catch let error as ValidationError { throw ValidationError(error.message) }
         var logger = Logger(label: "outpost")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        let store = try FeatureStore(dataDirectory: data)
-        if !noDemo, store.catalog.services.isEmpty {
-            let directory = try locateTestdata(testdata)
+        logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+        logger.info("Configuration: \(settings.summary)")
+        let store = try FeatureStore(dataDirectory: settings.data)
+        if settings.demo, store.catalog.services.isEmpty {
+            let directory = try locateTestdata(settings.testdata)
             let started = Date()
             try DemoData.seed(store, testdataDirectory: directory)
             logger.info("Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         }
-        let limits = UploadLimits(maxBodyBytes: maxUploadMb * 1024 * 1024)
+        let limits = UploadLimits(maxBodyBytes: settings.maxUploadMb * 1024 * 1024)
         var tls: TLSSetup?
-        if let tlsCert, let tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
-        if selfSigned { tls = .selfSigned(hostnames: [host]) }
+        if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
+        if settings.selfSigned { tls = .selfSigned(hostnames: [settings.host]) }
         let scheme = tls == nil ? "http" : "https"
-        let options = ServerOptions(limits: limits, resultFileIdleTime: resultFileIdleMinutes * 60, maximumConcurrentJobs: maxJobs, scheme: scheme,
-                                    syncLimits: SyncLimits(maxEdits: maxSyncEdits, maxAttachmentBytes: maxSyncAttachmentMb * 1024 * 1024),
-                                    requireAuth: requireAuth, tokenMinutes: tokenMinutes, maximumTokenMinutes: max(tokenMinutes, 1440))
-        if requireAuth, try !store.hasUsers {
-            logger.warning("--require-auth with no users: every service request will be refused; add one with `outpost users add`")
+        let options = ServerOptions(limits: limits, resultFileIdleTime: settings.resultFileIdleMinutes * 60, maximumConcurrentJobs: settings.maxJobs,
+                                    scheme: scheme,
+                                    syncLimits: SyncLimits(maxEdits: settings.maxSyncEdits, maxAttachmentBytes: settings.maxSyncAttachmentMb * 1024 * 1024),
+                                    requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
+                                    maximumTokenMinutes: max(settings.tokenMinutes, 1440))
+        if settings.requireAuth, try !store.hasUsers {
+            logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
-        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(host):\(port)/arcgis/rest/services")
+        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(settings.host):\(settings.port)/arcgis/rest/services")
         if let tls {
-            try await buildTLSApplication(store: store, host: host, port: port, tls: tls, options: options, logger: logger).runService()
+            try await buildTLSApplication(store: store, host: settings.host, port: settings.port, tls: tls, options: options, logger: logger).runService()
         } else {
-            try await buildApplication(store: store, host: host, port: port, options: options, logger: logger).runService()
+            try await buildApplication(store: store, host: settings.host, port: settings.port, options: options, logger: logger).runService()
         }
     }
 }

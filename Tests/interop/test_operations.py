@@ -58,3 +58,60 @@ def test_idle_replicas_are_listed_and_unregistered_and_compact_keeps_what_replic
         answer = call(base, "/synchronizeReplica", replicaID=fresh["replicaID"], transportType="esriTransportTypeEmbedded",
                       syncLayers=json.dumps([{"id": 2, "serverGen": fresh["layerServerGens"][0]["serverGen"]}]))
         assert "error" not in answer
+
+
+def start(arguments, env, data):
+    """Starts `outpost serve` and returns (process, log path) once it logged its configuration."""
+    import os
+    import subprocess
+    import time
+    from conftest import BINARY
+    log = os.path.join(data, "serve.log")
+    process = subprocess.Popen([BINARY, "serve", *arguments], stdout=open(log, "wb"), stderr=subprocess.STDOUT,
+                               env={**os.environ, **env})
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if "Outpost serving" in open(log, errors="replace").read() or process.poll() is not None:
+            break
+        time.sleep(0.1)
+    return process, log
+
+
+def test_settings_come_from_the_command_line_then_the_environment_then_the_file():
+    import os
+    from conftest import ROOT, free_port
+    data = tempfile.mkdtemp(prefix="outpost-config-")
+    env_port, file_port = free_port(), free_port()
+    config = os.path.join(data, "outpost.json")
+    with open(config, "w") as f:
+        json.dump({"port": file_port, "max-jobs": 3, "tls-key": "/secret/key.pem", "tls-cert": "/secret/cert.pem",
+                   "testdata": os.path.join(ROOT, "testdata"), "data": data}, f)
+    # The environment beats the file (port); the command line beats both (no TLS here).
+    process, log = start(["--config", config, "--no-self-signed"],
+                         {"OUTPOST_PORT": str(env_port), "OUTPOST_TLS_CERT": "", "OUTPOST_TLS_KEY": ""}, data)
+    try:
+        text = open(log).read()
+        assert process.poll() is not None, "empty tls-cert from the environment must not start a TLS server silently"
+    finally:
+        if process.poll() is None:
+            process.kill()
+    process, log = start(["--config", config, "--log-level", "info"], {"OUTPOST_PORT": str(env_port), "OUTPOST_MAX_JOBS": "4"}, data)
+    try:
+        text = open(log).read()
+        assert f"port={env_port} (environment)" in text, text
+        assert "max-jobs=4 (environment)" in text and "log-level=info (command line)" in text
+        assert "tls-key=<redacted> (file)" in text and "/secret/key.pem" not in text
+        assert "tls-cert=/secret/cert.pem (file)" in text
+    finally:
+        process.kill()
+        process.wait()
+    # A bad value names its key and layer and stops the start.
+    process, log = start(["--data", data], {"OUTPOST_PORT": "eighty"}, data)
+    process.wait(timeout=30)
+    assert process.returncode != 0 and "port must be a whole number, got 'eighty' (environment)" in open(log).read()
+    # An unknown key in the file is refused too.
+    with open(config, "w") as f:
+        json.dump({"prot": 1}, f)
+    process, log = start(["--config", config], {}, data)
+    process.wait(timeout=30)
+    assert process.returncode != 0 and "unknown key 'prot'" in open(log).read()

@@ -1,0 +1,60 @@
+"""The Docker files, checked without a Docker engine (none runs here): docs/operations.md."""
+import os
+import re
+
+from conftest import ROOT
+
+DOCKER = os.path.join(ROOT, "docker")
+
+
+def instructions(path):
+    """Dockerfile instructions as (KEYWORD, argument text), continuation lines joined."""
+    text = re.sub(r"\\\n", " ", open(path).read())
+    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1] if " " in line.strip() else "")
+            for line in (raw.strip() for raw in text.splitlines()) if line and not line.startswith("#")]
+
+
+def documented_keys():
+    table = open(os.path.join(ROOT, "docs", "configuration.md")).read()
+    return set(re.findall(r"^\| `([a-z-]+)` \|", table, re.M))
+
+
+def test_the_dockerfile_is_a_slim_multi_stage_build_running_unprivileged():
+    steps = instructions(os.path.join(DOCKER, "Dockerfile"))
+    known = {"FROM", "RUN", "COPY", "WORKDIR", "USER", "VOLUME", "EXPOSE", "ENV", "HEALTHCHECK", "ENTRYPOINT", "CMD", "ARG", "LABEL"}
+    assert all(keyword in known for keyword, _ in steps), [k for k, _ in steps if k not in known]
+    stages = [argument for keyword, argument in steps if keyword == "FROM"]
+    assert len(stages) == 2 and stages[0].endswith(" AS build") and "slim" in stages[1]
+    final = steps[[i for i, (k, _) in enumerate(steps) if k == "FROM"][1]:]
+    runtime_install = " ".join(a for k, a in final if k == "RUN")
+    assert "libspatialite" in runtime_install and "mod-spatialite" in runtime_install and "rm -rf /var/lib/apt/lists" in runtime_install
+    assert any(k == "COPY" and a.startswith("--from=build") for k, a in final)
+    assert [a for k, a in final if k == "USER"] == ["outpost"]
+    assert any(k == "VOLUME" and "/data" in a for k, a in final) and any(k == "HEALTHCHECK" and "/health/ready" in a for k, a in final)
+    assert all(k != "ADD" for k, _ in steps), "COPY, not ADD"
+    # What the build copies exists; the release product it builds is the one CI builds.
+    for keyword, argument in steps:
+        if keyword == "COPY" and not argument.startswith("--from"):
+            assert os.path.exists(os.path.join(ROOT, argument.split()[0])), argument
+    assert any("swift build -c release --product outpost" in a for k, a in steps if k == "RUN")
+    # Settings come in as OUTPOST_* variables naming documented keys; the exposed port is the one set.
+    env = " ".join(a for k, a in final if k == "ENV")
+    variables = dict(re.findall(r"OUTPOST_([A-Z_]+)=(\S+)", env))
+    assert variables and all(name.lower().replace("_", "-") in documented_keys() for name in variables)
+    assert any(k == "EXPOSE" and a == variables["PORT"] for k, a in final)
+
+
+def test_the_compose_file_runs_the_image_with_a_data_volume():
+    text = open(os.path.join(DOCKER, "compose.yaml")).read()
+    assert "dockerfile: docker/Dockerfile" in text and "context: .." in text
+    assert re.search(r"^\s+- outpost-data:/data$", text, re.M) and re.search(r"^volumes:\n  outpost-data:", text, re.M)
+    assert '"8080:8080"' in text and "/health/ready" in text
+    for name in re.findall(r"^\s+#?\s*OUTPOST_([A-Z_]+):", text, re.M):
+        assert name.lower().replace("_", "-") in documented_keys(), name
+
+
+def test_every_serve_setting_is_documented():
+    source = open(os.path.join(ROOT, "Sources", "outpost", "LayeredSettings.swift")).read()
+    block = source[source.index("static let keys"):]
+    keys = set(re.findall(r'\("([a-z-]+)", (?:true|false)\)', block))
+    assert keys and keys == documented_keys(), keys ^ documented_keys()
