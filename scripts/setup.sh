@@ -7,28 +7,24 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
-APT_PACKAGES=(libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl)
-missing=()
-for package in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-    echo "setup: installing ${missing[*]}"
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# Installs the Debian packages given that are not installed yet.
+install_missing() {
+    local missing=()
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ "${#missing[@]}" -gt 0 ]; then
+        echo "setup: installing ${missing[*]}"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+    fi
+}
+
+install_missing libsqlite3-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl
 
 if [ "${1:-}" = "--with-clients" ]; then
     # A real browser for the services-directory test (headless Chromium, driven by Selenium).
-    browser=()
-    for package in chromium chromium-driver; do
-        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || browser+=("$package")
-    done
-    if [ "${#browser[@]}" -gt 0 ]; then
-        echo "setup: installing ${browser[*]}"
-        $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${browser[@]}" >/dev/null
-    fi
+    install_missing chromium chromium-driver
     PYTHON=/usr/bin/python3
     if [ ! -x .venv/bin/python ]; then
         echo "setup: creating .venv"
