@@ -94,7 +94,7 @@ struct LayeredSettings {
 
     /// Every key `serve` reads (docs/configuration.md is checked against this list).
     static let keys: [(key: String, secret: Bool)] = [
-        ("data", false), ("host", false), ("port", false), ("testdata", false), ("demo", false), ("log-level", false),
+        ("data", false), ("host", false), ("port", false), ("testdata", false), ("demo", false), ("log-level", false), ("log-format", false),
         ("tls-cert", false), ("tls-key", true), ("self-signed", false), ("max-upload-mb", false), ("result-file-idle-minutes", false),
         ("max-jobs", false), ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
     ]

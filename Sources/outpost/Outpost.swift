@@ -30,6 +30,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
     @Flag(name: .long, inversion: .prefixedNo, help: "Seed demo services into an empty data folder (default on).") var demo: Bool?
     @Option(name: .long, help: "Log level: trace, debug, info (default; one line per request), notice, warning, error, critical.") var logLevel: String?
+    @Option(name: .long, help: "Log lines as text (default) or json (one object per line).") var logFormat: String?
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate (chain).") var tlsCert: String?
     @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
     @Flag(name: .long, inversion: .prefixedNo, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned: Bool?
@@ -43,7 +44,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
-        var data, host, logLevel: String
+        var data, host, logLevel, logFormat: String
         var port, maxUploadMb, maxJobs, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes: Int
         var testdata, tlsCert, tlsKey: String?
         var demo, selfSigned, requireAuth: Bool
@@ -57,6 +58,7 @@ struct Serve: AsyncParsableCommand {
             data: try layers.string("data", data, default: "./outpost-data"),
             host: try layers.string("host", host, default: "127.0.0.1"),
             logLevel: try layers.string("log-level", logLevel, default: "info"),
+            logFormat: try layers.string("log-format", logFormat, default: "text"),
             port: try layers.int("port", port, default: 8080),
             maxUploadMb: try layers.int("max-upload-mb", maxUploadMb, default: 512),
             maxJobs: try layers.int("max-jobs", maxJobs, default: 2),
@@ -82,6 +84,7 @@ struct Serve: AsyncParsableCommand {
         if settings.maxSyncEdits < 1 { throw ValidationError("max-sync-edits must be at least 1.") }
         if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
         if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
+        guard ["text", "json"].contains(settings.logFormat) else { throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.") }
         guard Logger.Level(rawValue: settings.logLevel) != nil else { throw ValidationError("log-level '\(settings.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.") }
         return settings
     }
@@ -89,7 +92,7 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let settings: Settings
         do { settings = try self.settings() } catch let error as ValidationError { throw ValidationError(error.message) }
-        var logger = Logger(label: "outpost")
+        var logger = settings.logFormat == "json" ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost")
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
         let store = try FeatureStore(dataDirectory: settings.data)

@@ -107,3 +107,41 @@ def test_settings_come_from_the_command_line_then_the_environment_then_the_file(
     process, log = start(["--config", config], {}, data)
     process.wait(timeout=30)
     assert process.returncode != 0 and "unknown key 'prot'" in open(log).read()
+
+
+def test_json_logs_give_one_object_per_request_with_its_id_operation_replica_and_counts():
+    import os
+    from conftest import ROOT, free_port
+    data = tempfile.mkdtemp(prefix="outpost-logs-")
+    port = free_port()
+    process, log = start(["--data", data, "--port", str(port), "--testdata", os.path.join(ROOT, "testdata")],
+                         {"OUTPOST_LOG_FORMAT": "json"}, data)
+    try:
+        base = f"http://127.0.0.1:{port}/arcgis"
+        import time
+        for _ in range(200):  # "Outpost serving" is logged just before the port is bound
+            try:
+                urllib.request.urlopen(f"{base}/rest/info?f=json", timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.05)
+        replica = create(base, "logged")
+        request = urllib.request.Request(f"{base}/rest/services/Demo/FeatureServer/synchronizeReplica", headers={"X-Request-Id": "field-7"},
+                                         data=urllib.parse.urlencode({
+                                             "f": "json", "replicaID": replica["replicaID"], "transportType": "esriTransportTypeEmbedded",
+                                             "syncLayers": json.dumps([{"id": 2, "serverGen": replica["layerServerGens"][0]["serverGen"]}]),
+                                             "edits": json.dumps([{"id": 2, "features": {"adds": [
+                                                 {"attributes": {"species": "logged"}, "geometry": {"x": 13.22, "y": 52.42}}]}}])}).encode())
+        with urllib.request.urlopen(request, timeout=60) as response:
+            assert response.headers["X-Request-Id"] == "field-7"
+        lines = [json.loads(line) for line in open(log) if line.startswith("{")]
+        assert lines and all({"time", "level", "label", "message"} <= set(line) for line in lines)
+        assert any(line["message"].startswith("Configuration: ") and "log-format=json (environment)" in line["message"] for line in lines)
+        sync = [line for line in lines if line.get("request_id") == "field-7"]
+        assert len(sync) == 1, sync
+        entry = sync[0]
+        assert entry["message"] == "request" and entry["operation"] == "synchronizeReplica" and entry["status"] == "200"
+        assert entry["replica_id"] == replica["replicaID"] and entry["edits"] == "1" and float(entry["duration_ms"]) > 0
+    finally:
+        process.kill()
+        process.wait()
