@@ -106,7 +106,9 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     /// Registers GET and POST; the handler gets the received form (files already on disk,
     /// removed after the handler unless it moved them).
     /// `role`: the least a caller needs (with token security on); `nil`: open to anyone.
-    func formRoute(_ path: RouterPath, role: UserRole? = .viewer,
+    /// A service's resources are also reached through a folder (`services/<folder>/<name>/…`,
+    /// ArcGIS Server's one level of folders): each is registered twice.
+    func formRoute(_ path: String, role: UserRole? = .viewer,
                    _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
             var form = ReceivedForm(parameters: RequestParameters(), files: [])
@@ -132,17 +134,19 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                 return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: form.parameters)) ?? response
             }
         }
-        router.on(path, method: .get, use: wrapped)
-        router.on(path, method: .post, use: wrapped)
+        for path in ServiceRoutes.paths(path) {
+            router.on(RouterPath(path), method: .get, use: wrapped)
+            router.on(RouterPath(path), method: .post, use: wrapped)
+        }
     }
 
-    func route(_ path: RouterPath, role: UserRole? = .viewer,
+    func route(_ path: String, role: UserRole? = .viewer,
                _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
         formRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
     /// Operations that change data are POST only, as on ArcGIS Server (editors and admins).
-    func postFormRoute(_ path: RouterPath, role: UserRole? = .editor,
+    func postFormRoute(_ path: String, role: UserRole? = .editor,
                        _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         formRoute(path, role: role) { request, context, form in
             guard request.method == .post else {
@@ -153,7 +157,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         }
     }
 
-    func postRoute(_ path: RouterPath, role: UserRole? = .editor,
+    func postRoute(_ path: String, role: UserRole? = .editor,
                    _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
         postFormRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
@@ -182,6 +186,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     route("/arcgis/tokens/generateToken", role: nil) { _, _, p in try authenticator.generateToken(p) }
     route("/arcgis/tokens", role: nil) { _, _, p in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: p) }
     route("/arcgis/rest/services") { request, _, p in try services.list(p, request: request) }
+    route("/arcgis/rest/services/:service") { _, c, p in try services.folder(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer") { _, c, p in try services.service(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/layers") { _, c, p in try services.layers(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/:layer") { _, c, p in try services.layer(p, context: c) }
@@ -229,10 +234,27 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     return router
 }
 
+/// How service routes are registered with and without a folder.
+enum ServiceRoutes {
+    static let prefix = "/arcgis/rest/services/:service/"
+    /// The path parameter holding the service's name when `:service` holds its folder. The
+    /// folder takes the `:service` slot so both forms share one router node: the constants
+    /// that follow a service name (`FeatureServer`, …) are tried before this parameter, and
+    /// no parameter of a branch that failed is left behind.
+    static let nameInFolder = "serviceInFolder"
+
+    static func paths(_ path: String) -> [String] {
+        guard path.hasPrefix(prefix) else { return [path] }
+        return [path, prefix + ":\(nameInFolder)/" + path.dropFirst(prefix.count)]
+    }
+}
+
 extension OutpostRequestContext {
+    /// The service the path names: `Name`, or `Folder/Name` through a folder.
     func serviceName() throws -> String {
-        guard let name = parameters.get("service") else { throw ArcGISError.notFound("Service") }
-        return name
+        guard let first = parameters.get("service") else { throw ArcGISError.notFound("Service") }
+        guard let name = parameters.get(ServiceRoutes.nameInFolder) else { return first }
+        return "\(first)/\(name)"
     }
 
     func layerId() throws -> Int {

@@ -155,13 +155,14 @@ struct HTMLWriter {
     mutating func breadcrumbs(_ segments: [String]) {
         var crumbs: [String] = []
         var path = ""
+        // The service kind follows the service's name, itself after a folder or not.
+        let kind = [4, 5].first { segments.count > $0 && segments[$0].hasSuffix("Server") }
         for (index, segment) in segments.enumerated() {
             path += "/" + Self.segment(segment)
             guard index >= 2 else { continue }  // /arcgis/rest
             // A service is "Name (FeatureServer)", as in ArcGIS's directory: no crumb for the bare name.
-            let isServer = segment.hasSuffix("Server") && index == 4
-            if index == 3, segments.count > 4, segments[4].hasSuffix("Server") { continue }
-            let name = index == 2 ? "Home" : isServer ? "\(segments[3]) (\(segment))" : segment
+            if let kind, index == kind - 1 { continue }
+            let name = index == 2 ? "Home" : index == kind ? "\(segments[index - 1]) (\(segment))" : segment
             crumbs.append(index == segments.count - 1 ? HTMLDirectory.escape(name) : "<a href=\"\(link(path))\">\(HTMLDirectory.escape(name))</a>")
         }
         raw("<nav class=\"breadcrumbs\">\(crumbs.joined(separator: " &gt; "))</nav>")
@@ -220,9 +221,16 @@ struct HTMLWriter {
             raw("<tr><th>\(HTMLDirectory.escape(key))</th><td>")
             switch (key, member) {
             case ("services", .array(let items)):
+                // Names carry their folder (`Folder/Name`): the link is from the root.
                 links(items.compactMap { item in
                     guard let name = item["name"]?.stringValue, let type = item["type"]?.stringValue else { return nil }
-                    return ("\(path)/\(Self.segment(name))/\(Self.segment(type))", "\(name) (\(type))")
+                    let segments = name.split(separator: "/").map { Self.segment(String($0)) }
+                    return ("/arcgis/rest/services/\(segments.joined(separator: "/"))/\(Self.segment(type))", "\(name) (\(type))")
+                })
+            case ("folders", .array(let items)) where !items.isEmpty:
+                links(items.compactMap { item in
+                    guard let folder = item.stringValue else { return nil }
+                    return ("/arcgis/rest/services/\(Self.segment(folder))", folder)
                 })
             case ("layers", .array(let items)) where isServicePage(base), ("tables", .array(let items)) where isServicePage(base):
                 links(items.compactMap { item in

@@ -77,10 +77,13 @@ public final class ServerMetrics: Sendable {
         if segments.count >= 3, segments[1] == "tokens" { return "generateToken" }
         if segments.count == 3 { return segments[2] == "info" ? "info" : "services" }
         if segments.count == 4, segments[2] == "info" { return "healthCheck" }
-        guard segments.count >= 5 else { return "other" }
-        let rest = Array(segments.dropFirst(5))
-        if segments[4] == "replicafiles" { return "replicaFile" }
-        if segments[4] == "VersionManagementServer" { return "versionManagement" }
+        if segments.count == 4, segments[2] == "services" { return "folder" }
+        // The service's kind follows its name, or its folder and name.
+        let kinds: Set = ["FeatureServer", "VersionManagementServer", "replicafiles"]
+        guard let kind = [4, 5].first(where: { segments.count > $0 && kinds.contains(segments[$0]) }) else { return "other" }
+        let rest = Array(segments.dropFirst(kind + 1))
+        if segments[kind] == "replicafiles" { return "replicaFile" }
+        if segments[kind] == "VersionManagementServer" { return "versionManagement" }
         guard let first = rest.first else { return "service" }
         let named: Set = ["applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "createReplica",
                           "synchronizeReplica", "unRegisterReplica", "addAttachment", "updateAttachment", "deleteAttachments", "layers"]

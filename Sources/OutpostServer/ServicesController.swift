@@ -23,18 +23,40 @@ struct ServicesController: Sendable {
         ], parameters: p)
     }
 
+    /// The root folder: its folders, and the services outside any folder.
     func list(_ p: RequestParameters, request: Request) throws -> Response {
-        let services = store.catalog.services.map { service -> JSONValue in
-            ["name": .string(service.definition.name), "type": "FeatureServer"]
+        let definitions = store.catalog.services.map(\.definition)
+        var folders: [String] = []
+        for folder in definitions.compactMap(\.folder) where !folders.contains(where: { $0.caseInsensitiveCompare(folder) == .orderedSame }) {
+            folders.append(folder)
         }
         return RESTResponse.json([
             "currentVersion": .double(FeatureServiceMetadata.currentVersion),
             // The ArcGIS API for Python in standalone-server mode (ServicesDirectory) reads
             // `gis.version` from this document and compares it with lists such as [10, 3].
             "version": [11, 1],
-            "folders": [],
-            "services": .array(services),
+            "folders": .array(folders.sorted { $0.lowercased() < $1.lowercased() }.map { .string($0) }),
+            "services": .array(definitions.filter { $0.folder == nil }.map(Self.entry)),
         ], parameters: p)
+    }
+
+    /// A folder: its services, named `Folder/Name` as ArcGIS Server names them. Folders exist
+    /// while a service is in them (there is nothing else to a folder here).
+    func folder(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
+        let name = try context.serviceName()
+        let services = store.catalog.services.map(\.definition).filter { $0.folder?.caseInsensitiveCompare(name) == .orderedSame }
+        guard !services.isEmpty else {
+            throw ArcGISError(kind: .notFound, code: 404, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
+        }
+        return RESTResponse.json([
+            "currentVersion": .double(FeatureServiceMetadata.currentVersion),
+            "folders": [],
+            "services": .array(services.map(Self.entry)),
+        ], parameters: p)
+    }
+
+    private static func entry(_ service: ServiceDefinition) -> JSONValue {
+        ["name": .string(service.name), "type": "FeatureServer"]
     }
 
     func service(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

@@ -10,12 +10,14 @@ extension FeatureStore {
     @discardableResult
     public func createService(_ service: ServiceDefinition) throws -> StoredService {
         guard ServiceDefinition.isValidName(service.name) else {
-            throw StoreError.invalidName("service names use letters, digits, '_' and '-' (got '\(service.name)')")
+            throw StoreError.invalidName(
+                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')")
         }
         try Self.validate(service)
         try pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_services WHERE name = ?", arguments: [service.name]) == true {
-                throw StoreError.serviceExists(service.name)
+            // Names are matched case-insensitively, so "Water" and "water" would be one service.
+            if let existing = try String.fetchOne(db, sql: "SELECT name FROM outpost_services WHERE name = ? COLLATE NOCASE", arguments: [service.name]) {
+                throw StoreError.serviceExists(existing)
             }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             try db.execute(sql: """
@@ -24,10 +26,11 @@ extension FeatureStore {
                 """, arguments: [service.name, service.description, service.isVersioned,
                                  service.capabilities.joined(separator: ","), service.spatialReference.wkid,
                                  service.maxRecordCount, now])
+            let prefix = try Self.freeTablePrefix(service: service, db: db)
             for layer in service.layers {
-                try Self.createLayer(layer, service: service.name, db: db, now: now)
+                let table = "\(prefix)_\(layer.id)"
+                try Self.createLayer(layer, service: service.name, table: table, db: db, now: now)
                 if service.isVersioned {
-                    let table = Self.tableName(service: service.name, layer: layer.id)
                     try Self.createHistory(forTable: table, layer: layer, db: db)
                     try Self.createVersionRows(forTable: table, db: db)
                 }
@@ -106,13 +109,35 @@ extension FeatureStore {
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
     }
 
-    static func tableName(service: String, layer: Int) -> String {
-        let safe = service.lowercased().map { $0 == "-" ? "_" : $0 }
-        return "f_\(String(safe))_\(layer)"
+    /// The table of a layer of a service created in an empty store (the demo services).
+    static func tableName(service: String, layer: Int) -> String { "\(tablePrefix(service: service))_\(layer)" }
+
+    /// `f_<name>`: lower case, '-' as '_', a folder's '/' as '__'.
+    static func tablePrefix(service: String) -> String {
+        "f_" + service.lowercased().replacingOccurrences(of: "/", with: "__").replacingOccurrences(of: "-", with: "_")
     }
 
-    static func createLayer(_ layer: LayerDefinition, service: String, db: Database, now: Int64) throws {
-        let table = tableName(service: service, layer: layer.id)
+    /// The service's table prefix, numbered when another service's tables already use it
+    /// (`a-b` and `a_b`, or `a/b` and `a__b`, map to the same prefix). Table names are kept in
+    /// the catalog, so the number never has to be derived again.
+    static func freeTablePrefix(service: ServiceDefinition, db: Database) throws -> String {
+        let base = tablePrefix(service: service.name)
+        var candidate = base
+        var number = 1
+        func isTaken(_ table: String) throws -> Bool {
+            let names = [table, "\(table)__attach", "\(table)__history", "\(table)__version_rows", "idx_\(table)_\(StoredLayer.geometryColumn)"]
+            return try names.contains { name in
+                try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [name]) == true
+            }
+        }
+        while try service.layers.contains(where: { try isTaken("\(candidate)_\($0.id)") }) {
+            number += 1
+            candidate = "\(base)_\(number)"
+        }
+        return candidate
+    }
+
+    static func createLayer(_ layer: LayerDefinition, service: String, table: String, db: Database, now: Int64) throws {
         var columns: [String] = []
         for field in layer.fields {
             let name = field.name.quotedDatabaseIdentifier

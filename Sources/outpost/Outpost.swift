@@ -129,7 +129,7 @@ struct Import: AsyncParsableCommand {
         abstract: "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file as a new service.")
 
     @Argument(help: "The file to import.") var file: String
-    @Option(name: .long, help: "The new service's name (letters, digits, '_' and '-').") var service: String
+    @Option(name: .long, help: "The new service's name (letters, digits, '_' and '-'), optionally in a folder: Folder/Name.") var service: String
     @Flag(name: .long, help: "Mark the service versioned (per-replica sync with direction control).") var versioned = false
     @Flag(name: .long, help: "Give the imported feature layers attachment tables.") var attachments = false
     @Option(name: .long, help: "The layer name (GeoJSON; default: the file name).") var layerName: String?

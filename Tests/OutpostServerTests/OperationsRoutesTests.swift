@@ -63,5 +63,12 @@ import Testing
         #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Demo/FeatureServer/2") == "layer")
         #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Demo/FeatureServer") == "service")
         #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Demo/replicafiles/x.sqlite") == "replicaFile")
+        // Through a folder: the same labels, and the folder itself.
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field/Cities/FeatureServer/0/query") == "query")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field/Cities/FeatureServer") == "service")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field/Cities/FeatureServer/synchronizeReplica") == "synchronizeReplica")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field/Cities/replicafiles/x.gpkg") == "replicaFile")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field") == "folder")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Field/Cities") == "other")
     }
 }

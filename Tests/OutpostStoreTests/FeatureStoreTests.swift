@@ -84,7 +84,27 @@ import OutpostWire
         noOID.layers[0].fields.removeFirst()
         #expect(throws: StoreError.self) { try store.createService(noOID) }
         try store.createService(pointLayerService(name: "taken"))
-        #expect(throws: StoreError.serviceExists("Taken")) { try store.createService(pointLayerService(name: "Taken")) }
+        // Names match case-insensitively, so the error names the service already there.
+        #expect(throws: StoreError.serviceExists("taken")) { try store.createService(pointLayerService(name: "Taken")) }
+    }
+
+    @Test func servicesLiveInOneLevelOfFoldersAndTheirTablesNeverClash() throws {
+        let store = try makeTemporaryStore()
+        for name in ["a/b/c", "/a", "a/", "Field/FeatureServer", "Field/replicafiles", "Field/versionmanagementserver", "Fi eld/b", "FeatureServer"] {
+            #expect(throws: StoreError.self, "\(name)") { try store.createService(pointLayerService(name: name)) }
+        }
+        let inFolder = try store.createService(pointLayerService(name: "Field/Water-Mains"))
+        #expect(inFolder.definition.folder == "Field" && inFolder.definition.nameInFolder == "Water-Mains")
+        // `Field__Water_Mains` and `Field/Water-Mains` map to the same table name; the second is numbered.
+        let lookalike = try store.createService(pointLayerService(name: "Field__Water_Mains"))
+        let root = try store.createService(pointLayerService(name: "Water-Mains"))
+        let tables = [inFolder, lookalike, root].map { $0.layers[0].tableName }
+        #expect(tables == ["f_field__water_mains_0", "f_field__water_mains_2_0", "f_water_mains_0"])
+        #expect(throws: StoreError.serviceExists("Field/Water-Mains")) { try store.createService(pointLayerService(name: "field/water-mains")) }
+        _ = try store.insert([FeatureRow(attributes: ["label": .string("in folder")], geometry: .point(Point(x: 1, y: 2)))], service: "Field/Water-Mains", layer: 0)
+        #expect(try store.count(service: "field/water-mains", layer: 0) == 1)
+        #expect(try store.count(service: "Field__Water_Mains", layer: 0) == 0)
+        #expect(try store.count(service: "Water-Mains", layer: 0) == 0)
     }
 
     @Test func bulkLoadedRTreeIsValidAndAnswersLikeAScan() throws {

@@ -13,6 +13,8 @@ from PIL import Image  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
+from conftest import ROOT, outpost, running_server  # noqa: E402
+
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
@@ -103,3 +105,32 @@ def test_a_browser_creates_a_replica_with_the_form_and_sees_it_listed(own_server
     assert "success" in browser.find_element(By.TAG_NAME, "main").text
     browser.get(f"{own_server}/services/Demo/FeatureServer/replicas")
     assert not browser.find_elements(By.PARTIAL_LINK_TEXT, "from-the-browser")
+
+
+def test_a_browser_walks_a_folder_down_to_its_layer_and_queries_it(browser, tmp_path):
+    data = str(tmp_path / "data")
+    outpost("import", os.path.join(ROOT, "testdata", "naturalearth_cities.geojson"), "--service", "Field/Cities",
+            "--layer-name", "Cities", "--data", data)
+    with running_server(data) as base:
+        browser.get(f"{base}/rest/services")
+        browser.find_element(By.LINK_TEXT, "Field").click()
+        assert browser.find_element(By.CSS_SELECTOR, "nav.breadcrumbs").text == "Home > Field"
+        browser.find_element(By.LINK_TEXT, "Field/Cities (FeatureServer)").click()
+        browser.find_element(By.LINK_TEXT, "Cities (0)").click()
+        assert browser.find_element(By.CSS_SELECTOR, "nav.breadcrumbs").text == "Home > Field > Cities (FeatureServer) > 0"
+        browser.find_element(By.LINK_TEXT, "query").click()
+        where = browser.find_element(By.ID, "where")
+        where.clear()
+        where.send_keys("name IN ('Bern', 'Vaduz')")
+        fields = browser.find_element(By.ID, "outFields")
+        fields.clear()
+        fields.send_keys("name")
+        browser.find_element(By.ID, "orderByFields").send_keys("name")
+        submit(browser)
+        rows = browser.find_element(By.ID, "features").find_elements(By.TAG_NAME, "tr")[1:]
+        assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == ["Bern", "Vaduz"]
+        # The breadcrumbs lead back up to the folder.
+        browser.find_element(By.LINK_TEXT, "Field").click()
+        assert browser.find_element(By.LINK_TEXT, "Field/Cities (FeatureServer)").is_displayed()
+        size, colours = drawn(browser.get_screenshot_as_png())
+        assert size[0] >= 1000 and colours > 5, f"the page looks blank: {size}, {colours} colours"

@@ -109,9 +109,32 @@ public struct ServiceDefinition: Sendable, Equatable {
     /// Service names are matched case-insensitively, as ArcGIS Server does.
     public static func normalizedName(_ name: String) -> String { name.lowercased() }
 
-    /// A service name must be a plain identifier: it becomes part of URLs and table names.
+    /// The folder the service is in (`Folder/Name`), as on ArcGIS Server; `nil` at the root.
+    public var folder: String? { Self.folder(of: name) }
+
+    /// The name within its folder.
+    public var nameInFolder: String { String(name.split(separator: "/").last ?? Substring(name)) }
+
+    public static func folder(of name: String) -> String? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 2 ? String(parts[0]) : nil
+    }
+
+    /// Words that follow a folder in service URLs (`<folder>/FeatureServer` would be ambiguous).
+    public static let reservedNames: Set<String> = ["featureserver", "versionmanagementserver", "replicafiles"]
+
+    /// A service name is a plain identifier, optionally inside one folder (`Folder/Name`;
+    /// ArcGIS Server has one level of folders): it becomes part of URLs and table names.
     public static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 120
-            && name.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-" }
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), name.count <= 120, !reservedNames.contains(parts[parts.count - 1].lowercased()) else { return false }
+        return parts.allSatisfy(isIdentifier)
+    }
+
+    /// A folder name: the same identifiers as a service name.
+    public static func isValidFolderName(_ name: Substring) -> Bool { isIdentifier(name) && name.count <= 120 }
+
+    private static func isIdentifier(_ part: Substring) -> Bool {
+        !part.isEmpty && part.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-" }
     }
 }
