@@ -41,6 +41,16 @@ def submit(browser):
     WebDriverWait(browser, 30).until(lambda driver: driver.find_elements(By.XPATH, "//h2[text()='Result']"))
 
 
+def run_query_form(browser, where, out_fields, order_by):
+    """Follows the layer page's query link, fills the form as a person would and submits it."""
+    browser.find_element(By.LINK_TEXT, "query").click()
+    for name, value in (("where", where), ("outFields", out_fields), ("orderByFields", order_by)):
+        field = browser.find_element(By.ID, name)
+        field.clear()
+        field.send_keys(value)
+    submit(browser)
+
+
 def drawn(png):
     """The screenshot as an image: its size and how many colours it shows."""
     image = Image.open(io.BytesIO(png)).convert("RGB")
@@ -58,15 +68,7 @@ def test_a_browser_follows_the_directory_to_a_layer_and_runs_a_query(server, bro
     browser.find_element(By.LINK_TEXT, "Trees (2)").click()
     assert browser.find_element(By.CSS_SELECTOR, "nav.breadcrumbs").text == "Home > Demo (FeatureServer) > 2"
     assert "species" in browser.find_element(By.CSS_SELECTOR, "table.properties").text
-    browser.find_element(By.LINK_TEXT, "query").click()
-    where = browser.find_element(By.ID, "where")
-    where.clear()
-    where.send_keys("species = 'Tilia cordata' AND height_m > 20")
-    fields = browser.find_element(By.ID, "outFields")
-    fields.clear()
-    fields.send_keys("species,height_m")
-    browser.find_element(By.ID, "orderByFields").send_keys("height_m DESC")
-    submit(browser)
+    run_query_form(browser, "species = 'Tilia cordata' AND height_m > 20", "species,height_m", "height_m DESC")
 
     table = browser.find_element(By.ID, "features")
     rows = table.find_elements(By.TAG_NAME, "tr")[1:]
@@ -118,15 +120,7 @@ def test_a_browser_walks_a_folder_down_to_its_layer_and_queries_it(browser, tmp_
         browser.find_element(By.LINK_TEXT, "Field/Cities (FeatureServer)").click()
         browser.find_element(By.LINK_TEXT, "Cities (0)").click()
         assert browser.find_element(By.CSS_SELECTOR, "nav.breadcrumbs").text == "Home > Field > Cities (FeatureServer) > 0"
-        browser.find_element(By.LINK_TEXT, "query").click()
-        where = browser.find_element(By.ID, "where")
-        where.clear()
-        where.send_keys("name IN ('Bern', 'Vaduz')")
-        fields = browser.find_element(By.ID, "outFields")
-        fields.clear()
-        fields.send_keys("name")
-        browser.find_element(By.ID, "orderByFields").send_keys("name")
-        submit(browser)
+        run_query_form(browser, "name IN ('Bern', 'Vaduz')", "name", "name")
         rows = browser.find_element(By.ID, "features").find_elements(By.TAG_NAME, "tr")[1:]
         assert [row.find_elements(By.TAG_NAME, "td")[1].text for row in rows] == ["Bern", "Vaduz"]
         # The breadcrumbs lead back up to the folder.
