@@ -43,7 +43,8 @@ struct ServicesController: Sendable {
     /// A folder: its services, named `Folder/Name` as ArcGIS Server names them. Folders exist
     /// while a service is in them (there is nothing else to a folder here).
     func folder(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let name = try context.serviceName()
+        // `/services/:service` is a folder's path: the one segment names the folder.
+        guard let name = context.parameters.get("service") else { throw ArcGISError.notFound("Folder") }
         let services = store.catalog.services.map(\.definition).filter { $0.folder?.caseInsensitiveCompare(name) == .orderedSame }
         guard !services.isEmpty else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
