@@ -243,6 +243,15 @@ enum ServiceRoutes {
     /// no parameter of a branch that failed is left behind.
     static let nameInFolder = "serviceInFolder"
 
+    /// What follows a service's name in a path (the service kind, or its result files).
+    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "replicafiles"]
+
+    /// Where the service kind sits in a path's segments (`arcgis`, `rest`, `services`, …):
+    /// after the name (4), or after the folder and the name (5).
+    static func kindIndex(_ segments: [String], among kinds: Set<String> = kinds) -> Int? {
+        [4, 5].first { segments.count > $0 && kinds.contains(segments[$0]) }
+    }
+
     static func paths(_ path: String) -> [String] {
         guard path.hasPrefix(prefix) else { return [path] }
         return [path, prefix + ":\(nameInFolder)/" + path.dropFirst(prefix.count)]

@@ -155,8 +155,7 @@ struct HTMLWriter {
     mutating func breadcrumbs(_ segments: [String]) {
         var crumbs: [String] = []
         var path = ""
-        // The service kind follows the service's name, itself after a folder or not.
-        let kind = [4, 5].first { segments.count > $0 && segments[$0].hasSuffix("Server") }
+        let kind = ServiceRoutes.kindIndex(segments, among: ["FeatureServer", "VersionManagementServer"])
         for (index, segment) in segments.enumerated() {
             path += "/" + Self.segment(segment)
             guard index >= 2 else { continue }  // /arcgis/rest

@@ -78,9 +78,7 @@ public final class ServerMetrics: Sendable {
         if segments.count == 3 { return segments[2] == "info" ? "info" : "services" }
         if segments.count == 4, segments[2] == "info" { return "healthCheck" }
         if segments.count == 4, segments[2] == "services" { return "folder" }
-        // The service's kind follows its name, or its folder and name.
-        let kinds: Set = ["FeatureServer", "VersionManagementServer", "replicafiles"]
-        guard let kind = [4, 5].first(where: { segments.count > $0 && kinds.contains(segments[$0]) }) else { return "other" }
+        guard let kind = ServiceRoutes.kindIndex(segments) else { return "other" }
         let rest = Array(segments.dropFirst(kind + 1))
         if segments[kind] == "replicafiles" { return "replicaFile" }
         if segments[kind] == "VersionManagementServer" { return "versionManagement" }

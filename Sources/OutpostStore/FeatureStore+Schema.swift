@@ -124,11 +124,11 @@ extension FeatureStore {
         let base = tablePrefix(service: service.name)
         var candidate = base
         var number = 1
+        // The layer table and the tables named after it (attachments, history, version rows, R*Tree).
         func isTaken(_ table: String) throws -> Bool {
             let names = [table, "\(table)__attach", "\(table)__history", "\(table)__version_rows", "idx_\(table)_\(StoredLayer.geometryColumn)"]
-            return try names.contains { name in
-                try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = ? COLLATE NOCASE", arguments: [name]) == true
-            }
+            return try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE lower(name) IN (?, ?, ?, ?, ?)",
+                                     arguments: StatementArguments(names.map { $0.lowercased() })) == true
         }
         while try service.layers.contains(where: { try isTaken("\(candidate)_\($0.id)") }) {
             number += 1

@@ -110,15 +110,13 @@ public struct ServiceDefinition: Sendable, Equatable {
     public static func normalizedName(_ name: String) -> String { name.lowercased() }
 
     /// The folder the service is in (`Folder/Name`), as on ArcGIS Server; `nil` at the root.
-    public var folder: String? { Self.folder(of: name) }
-
-    /// The name within its folder.
-    public var nameInFolder: String { String(name.split(separator: "/").last ?? Substring(name)) }
-
-    public static func folder(of name: String) -> String? {
+    public var folder: String? {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         return parts.count == 2 ? String(parts[0]) : nil
     }
+
+    /// The name within its folder.
+    public var nameInFolder: String { String(name.split(separator: "/").last ?? Substring(name)) }
 
     /// Words that follow a folder in service URLs (`<folder>/FeatureServer` would be ambiguous).
     public static let reservedNames: Set<String> = ["featureserver", "versionmanagementserver", "replicafiles"]
@@ -130,9 +128,6 @@ public struct ServiceDefinition: Sendable, Equatable {
         guard (1...2).contains(parts.count), name.count <= 120, !reservedNames.contains(parts[parts.count - 1].lowercased()) else { return false }
         return parts.allSatisfy(isIdentifier)
     }
-
-    /// A folder name: the same identifiers as a service name.
-    public static func isValidFolderName(_ name: Substring) -> Bool { isIdentifier(name) && name.count <= 120 }
 
     private static func isIdentifier(_ part: Substring) -> Bool {
         !part.isEmpty && part.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-" }
