@@ -43,11 +43,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
+        // sqlite3_db_config() wrappers (variadic in C) for opening untrusted files defensively.
+        .systemLibrary(name: "CSQLiteDefensive"),
         // The replica file: GeoPackage 1.4 + the outpost_sync extension, plain SQLite (no SpatiaLite).
         .target(
             name: "OutpostGeoPackage",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "CSQLiteDefensive",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -13,7 +13,9 @@ public struct ConformanceScenario: Sendable {
 
 /// The catalogue, in the order it runs.
 public enum ConformanceCatalogue {
-    public static let scenarios: [ConformanceScenario] = [
+    public static let scenarios: [ConformanceScenario] = coreScenarios + registrationScenarios
+
+    static let coreScenarios: [ConformanceScenario] = [
         ConformanceScenario(id: "service.sync-capabilities", title: "Sync is advertised",
                             checks: "§2: `syncEnabled` true, `syncCapabilities` with per-layer or per-replica sync") { c in
             try expect(c.info.syncEnabled, "the service resource says syncEnabled false (or has no Sync capability)")

@@ -7,10 +7,12 @@ import OutpostWire
 /// The changes a replica-shaped file carries, as edits: a delta (upload or download), or a
 /// replica file's own change log netted per GlobalID (`docs/replica-format.md`, Deltas).
 ///
-/// The file may come from anyone (an upload), so it is read defensively: opened read-only
-/// with `trusted_schema` off, only real tables are read (never a view or a virtual table a
-/// file could plant under a listed name), names come from the file but are quoted, and no
-/// SQL function of ours is registered, so nothing in the file's schema can run our code.
+/// The file may come from anyone (an upload), so it is read defensively (`UntrustedFile`):
+/// opened read-only in SQLite's defensive mode with `trusted_schema` off, a file with a
+/// generated or hidden column is refused before any row is read, only real tables are read
+/// (never a view or a virtual table a file could plant under a listed name), names come from
+/// the file but are quoted, no SQL function of ours is registered, and no value or sum of
+/// values may exceed what the file holds.
 public struct ReplicaChanges: Sendable, Equatable {
     public struct Layer: Sendable, Equatable {
         public var layerId: Int
@@ -55,20 +57,18 @@ public struct ReplicaChanges: Sendable, Equatable {
 
     /// Reads the file at `path`. Throws `Failure` for anything that is not a replica or
     /// delta this build understands.
-    public static func read(_ path: String) throws(Failure) -> ReplicaChanges {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA trusted_schema = OFF")
-        }
+    public static func read(_ path: String, limits: UntrustedFileLimits = .generous) throws(Failure) -> ReplicaChanges {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db in try read(db) }
+            let file = try UntrustedFile.open(path, limits: limits)
+            defer { try? file.queue.close() }
+            let budget = ReadBudget(bytes: file.byteBudget, limits: limits)
+            return try file.queue.read { db in try read(db, budget: budget) }
         } catch let failure as Failure {
             throw failure
         } catch let error as ReplicaFile.Failure {
             throw .invalid(error.description)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_TOOBIG {
+            throw .invalid("a value is larger than the file holds")
         } catch let error as DatabaseError {
             throw .unreadable(error.message ?? error.description)
         } catch {
@@ -76,7 +76,7 @@ public struct ReplicaChanges: Sendable, Equatable {
         }
     }
 
-    static func read(_ db: Database) throws -> ReplicaChanges {
+    static func read(_ db: Database, budget: ReadBudget) throws -> ReplicaChanges {
         let schema = try FileSchema(db)
         for table in ["outpost_sync_replica", "outpost_sync_layers", "outpost_sync_changes"] {
             guard schema.isPlainTable(table) else { throw Failure.invalid("no table \(table)") }
@@ -118,6 +118,7 @@ public struct ReplicaChanges: Sendable, Equatable {
         var lastChangeId: Int64 = 0
         let log = try Row.fetchCursor(db, sql: "SELECT change_id, layer_id, item, global_id, operation FROM outpost_sync_changes ORDER BY change_id")
         while let row = try log.next() {
+            try budget.countChange()
             lastChangeId = max(lastChangeId, row[0] ?? 0)
             let text: String? = row[3]
             guard let item = DeltaItem(rawValue: row[2] ?? ""), let operation = LocalOperation(rawValue: row[4] ?? ""),
@@ -130,7 +131,7 @@ public struct ReplicaChanges: Sendable, Equatable {
 
         var layers: [Layer] = []
         for fileLayer in info.layers {
-            let table = try LayerTable(fileLayer, schema: schema, db: db)
+            let table = try LayerTable(fileLayer, schema: schema, budget: budget, db: db)
             var edits = LayerEdits(layerId: fileLayer.layerId)
             var attachments = AttachmentEdits()
             let replaces = deltaLayers[fileLayer.layerId]?.replaces ?? false
@@ -175,7 +176,10 @@ private struct FileSchema {
             let sql: String = row[1] ?? ""
             // A virtual table runs a module's code on every read: never one of ours to read.
             if sql.uppercased().hasPrefix("CREATE VIRTUAL") { continue }
-            plainTables.insert((row[0] as String).lowercased())
+            let name: String = row[0]
+            // Checked before any row is read: values the file does not hold are never computed.
+            try UntrustedFile.checkStoredColumns(of: name, db)
+            plainTables.insert(name.lowercased())
         }
     }
 
@@ -191,9 +195,11 @@ private struct LayerTable {
     let globalIdColumn: String
     let geometryType: EsriGeometryType?
     let selectList: String
+    let budget: ReadBudget
 
-    init(_ layer: ReplicaFileInfo.Layer, schema: FileSchema, db: Database) throws {
+    init(_ layer: ReplicaFileInfo.Layer, schema: FileSchema, budget: ReadBudget, db: Database) throws {
         self.layer = layer
+        self.budget = budget
         guard schema.isPlainTable(layer.tableName) else { throw ReplicaChanges.Failure.invalid("layer \(layer.layerId) has no table \(layer.tableName)") }
         if let attachmentTable = layer.attachmentTable, !schema.isPlainTable(attachmentTable) {
             throw ReplicaChanges.Failure.invalid("layer \(layer.layerId) has no table \(attachmentTable)")
@@ -235,10 +241,30 @@ private struct LayerTable {
     }
 
     func allFeatures(_ db: Database) throws -> [EditFeature] {
-        try Row.fetchAll(db, sql: "SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) ORDER BY rowid").map { try feature($0) }
+        var features: [EditFeature] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) ORDER BY rowid")
+        while let row = try rows.next() {
+            try budget.countChange()
+            features.append(try feature(row))
+        }
+        return features
+    }
+
+    /// The bytes a row's values take, spent from the file's budget before they are copied.
+    private func spend(_ row: Row) throws {
+        var bytes = 0
+        for index in 0..<row.count {
+            switch (row[index] as DatabaseValue).storage {
+            case .string(let text): bytes += text.utf8.count
+            case .blob(let data): bytes += data.count
+            default: bytes += 8
+            }
+        }
+        try budget.spend(bytes)
     }
 
     private func feature(_ row: Row) throws -> EditFeature {
+        try spend(row)
         var attributes = JSONObject()
         for (index, column) in columns.enumerated() {
             let value: DatabaseValue = row[index]
@@ -269,16 +295,23 @@ private struct LayerTable {
     func attachment(globalId: String, _ db: Database) throws -> AttachmentEdit? {
         guard let table = layer.attachmentTable else { return nil }
         return try Row.fetchOne(db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
-                                arguments: [globalId]).map(Self.attachment)
+                                arguments: [globalId]).map { try attachment($0) }
     }
 
     func allAttachments(_ db: Database) throws -> [AttachmentEdit] {
         guard let table = layer.attachmentTable else { return [] }
-        return try Row.fetchAll(db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) ORDER BY id").map(Self.attachment)
+        var attachments: [AttachmentEdit] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) ORDER BY id")
+        while let row = try rows.next() {
+            try budget.countChange()
+            attachments.append(try attachment(row))
+        }
+        return attachments
     }
 
-    private static func attachment(_ row: Row) -> AttachmentEdit {
-        AttachmentEdit(globalId: row[0] ?? "", parentGlobalId: row[1], name: row[2], contentType: row[3], keywords: row[4],
+    private func attachment(_ row: Row) throws -> AttachmentEdit {
+        try spend(row)
+        return AttachmentEdit(globalId: row[0] ?? "", parentGlobalId: row[1], name: row[2], contentType: row[3], keywords: row[4],
                        source: .data([UInt8]((row[5] as Data?) ?? Data())))
     }
 }

@@ -12,8 +12,12 @@ public struct ServerOptions: Sendable {
     public var limits: UploadLimits
     /// How long a replica result file stays downloadable after its last download (ArcGIS: 10 min).
     public var resultFileIdleTime: TimeInterval
-    /// Asynchronous jobs running at once.
-    public var maximumConcurrentJobs: Int
+    /// Asynchronous jobs running at once, waiting, and per caller.
+    public var jobLimits: JobLimits
+    public var maximumConcurrentJobs: Int { jobLimits.running }
+    /// Seconds a connection may send nothing before it is closed (headers never finished, a
+    /// stalled body, or idle between requests).
+    public var idleTimeout: TimeInterval
     /// `https` when serving TLS: result and status URLs are absolute.
     public var scheme: String
     /// What one `synchronizeReplica` may carry.
@@ -28,8 +32,11 @@ public struct ServerOptions: Sendable {
 
     public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
                 scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
-                maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics())
+                maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
+                idleTimeout: TimeInterval = 30)
     {
+        self.jobLimits = jobLimits ?? JobLimits(running: maximumConcurrentJobs)
+        self.idleTimeout = idleTimeout
         self.metrics = metrics
         self.limits = limits
         self.syncLimits = syncLimits
@@ -37,7 +44,6 @@ public struct ServerOptions: Sendable {
         self.tokenMinutes = tokenMinutes
         self.maximumTokenMinutes = maximumTokenMinutes
         self.resultFileIdleTime = resultFileIdleTime
-        self.maximumConcurrentJobs = maximumConcurrentJobs
         self.scheme = scheme
     }
 }
@@ -48,6 +54,7 @@ public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", po
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
+        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
@@ -58,7 +65,7 @@ public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1",
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
-        server: try .tls(.http1(), tlsConfiguration: try tls.configuration()),
+        server: try .tls(.http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
@@ -88,7 +95,8 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         logger.warning("Could not remove files a previous run left: \(error)")
     }
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
-    let runner = JobRunner(maximumConcurrentJobs: options.maximumConcurrentJobs)
+    router.add(middleware: SecurityHeadersMiddleware())
+    let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
                             idleTime: options.resultFileIdleTime)
     let replicas = ReplicasController(store: store, files: files, runner: runner,
@@ -103,6 +111,8 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                                       maximumMinutes: options.maximumTokenMinutes)
 
     let temporaryDirectory = store.temporaryDirectory
+    let postOnly = ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
+                               details: ["This operation is only supported via POST."])
     /// Registers GET and POST; the handler gets the received form (files already on disk,
     /// removed after the handler unless it moved them).
     /// `role`: the least a caller needs (with token security on); `nil`: open to anyone.
@@ -112,14 +122,15 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                    _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
             var form = ReceivedForm(parameters: RequestParameters(), files: [])
+            var bodyRead = false
             do {
-                form = try await request.receiveForm(limits: limits, temporaryDirectory: temporaryDirectory)
+                // Who is asking is decided from the head before any body byte is read.
+                var admission = try authenticator.admission(request, query: RequestParameters(FormURLEncoding.decode(request.uri.query ?? "")), role: role)
+                form = try await request.receiveForm(limits: limits, temporaryDirectory: temporaryDirectory, admission: &admission)
+                bodyRead = true
                 defer { form.discardFiles() }
                 var context = context
-                if let role {
-                    context.user = try authenticator.user(request, form.parameters)
-                    try authenticator.authorize(context.user, role)
-                }
+                context.user = admission.user
                 context.record.note(replicaId: form.parameters.string("replicaID"))
                 guard HTMLDirectory.wanted(request, form.parameters) else { return try await handler(request, context, form) }
                 // The services directory: an operation's page without parameters is its form.
@@ -128,7 +139,11 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                 }
                 return try await HTMLDirectory.page(for: try await handler(request, context, form), path: request.uri.path, parameters: form.parameters)
             } catch {
-                let response = RESTResponse.error(from: error, parameters: form.parameters)
+                var response = RESTResponse.error(from: error, parameters: form.parameters, logger: logger)
+                if !bodyRead && request.mayHaveBody {
+                    context.stopReadingBody()
+                    response.headers[.connection] = "close"
+                }
                 context.record.note(replicaId: form.parameters.string("replicaID"))
                 guard HTMLDirectory.wanted(request, form.parameters) else { return response }
                 return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: form.parameters)) ?? response
@@ -145,14 +160,22 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         formRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
     }
 
+    /// Operations that change state but answer GET for clients that send them so (restapi
+    /// sends createReplica and unRegisterReplica as GET): with token security on they are POST
+    /// only, so a link or an image cannot trigger them with a token in its URL.
+    func stateChangingRoute(_ path: String, role: UserRole? = .viewer,
+                            _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
+        route(path, role: role) { request, context, parameters in
+            if options.requireAuth && request.method != .post { throw postOnly }
+            return try await handler(request, context, parameters)
+        }
+    }
+
     /// Operations that change data are POST only, as on ArcGIS Server (editors and admins).
     func postFormRoute(_ path: String, role: UserRole? = .editor,
                        _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
         formRoute(path, role: role) { request, context, form in
-            guard request.method == .post else {
-                throw ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
-                                  details: ["This operation is only supported via POST."])
-            }
+            guard request.method == .post else { throw postOnly }
             return try await handler(request, context, form)
         }
     }
@@ -183,7 +206,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                         body: .init(byteBuffer: ByteBuffer(bytes: text)))
     }
     route("/arcgis/rest/info", role: nil) { request, _, p in services.info(p, request: request, scheme: options.scheme, requireAuth: options.requireAuth, tokenMinutes: options.tokenMinutes) }
-    route("/arcgis/tokens/generateToken", role: nil) { _, _, p in try authenticator.generateToken(p) }
+    stateChangingRoute("/arcgis/tokens/generateToken", role: nil) { _, c, p in try await authenticator.generateToken(p, address: c.remoteAddress) }
     route("/arcgis/tokens", role: nil) { _, _, p in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: p) }
     route("/arcgis/rest/services") { request, _, p in try services.list(p, request: request) }
     route("/arcgis/rest/services/:service") { _, c, p in try services.folder(p, context: c) }
@@ -204,10 +227,10 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/updateAttachment") { _, c, f in try attachments.update(f, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
     // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
-    route("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
+    stateChangingRoute("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
     postRoute("/arcgis/rest/services/:service/FeatureServer/synchronizeReplica", role: .viewer) { r, c, p in try await replicas.synchronize(p, request: r, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica/conflicts") { _, c, p in try replicas.conflicts(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
+    stateChangingRoute("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas") { _, c, p in try replicas.list(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica") { _, c, p in try replicas.info(p, context: c) }
     route("/arcgis/rest/services/:service/FeatureServer/jobs/:job") { r, c, p in try replicas.jobStatus(p, request: r, context: c) }

@@ -1,5 +1,7 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOConcurrencyHelpers
 import OutpostStore
 import OutpostWire
 
@@ -13,20 +15,34 @@ struct Authenticator: Sendable {
     /// Minutes a token lives when the request does not say (and the most it may ask).
     let defaultMinutes: Int
     let maximumMinutes: Int
+    let throttle = NIOLockedValueBox(LoginThrottle())
 
     static let tokenRequired = ArcGISError(kind: .invalidParameter, code: 499, message: "Token Required", details: [])
     static let invalidToken = ArcGISError(kind: .invalidParameter, code: 498, message: "Invalid Token", details: [])
     static let forbidden = ArcGISError(kind: .invalidParameter, code: 403,
                                        message: "You do not have permissions to access this resource or perform this operation.", details: [])
 
-    /// The caller, or nil when anonymous is fine (security off).
-    func user(_ request: Request, _ parameters: RequestParameters) throws -> ServerUser? {
+    /// The token a request carries before its body: `token=` in the query string, or a
+    /// bearer header.
+    static func token(of request: Request, query: RequestParameters) -> String? {
+        if let token = query.string("token"), !token.isEmpty { return token }
         let header = request.headers[HTTPField.Name("X-Esri-Authorization")!] ?? request.headers[.authorization]
-        let bearer = header.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil }
-        guard let token = parameters.string("token").flatMap({ $0.isEmpty ? nil : $0 }) ?? bearer else {
-            if required { throw Self.tokenRequired }
-            return nil
+        return header.flatMap { $0.lowercased().hasPrefix("bearer ") ? String($0.dropFirst(7)).trimmingCharacters(in: .whitespaces) : nil }
+    }
+
+    /// Decides whether a request's body may be read, and who is asking, for a route needing
+    /// `role` (nil: open to anyone).
+    func admission(_ request: Request, query: RequestParameters, role: UserRole?) throws -> BodyAdmission {
+        guard let role else { return try BodyAdmission(headerToken: nil, required: false) { _ in nil } }
+        return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: required) { token in
+            let user = try self.user(token: token)
+            try self.authorize(user, role)
+            return user
         }
+    }
+
+    /// The caller a token names, or nil when anonymous is fine (security off).
+    func user(token: String) throws -> ServerUser? {
         switch try store.check(token: token) {
         case .valid(let user): return user
         case .expired, .unknown:
@@ -42,14 +58,25 @@ struct Authenticator: Sendable {
         if user.role < role { throw Self.forbidden }
     }
 
-    /// `generateToken`: `username`, `password`, `expiration` (minutes).
-    func generateToken(_ p: RequestParameters) throws -> Response {
+    /// `generateToken`: `username`, `password`, `expiration` (minutes); throttled per user
+    /// name and address (`LoginThrottle`).
+    func generateToken(_ p: RequestParameters, address: String) async throws -> Response {
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }
-        guard let user = try store.verify(user: name, password: password) else {
+        let now = Date().timeIntervalSince1970
+        let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
+        if wait > 0 {
+            throw ArcGISError.tooManyRequests("Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
+                                              retryAfterSeconds: Int(wait.rounded(.up)))
+        }
+        let store = self.store
+        // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
+        guard let user = try await JobRunner.blocking({ try store.verify(user: name, password: password) }) else {
+            throttle.withLockedValue { $0.failed(user: name, address: address, now: Date().timeIntervalSince1970) }
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
+        throttle.withLockedValue { $0.succeeded(user: name, address: address) }
         var minutes = defaultMinutes
         if let text = p.string("expiration") {
             guard let value = Int(text), value > 0 else { throw ArcGISError.invalidParameter("expiration", "minutes, a positive integer") }
@@ -61,9 +88,14 @@ struct Authenticator: Sendable {
 }
 
 extension OutpostRequestContext {
-    /// Whether the caller may touch a replica: its owner, an admin, or anyone when security is off.
+    /// Whether the caller may see or touch a replica, job or result file: its owner, an admin,
+    /// or anyone when security is off. One made without a user (owner '': before token
+    /// security was turned on) belongs to the administrators.
     func mayManage(replicaOwner owner: String) -> Bool {
         guard let user else { return true }
-        return user.role == .admin || owner.isEmpty || owner.caseInsensitiveCompare(user.name) == .orderedSame
+        return user.role == .admin || (!owner.isEmpty && owner.caseInsensitiveCompare(user.name) == .orderedSame)
     }
+
+    /// Whose share of the job queue a job counts against: the user, or the address without one.
+    var jobCaller: String { user.map { "user:\($0.name.lowercased())" } ?? "address:\(remoteAddress)" }
 }

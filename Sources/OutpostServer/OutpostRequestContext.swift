@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import OutpostStore
 import OutpostWire
 
@@ -9,8 +10,21 @@ public struct OutpostRequestContext: RequestContext {
     public var user: ServerUser?
     /// What the request did, for its log line (set by `RequestLogMiddleware`).
     public var record = RequestRecord(id: "")
+    /// The connection, to stop reading a body that is refused (see `stopReadingBody`).
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+    /// The caller's address, for per-address limits ("" when unknown).
+    var remoteAddress: String { channel.remoteAddress?.ipAddress ?? "" }
+
+    /// A refused request's body is not read to its end: the connection's input is closed, so
+    /// the server neither stores nor drains what the client goes on sending; the answer is
+    /// still written, then the connection closes.
+    func stopReadingBody() {
+        channel.close(mode: .input, promise: nil)
     }
 }

@@ -72,7 +72,7 @@ enum FeatureSetWriter {
                 w.key("extent"); w.value(extent.json(spatialReference: sr))
             }
             w.endObject()
-        case .statistics(let fields, let values):
+        case .statistics(let fields, let rows):
             w.beginObject()
             w.member("displayFieldName", "")
             w.key("fieldAliases"); w.beginObject(); for field in fields { w.member(field.name, field.name) }; w.endObject()
@@ -81,9 +81,13 @@ enum FeatureSetWriter {
                 w.beginObject(); w.member("name", field.name); w.member("type", field.type.rawValue); w.member("alias", field.name); w.endObject()
             }
             w.endArray()
-            w.key("features"); w.beginArray(); w.beginObject(); w.key("attributes"); w.beginObject()
-            for (field, value) in zip(fields, values) { w.member(field.name, value) }
-            w.endObject(); w.endObject(); w.endArray()
+            w.key("features"); w.beginArray()
+            for values in rows {
+                w.beginObject(); w.key("attributes"); w.beginObject()
+                for (field, value) in zip(fields, values) { w.member(field.name, value) }
+                w.endObject(); w.endObject()
+            }
+            w.endArray()
             w.endObject()
         case .features(let page):
             if format.isGeoJSON { writeGeoJSON(page, layer: layer, to: &w) } else { writeEsriJSON(page, layer: layer, to: &w) }

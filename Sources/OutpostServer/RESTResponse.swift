@@ -1,4 +1,6 @@
+import GRDB
 import Hummingbird
+import Logging
 import OutpostStore
 import OutpostWire
 
@@ -22,13 +24,28 @@ enum RESTResponse {
         return json(writer.bytes, parameters: parameters)
     }
 
+    /// The envelope, sent with HTTP 200 as ArcGIS does, except where a client or proxy must
+    /// act on the status itself: 413 (body too large) and 429 (with `Retry-After`).
     static func error(_ error: ArcGISError, parameters: RequestParameters = RequestParameters()) -> Response {
-        json(error.json, parameters: parameters)
+        var response = json(error.json, parameters: parameters)
+        switch error.kind {
+        case .tooLarge: response.status = .contentTooLarge
+        case .tooManyRequests:
+            response.status = .tooManyRequests
+            if let seconds = error.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
+        default: break
+        }
+        return response
     }
 
-    /// Maps any error thrown by a handler to the envelope; unknown errors are internal.
-    static func error(from error: any Error, parameters: RequestParameters = RequestParameters()) -> Response {
+    /// Maps any error thrown by a handler to the envelope; unknown errors are internal. A
+    /// database error is logged whole but answered without its SQL or table names.
+    static func error(from error: any Error, parameters: RequestParameters = RequestParameters(), logger: Logger? = nil) -> Response {
         switch error {
+        case let error as DatabaseError:
+            logger?.error("database error: \(error)")
+            return self.error(.internalError("The database could not complete the request (SQLite error \(error.resultCode.rawValue))."),
+                              parameters: parameters)
         case let error as ArcGISError: return self.error(error, parameters: parameters)
         case let error as StoreError: return self.error(error.arcGISError, parameters: parameters)
         case let error as FeatureStore.VersionFailure:
@@ -36,7 +53,9 @@ enum RESTResponse {
             return self.error(ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
                                           message: notFound ? "Version not found." : "Unable to complete operation.",
                                           details: [error.description]), parameters: parameters)
-        default: return self.error(.internalError(String(describing: error)), parameters: parameters)
+        default:
+            logger?.error("unexpected error: \(error)")
+            return self.error(.internalError("An unexpected error occurred; the server log has its details."), parameters: parameters)
         }
     }
 

@@ -19,7 +19,9 @@ extension ReplicasController {
         }
         // Only its owner (or an admin) syncs a replica.
         guard context.mayManage(replicaOwner: replica.owner) else { throw Authenticator.forbidden }
-        let (edits, editBytes) = try loadEdits(parsed.upload, service: serviceName, replicaId: replica.id)
+        // Reading an uploaded file is blocking work: off the cooperative pool.
+        let upload = parsed.upload
+        let (edits, editBytes) = try await JobRunner.blocking { [self] in try loadEdits(upload, service: serviceName, replicaId: replica.id) }
         let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
                                         limits: syncLimits, serviceHasAttachments: { id in
             service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
@@ -33,10 +35,15 @@ extension ReplicasController {
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
             let job = JobRecord(id: jobId, serviceName: serviceName, kind: .synchronizeReplica, replicaId: replica.id,
-                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: Self.now())
-            try store.saveJob(job)
+                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: Self.now(),
+                                owner: replica.owner)
+            let ticket = try runner.admit(caller: context.jobCaller)
+            do { try store.saveJob(job) } catch {
+                runner.cancel(ticket)
+                throw error
+            }
             let logger = self.logger
-            runner.submit { await Self.run(job: job, sync: work, logger: logger) }
+            runner.submit(ticket) { await Self.run(job: job, sync: work, logger: logger) }
             return RESTResponse.json(["statusUrl": .string("\(base)/jobs/\(jobId)"), "replicaID": .string(replica.id),
                                       "replicaName": .string(replica.name)], parameters: p)
         }
@@ -86,17 +93,19 @@ extension ReplicasController {
                 }
                 return (try SynchronizeReplicaRequest.parseEdits(json, parameter: "editsUploadID"), [UInt8](data))
             case .sqlite:
-                return (try Self.deltaEdits(path: path, itemID: itemID, replicaId: replicaId), [UInt8](data))
+                let limits = UntrustedFileLimits(maximumFileBytes: Int.max, maximumValueBytes: syncLimits.maxAttachmentBytes + 1024,
+                                                 maximumChanges: syncLimits.maxEdits)
+                return (try Self.deltaEdits(path: path, itemID: itemID, replicaId: replicaId, limits: limits), [UInt8](data))
             }
         }
     }
 
     /// The edits of an uploaded GeoPackage: an upload delta, or a replica file (its change
     /// log netted), of this replica.
-    static func deltaEdits(path: String, itemID: String, replicaId: String) throws -> [LayerEdits] {
+    static func deltaEdits(path: String, itemID: String, replicaId: String, limits: UntrustedFileLimits) throws -> [LayerEdits] {
         let changes: ReplicaChanges
         do {
-            changes = try ReplicaChanges.read(path)
+            changes = try ReplicaChanges.read(path, limits: limits)
         } catch {
             throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' (editsUploadFormat=sqlite) is \(error.description)")
         }
@@ -220,6 +229,7 @@ struct SyncWork: Sendable {
                 files.discard(name)
                 return Done(summary: summary, fileName: nil)
             }
+            try store.recordResultFile(name, owner: plan.replica.owner)
             try files.publish(name)
             return Done(summary: summary, fileName: name)
         } catch {
@@ -247,8 +257,11 @@ extension ReplicasController {
         let serviceName = try context.serviceName()
         let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
         guard let canonical = GlobalID.normalize(id) else { throw Self.replicaNotFound(id) }
+        let replica = try store.replica(service: serviceName, id: canonical)
+        // The log outlives the replica: once it is unregistered, only admins read it.
+        guard context.mayManage(replicaOwner: replica?.owner ?? "") else { throw Self.replicaNotFound(id) }
         let conflicts = try store.conflicts(service: serviceName, replicaId: canonical)
-        if conflicts.isEmpty, try store.replica(service: serviceName, id: canonical) == nil {
+        if conflicts.isEmpty, replica == nil {
             throw Self.replicaNotFound(id)
         }
         return RESTResponse.json(["replicaID": .string(canonical), "conflicts": .array(conflicts.map(\.json))], parameters: p)

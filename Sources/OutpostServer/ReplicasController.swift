@@ -26,8 +26,14 @@ struct ReplicasController: Sendable {
         // A viewer gets a download-only replica, as ArcGIS gives non-owners of Query+Sync services.
         if context.user?.role == .viewer { parsed.syncDirection = .download }
         var reference: ReplicaDefinition?
-        if let id = parsed.registerExistingData?.referenceReplicaId {
-            reference = try store.replica(service: serviceName, id: id)
+        var registrationFacts: RegistrationFacts?
+        if let registration = parsed.registerExistingData {
+            if let id = registration.referenceReplicaId {
+                reference = try store.replica(service: serviceName, id: id)
+                registrationFacts = try store.registrationFacts(service: serviceName, referenceId: id)
+            }
+            try RegistrationRules.check(registrationFacts ?? RegistrationFacts(serviceIsVersioned: service.definition.isVersioned,
+                                                                                referenceId: "", originId: "", unregistered: []))
         }
         let now = Self.now()
         let replicaId = GlobalID.make()
@@ -54,6 +60,7 @@ struct ReplicasController: Sendable {
             let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
                                                                       currentGeneration: try store.currentGeneration())
             let registered = try store.registerReplica(definition)
+            if let registrationFacts { try store.recordOrigin(of: registered.id, originId: registrationFacts.originId) }
             var answer: JSONObject = ["replicaName": .string(registered.name), "replicaID": .string(registered.id)]
             registered.generationMembers(into: &answer)
             answer["transportType"] = .string(TransportType.url.rawValue)
@@ -73,13 +80,20 @@ struct ReplicasController: Sendable {
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
             let job = JobRecord(id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
-                                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now)
-            do { try store.saveJob(job) } catch {
+                                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now, owner: owner)
+            let ticket: JobRunner.Ticket
+            do {
+                ticket = try runner.admit(caller: context.jobCaller)
+                do { try store.saveJob(job) } catch {
+                    runner.cancel(ticket)
+                    throw error
+                }
+            } catch {
                 store.releaseReplicaName(reserved, service: serviceName)
                 throw error
             }
             let logger = self.logger
-            runner.submit {
+            runner.submit(ticket) {
                 await Self.run(job: job, export: export, logger: logger)
             }
             var answer: JSONObject = ["statusUrl": .string("\(base)/jobs/\(jobId)")]
@@ -157,13 +171,16 @@ struct ReplicasController: Sendable {
             throw ArcGISError(kind: .notFound, code: 404, message: "Job not found.",
                               details: ["No job '\(context.parameters.get("job") ?? "")' on service \(serviceName)."])
         }
+        guard context.mayManage(replicaOwner: job.owner) else { throw Authenticator.forbidden }
         let url = job.resultFile.map { "\(resultBase(request, service: serviceName))/\($0)" }
         return RESTResponse.json(job.statusJSON(resultURL: url), parameters: p)
     }
 
     func resultFile(_ request: Request, context: OutpostRequestContext) async throws -> Response {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
-        guard let name = context.parameters.get("file"), let path = files.open(name) else {
+        guard let name = context.parameters.get("file"), ResultFiles.isValidName(name), context.mayManage(replicaOwner: try store.resultFileOwner(name)),
+            let path = files.open(name)
+        else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Result file not found.",
                               details: ["The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."])
         }
@@ -196,7 +213,8 @@ struct ReplicasController: Sendable {
     // MARK: Registry
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let replicas = try store.replicas(service: try context.serviceName())
+        // Each caller sees their own replicas; admins (and everyone with security off) all of them.
+        let replicas = try store.replicas(service: try context.serviceName()).filter { context.mayManage(replicaOwner: $0.owner) }
         return RESTResponse.json(.array(replicas.map { ["replicaName": .string($0.name), "replicaID": .string($0.id)] }), parameters: p)
     }
 
@@ -204,7 +222,9 @@ struct ReplicasController: Sendable {
         let serviceName = try context.serviceName()
         // Path parameters arrive percent-encoded (`%7B…%7D` for the braces clients send).
         let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
-        guard let replica = try store.replica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
+        guard let replica = try store.replica(service: serviceName, id: id), context.mayManage(replicaOwner: replica.owner) else {
+            throw Self.replicaNotFound(id)
+        }
         return RESTResponse.json(replica.infoJSON, parameters: p)
     }
 
@@ -319,6 +339,7 @@ struct ExportWork: Sendable {
                     try ReplicaFile.setReplicaName(definition.name, in: temporary)
                 }
             }
+            try store.recordResultFile(name, owner: plan.definition.owner)
             try files.publish(name)
             return (definition, name)
         } catch {

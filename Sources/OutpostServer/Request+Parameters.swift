@@ -40,26 +40,47 @@ public struct UploadLimits: Sendable {
 }
 
 extension Request {
+    /// Whether the request announces a body larger than `limit` (refused before it is read).
+    func announcesBody(over limit: Int) -> Bool {
+        headers[.contentLength].flatMap { Int($0) }.map { $0 > limit } ?? false
+    }
+
+    /// Whether a body may follow the head (a POST with a length or chunked).
+    var mayHaveBody: Bool {
+        guard method == .post else { return false }
+        if let length = headers[.contentLength].flatMap({ Int($0) }) { return length > 0 }
+        return headers[.transferEncoding] != nil
+    }
+
     /// Reads the query string and the body. Form fields go to the parameters; multipart file
     /// parts are streamed to files in `temporaryDirectory` as they arrive, so a large
     /// attachment is never held whole in memory. Every resource answers GET and POST alike.
-    func receiveForm(limits: UploadLimits, temporaryDirectory: String) async throws -> ReceivedForm {
+    ///
+    /// `admission` decides, as the body arrives, whether it may be read on (token security):
+    /// nothing past its preamble, and no file part, is read before it admits the caller.
+    /// Limits are enforced while streaming: the first byte over a limit stops the reading.
+    func receiveForm(limits: UploadLimits, temporaryDirectory: String, admission: inout BodyAdmission) async throws -> ReceivedForm {
         var form = ReceivedForm(parameters: RequestParameters(FormURLEncoding.decode(uri.query ?? "")), files: [])
-        guard method == .post else { return form }
+        guard method == .post else {
+            _ = try admission.finish()
+            return form
+        }
         let contentType = headers[.contentType] ?? ""
         func tooLarge() -> ArcGISError {
             ArcGISError(kind: .tooLarge, code: 413, message: "Request body too large.",
                         details: ["The body exceeds the limit of \(limits.maxBodyBytes) bytes."])
         }
+        if announcesBody(over: limits.maxBodyBytes) { throw tooLarge() }
         if let boundary = MultipartStreamParser.boundary(fromContentType: contentType) {
             var parser = MultipartStreamParser(boundary: boundary)
             var received = 0
             var field: (name: String, bytes: [UInt8])?
-            var file: (handle: FileHandle, upload: UploadedFile)?
+            var file: (spool: SpoolFile, upload: UploadedFile)?
             do {
                 for try await chunk in body {
                     received += chunk.readableBytes
                     if received > limits.maxBodyBytes { throw tooLarge() }
+                    try admission.check(received: received)
                     let events: [MultipartStreamParser.Event]
                     do { events = try parser.feed(chunk.readableBytesView) } catch {
                         throw ArcGISError.invalidParameter("body", error.description)
@@ -68,56 +89,102 @@ extension Request {
                         switch event {
                         case .partBegin(let name, let filename, let type):
                             if let filename {
+                                try admission.check(received: received, fileBegins: true)
                                 try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
                                 let path = (temporaryDirectory as NSString).appendingPathComponent("upload-\(UUID().uuidString)")
-                                FileManager.default.createFile(atPath: path, contents: nil)
-                                guard let handle = FileHandle(forWritingAtPath: path) else {
-                                    throw ArcGISError.internalError("cannot create a temporary file for the upload")
-                                }
-                                file = (handle, UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0))
+                                file = (try SpoolFile(path: path), UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0))
                             } else {
                                 field = (name, [])
                             }
                         case .partData(let bytes):
-                            if let current = file {
-                                try current.handle.write(contentsOf: bytes)
-                                file?.upload.size += bytes.count
+                            if file != nil {
+                                try await file!.spool.append(bytes)
+                                file!.upload.size += bytes.count
                             } else if field != nil {
                                 field!.bytes += bytes
                                 if field!.bytes.count > limits.maxFieldBytes { throw tooLarge() }
                             }
                         case .partEnd:
                             if let current = file {
-                                try current.handle.close()
+                                try await current.spool.close()
                                 form.files.append(current.upload)
                                 file = nil
                             } else if let current = field {
-                                form.parameters[current.name] = String(decoding: current.bytes, as: UTF8.self)
+                                let value = String(decoding: current.bytes, as: UTF8.self)
+                                form.parameters[current.name] = value
+                                try admission.field(current.name, value)
                                 field = nil
                             }
                         }
                     }
                 }
                 do { try parser.finish() } catch { throw ArcGISError.invalidParameter("body", error.description) }
+                _ = try admission.finish()
             } catch {
                 if let current = file {
-                    try? current.handle.close()
+                    try? await current.spool.close()
                     try? FileManager.default.removeItem(atPath: current.upload.path)
                 }
                 form.discardFiles()
                 throw error
             }
         } else {
-            let collected: ByteBuffer
-            do {
-                collected = try await body.collect(upTo: min(limits.maxBodyBytes, limits.maxFieldBytes))
-            } catch {
-                throw tooLarge()
+            let limit = min(limits.maxBodyBytes, limits.maxFieldBytes)
+            var collected: [UInt8] = []
+            for try await chunk in body {
+                if collected.count + chunk.readableBytes > limit { throw tooLarge() }
+                collected.append(contentsOf: chunk.readableBytesView)
+                if !admission.isAdmitted {
+                    // Complete fields so far (up to the last `&`) may carry the token.
+                    if let end = collected.lastIndex(of: UInt8(ascii: "&")) {
+                        for (name, value) in FormURLEncoding.decode(bytes: Array(collected[..<end])) { try admission.field(name, value) }
+                    }
+                    try admission.check(received: collected.count)
+                }
             }
-            if collected.readableBytes > 0 {
-                form.parameters.merge(RequestParameters(FormURLEncoding.decode(bytes: Array(collected.readableBytesView))))
+            if !collected.isEmpty {
+                let fields = RequestParameters(FormURLEncoding.decode(bytes: collected))
+                if !admission.isAdmitted, let token = fields.string("token") { try admission.field("token", token) }
+                form.parameters.merge(fields)
             }
+            _ = try admission.finish()
         }
         return form
+    }
+}
+
+/// A file part spooled to disk in batches written on the blocking pool, so a large upload
+/// never holds a cooperative thread in a `write`.
+final class SpoolFile: @unchecked Sendable {
+    /// Bytes gathered before a write.
+    static let batchBytes = 1 << 20
+    private let handle: FileHandle
+    private var batch: [UInt8] = []
+
+    init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil), let handle = FileHandle(forWritingAtPath: path) else {
+            throw ArcGISError.internalError("cannot create a temporary file for the upload")
+        }
+        self.handle = handle
+        batch.reserveCapacity(Self.batchBytes)
+    }
+
+    func append(_ bytes: [UInt8]) async throws {
+        batch += bytes
+        if batch.count >= Self.batchBytes { try await flush() }
+    }
+
+    func close() async throws {
+        try await flush()
+        let handle = self.handle
+        try await JobRunner.blocking { try handle.close() }
+    }
+
+    private func flush() async throws {
+        guard !batch.isEmpty else { return }
+        let bytes = batch
+        batch.removeAll(keepingCapacity: true)
+        let handle = self.handle
+        try await JobRunner.blocking { try handle.write(contentsOf: bytes) }
     }
 }

@@ -53,7 +53,7 @@ public final class ServerMetrics: Sendable {
         Counter(label: "outpost_conflicts_recorded_total", factory: factory).increment(by: max(0, newConflicts))
         Gauge(label: "outpost_replicas_registered", factory: factory).record(replicas)
 
-        let load = await runner.load
+        let load = runner.load
         Gauge(label: "outpost_jobs", dimensions: [("state", "running")], factory: factory).record(load.running)
         Gauge(label: "outpost_jobs", dimensions: [("state", "queued")], factory: factory).record(load.queued)
 

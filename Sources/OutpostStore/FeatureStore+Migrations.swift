@@ -288,6 +288,7 @@ extension FeatureStore {
                 );
                 """)
         }
+        registerOwnershipMigrations(&migrator)
         return migrator
     }
 }

@@ -99,6 +99,7 @@ extension FeatureStore {
         return try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
             let removed = db.changesCount > 0
+            if removed { try Self.recordUnregistered([canonical], service: name, db: db) }
             // Its edits were posted by each sync: the version holds nothing more to post.
             try db.execute(sql: "DELETE FROM outpost_versions WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
             return removed
@@ -109,6 +110,8 @@ extension FeatureStore {
     public func unregisterAllReplicas(service: String) throws -> Int {
         let name = try self.service(named: service).definition.name
         return try pool.write { db in
+            let ids = try String.fetchAll(db, sql: "SELECT replica_id FROM outpost_replicas WHERE service = ?", arguments: [name])
+            try Self.recordUnregistered(ids, service: name, db: db)
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE service = ?", arguments: [name])
             let removed = db.changesCount
             try db.execute(sql: "DELETE FROM outpost_versions WHERE service = ? AND replica_id IS NOT NULL", arguments: [name])
@@ -148,11 +151,11 @@ extension FeatureStore {
         try pool.write { db in
             try db.execute(sql: """
                 INSERT OR REPLACE INTO outpost_jobs(job_id, service, kind, status, replica_id, replica_name, transport_type,
-                    response_type, submission_time, last_updated_time, result_file, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    response_type, submission_time, last_updated_time, result_file, error, owner)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
                                  job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
-                                 job.resultFile, errorText])
+                                 job.resultFile, errorText, job.owner])
         }
     }
 
@@ -163,7 +166,7 @@ extension FeatureStore {
                                 replicaId: row["replica_id"], replicaName: row["replica_name"],
                                 transportType: TransportType(lenient: row["transport_type"]) ?? .url,
                                 responseType: ReplicaResponseType(rawValue: row["response_type"]) ?? .data,
-                                submittedAt: row["submission_time"])
+                                submittedAt: row["submission_time"], owner: row["owner"])
             job.status = JobStatus(rawValue: row["status"]) ?? .failed
             job.lastUpdatedTime = row["last_updated_time"]
             job.resultFile = row["result_file"]

@@ -37,6 +37,7 @@ public final class FeatureStore: Sendable {
             try SpatiaLite.attach(to: db.sqliteConnection!)
             try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
             checkpointer.install(on: db)
+            for function in Self.statisticFunctions { db.add(function: function) }
         }
         self.checkpointer = checkpointer
         pool = try DatabasePool(path: path, configuration: configuration)

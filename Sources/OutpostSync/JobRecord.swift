@@ -46,10 +46,13 @@ public struct JobRecord: Sendable, Equatable {
     public var lastUpdatedTime: Int64
     public var resultFile: String?
     public var error: ArcGISError?
+    /// Who submitted it ('' without a user): its status is theirs and the admins' to read.
+    public var owner: String = ""
 
     public init(id: String, serviceName: String, kind: JobKind, replicaId: String, replicaName: String,
-                transportType: TransportType = .url, responseType: ReplicaResponseType = .data, submittedAt: Int64)
+                transportType: TransportType = .url, responseType: ReplicaResponseType = .data, submittedAt: Int64, owner: String = "")
     {
+        self.owner = owner
         self.id = id
         self.serviceName = serviceName
         self.kind = kind

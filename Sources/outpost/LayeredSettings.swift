@@ -96,6 +96,7 @@ struct LayeredSettings {
     static let keys: [(key: String, secret: Bool)] = [
         ("data", false), ("host", false), ("port", false), ("testdata", false), ("demo", false), ("log-level", false), ("log-format", false),
         ("tls-cert", false), ("tls-key", true), ("self-signed", false), ("max-upload-mb", false), ("result-file-idle-minutes", false),
-        ("max-jobs", false), ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
+        ("max-jobs", false), ("max-queued-jobs", false), ("max-jobs-per-user", false), ("idle-timeout-seconds", false),
+        ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
     ]
 }

@@ -37,6 +37,9 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The largest request body accepted, in megabytes (default 512).") var maxUploadMb: Int?
     @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download (default 10).") var resultFileIdleMinutes: Double?
     @Option(name: .long, help: "Asynchronous replica jobs running at once (default 2).") var maxJobs: Int?
+    @Option(name: .long, help: "Asynchronous jobs waiting for a slot before new ones are refused with 429 (default 32).") var maxQueuedJobs: Int?
+    @Option(name: .long, help: "Asynchronous jobs one user (or one address, without token security) may have running or waiting (default 4).") var maxJobsPerUser: Int?
+    @Option(name: .long, help: "Seconds a connection may send nothing (while its request is read, or between requests) before it is closed (default 30).") var idleTimeoutSeconds: Int?
     @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry (default \(SyncLimits.standard.maxEdits)).") var maxSyncEdits: Int?
     @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes (default 64).") var maxSyncAttachmentMb: Int?
     @Flag(name: .long, inversion: .prefixedNo, help: "Require a token of a user (`outpost users add`) on every service request (default off).") var requireAuth: Bool?
@@ -45,7 +48,7 @@ struct Serve: AsyncParsableCommand {
     /// The effective settings, each from the first layer that has it.
     struct Settings {
         var data, host, logLevel, logFormat: String
-        var port, maxUploadMb, maxJobs, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes: Int
+        var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes: Int
         var testdata, tlsCert, tlsKey: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
@@ -62,6 +65,9 @@ struct Serve: AsyncParsableCommand {
             port: try layers.int("port", port, default: 8080),
             maxUploadMb: try layers.int("max-upload-mb", maxUploadMb, default: 512),
             maxJobs: try layers.int("max-jobs", maxJobs, default: 2),
+            maxQueuedJobs: try layers.int("max-queued-jobs", maxQueuedJobs, default: 32),
+            maxJobsPerUser: try layers.int("max-jobs-per-user", maxJobsPerUser, default: 4),
+            idleTimeoutSeconds: try layers.int("idle-timeout-seconds", idleTimeoutSeconds, default: 30),
             maxSyncEdits: try layers.int("max-sync-edits", maxSyncEdits, default: SyncLimits.standard.maxEdits),
             maxSyncAttachmentMb: try layers.int("max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
             tokenMinutes: try layers.int("token-minutes", tokenMinutes, default: 60),
@@ -81,6 +87,9 @@ struct Serve: AsyncParsableCommand {
         if settings.maxUploadMb < 1 { throw ValidationError("max-upload-mb must be at least 1.") }
         if settings.resultFileIdleMinutes <= 0 { throw ValidationError("result-file-idle-minutes must be positive.") }
         if settings.maxJobs < 1 { throw ValidationError("max-jobs must be at least 1.") }
+        if settings.maxQueuedJobs < 0 { throw ValidationError("max-queued-jobs must not be negative.") }
+        if settings.maxJobsPerUser < 1 { throw ValidationError("max-jobs-per-user must be at least 1.") }
+        if settings.idleTimeoutSeconds < 1 { throw ValidationError("idle-timeout-seconds must be at least 1.") }
         if settings.maxSyncEdits < 1 { throw ValidationError("max-sync-edits must be at least 1.") }
         if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
         if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
@@ -111,7 +120,9 @@ struct Serve: AsyncParsableCommand {
                                     scheme: scheme,
                                     syncLimits: SyncLimits(maxEdits: settings.maxSyncEdits, maxAttachmentBytes: settings.maxSyncAttachmentMb * 1024 * 1024),
                                     requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
-                                    maximumTokenMinutes: max(settings.tokenMinutes, 1440))
+                                    maximumTokenMinutes: max(settings.tokenMinutes, 1440),
+                                    jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
+                                    idleTimeout: TimeInterval(settings.idleTimeoutSeconds))
         if settings.requireAuth, try !store.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

@@ -58,7 +58,7 @@ import OutpostWire
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(migrations == ["v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers", "v5-replicas-and-jobs",
                                "v6-sync-conflicts-and-receipts", "v7-change-index-with-writer", "v8-versions-history-and-conflict-fields",
-                               "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens"])
+                               "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens", "v12-owners-and-registration-lineage"])
         // Versioned layers carry their history and version-row tables; DEFAULT exists.
         let tables = try reopened.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'f_parcels_0__%'") }
         #expect(Set(tables) == ["f_parcels_0__history", "f_parcels_0__version_rows", "f_parcels_0__attach"])
@@ -218,8 +218,8 @@ import OutpostWire
         var stats = LayerQuery()
         stats.outStatistics = [OutStatistic(kind: .min, field: "OBJECTID", outName: "lo"), OutStatistic(kind: .max, field: "OBJECTID", outName: "hi"),
                                OutStatistic(kind: .count, field: "OBJECTID", outName: "n")]
-        guard case .statistics(_, let values) = try store.query(stats, service: "Demo", layer: 2) else { Issue.record("no stats"); return }
-        #expect(values == [.int(1), .int(2500), .int(2500)])
+        guard case .statistics(_, let rows) = try store.query(stats, service: "Demo", layer: 2) else { Issue.record("no stats"); return }
+        #expect(rows == [[.int(1), .int(2500), .int(2500)]])
     }
 
     @Test func spatialRelationshipsFollowEsriDefinitions() throws {

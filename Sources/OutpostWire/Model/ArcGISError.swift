@@ -13,18 +13,28 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidData
         case conflict
         case internalError
+        /// The server is at a limit (jobs queued, sign-in attempts): retry later. HTTP 429.
+        case tooManyRequests
     }
 
     public var kind: Kind
     public var code: Int
     public var message: String
     public var details: [String]
+    /// Seconds after which a retry may succeed (`Retry-After`), for `tooManyRequests`.
+    public var retryAfterSeconds: Int?
 
-    public init(kind: Kind, code: Int, message: String, details: [String] = []) {
+    public init(kind: Kind, code: Int, message: String, details: [String] = [], retryAfterSeconds: Int? = nil) {
         self.kind = kind
         self.code = code
         self.message = message
         self.details = details
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public static func tooManyRequests(_ reason: String, retryAfterSeconds: Int) -> ArcGISError {
+        ArcGISError(kind: .tooManyRequests, code: 429, message: "Too many requests.", details: [reason],
+                    retryAfterSeconds: retryAfterSeconds)
     }
 
     public var description: String {

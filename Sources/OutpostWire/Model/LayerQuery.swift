@@ -18,12 +18,19 @@ public enum ResponseFormat: String, Sendable, Equatable {
 /// One `outStatistics` entry.
 public struct OutStatistic: Sendable, Equatable {
     public enum Kind: String, Sendable, Equatable, CaseIterable {
-        case count, sum, min, max, avg
+        case count, sum, min, max, avg, stddev, `var`
     }
 
     public var kind: Kind
     public var field: String
     public var outName: String
+
+    /// An output name is an identifier: it names a column of the answer and may be ordered by.
+    public static func isValidOutName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 64,
+            first.properties.isAlphabetic || first == "_" else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
 
     public init(kind: Kind, field: String, outName: String) {
         self.kind = kind
@@ -49,6 +56,10 @@ public struct LayerQuery: Sendable, Equatable {
     public var returnIdsOnly = false
     public var returnExtentOnly = false
     public var outStatistics: [OutStatistic] = []
+    /// `groupByFieldsForStatistics`: one statistics row per distinct combination.
+    public var groupByFields: [String] = []
+    /// `having`: a condition on aggregates of the groups (`COUNT(OBJECTID) > 10`).
+    public var having: String?
     public var format: ResponseFormat = .json
 
     public init() {}
@@ -61,6 +72,7 @@ public struct LayerQuery: Sendable, Equatable {
             && lhs.orderBy.map(\.field) == rhs.orderBy.map(\.field) && lhs.orderBy.map(\.ascending) == rhs.orderBy.map(\.ascending)
             && lhs.returnCountOnly == rhs.returnCountOnly && lhs.returnIdsOnly == rhs.returnIdsOnly
             && lhs.returnExtentOnly == rhs.returnExtentOnly && lhs.outStatistics == rhs.outStatistics && lhs.format == rhs.format
+            && lhs.groupByFields == rhs.groupByFields && lhs.having == rhs.having
     }
 }
 
@@ -145,11 +157,19 @@ extension LayerQuery {
                 guard let type = item.objectValue?.value(forCaseInsensitiveKey: "statisticType")?.stringValue,
                     let kind = OutStatistic.Kind(rawValue: type.lowercased()),
                     let field = item.objectValue?.value(forCaseInsensitiveKey: "onStatisticField")?.stringValue
-                else { throw .invalidParameter("outStatistics", "each entry needs statisticType (count, sum, min, max, avg) and onStatisticField") }
+                else { throw .invalidParameter("outStatistics", "each entry needs statisticType (count, sum, min, max, avg, stddev, var) and onStatisticField") }
                 let outName = item.objectValue?.value(forCaseInsensitiveKey: "outStatisticFieldName")?.stringValue
                     ?? "\(kind.rawValue)_\(field)"
+                guard OutStatistic.isValidOutName(outName) else {
+                    throw .invalidParameter("outStatistics", "outStatisticFieldName '\(outName)' must be letters, digits and '_' (at most 64)")
+                }
                 q.outStatistics.append(OutStatistic(kind: kind, field: field, outName: outName))
             }
+        }
+        q.groupByFields = p.nameList("groupByFieldsForStatistics") ?? []
+        q.having = p.string("having").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        if q.outStatistics.isEmpty && (!q.groupByFields.isEmpty || q.having != nil) {
+            throw .invalidParameter(q.having != nil ? "having" : "groupByFieldsForStatistics", "needs outStatistics")
         }
         return q
     }

@@ -20,7 +20,7 @@ public enum FeatureServiceMetadata {
         [
             "supportsAsync": true,
             "supportsASync": true,
-            "supportsRegisteringExistingData": true,
+            "supportsRegisteringExistingData": .bool(!service.isVersioned),
             "supportsSyncDirectionControl": .bool(service.isVersioned),
             "supportsPerLayerSync": .bool(!service.isVersioned),
             "supportsPerReplicaSync": .bool(service.isVersioned),
@@ -134,7 +134,7 @@ public enum FeatureServiceMetadata {
         object["supportsRollbackOnFailureParameter"] = true
         object["supportsApplyEditsWithGlobalIds"] = true
         object["supportsAttachmentsByUploadId"] = true
-        object["supportsStatistics"] = false
+        object["supportsStatistics"] = true
         object["supportsAdvancedQueries"] = true
         object["supportsValidateSql"] = false
         object["supportsCoordinatesQuantization"] = false
@@ -145,7 +145,8 @@ public enum FeatureServiceMetadata {
             "supportsQueryRelatedPagination": false,
             "supportsQueryWithDistance": false,
             "supportsReturningQueryExtent": true,
-            "supportsStatistics": false,
+            "supportsStatistics": true,
+            "supportsHavingClause": true,
             "supportsOrderBy": true,
             "supportsDistinct": false,
             "supportsQueryWithResultType": false,

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A streaming `multipart/form-data` parser (RFC 7578): fed the body chunk by chunk, it
 /// returns events, holding back only what might be the start of a boundary. A 50 MB file
 /// part passes through in chunk-sized pieces and is never whole in memory.
@@ -129,24 +137,25 @@ public struct MultipartStreamParser: Sendable {
         return nil
     }
 
+    /// The first index of `needle` in `haystack` at or after `start`. `memchr` finds each
+    /// candidate first byte: a file part is scanned at memory speed, in any build.
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
-        let first = needle[0]
-        var i = start
+        guard !needle.isEmpty, haystack.count >= needle.count, start >= 0 else { return nil }
         let last = haystack.count - needle.count
-        while i <= last {
-            if haystack[i] == first {
-                var matched = true
-                var j = 1
-                while j < needle.count {
-                    if haystack[i + j] != needle[j] { matched = false; break }
-                    j += 1
+        guard start <= last else { return nil }
+        return haystack.withUnsafeBufferPointer { hay -> Int? in
+            needle.withUnsafeBufferPointer { pattern -> Int? in
+                guard let base = hay.baseAddress, let patternBase = pattern.baseAddress else { return nil }
+                var i = start
+                while i <= last {
+                    guard let hit = memchr(base + i, Int32(pattern[0]), last - i + 1) else { return nil }
+                    let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + index, patternBase, pattern.count) == 0 { return index }
+                    i = index + 1
                 }
-                if matched { return i }
+                return nil
             }
-            i += 1
         }
-        return nil
     }
 
     public static func boundary(fromContentType contentType: String) -> String? {

@@ -38,6 +38,24 @@ public struct WhereCompiler {
 
     private let resolve: Resolver
     private var arguments: [SQLValue] = []
+    /// `having` clauses may use aggregates of a column; `where` clauses may not.
+    private var allowsAggregates = false
+    /// Parser stack entries the expression being emitted sits under.
+    private var parserCost = 0
+
+    /// Aggregates a `having` may use, and the SQL function computing each (`stddev` and
+    /// `var` are the store's sample statistics).
+    public static let aggregates: [String: String] = [
+        "COUNT": "count", "SUM": "sum", "MIN": "min", "MAX": "max", "AVG": "avg",
+        "STDDEV": "outpost_stddev", "VAR": "outpost_var",
+    ]
+
+    /// How much of SQLite's parser stack (100 entries in the SQLite this runs on; it fails
+    /// with "parser stack overflow") the emitted clause may take. Each construct nests its
+    /// operands under a measured number of entries (`a OR (…)`: 3, `BETWEEN … AND (…)`: 5,
+    /// `NOT (…)`: 2); the rest is left for the query, replica filter or `CASE WHEN` the clause
+    /// is embedded in.
+    public static let maximumParserCost = 60
 
     public static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
         var compiler = WhereCompiler(resolve: resolve)
@@ -56,6 +74,20 @@ public struct WhereCompiler {
         return try compile(expression, columns: resolve)
     }
 
+    /// Parses and compiles a `having` clause: a `where` that may also aggregate columns.
+    public static func compile(having text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
+        let expression: WhereExpression
+        do {
+            expression = try WhereParser.parse(text)
+        } catch {
+            throw .invalidQuery("'having' parameter is invalid: \(error.description)")
+        }
+        var compiler = WhereCompiler(resolve: resolve)
+        compiler.allowsAggregates = true
+        let sql = try compiler.emit(expression)
+        return SQLFragment(sql: sql, arguments: compiler.arguments)
+    }
+
     private init(resolve: @escaping Resolver) { self.resolve = resolve }
 
     /// The Esri type an expression has when it is a bare column, for literal coercion.
@@ -64,7 +96,13 @@ public struct WhereCompiler {
         return nil
     }
 
-    private mutating func emit(_ expression: WhereExpression, hint: EsriFieldType? = nil) throws(ArcGISError) -> String {
+    /// - Parameter cost: the parser stack entries this operand sits under inside its parent.
+    private mutating func emit(_ expression: WhereExpression, hint: EsriFieldType? = nil, under cost: Int = 1) throws(ArcGISError) -> String {
+        parserCost += cost
+        defer { parserCost -= cost }
+        if parserCost > Self.maximumParserCost {
+            throw .invalidQuery("'where' parameter is invalid: nested too deeply for the database (simplify the clause)")
+        }
         switch expression {
         case .column(let name):
             guard let column = resolve(name) else {
@@ -74,30 +112,28 @@ public struct WhereCompiler {
         case .literal(let literal):
             return try emitLiteral(literal, hint: hint)
         case .not(let inner):
-            return "(NOT \(try emit(inner)))"
+            return "(NOT \(try emit(inner, under: 2)))"
         case .negate(let inner):
-            return "(-\(try emit(inner)))"
+            return "(-\(try emit(inner, under: 2)))"
         case .binary(let op, let lhs, let rhs):
-            let lhsHint = op.isComparison ? columnType(rhs) : nil
-            let rhsHint = op.isComparison ? columnType(lhs) : nil
-            return "(\(try emit(lhs, hint: lhsHint)) \(op.rawValue) \(try emit(rhs, hint: rhsHint)))"
+            return "(\(try emitChain(op, lhs, rhs)))"
         case .like(let value, let pattern, let escape, let negated):
-            var sql = "(\(try emit(value)) \(negated ? "NOT LIKE" : "LIKE") \(try emit(pattern))"
-            if let escape { sql += " ESCAPE \(try emit(escape))" }
+            var sql = "(\(try emit(value)) \(negated ? "NOT LIKE" : "LIKE") \(try emit(pattern, under: 3))"
+            if let escape { sql += " ESCAPE \(try emit(escape, under: 5))" }
             return sql + ")"
         case .inList(let value, let items, let negated):
             let hint = columnType(value)
             var parts: [String] = []
             parts.reserveCapacity(items.count)
-            for item in items { parts.append(try emit(item, hint: hint)) }
+            for item in items { parts.append(try emit(item, hint: hint, under: 4)) }
             return "(\(try emit(value)) \(negated ? "NOT IN" : "IN") (\(parts.joined(separator: ","))))"
         case .between(let value, let low, let high, let negated):
             let hint = columnType(value)
-            return "(\(try emit(value)) \(negated ? "NOT BETWEEN" : "BETWEEN") \(try emit(low, hint: hint)) AND \(try emit(high, hint: hint)))"
+            return "(\(try emit(value)) \(negated ? "NOT BETWEEN" : "BETWEEN") \(try emit(low, hint: hint, under: 3)) AND \(try emit(high, hint: hint, under: 5)))"
         case .isNull(let value, let negated):
             return "(\(try emit(value)) \(negated ? "IS NOT NULL" : "IS NULL"))"
         case .cast(let value, let type):
-            return "CAST(\(try emit(value)) AS \(type.rawValue))"
+            return "CAST(\(try emit(value, under: 2)) AS \(type.rawValue))"
         case .extract(let part, let value):
             let format = switch part {
             case .year: "%Y"
@@ -107,10 +143,25 @@ public struct WhereCompiler {
             case .minute: "%M"
             case .second: "%S"
             }
-            return "CAST(strftime('\(format)', (\(try emit(value))) / 1000, 'unixepoch') AS INTEGER)"
+            return "CAST(strftime('\(format)', (\(try emit(value, under: 7))) / 1000, 'unixepoch') AS INTEGER)"
         case .function(let name, let args):
             return try emitFunction(name, args)
         }
+    }
+
+    /// `lhs op rhs` without outer parentheses. A left operand with the same left-associative
+    /// operator (`a OR b OR c` parses as `(a OR b) OR c`) is emitted as a flat chain: the
+    /// same meaning, and SQLite's parser stack stays shallow however long the chain is.
+    private mutating func emitChain(_ op: WhereExpression.BinaryOperator, _ lhs: WhereExpression, _ rhs: WhereExpression)
+        throws(ArcGISError) -> String
+    {
+        let left: String
+        if case .binary(let inner, let innerLHS, let innerRHS) = lhs, inner == op, !op.isComparison {
+            left = try emitChain(op, innerLHS, innerRHS)
+        } else {
+            left = try emit(lhs, hint: op.isComparison ? columnType(rhs) : nil)
+        }
+        return "\(left) \(op.rawValue) \(try emit(rhs, hint: op.isComparison ? columnType(lhs) : nil, under: 3))"
     }
 
     private mutating func emitLiteral(_ literal: WhereLiteral, hint: EsriFieldType?) throws(ArcGISError) -> String {
@@ -156,7 +207,7 @@ public struct WhereCompiler {
             }
         }
         var emitted: [String] = []
-        for arg in args { emitted.append(try emit(arg)) }
+        for arg in args { emitted.append(try emit(arg, under: 4)) }
         switch name {
         case "CURRENT_DATE":
             try arity(0...0)
@@ -177,6 +228,13 @@ public struct WhereCompiler {
             try arity(2...2)
             return "(\(emitted[0]) % \(emitted[1]))"
         default:
+            if allowsAggregates, let aggregate = Self.aggregates[name] {
+                // An aggregate of one column: nesting aggregates or aggregating expressions is refused.
+                guard args.count == 1, case .column = args[0] else {
+                    throw .invalidQuery("'having' parameter is invalid: \(name) takes one field")
+                }
+                return "\(aggregate)(\(emitted[0]))"
+            }
             guard let function = Self.functions[name] else {
                 throw .invalidQuery("'where' parameter is invalid: unsupported function \(name)")
             }

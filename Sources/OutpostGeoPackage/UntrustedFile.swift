@@ -1,0 +1,108 @@
+import CSQLiteDefensive
+import Foundation
+import GRDB
+
+/// What reading an untrusted SQLite file (an uploaded delta, a downloaded one) may cost.
+///
+/// A file never yields more bytes than it holds: values made up by the schema (a generated
+/// column of `zeroblob(n)`, a default) are how a 96 KiB file asks for gigabytes. So every
+/// value, and all values read together, are bounded by the file's own size, enforced by
+/// SQLite while reading (`SQLITE_LIMIT_LENGTH`) and by the reader as it goes.
+public struct UntrustedFileLimits: Sendable, Equatable {
+    /// The largest file accepted.
+    public var maximumFileBytes: Int
+    /// The largest single value (an attachment's bytes).
+    public var maximumValueBytes: Int
+    /// The most change-log rows read.
+    public var maximumChanges: Int
+
+    public init(maximumFileBytes: Int = 4 << 30, maximumValueBytes: Int = 1 << 30, maximumChanges: Int = 10_000_000) {
+        self.maximumFileBytes = maximumFileBytes
+        self.maximumValueBytes = maximumValueBytes
+        self.maximumChanges = maximumChanges
+    }
+
+    /// A client reading its own files and the server's deltas: bounded by the file alone.
+    public static let generous = UntrustedFileLimits()
+}
+
+/// Opens an untrusted SQLite file read-only and defensively: `SQLITE_DBCONFIG_DEFENSIVE`,
+/// `trusted_schema` off, triggers and views disabled, no function of ours registered, no
+/// memory map, and no value longer than the file itself.
+enum UntrustedFile {
+    struct Opened {
+        let queue: DatabaseQueue
+        /// Bytes all values read from the file may add up to.
+        let byteBudget: Int
+    }
+
+    static func open(_ path: String, limits: UntrustedFileLimits) throws -> Opened {
+        func size(_ path: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw ReplicaChanges.Failure.unreadable("no file at \(path)") }
+        // A file in WAL mode (a device's own) holds its latest pages in its -wal file.
+        let fileBytes = size(path) + size(path + "-wal")
+        guard fileBytes <= limits.maximumFileBytes else {
+            throw ReplicaChanges.Failure.invalid("the file has \(fileBytes) bytes, more than the limit of \(limits.maximumFileBytes)")
+        }
+        // Slack for values SQLite expands legitimately (a number read as text).
+        let valueLimit = Int32(clamping: min(limits.maximumValueBytes, fileBytes + 4096))
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.prepareDatabase { db in
+            guard let connection = db.sqliteConnection else { return }
+            let rc = outpost_sqlite_enable_defensive(connection)
+            guard rc == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: "cannot open defensively") }
+            sqlite3_limit(connection, SQLITE_LIMIT_LENGTH, valueLimit)
+            sqlite3_limit(connection, SQLITE_LIMIT_SQL_LENGTH, 1 << 20)
+            sqlite3_limit(connection, SQLITE_LIMIT_COLUMN, 2000)
+            sqlite3_limit(connection, SQLITE_LIMIT_EXPR_DEPTH, 100)
+            sqlite3_limit(connection, SQLITE_LIMIT_ATTACHED, 0)
+            try db.execute(sql: "PRAGMA trusted_schema = OFF; PRAGMA mmap_size = 0; PRAGMA cell_size_check = ON")
+        }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        // A file whose header claims more pages than it holds is damaged or lying.
+        let pages = try queue.read { db in
+            (try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0, try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096)
+        }
+        guard pages.0 * pages.1 <= fileBytes + pages.1 else {
+            try? queue.close()
+            throw ReplicaChanges.Failure.invalid("the file claims \(pages.0) pages of \(pages.1) bytes but holds \(fileBytes) bytes")
+        }
+        return Opened(queue: queue, byteBudget: fileBytes + 65536)
+    }
+
+    /// Refuses a table whose columns are not all stored: generated columns compute values
+    /// the file does not hold, and hidden ones belong to virtual tables.
+    static func checkStoredColumns(of table: String, _ db: Database) throws {
+        let hidden = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden <> 0", arguments: [table]) ?? 0
+        if hidden > 0 {
+            throw ReplicaChanges.Failure.invalid("table \(table) has generated or hidden columns, which a replica file never has")
+        }
+    }
+}
+
+/// Counts the bytes read from an untrusted file against its budget, as they are read.
+final class ReadBudget {
+    private var left: Int
+    let limits: UntrustedFileLimits
+    private var changes = 0
+
+    init(bytes: Int, limits: UntrustedFileLimits) {
+        left = bytes
+        self.limits = limits
+    }
+
+    func spend(_ bytes: Int) throws {
+        left -= bytes
+        if left < 0 { throw ReplicaChanges.Failure.invalid("the file yields more data than it holds") }
+    }
+
+    func countChange() throws {
+        changes += 1
+        if changes > limits.maximumChanges {
+            throw ReplicaChanges.Failure.invalid("more than \(limits.maximumChanges) changes")
+        }
+    }
+}

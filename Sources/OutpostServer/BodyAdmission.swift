@@ -1,0 +1,66 @@
+import Hummingbird
+import OutpostStore
+import OutpostWire
+
+/// Whether a request's body may be read, decided before its bytes are (token security).
+///
+/// A token in the headers or the query string decides before the first body byte. A client
+/// that sends its token as a form field (ArcGIS's JavaScript API does) is admitted when that
+/// field arrives, if it comes within the first `preambleBytes` of the body and before any
+/// file part: nothing larger, and no file, is read for a caller nobody has authenticated.
+struct BodyAdmission {
+    /// How much of a body is read looking for a `token` field.
+    static let preambleBytes = 64 * 1024
+
+    enum State {
+        /// Token security is off, or the caller was authenticated: read on.
+        case admitted(ServerUser?)
+        /// No token yet: read no more than the preamble, and no file part.
+        case pending
+    }
+
+    private(set) var state: State
+    private let authenticate: (_ token: String) throws -> ServerUser?
+
+    /// - Parameters:
+    ///   - headerToken: the token of the `Authorization`/`X-Esri-Authorization` header or the query string.
+    ///   - required: token security is on for this route.
+    ///   - authenticate: checks a token and the caller's role; throws 498 or 403.
+    init(headerToken: String?, required: Bool, authenticate: @escaping (_ token: String) throws -> ServerUser?) throws {
+        self.authenticate = authenticate
+        if let headerToken {
+            state = .admitted(try authenticate(headerToken))
+        } else {
+            state = required ? .pending : .admitted(nil)
+        }
+    }
+
+    var isAdmitted: Bool {
+        if case .admitted = state { return true }
+        return false
+    }
+
+    var user: ServerUser? {
+        if case .admitted(let user) = state { return user }
+        return nil
+    }
+
+    /// A form field has been read: a `token` decides.
+    mutating func field(_ name: String, _ value: String) throws {
+        guard case .pending = state, name.lowercased() == "token", !value.isEmpty else { return }
+        state = .admitted(try authenticate(value))
+    }
+
+    /// `received` body bytes have been read, and a file part may begin: still pending past
+    /// the preamble, or at a file, is a request without a token.
+    func check(received: Int, fileBegins: Bool = false) throws {
+        guard case .pending = state else { return }
+        if fileBegins || received > Self.preambleBytes { throw Authenticator.tokenRequired }
+    }
+
+    /// The body has been read to its end.
+    func finish() throws -> ServerUser? {
+        guard case .admitted(let user) = state else { throw Authenticator.tokenRequired }
+        return user
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import GRDB
+import OutpostSync
+import OutpostWire
+
+/// Who owns jobs and result files, and the lineage that the registration rules read.
+extension FeatureStore {
+    /// What the registration rules need to know about the replica a copy was made from.
+    public func registrationFacts(service: String, referenceId: String) throws -> RegistrationFacts {
+        let definition = try self.service(named: service).definition
+        let canonical = GlobalID.normalize(referenceId) ?? referenceId
+        return try pool.read { db in
+            let origin = try String.fetchOne(db, sql: "SELECT origin_id FROM outpost_replica_origins WHERE replica_id = ?", arguments: [canonical])
+            let unregistered = try Set(String.fetchAll(db, sql: "SELECT replica_id FROM outpost_unregistered_replicas WHERE replica_id IN (?, ?)",
+                                                       arguments: [canonical, origin ?? canonical]))
+            return RegistrationFacts(serviceIsVersioned: definition.isVersioned, referenceId: canonical, originId: origin ?? canonical,
+                                     unregistered: unregistered)
+        }
+    }
+
+    /// Records that `replicaId` was registered as a copy of `originId` (the first replica of its line).
+    public func recordOrigin(of replicaId: String, originId: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO outpost_replica_origins(replica_id, origin_id) VALUES (?, ?)", arguments: [replicaId, originId])
+        }
+    }
+
+    /// Marks ids as unregistered, forever: neither they nor copies of them register again.
+    static func recordUnregistered(_ ids: [String], service: String, db: Database) throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for id in ids {
+            try db.execute(sql: "INSERT OR IGNORE INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (?, ?, ?)",
+                           arguments: [id, service, now])
+        }
+    }
+
+    /// Remembers who may download a result file.
+    public func recordResultFile(_ name: String, owner: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
+                           arguments: [name, owner, Int64(Date().timeIntervalSince1970 * 1000)])
+        }
+    }
+
+    /// The owner of a result file ('' when it was made without a user, or before owners were kept).
+    public func resultFileOwner(_ name: String) throws -> String {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) } ?? ""
+    }
+}

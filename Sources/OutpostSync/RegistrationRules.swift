@@ -1,0 +1,41 @@
+import OutpostWire
+
+/// What the store knows about the replica a registration names (`replicaOptions.refReplicaId`).
+public struct RegistrationFacts: Sendable, Equatable {
+    public var serviceIsVersioned: Bool
+    /// The replica the copy was made from (canonical id).
+    public var referenceId: String
+    /// The first replica of its line: itself, or the original it was registered as a copy of.
+    public var originId: String
+    /// Which of the two have ever been unregistered.
+    public var unregistered: Set<String>
+
+    public init(serviceIsVersioned: Bool, referenceId: String, originId: String, unregistered: Set<String>) {
+        self.serviceIsVersioned = serviceIsVersioned
+        self.referenceId = referenceId
+        self.originId = originId
+        self.unregistered = unregistered
+    }
+}
+
+/// ArcGIS's rules for registering existing data (Runtime `registerSyncEnabledGeodatabase`),
+/// each a row of docs/sync-semantics.md:
+/// - registering is not supported on a versioned feature service;
+/// - a geodatabase once unregistered cannot be registered again;
+/// - once the original geodatabase is unregistered, no copy of it can register.
+public enum RegistrationRules {
+    public static func check(_ facts: RegistrationFacts) throws(ArcGISError) {
+        if facts.serviceIsVersioned {
+            throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+                              details: ["Registering existing data is not supported on a versioned feature service."])
+        }
+        if facts.unregistered.contains(facts.referenceId) {
+            throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to complete operation.",
+                              details: ["Replica '\(facts.referenceId)' has been unregistered; a geodatabase cannot be registered again once it is unregistered."])
+        }
+        if facts.unregistered.contains(facts.originId) {
+            throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to complete operation.",
+                              details: ["The original geodatabase '\(facts.originId)' of replica '\(facts.referenceId)' has been unregistered; no copy of it can be registered."])
+        }
+    }
+}
