@@ -140,6 +140,8 @@ import Testing
             let original = try #require(try await createTreeReplica(client, name: "original")["replicaID"]?.stringValue)
             let copy = try #require(try await register(original)["replicaID"]?.stringValue)
             let lone = try #require(try await createTreeReplica(client, name: "lone")["replicaID"]?.stringValue)
+            // A reference the server never knew (another server's lineage) registers from the generations sent.
+            #expect(try await register("{12345678-1234-1234-1234-123456789012}")["replicaID"] != nil)
             // The unregistered file itself, or a copy of it, cannot register.
             #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("replicaID", lone)])["success"] == true)
             let again = try await register(lone)
