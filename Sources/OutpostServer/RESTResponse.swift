@@ -38,24 +38,27 @@ enum RESTResponse {
         return response
     }
 
-    /// Maps any error thrown by a handler to the envelope; unknown errors are internal. A
-    /// database error is logged whole but answered without its SQL or table names.
+    /// Maps any error thrown by a handler to the envelope; unknown errors are internal.
     static func error(from error: any Error, parameters: RequestParameters = RequestParameters(), logger: Logger? = nil) -> Response {
+        self.error(arcGISError(from: error, logger: logger), parameters: parameters)
+    }
+
+    /// The ArcGIS error an error answers as (a request's or a job's). A database error or an
+    /// unexpected one is logged whole but answered without SQL, table names or internals.
+    static func arcGISError(from error: any Error, logger: Logger?) -> ArcGISError {
         switch error {
+        case let error as ArcGISError: return error
+        case let error as StoreError: return error.arcGISError
         case let error as DatabaseError:
             logger?.error("database error: \(error)")
-            return self.error(.internalError("The database could not complete the request (SQLite error \(error.resultCode.rawValue))."),
-                              parameters: parameters)
-        case let error as ArcGISError: return self.error(error, parameters: parameters)
-        case let error as StoreError: return self.error(error.arcGISError, parameters: parameters)
+            return .internalError("The database could not complete the request (SQLite error \(error.resultCode.rawValue)).")
         case let error as FeatureStore.VersionFailure:
             let notFound: Bool = if case .notFound = error { true } else { false }
-            return self.error(ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
-                                          message: notFound ? "Version not found." : "Unable to complete operation.",
-                                          details: [error.description]), parameters: parameters)
+            return ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
+                               message: notFound ? "Version not found." : "Unable to complete operation.", details: [error.description])
         default:
             logger?.error("unexpected error: \(error)")
-            return self.error(.internalError("An unexpected error occurred; the server log has its details."), parameters: parameters)
+            return .internalError("An unexpected error occurred; the server log has its details.")
         }
     }
 

@@ -155,7 +155,7 @@ struct ReplicasController: Sendable {
             }
             advance(.succeeded(resultFile: name))
         } catch {
-            let arcGISError = (error as? ArcGISError) ?? (error as? StoreError)?.arcGISError ?? .internalError(String(describing: error))
+            let arcGISError = RESTResponse.arcGISError(from: error, logger: logger)
             advance(.failed(arcGISError))
             logger.error("job \(job.id) failed: \(arcGISError)")
         }

@@ -29,15 +29,20 @@ func plantZeroblobAttachments(in file: String, table: String = "Cities__ATTACH",
     try queue.close()
 }
 
+/// A GeoPackage replica of the Cities layer with bidirectional attachments, downloaded.
+func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) async throws -> (answer: JSONValue, file: String) {
+    let answer = try await post(client, "\(serviceURL)/createReplica", [
+        ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
+        ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
+        ("attachmentsSyncDirection", "bidirectional"),
+    ])
+    return (answer, try await downloadFile(client, try #require(answer["URL"]?.stringValue)))
+}
+
 @Suite struct HostileUploadTests {
     @Test func aGeneratedColumnIsRefusedBeforeAnyRowIsReadAndChangesNothing() async throws {
         try await withFreshDemoApp { client, store in
-            let created = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("replicaName", "hostile"), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-                ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-                ("attachmentsSyncDirection", "bidirectional"),
-            ])
-            let file = try await downloadFile(client, try #require(created["URL"]?.stringValue))
+            let (created, file) = try await createCitiesReplicaFile(client, name: "hostile")
             defer { try? FileManager.default.removeItem(atPath: file) }
             let parent = try await DatabaseQueue(path: file).read { db in try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities LIMIT 1")) }
             try plantZeroblobAttachments(in: file, parent: parent, rows: 4)
@@ -65,12 +70,7 @@ func plantZeroblobAttachments(in file: String, table: String = "Cities__ATTACH",
         // value longer than the file (written, then the file truncated to lie) is refused by
         // SQLite itself under the per-value limit. Here: a value larger than the limit given.
         try await withFreshDemoApp { client, _ in
-            let created = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("replicaName", "big"), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-                ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-                ("attachmentsSyncDirection", "bidirectional"),
-            ])
-            let file = try await downloadFile(client, try #require(created["URL"]?.stringValue))
+            let (_, file) = try await createCitiesReplicaFile(client, name: "big")
             defer { try? FileManager.default.removeItem(atPath: file) }
             let queue = try DatabaseQueue(path: file)
             try await queue.write { db in

@@ -202,16 +202,8 @@ func globalIds(_ features: [EditFeature]) -> [String] {
 
     @Test func attachmentsTravelInDeltasBothWays() async throws {
         try await withFreshDemoApp { client, _ in
-            func create(_ name: String) async throws -> (JSONValue, String) {
-                let answer = try await post(client, "\(serviceURL)/createReplica", [
-                    ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-                    ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-                    ("attachmentsSyncDirection", "bidirectional"),
-                ])
-                return (answer, try await downloadFile(client, try #require(answer["URL"]?.stringValue)))
-            }
-            let (writer, writerFile) = try await create("writer")
-            let (reader, readerFile) = try await create("reader")
+            let (writer, writerFile) = try await createCitiesReplicaFile(client, name: "writer")
+            let (reader, readerFile) = try await createCitiesReplicaFile(client, name: "reader")
             defer { for f in [writerFile, readerFile] { try? FileManager.default.removeItem(atPath: f) } }
             let queue = try ReplicaFile.open(writerFile)
             let city = try await queue.write { db in

@@ -58,32 +58,32 @@ public struct WhereCompiler {
     public static let maximumParserCost = 60
 
     public static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        var compiler = WhereCompiler(resolve: resolve)
-        let sql = try compiler.emit(expression)
-        return SQLFragment(sql: sql, arguments: compiler.arguments)
+        try compile(expression, columns: resolve, allowingAggregates: false)
     }
 
     /// Parses and compiles; parse errors become an ArcGIS invalid-query error.
     public static func compile(where text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        let expression: WhereExpression
-        do {
-            expression = try WhereParser.parse(text)
-        } catch {
-            throw .invalidQuery("'where' parameter is invalid: \(error.description)")
-        }
-        return try compile(expression, columns: resolve)
+        try compile(try parse(text, parameter: "where"), columns: resolve, allowingAggregates: false)
     }
 
     /// Parses and compiles a `having` clause: a `where` that may also aggregate columns.
     public static func compile(having text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        let expression: WhereExpression
+        try compile(try parse(text, parameter: "having"), columns: resolve, allowingAggregates: true)
+    }
+
+    private static func parse(_ text: String, parameter: String) throws(ArcGISError) -> WhereExpression {
         do {
-            expression = try WhereParser.parse(text)
+            return try WhereParser.parse(text)
         } catch {
-            throw .invalidQuery("'having' parameter is invalid: \(error.description)")
+            throw .invalidQuery("'\(parameter)' parameter is invalid: \(error.description)")
         }
+    }
+
+    private static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver, allowingAggregates: Bool)
+        throws(ArcGISError) -> SQLFragment
+    {
         var compiler = WhereCompiler(resolve: resolve)
-        compiler.allowsAggregates = true
+        compiler.allowsAggregates = allowingAggregates
         let sql = try compiler.emit(expression)
         return SQLFragment(sql: sql, arguments: compiler.arguments)
     }
