@@ -1,4 +1,5 @@
 import Foundation
+import OutpostGeoPackage
 import OutpostWire
 
 public enum JobStatus: String, Sendable, Codable, Equatable {
@@ -341,6 +342,12 @@ public actor GeodatabaseJob {
             try await download(from: 0.3, to: 0.95)
         case .finish:
             guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
+            // A file from the network is checked before it becomes the device's geodatabase.
+            do { try ReplicaFile.checkUntrusted(partial) } catch {
+                try? FileManager.default.removeItem(atPath: partial)
+                document.partialPath = nil
+                throw ClientError.invalidResponse("the replica file: \(String(describing: error))")
+            }
             try FileManager.default.moveItem(atPath: partial, toPath: document.path)
             document.partialPath = nil
             do {

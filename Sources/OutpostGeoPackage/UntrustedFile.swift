@@ -106,3 +106,37 @@ final class ReadBudget {
         }
     }
 }
+
+extension ReplicaFile {
+    /// Checks a replica file someone else made (a downloaded one) before it is adopted:
+    /// readable defensively, no generated or hidden column anywhere, and no virtual table but
+    /// the R-trees of its geometry columns. Throws `ReplicaChanges.Failure` naming the problem.
+    public static func checkUntrusted(_ path: String) throws(ReplicaChanges.Failure) {
+        do {
+            let file = try UntrustedFile.open(path, limits: .generous)
+            defer { try? file.queue.close() }
+            try file.queue.read { db in
+                for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table'") {
+                    let name: String = row[0]
+                    let sql = (row[1] as String? ?? "").uppercased()
+                    if sql.hasPrefix("CREATE VIRTUAL") {
+                        guard name.hasPrefix("rtree_"), sql.contains("USING RTREE") else {
+                            throw ReplicaChanges.Failure.invalid("virtual table \(name) is not a geometry column's R-tree")
+                        }
+                        continue
+                    }
+                    try UntrustedFile.checkStoredColumns(of: name, db)
+                }
+                _ = try ReplicaFile.info(db, path: path)
+            }
+        } catch let failure as ReplicaChanges.Failure {
+            throw failure
+        } catch let error as ReplicaFile.Failure {
+            throw .invalid(error.description)
+        } catch let error as DatabaseError {
+            throw .unreadable(error.message ?? error.description)
+        } catch {
+            throw .unreadable(String(describing: error))
+        }
+    }
+}

@@ -45,7 +45,16 @@ func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) asy
             let (created, file) = try await createCitiesReplicaFile(client, name: "hostile")
             defer { try? FileManager.default.removeItem(atPath: file) }
             let parent = try await DatabaseQueue(path: file).read { db in try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities LIMIT 1")) }
+            // A genuine file passes the check the client makes of a downloaded replica; a
+            // virtual table that is no geometry R-tree does not.
+            try ReplicaFile.checkUntrusted(file)
+            let planted = file + ".virtual.gpkg"
+            try FileManager.default.copyItem(atPath: file, toPath: planted)
+            defer { try? FileManager.default.removeItem(atPath: planted) }
+            try await DatabaseQueue(path: planted).write { db in try db.execute(sql: "CREATE VIRTUAL TABLE evil USING rtree(id, a, b)") }
+            #expect(throws: ReplicaChanges.Failure.self) { try ReplicaFile.checkUntrusted(planted) }
             try plantZeroblobAttachments(in: file, parent: parent, rows: 4)
+            #expect(throws: ReplicaChanges.Failure.self) { try ReplicaFile.checkUntrusted(file) }
             let size = ((try FileManager.default.attributesOfItem(atPath: file))[.size] as? NSNumber)?.intValue ?? 0
             #expect(size < 4 * 1024 * 1024)
 

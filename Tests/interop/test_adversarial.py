@@ -341,6 +341,32 @@ def test_sockets_that_never_finish_their_headers_are_closed(secured):
             connection.close()
 
 
+def test_headers_dripped_a_byte_at_a_time_must_still_complete_within_the_timeout(secured):
+    """Activity is a whole head or body part, not a byte: a slow drip of header bytes does not
+    keep a connection open past the idle timeout (3 s here)."""
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", secured["port"]), timeout=10) as connection:
+        connection.sendall(b"GET /arcgis/rest/info HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        closed_after = None
+        for _ in range(20):
+            time.sleep(0.5)
+            try:
+                connection.sendall(b"X")
+                connection.setblocking(False)
+                try:
+                    if connection.recv(1) == b"":
+                        closed_after = time.monotonic() - started
+                        break
+                except BlockingIOError:
+                    pass
+                finally:
+                    connection.setblocking(True)
+            except OSError:
+                closed_after = time.monotonic() - started
+                break
+    assert closed_after is not None and closed_after < 3 + 1.5, f"a dripping client kept its connection {closed_after} s"
+
+
 def test_async_jobs_beyond_the_queue_are_refused_with_429(secured):
     service = f"{secured['base']}/rest/services/Demo/FeatureServer"
     answers = []
