@@ -111,6 +111,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
                                       maximumMinutes: options.maximumTokenMinutes)
 
     let temporaryDirectory = store.temporaryDirectory
+    let openRouteLimits = UploadLimits(maxBodyBytes: BodyAdmission.preambleBytes, maxFieldBytes: BodyAdmission.preambleBytes)
     let postOnly = ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
                                details: ["This operation is only supported via POST."])
     /// Registers GET and POST; the handler gets the received form (files already on disk,
@@ -126,7 +127,9 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
             do {
                 // Who is asking is decided from the head before any body byte is read.
                 var admission = try authenticator.admission(request, query: RequestParameters(FormURLEncoding.decode(request.uri.query ?? "")), role: role)
-                form = try await request.receiveForm(limits: limits, temporaryDirectory: temporaryDirectory, admission: &admission)
+                // Routes open to anyone take small forms only: nobody unauthenticated gets more read.
+                let bodyLimits = role == nil ? openRouteLimits : limits
+                form = try await request.receiveForm(limits: bodyLimits, temporaryDirectory: temporaryDirectory, admission: &admission)
                 bodyRead = true
                 defer { form.discardFiles() }
                 var context = context

@@ -242,6 +242,11 @@ import Testing
             #expect(try await post(client, "\(layerURL)/query", [("f", "json"), ("junk", filler), ("where", "1=1")])["error"]?["code"] == 499)
             let early = try await post(client, "\(layerURL)/query", [("token", tokens["vic"]!), ("f", "json"), ("junk", filler), ("where", "1=1"), ("returnCountOnly", "true")])
             #expect(early["count"] == 2500, "\(early)")
+            // Routes open to anyone (the token service, rest/info) take small forms only.
+            let big = [("f", "json"), ("username", "eve"), ("password", String(repeating: "p", count: 100 * 1024))]
+            try await client.execute(uri: "/arcgis/tokens/generateToken", method: .post, headers: formHeaders, body: form(big)) { response in
+                #expect(response.status == .contentTooLarge && json(response)["error"]?["code"] == 413)
+            }
             // A viewer's token in the header decides before the body: an edit is refused as 403.
             var bearer = formHeaders
             bearer[.authorization] = "Bearer \(tokens["vic"]!)"

@@ -236,7 +236,7 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
     generation = replica["layerServerGens"][0]["serverGen"]
     items = [upload(service, gpkg, token) for _ in range(10)]
     path = f"/arcgis/rest/services/Demo/FeatureServer/uploads/upload"
-    results = {kind: [] for kind in ("gpkg", "multipart", "form", "chunked", "oversized")}
+    results = {kind: [] for kind in ("gpkg", "multipart", "form", "chunked", "oversized", "open")}
 
     def zeroblob_sync(item):
         results["gpkg"].append(request(f"{service}/synchronizeReplica", {
@@ -260,6 +260,12 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
                 "Content-Type: application/octet-stream\r\n\r\n").encode()
         results["chunked"].append(stream_body(port, head, chunked(b"\0" * MiB), 2048 * MiB))
 
+    def large_form_to_an_open_route():
+        # The token service needs no token: it still reads no more than a small form.
+        head = (f"POST /arcgis/tokens/generateToken HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n"
+                "Content-Type: application/x-www-form-urlencoded\r\n\r\n").encode() + chunked(b"f=json&username=eve&password=")
+        results["open"].append(stream_body(port, head, chunked(b"p" * MiB), LIMIT_MB * MiB))
+
     def oversized_with_token():
         # An editor's chunked upload past the body limit: read to the limit, then 413 and closed.
         head = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer {token}\r\n"
@@ -273,7 +279,7 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
     monitor.start()
     time.sleep(0.3)
     threads = [threading.Thread(target=zeroblob_sync, args=(item,)) for item in items]
-    for attack in (tokenless_multipart, tokenless_form, tokenless_chunked, oversized_with_token):
+    for attack in (tokenless_multipart, tokenless_form, tokenless_chunked, large_form_to_an_open_route, oversized_with_token):
         threads += [threading.Thread(target=attack) for _ in range(10)]
     started = time.monotonic()
     for thread in threads:
@@ -305,6 +311,9 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
             assert sent < in_flight, (kind, sent)
     for sent, answer in results["form"]:
         assert b"connection: close" in answer.lower() and b'"code":499' in answer, answer
+        assert sent < in_flight, sent
+    for sent, answer in results["open"]:
+        assert b" 413 " in answer.split(b"\r\n")[0] and b"connection: close" in answer.lower(), answer
         assert sent < in_flight, sent
     for sent, answer in results["oversized"]:
         assert b" 413 " in answer.split(b"\r\n")[0] and b"connection: close" in answer.lower(), answer
