@@ -131,10 +131,18 @@ public struct ServiceConnection: Sendable {
         while true {
             try Task.checkCancellation()
             var failure: String
+            // A server at a limit (429) says when to come back: it did nothing, so the same
+            // request is sent again then (at least 1 s, at most 60 s later).
+            var retryAfter: Duration?
             do {
                 let (data, response) = try await session.data(for: request)
                 guard let http = response as? HTTPURLResponse else { throw ClientError.invalidResponse("not HTTP") }
-                guard [502, 503, 504].contains(http.statusCode) else { return (data, http) }
+                if http.statusCode == 429 {
+                    let seconds = http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 1
+                    retryAfter = .seconds(min(max(seconds, 1), 60))
+                } else if ![502, 503, 504].contains(http.statusCode) {
+                    return (data, http)
+                }
                 failure = "HTTP \(http.statusCode)"
             } catch let error as URLError where Self.isTransient(error) {
                 failure = error.localizedDescription
@@ -145,8 +153,12 @@ public struct ServiceConnection: Sendable {
             let started = firstFailure ?? now
             firstFailure = started
             if now - started >= retryWindow { throw ClientError.network("\(failure) (retried for \(retryWindow))") }
-            try await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(10))
+            if let retryAfter {
+                try await Task.sleep(for: retryAfter)
+            } else {
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(10))
+            }
         }
     }
 

@@ -55,10 +55,10 @@ public final class JobRunner: Sendable {
     public func admit(caller: String) throws(ArcGISError) -> Ticket {
         let refusal: ArcGISError? = state.withLockedValue { state in
             if state.perCaller[caller, default: 0] >= limits.perUser {
-                return .tooManyRequests("You have \(limits.perUser) jobs running or waiting; submit more when one ends.", retryAfterSeconds: 10)
+                return .tooManyRequests("You have \(limits.perUser) jobs running or waiting; submit more when one ends.", retryAfterSeconds: 5)
             }
             if state.admitted >= limits.running + limits.queued {
-                return .tooManyRequests("The server has \(limits.running + limits.queued) jobs running or waiting; try again later.", retryAfterSeconds: 10)
+                return .tooManyRequests("The server has \(limits.running + limits.queued) jobs running or waiting; try again later.", retryAfterSeconds: 5)
             }
             state.perCaller[caller, default: 0] += 1
             return nil

@@ -101,14 +101,22 @@ func sameTrees(_ a: [String: JSONObject], _ b: [String: JSONObject], fields: [St
 /// request, and for the first `failures` requests whose path ends in `failOn` it throws the
 /// server's answer away and replies 502, as a proxy whose upstream connection dropped after
 /// the server had done the work. Answers' absolute URLs are rewritten to the gateway.
+/// With `refuseWithRetryAfter` it instead refuses those requests with 429 and `Retry-After`
+/// before they reach the server, as a server whose job queue is full does.
 final class LossyGateway: Sendable {
     let failOn: String
+    let refuseWithRetryAfter: Int?
     private let remaining: Mutex<Int>
     let lost = Mutex<Int>(0)
 
-    init(failOn: String, failures: Int) {
+    init(failOn: String, failures: Int, refuseWithRetryAfter: Int? = nil) {
         self.failOn = failOn
+        self.refuseWithRetryAfter = refuseWithRetryAfter
         remaining = Mutex(failures)
+    }
+
+    private func takesAFailure(_ path: String) -> Bool {
+        path.hasSuffix(failOn) && remaining.withLock { n in n > 0 ? { n -= 1; return true }() : false }
     }
 
     func run(backend: URL, _ body: @Sendable (URL) async throws -> Void) async throws {
@@ -117,6 +125,11 @@ final class LossyGateway: Sendable {
         let backendOrigin = "\(backend.scheme!)://\(backend.host!):\(backend.port!)"
         let gatewayOrigin = Mutex("")
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+            if let seconds = self.refuseWithRetryAfter, self.takesAFailure(request.uri.path) {
+                self.lost.withLock { $0 += 1 }
+                return Response(status: .tooManyRequests, headers: [.retryAfter: String(seconds), .contentType: "application/json"],
+                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":429,"message":"Too many requests.","details":[]}}"#)))
+            }
             var target = URLRequest(url: URL(string: backendOrigin + request.uri.description)!)
             target.httpMethod = request.method.rawValue
             for field in request.headers where [.contentType, .range].contains(field.name) {
@@ -127,7 +140,7 @@ final class LossyGateway: Sendable {
             }
             let (data, response) = try await session.data(for: target)
             let http = response as! HTTPURLResponse
-            if request.uri.path.hasSuffix(self.failOn), self.remaining.withLock({ n in n > 0 ? { n -= 1; return true }() : false }) {
+            if self.refuseWithRetryAfter == nil, self.takesAFailure(request.uri.path) {
                 self.lost.withLock { $0 += 1 }
                 return Response(status: .badGateway)
             }

@@ -102,6 +102,23 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
         }
     }
 
+    @Test func aSubmissionRefusedWith429IsRetriedAfterRetryAfter() async throws {
+        try await withLiveServer { url, store, device in
+            let gateway = LossyGateway(failOn: "/createReplica", failures: 2, refuseWithRetryAfter: 1)
+            try await gateway.run(backend: url) { gatewayURL in
+                let task = GeodatabaseSyncTask(url: gatewayURL)
+                let started = ContinuousClock.now
+                let geodatabase = try await generateTrees(task, to: "\(device)/busy.gpkg")
+                defer { geodatabase.close() }
+                #expect(gateway.lost.withLock { $0 } == 2)
+                // It waited as told (1 s each time), then got its replica: one, registered once.
+                #expect(ContinuousClock.now - started >= .seconds(2))
+                #expect(try store.replicas(service: "Demo").count == 1)
+                #expect(try geodatabase.featureTable(layerId: 2).layerId == 2)
+            }
+        }
+    }
+
     @Test func answersLostOnTheWayAreRetriedAndNothingIsLostOrDuplicated() async throws {
         try await withLiveServer { url, store, device in
             let gateway = LossyGateway(failOn: "/synchronizeReplica", failures: 2)
