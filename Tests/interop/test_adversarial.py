@@ -281,11 +281,20 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
     threads = [threading.Thread(target=zeroblob_sync, args=(item,)) for item in items]
     for attack in (tokenless_multipart, tokenless_form, tokenless_chunked, large_form_to_an_open_route, oversized_with_token):
         threads += [threading.Thread(target=attack) for _ in range(10)]
+    # The attackers run at a lower priority than the server and the prober: on this 2-core box
+    # they share the CPU with the server, and their own scheduling is not the server's latency.
+    os.nice(10)
     started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+    finally:
+        try:
+            os.nice(-10)
+        except OSError:
+            pass
     elapsed = time.monotonic() - started
     time.sleep(0.5)
     monitor.stopped.set()
@@ -323,7 +332,8 @@ def test_ten_hostile_uploads_of_each_kind_at_once_leave_memory_disk_and_liveness
     assert folder_bytes(data) <= before_folder, "the data folder grew"
     # Only the editor's oversized bodies (read to the limit) may touch the disk, and only while they run.
     assert monitor.largest_folder <= before_folder + 10 * (LIMIT_MB + 1) * MiB
-    assert monitor.failures == 0 and latencies[-1] < 0.1, f"/health/live: max {latencies[-1] * 1000:.0f} ms, {monitor.failures} failures"
+    assert monitor.failures == 0 and latencies[-1] < 0.1, \
+        f"/health/live: max {latencies[-1] * 1000:.0f} ms, {monitor.failures} failures; in order (ms): {[round(x * 1000) for x in monitor.latencies]}"
 
 
 def test_sockets_that_never_finish_their_headers_are_closed(secured):
