@@ -20,7 +20,7 @@ public struct ReplicaPlan: Sendable, Equatable {
 /// Decides whether a `createReplica` request makes sense for a service, and fills in the
 /// defaults. Pure: the store supplies the facts (service, names taken, reference replica).
 ///
-/// Every rule here is a row of `docs/sync-decisions.md`.
+/// Every rule here is a row of `docs/decisions.md` ("Replicas").
 public enum ReplicaPlanner {
     public static let maximumWhereLength = 16 * 1024
 

@@ -5,7 +5,7 @@ public enum ResponseFormat: String, Sendable, Equatable {
     public var isPretty: Bool { self == .pjson || self == .pgeojson }
     public var isGeoJSON: Bool { self == .geojson || self == .pgeojson }
 
-    /// `f`, defaulting to JSON: Outpost has no HTML directory yet, so browsers get JSON too.
+    /// `f`, defaulting to JSON; `html` pages are rendered by the server from the JSON answer.
     public static func parse(_ parameters: RequestParameters) throws(ArcGISError) -> ResponseFormat {
         guard let raw = parameters.string("f") else { return .json }
         guard let format = ResponseFormat(rawValue: raw.lowercased()) else {

@@ -1,5 +1,5 @@
 /// One layer's entry of `layerQueries` (§4.3). Absent members take the defaults the replica
-/// plan decides (`docs/sync-decisions.md`).
+/// plan decides (`docs/decisions.md`, "Replicas").
 public struct ReplicaLayerQuery: Sendable, Equatable {
     public var queryOption: ReplicaQueryOption?
     public var useGeometry: Bool?
