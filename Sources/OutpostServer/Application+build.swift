@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 import HummingbirdTLS
 import Logging
@@ -190,7 +189,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
 
     // Health: liveness answers while the process serves; readiness and ArcGIS's healthCheck
     // also need the database to answer a read.
-    let ready: @Sendable () -> Bool = { (try? store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_generations") }) != nil }
+    let ready: @Sendable () -> Bool = { store.isHealthy() }
     router.get("/health/live") { _, _ in RESTResponse.json(["status": "live"], parameters: RequestParameters()) }
     router.get("/health/ready") { _, _ -> Response in
         var response = RESTResponse.json(["status": ready() ? "ready" : "unavailable"], parameters: RequestParameters())

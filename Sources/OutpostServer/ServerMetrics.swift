@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Metrics
 import OutpostStore
 import Prometheus
@@ -41,10 +40,7 @@ public final class ServerMetrics: Sendable {
         }
         Counter(label: "outpost_edits_applied_total", factory: factory).increment(by: newEdits)
 
-        let (replicas, conflicts) = try store.read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_conflicts") ?? 0)
-        }
+        let (replicas, conflicts) = try store.registryCounts()
         // The conflict log is kept for good: its size is the count of conflicts recorded.
         let newConflicts = conflictsReported.withLock { reported in
             defer { reported = conflicts }
