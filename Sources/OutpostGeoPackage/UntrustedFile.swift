@@ -16,13 +16,14 @@ public struct UntrustedFileLimits: Sendable, Equatable {
     /// The most change-log rows read.
     public var maximumChanges: Int
 
-    public init(maximumFileBytes: Int = 4 << 30, maximumValueBytes: Int = 1 << 30, maximumChanges: Int = 10_000_000) {
+    public init(maximumFileBytes: Int = .max, maximumValueBytes: Int = 1 << 30, maximumChanges: Int = .max) {
         self.maximumFileBytes = maximumFileBytes
         self.maximumValueBytes = maximumValueBytes
         self.maximumChanges = maximumChanges
     }
 
-    /// A client reading its own files and the server's deltas: bounded by the file alone.
+    /// A client reading its own files and the server's deltas: bounded by the file alone (and
+    /// SQLite's own largest value).
     public static let generous = UntrustedFileLimits()
 }
 

@@ -21,6 +21,8 @@ struct BodyAdmission {
 
     private(set) var state: State
     private let authenticate: (_ token: String) throws -> ServerUser?
+    /// Without token security a token is optional: one in the body still names the caller.
+    private let identifiesFromBody: Bool
 
     /// - Parameters:
     ///   - headerToken: the token of the `Authorization`/`X-Esri-Authorization` header or the query string.
@@ -28,6 +30,7 @@ struct BodyAdmission {
     ///   - authenticate: checks a token and the caller's role; throws 498 or 403.
     init(headerToken: String?, required: Bool, authenticate: @escaping (_ token: String) throws -> ServerUser?) throws {
         self.authenticate = authenticate
+        identifiesFromBody = !required && headerToken == nil
         if let headerToken {
             state = .admitted(try authenticate(headerToken))
         } else {
@@ -47,8 +50,15 @@ struct BodyAdmission {
 
     /// A form field has been read: a `token` decides.
     mutating func field(_ name: String, _ value: String) throws {
-        guard case .pending = state, name.lowercased() == "token", !value.isEmpty else { return }
-        state = .admitted(try authenticate(value))
+        guard name.lowercased() == "token", !value.isEmpty else { return }
+        switch state {
+        case .pending:
+            state = .admitted(try authenticate(value))
+        case .admitted(nil) where identifiesFromBody:
+            state = .admitted(try authenticate(value))
+        case .admitted:
+            break
+        }
     }
 
     /// `received` body bytes have been read, and a file part may begin: still pending past

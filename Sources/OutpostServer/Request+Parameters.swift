@@ -144,7 +144,7 @@ extension Request {
             }
             if !collected.isEmpty {
                 let fields = RequestParameters(FormURLEncoding.decode(bytes: collected))
-                if !admission.isAdmitted, let token = fields.string("token") { try admission.field("token", token) }
+                if let token = fields.string("token") { try admission.field("token", token) }
                 form.parameters.merge(fields)
             }
             _ = try admission.finish()

@@ -257,6 +257,18 @@ import Testing
         }
     }
 
+    @Test func withoutTokenSecurityABodyTokenStillNamesTheCaller() async throws {
+        try await withFreshDemoApp { client, store in
+            try store.addUser("eve", role: .editor, password: "eve-password", rounds: 1000)
+            let eve = try store.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 30).token
+            let named = try await createTreeReplica(client, name: "named", extra: [("token", eve)])
+            #expect(try store.replica(service: "Demo", id: try #require(named["replicaID"]?.stringValue))?.owner == "eve")
+            // An unknown token is ignored, as no token is: anonymous.
+            let anonymous = try await createTreeReplica(client, name: "anonymous", extra: [("token", "not-a-token")])
+            #expect(try store.replica(service: "Demo", id: try #require(anonymous["replicaID"]?.stringValue))?.owner == "")
+        }
+    }
+
     @Test func aBodyAnnouncedOverTheLimitIsRefusedWith413() async throws {
         try await withFreshDemoApp(options: ServerOptions(limits: UploadLimits(maxBodyBytes: 1024))) { client, _ in
             let big = [("f", "json"), ("adds", String(repeating: " ", count: 4096))]
