@@ -2,36 +2,6 @@ import Foundation
 import OutpostGeoPackage
 import OutpostWire
 
-public enum JobStatus: String, Sendable, Codable, Equatable {
-    case notStarted, started, paused, succeeded, failed
-}
-
-public struct JobMessage: Sendable, Codable, Equatable {
-    public var date: Date
-    public var text: String
-}
-
-/// What a sync did, as the job reports it.
-public struct SyncResult: Sendable, Codable, Equatable {
-    /// Local edits sent (features and attachments, net per GlobalID).
-    public var editsUploaded: Int
-    /// Server changes written locally.
-    public var changesApplied: Int
-    /// Server changes held back because the feature was edited here meanwhile.
-    public var changesDeferred: Int
-    /// Local adds that received the server's OBJECTIDs.
-    public var objectIdsAssigned: Int
-    /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
-    public var failedEdits: [String]
-}
-
-/// What a finished job produced.
-public enum JobOutcome: Sendable, Equatable {
-    /// `generateGeodatabase`: the replica file, in place.
-    case geodatabase(path: String)
-    case sync(SyncResult)
-}
-
 /// A long operation of the sync task — generating a geodatabase or syncing one — that
 /// reports status, progress and messages, can be paused, resumed and cancelled, and can be
 /// serialized to JSON and resumed in another process.

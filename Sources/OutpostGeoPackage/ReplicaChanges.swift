@@ -58,22 +58,7 @@ public struct ReplicaChanges: Sendable, Equatable {
     /// Reads the file at `path`. Throws `Failure` for anything that is not a replica or
     /// delta this build understands.
     public static func read(_ path: String, limits: UntrustedFileLimits = .generous) throws(Failure) -> ReplicaChanges {
-        do {
-            let file = try UntrustedFile.open(path, limits: limits)
-            defer { try? file.queue.close() }
-            let budget = ReadBudget(bytes: file.byteBudget, limits: limits)
-            return try file.queue.read { db in try read(db, budget: budget) }
-        } catch let failure as Failure {
-            throw failure
-        } catch let error as ReplicaFile.Failure {
-            throw .invalid(error.description)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_TOOBIG {
-            throw .invalid("a value is larger than the file holds")
-        } catch let error as DatabaseError {
-            throw .unreadable(error.message ?? error.description)
-        } catch {
-            throw .unreadable(String(describing: error))
-        }
+        try UntrustedFile.read(path, limits: limits) { db, budget in try read(db, budget: budget) }
     }
 
     static func read(_ db: Database, budget: ReadBudget) throws -> ReplicaChanges {
@@ -171,16 +156,9 @@ public struct ReplicaChanges: Sendable, Equatable {
 private struct FileSchema {
     private var plainTables: Set<String> = []
 
+    /// A virtual table runs a module's code on every read: never one of ours to read.
     init(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table'") {
-            let sql: String = row[1] ?? ""
-            // A virtual table runs a module's code on every read: never one of ours to read.
-            if sql.uppercased().hasPrefix("CREATE VIRTUAL") { continue }
-            let name: String = row[0]
-            // Checked before any row is read: values the file does not hold are never computed.
-            try UntrustedFile.checkStoredColumns(of: name, db)
-            plainTables.insert(name.lowercased())
-        }
+        plainTables = Set(try UntrustedFile.tables(db).plain.map { $0.lowercased() })
     }
 
     func isPlainTable(_ name: String) -> Bool { plainTables.contains(name.lowercased()) }
@@ -241,13 +219,18 @@ private struct LayerTable {
     }
 
     func allFeatures(_ db: Database) throws -> [EditFeature] {
-        var features: [EditFeature] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) ORDER BY rowid")
+        try every("SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) ORDER BY rowid", db) { try feature($0) }
+    }
+
+    /// Every row of `sql`, each counted against the change limit before it is made.
+    private func every<T>(_ sql: String, _ db: Database, _ make: (Row) throws -> T) throws -> [T] {
+        var items: [T] = []
+        let rows = try Row.fetchCursor(db, sql: sql)
         while let row = try rows.next() {
             try budget.countChange()
-            features.append(try feature(row))
+            items.append(try make(row))
         }
-        return features
+        return items
     }
 
     /// The bytes a row's values take, spent from the file's budget before they are copied.
@@ -300,13 +283,7 @@ private struct LayerTable {
 
     func allAttachments(_ db: Database) throws -> [AttachmentEdit] {
         guard let table = layer.attachmentTable else { return [] }
-        var attachments: [AttachmentEdit] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) ORDER BY id")
-        while let row = try rows.next() {
-            try budget.countChange()
-            attachments.append(try attachment(row))
-        }
-        return attachments
+        return try every("SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) ORDER BY id", db) { try attachment($0) }
     }
 
     private func attachment(_ row: Row) throws -> AttachmentEdit {

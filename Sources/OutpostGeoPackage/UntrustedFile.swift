@@ -74,13 +74,48 @@ enum UntrustedFile {
         return Opened(queue: queue, byteBudget: fileBytes + 65536)
     }
 
-    /// Refuses a table whose columns are not all stored: generated columns compute values
-    /// the file does not hold, and hidden ones belong to virtual tables.
-    static func checkStoredColumns(of table: String, _ db: Database) throws {
-        let hidden = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden <> 0", arguments: [table]) ?? 0
-        if hidden > 0 {
-            throw ReplicaChanges.Failure.invalid("table \(table) has generated or hidden columns, which a replica file never has")
+    /// Opens the file, runs `body` in a read transaction with the file's byte budget, and
+    /// answers every failure as a `ReplicaChanges.Failure`.
+    static func read<T>(_ path: String, limits: UntrustedFileLimits,
+                        _ body: (Database, ReadBudget) throws -> T) throws(ReplicaChanges.Failure) -> T {
+        do {
+            let file = try open(path, limits: limits)
+            defer { try? file.queue.close() }
+            let budget = ReadBudget(bytes: file.byteBudget, limits: limits)
+            return try file.queue.read { db in try body(db, budget) }
+        } catch let failure as ReplicaChanges.Failure {
+            throw failure
+        } catch let error as ReplicaFile.Failure {
+            throw .invalid(error.description)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_TOOBIG {
+            throw .invalid("a value is larger than the file holds")
+        } catch let error as DatabaseError {
+            throw .unreadable(error.message ?? error.description)
+        } catch {
+            throw .unreadable(String(describing: error))
         }
+    }
+
+    /// The file's tables: the plain ones, each checked before any row is read to have only
+    /// stored columns (generated columns compute values the file does not hold, hidden ones
+    /// belong to virtual tables), and the virtual ones with their SQL, upper-cased.
+    static func tables(_ db: Database) throws -> (plain: [String], virtual: [(name: String, sql: String)]) {
+        var plain: [String] = []
+        var virtual: [(name: String, sql: String)] = []
+        for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table'") {
+            let name: String = row[0]
+            let sql = (row[1] as String? ?? "").uppercased()
+            if sql.hasPrefix("CREATE VIRTUAL") {
+                virtual.append((name, sql))
+                continue
+            }
+            let hidden = try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_xinfo(?) WHERE hidden <> 0", arguments: [name]) ?? 0
+            if hidden > 0 {
+                throw ReplicaChanges.Failure.invalid("table \(name) has generated or hidden columns, which a replica file never has")
+            }
+            plain.append(name)
+        }
+        return (plain, virtual)
     }
 }
 
@@ -113,31 +148,11 @@ extension ReplicaFile {
     /// readable defensively, no generated or hidden column anywhere, and no virtual table but
     /// the R-trees of its geometry columns. Throws `ReplicaChanges.Failure` naming the problem.
     public static func checkUntrusted(_ path: String) throws(ReplicaChanges.Failure) {
-        do {
-            let file = try UntrustedFile.open(path, limits: .generous)
-            defer { try? file.queue.close() }
-            try file.queue.read { db in
-                for row in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table'") {
-                    let name: String = row[0]
-                    let sql = (row[1] as String? ?? "").uppercased()
-                    if sql.hasPrefix("CREATE VIRTUAL") {
-                        guard name.hasPrefix("rtree_"), sql.contains("USING RTREE") else {
-                            throw ReplicaChanges.Failure.invalid("virtual table \(name) is not a geometry column's R-tree")
-                        }
-                        continue
-                    }
-                    try UntrustedFile.checkStoredColumns(of: name, db)
-                }
-                _ = try ReplicaFile.info(db, path: path)
+        try UntrustedFile.read(path, limits: .generous) { db, _ in
+            for table in try UntrustedFile.tables(db).virtual where !(table.name.hasPrefix("rtree_") && table.sql.contains("USING RTREE")) {
+                throw ReplicaChanges.Failure.invalid("virtual table \(table.name) is not a geometry column's R-tree")
             }
-        } catch let failure as ReplicaChanges.Failure {
-            throw failure
-        } catch let error as ReplicaFile.Failure {
-            throw .invalid(error.description)
-        } catch let error as DatabaseError {
-            throw .unreadable(error.message ?? error.description)
-        } catch {
-            throw .unreadable(String(describing: error))
+            _ = try ReplicaFile.info(db, path: path)
         }
     }
 }

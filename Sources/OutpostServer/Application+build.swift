@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTLS
 import Logging
+import NIOCore
 import OutpostStore
 import OutpostSync
 import OutpostWire
@@ -45,6 +46,9 @@ public struct ServerOptions: Sendable {
         self.resultFileIdleTime = resultFileIdleTime
         self.scheme = scheme
     }
+
+    /// `idleTimeout` as the HTTP channel takes it.
+    var idleTimeAmount: TimeAmount { .milliseconds(Int64(idleTimeout * 1000)) }
 }
 
 /// Builds the Hummingbird application serving `store`.
@@ -53,7 +57,7 @@ public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", po
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
-        server: .http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))),
+        server: .http1(configuration: .init(idleTimeout: options.idleTimeAmount)),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
@@ -64,7 +68,7 @@ public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1",
 {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
-        server: try .tls(.http1(configuration: .init(idleTimeout: .milliseconds(Int64(options.idleTimeout * 1000)))), tlsConfiguration: try tls.configuration()),
+        server: try .tls(.http1(configuration: .init(idleTimeout: options.idleTimeAmount)), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         logger: logger)
 }
@@ -125,10 +129,11 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
             var bodyRead = false
             do {
                 // Who is asking is decided from the head before any body byte is read.
-                var admission = try authenticator.admission(request, query: RequestParameters(FormURLEncoding.decode(request.uri.query ?? "")), role: role)
+                let query = RequestParameters(FormURLEncoding.decode(request.uri.query ?? ""))
+                var admission = try authenticator.admission(request, query: query, role: role)
                 // Routes open to anyone take small forms only: nobody unauthenticated gets more read.
                 let bodyLimits = role == nil ? openRouteLimits : limits
-                form = try await request.receiveForm(limits: bodyLimits, temporaryDirectory: temporaryDirectory, admission: &admission)
+                form = try await request.receiveForm(query: query, limits: bodyLimits, temporaryDirectory: temporaryDirectory, admission: &admission)
                 bodyRead = true
                 defer { form.discardFiles() }
                 var context = context

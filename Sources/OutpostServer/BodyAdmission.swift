@@ -68,9 +68,8 @@ struct BodyAdmission {
         if fileBegins || received > Self.preambleBytes { throw Authenticator.tokenRequired }
     }
 
-    /// The body has been read to its end.
-    func finish() throws -> ServerUser? {
-        guard case .admitted(let user) = state else { throw Authenticator.tokenRequired }
-        return user
+    /// The body has been read to its end: a caller still unknown had no token.
+    func finish() throws {
+        guard case .admitted = state else { throw Authenticator.tokenRequired }
     }
 }

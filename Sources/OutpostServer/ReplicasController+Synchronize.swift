@@ -10,7 +10,7 @@ import OutpostWire
 /// `synchronizeReplica` (§5): apply the client's edits, then answer with the server's changes.
 extension ReplicasController {
     func synchronize(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {
-        files.sweepIfDue()
+        sweepResultFiles()
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
         let parsed = try SynchronizeReplicaRequest.parse(p)

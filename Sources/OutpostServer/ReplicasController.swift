@@ -18,8 +18,14 @@ struct ReplicasController: Sendable {
 
     // MARK: createReplica
 
+    /// Removes expired result files (at most once a minute) and what the store kept of them.
+    func sweepResultFiles() {
+        let removed = files.sweepIfDue()
+        do { try store.forgetResultFiles(removed) } catch { logger.warning("Could not forget removed result files: \(error)") }
+    }
+
     func create(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {
-        files.sweepIfDue()
+        sweepResultFiles()
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
         var parsed = try CreateReplicaRequest.parse(p)
@@ -28,12 +34,10 @@ struct ReplicasController: Sendable {
         var reference: ReplicaDefinition?
         var registrationFacts: RegistrationFacts?
         if let registration = parsed.registerExistingData {
-            if let id = registration.referenceReplicaId {
-                reference = try store.replica(service: serviceName, id: id)
-                registrationFacts = try store.registrationFacts(service: serviceName, referenceId: id)
-            }
-            try RegistrationRules.check(registrationFacts ?? RegistrationFacts(serviceIsVersioned: service.definition.isVersioned,
-                                                                                referenceId: "", originId: "", unregistered: []))
+            let facts = try store.registrationFacts(service: serviceName, referenceId: registration.referenceReplicaId)
+            try RegistrationRules.check(facts)
+            registrationFacts = facts
+            if let id = registration.referenceReplicaId { reference = try store.replica(service: serviceName, id: id) }
         }
         let now = Self.now()
         let replicaId = GlobalID.make()
@@ -59,8 +63,7 @@ struct ReplicasController: Sendable {
             defer { store.releaseReplicaName(reserved, service: serviceName) }
             let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
                                                                       currentGeneration: try store.currentGeneration())
-            let registered = try store.registerReplica(definition)
-            if let registrationFacts { try store.recordOrigin(of: registered.id, originId: registrationFacts.originId) }
+            let registered = try store.registerReplica(definition, copiedFrom: registrationFacts?.originId)
             var answer: JSONObject = ["replicaName": .string(registered.name), "replicaID": .string(registered.id)]
             registered.generationMembers(into: &answer)
             answer["transportType"] = .string(TransportType.url.rawValue)

@@ -52,17 +52,18 @@ extension Request {
         return headers[.transferEncoding] != nil
     }
 
-    /// Reads the query string and the body. Form fields go to the parameters; multipart file
+    /// Reads the body on top of the request's `query` parameters. Form fields go to the parameters; multipart file
     /// parts are streamed to files in `temporaryDirectory` as they arrive, so a large
     /// attachment is never held whole in memory. Every resource answers GET and POST alike.
     ///
     /// `admission` decides, as the body arrives, whether it may be read on (token security):
     /// nothing past its preamble, and no file part, is read before it admits the caller.
     /// Limits are enforced while streaming: the first byte over a limit stops the reading.
-    func receiveForm(limits: UploadLimits, temporaryDirectory: String, admission: inout BodyAdmission) async throws -> ReceivedForm {
-        var form = ReceivedForm(parameters: RequestParameters(FormURLEncoding.decode(uri.query ?? "")), files: [])
+    func receiveForm(query: RequestParameters, limits: UploadLimits, temporaryDirectory: String,
+                     admission: inout BodyAdmission) async throws -> ReceivedForm {
+        var form = ReceivedForm(parameters: query, files: [])
         guard method == .post else {
-            _ = try admission.finish()
+            try admission.finish()
             return form
         }
         let contentType = headers[.contentType] ?? ""
@@ -119,10 +120,10 @@ extension Request {
                     }
                 }
                 do { try parser.finish() } catch { throw ArcGISError.invalidParameter("body", error.description) }
-                _ = try admission.finish()
+                try admission.finish()
             } catch {
                 if let current = file {
-                    try? await current.spool.close()
+                    try? await current.spool.close(flushing: false)
                     try? FileManager.default.removeItem(atPath: current.upload.path)
                 }
                 form.discardFiles()
@@ -147,7 +148,7 @@ extension Request {
                 if let token = fields.string("token") { try admission.field("token", token) }
                 form.parameters.merge(fields)
             }
-            _ = try admission.finish()
+            try admission.finish()
         }
         return form
     }
@@ -174,8 +175,9 @@ final class SpoolFile: @unchecked Sendable {
         if batch.count >= Self.batchBytes { try await flush() }
     }
 
-    func close() async throws {
-        try await flush()
+    /// Writes what is gathered (unless the file is being thrown away) and closes.
+    func close(flushing: Bool = true) async throws {
+        if flushing { try await flush() }
         let handle = self.handle
         try await JobRunner.blocking { try handle.close() }
     }

@@ -62,13 +62,15 @@ public struct ResultFiles: Sendable {
 
     /// Sweeps at most once a minute (called on replica activity: no background task needed,
     /// and `open` refuses expired files whether or not they were swept yet).
-    public func sweepIfDue(now: Date = Date()) {
+    /// Returns the names removed.
+    @discardableResult
+    public func sweepIfDue(now: Date = Date()) -> [String] {
         let due = Self.lastSweep.withLock { last -> Bool in
             guard now.timeIntervalSince(last[directory] ?? .distantPast) >= 60 else { return false }
             last[directory] = now
             return true
         }
-        if due { sweep(now: now) }
+        return due ? sweep(now: now) : []
     }
 
     private static let lastSweep = Mutex<[String: Date]>([:])

@@ -6,8 +6,11 @@ import OutpostWire
 /// Who owns jobs and result files, and the lineage that the registration rules read.
 extension FeatureStore {
     /// What the registration rules need to know about the replica a copy was made from.
-    public func registrationFacts(service: String, referenceId: String) throws -> RegistrationFacts {
+    public func registrationFacts(service: String, referenceId: String?) throws -> RegistrationFacts {
         let definition = try self.service(named: service).definition
+        guard let referenceId else {
+            return RegistrationFacts(serviceIsVersioned: definition.isVersioned, referenceId: nil, originId: nil, unregistered: [])
+        }
         let canonical = GlobalID.normalize(referenceId) ?? referenceId
         return try pool.read { db in
             let origin = try String.fetchOne(db, sql: "SELECT origin_id FROM outpost_replica_origins WHERE replica_id = ?", arguments: [canonical])
@@ -19,10 +22,8 @@ extension FeatureStore {
     }
 
     /// Records that `replicaId` was registered as a copy of `originId` (the first replica of its line).
-    public func recordOrigin(of replicaId: String, originId: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO outpost_replica_origins(replica_id, origin_id) VALUES (?, ?)", arguments: [replicaId, originId])
-        }
+    static func recordOrigin(of replicaId: String, originId: String, db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO outpost_replica_origins(replica_id, origin_id) VALUES (?, ?)", arguments: [replicaId, originId])
     }
 
     /// Marks ids as unregistered, forever: neither they nor copies of them register again.
@@ -39,6 +40,14 @@ extension FeatureStore {
         try pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
                            arguments: [name, owner, Int64(Date().timeIntervalSince1970 * 1000)])
+        }
+    }
+
+    /// Forgets the owners of result files that were removed.
+    public func forgetResultFiles(_ names: [String]) throws {
+        guard !names.isEmpty else { return }
+        try pool.write { db in
+            for name in names { try db.execute(sql: "DELETE FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) }
         }
     }
 

@@ -53,8 +53,10 @@ extension FeatureStore {
 
     /// Registers a replica whose snapshot is complete. Names stay unique per service: a
     /// name taken meanwhile gets the next free suffix, and the stored definition is returned.
+    /// `origin`: for a registered copy, the first replica of its line, kept in the same
+    /// transaction (the registration rules read it).
     @discardableResult
-    public func registerReplica(_ definition: ReplicaDefinition) throws -> ReplicaDefinition {
+    public func registerReplica(_ definition: ReplicaDefinition, copiedFrom origin: String? = nil) throws -> ReplicaDefinition {
         precondition(definition.isRegistered, "syncModel=none exports are not registered")
         let versioned = try service(named: definition.serviceName).definition.isVersioned
         return try pool.write { db in
@@ -88,6 +90,7 @@ extension FeatureStore {
                 try Self.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
                                               now: Int64(Date().timeIntervalSince1970 * 1000))
             }
+            if let origin { try Self.recordOrigin(of: stored.id, originId: origin, db: db) }
             return stored
         }
     }

@@ -3,14 +3,15 @@ import OutpostWire
 /// What the store knows about the replica a registration names (`replicaOptions.refReplicaId`).
 public struct RegistrationFacts: Sendable, Equatable {
     public var serviceIsVersioned: Bool
-    /// The replica the copy was made from (canonical id).
-    public var referenceId: String
-    /// The first replica of its line: itself, or the original it was registered as a copy of.
-    public var originId: String
+    /// The replica the copy was made from (canonical id); nil when the request names none.
+    public var referenceId: String?
+    /// The first replica of its line: the reference itself, or the original it was registered
+    /// as a copy of.
+    public var originId: String?
     /// Which of the two have ever been unregistered.
     public var unregistered: Set<String>
 
-    public init(serviceIsVersioned: Bool, referenceId: String, originId: String, unregistered: Set<String>) {
+    public init(serviceIsVersioned: Bool, referenceId: String?, originId: String?, unregistered: Set<String>) {
         self.serviceIsVersioned = serviceIsVersioned
         self.referenceId = referenceId
         self.originId = originId
@@ -29,13 +30,14 @@ public enum RegistrationRules {
             throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
                               details: ["Registering existing data is not supported on a versioned feature service."])
         }
-        if facts.unregistered.contains(facts.referenceId) {
+        guard let reference = facts.referenceId else { return }
+        if facts.unregistered.contains(reference) {
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to complete operation.",
-                              details: ["Replica '\(facts.referenceId)' has been unregistered; a geodatabase cannot be registered again once it is unregistered."])
+                              details: ["Replica '\(reference)' has been unregistered; a geodatabase cannot be registered again once it is unregistered."])
         }
-        if facts.unregistered.contains(facts.originId) {
+        if let origin = facts.originId, facts.unregistered.contains(origin) {
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to complete operation.",
-                              details: ["The original geodatabase '\(facts.originId)' of replica '\(facts.referenceId)' has been unregistered; no copy of it can be registered."])
+                              details: ["The original geodatabase '\(origin)' of replica '\(reference)' has been unregistered; no copy of it can be registered."])
         }
     }
 }

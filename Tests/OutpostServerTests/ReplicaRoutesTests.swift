@@ -287,4 +287,19 @@ func path(of url: String) -> String {
             #expect(files.open(bad) == nil)
         }
     }
+    @Test func sweptFilesLeaveNoOwnerBehind() async throws {
+        try await withFreshDemoApp { _, store in
+            let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"), idleTime: 0)
+            let controller = ReplicasController(store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, logger: .outpostDefault)
+            let name = ResultFiles.newName(extension: "json")
+            _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
+            try store.recordResultFile(name, owner: "eve")
+            try files.publish(name)
+            #expect(try store.resultFileOwner(name) == "eve")
+            try await Task.sleep(for: .milliseconds(20))
+            controller.sweepResultFiles()
+            #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
+            #expect(try store.resultFileOwner(name) == "")
+        }
+    }
 }

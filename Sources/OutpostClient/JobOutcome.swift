@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a `GeodatabaseJob` reports: its status, messages, and what it produced.
+public enum JobStatus: String, Sendable, Codable, Equatable {
+    case notStarted, started, paused, succeeded, failed
+}
+
+public struct JobMessage: Sendable, Codable, Equatable {
+    public var date: Date
+    public var text: String
+}
+
+/// What a sync did, as the job reports it.
+public struct SyncResult: Sendable, Codable, Equatable {
+    /// Local edits sent (features and attachments, net per GlobalID).
+    public var editsUploaded: Int
+    /// Server changes written locally.
+    public var changesApplied: Int
+    /// Server changes held back because the feature was edited here meanwhile.
+    public var changesDeferred: Int
+    /// Local adds that received the server's OBJECTIDs.
+    public var objectIdsAssigned: Int
+    /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
+    public var failedEdits: [String]
+}
+
+/// What a finished job produced.
+public enum JobOutcome: Sendable, Equatable {
+    /// `generateGeodatabase`: the replica file, in place.
+    case geodatabase(path: String)
+    case sync(SyncResult)
+}
