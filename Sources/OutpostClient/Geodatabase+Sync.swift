@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeoPackage
+import OutpostSync
 import OutpostWire
 
 /// The local half of a sync: what to upload, and applying the server's download delta.
@@ -68,12 +69,13 @@ extension Geodatabase {
                     let layerId: Int = change[0]
                     guard let table = tables[layerId], let source = deltaTable[layerId] else { continue }
                     let globalId: String = change[2]
-                    if pending.contains(globalId.uppercased()) {
+                    let operation: String = change[3]
+                    let downloaded: DownloadChange = operation == "delete" ? .delete : operation == "insert" ? .add : .update
+                    if SyncRules.applyOnDevice(downloaded, hasPendingLocalChanges: pending.contains(globalId.uppercased())) == .deferToPendingEdit {
                         applied.changesDeferred += 1
                         continue
                     }
                     let isAttachment = (change[1] as String) == "attachment"
-                    let operation: String = change[3]
                     if isAttachment {
                         guard let local = table.attachmentTable, let remote = source.1 else { continue }
                         if operation == "delete" {

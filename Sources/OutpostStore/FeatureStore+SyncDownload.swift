@@ -236,30 +236,25 @@ struct LayerChangeReader {
         // Where the server writes fields (editor tracking), the replica's own changes come back.
         // (Rows a versioned reconcile merged are written by "merge:<replica>": not its own.)
         let echoes = definition.editFieldsInfo != nil
-        // New to the replica unless it existed at the generation or the replica's own sync
-        // created it (SyncRules.download, `createdByReplica`).
-        let creator = "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)"
-        let created = pass == .add ? "t.outpost_created_gen > ? AND \(creator) IS NOT ?" : "(t.outpost_created_gen <= ? OR \(creator) IS ?)"
-        // The replica's own changes are decided `.none` unless echoed: skip them unread.
-        let others = echoes ? "" : " AND t.outpost_replica IS NOT ?"
-        var arguments = [since.databaseValue, since.databaseValue, replica.id.databaseValue]
-        if !echoes { arguments.append(replica.id.databaseValue) }
+        let prefilter = ChangeFeedPrefilter.changedRows(pass, alias: "t", since: since, replicaId: replica.id, skipsOwnWrites: !echoes)
         let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
         let (since, replicaId) = (self.since, replica.id)
         var live = liveGlobalIds
         var left = leftFilter
         defer { liveGlobalIds = live; leftFilter = left }
         try Self.forEachChangedRow(selection, spatialReference: replica.spatialReference,
-                                   where: "t.outpost_gen > ? AND \(created)\(others)", arguments: arguments, db: db) { values, geometry, record, matches, createdBy in
+                                   where: prefilter.condition, arguments: prefilter.arguments, db: db) { values, geometry, record, matches, createdBy in
             let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
             if let globalId { live.insert(globalId) }
             switch SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes,
                                       createdByReplica: createdBy == replicaId) {
-            case .add, .update:
+            case pass:
                 try body(values, geometry)
             case .delete:
                 if let globalId { left.append((globalId, record.objectId)) }
-            case .none:
+            default:
+                // `.none`: the pre-filter kept more than the rules send. (A decision of the
+                // other pass never gets here: `ChangeFeedPrefilterTests`.)
                 break
             }
         }
@@ -281,45 +276,51 @@ struct LayerChangeReader {
         let layer = selection.layer
         var deleted: [Deleted] = []
         // Who created each one: the replica whose sync allocated its creation generation.
+        let prefilter = ChangeFeedPrefilter.tombstones(alias: "t", since: since)
         let tombstones = try Row.fetchCursor(db, sql: """
             SELECT t.global_id, t.object_id, t.created_generation, t.generation, t.replica_id, g.replica_id
             FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
-            WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND t.generation > ?
+            WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND \(prefilter.condition)
             ORDER BY t.generation, t.global_id
-            """, arguments: [layer.serviceName, layer.definition.id, kind, since])
+            """, arguments: StatementArguments([layer.serviceName.databaseValue, layer.definition.id.databaseValue, kind.databaseValue]
+                                               + prefilter.arguments))
         while let row = try tombstones.next() {
             let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
-            if SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id,
-                                  createdByReplica: (row[5] as String?) == replica.id) == .delete {
-                deleted.append((row[0], row[1]))
-            }
+            let createdByReplica = (row[5] as String?) == replica.id
+            let change = kind == "attachment"
+                ? SyncRules.downloadAttachment(record, parentInFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
+                : SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
+            if change == .delete { deleted.append((row[0], row[1])) }
         }
         return deleted
     }
 
-    /// Calls `body` with the attachments to send as `pass`, of features the replica holds,
-    /// not written by the replica itself.
+    /// Calls `body` with the attachments to send as `pass`, each decided by
+    /// `SyncRules.downloadAttachment` (the pre-filter also keeps to features in the filter).
     func forEachAttachment(_ pass: DownloadChange, directory: String, db: Database,
                            _ body: (FeatureStore.ExportedAttachment) throws -> Void) throws
     {
         let layer = selection.layer
         let definition = layer.definition
         let gid = definition.globalIdField.quotedDatabaseIdentifier
-        // As for features (SyncRules.download): new to the replica unless it existed at the
-        // generation or the replica's own sync created it (an upload-only sync keeps the
-        // generation it sent).
-        let creator = "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = a.outpost_created_gen)"
-        let created = pass == .add ? "a.outpost_created_gen > ? AND \(creator) IS NOT ?" : "(a.outpost_created_gen <= ? OR \(creator) IS ?)"
+        let prefilter = ChangeFeedPrefilter.changedRows(pass, alias: "a", since: since, replicaId: replica.id, skipsOwnWrites: true)
+        let columns = FeatureStore.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t")
+        let facts = "a.outpost_created_gen, a.outpost_gen, a.outpost_replica, \(ChangeFeedPrefilter.creatorColumn(alias: "a"))"
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT \(FeatureStore.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t"))
+            SELECT \(columns), \(facts)
             FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
             JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
-            WHERE (\(selection.condition)) AND a.outpost_gen > ? AND \(created) AND a.outpost_replica IS NOT ?
+            WHERE (\(selection.condition)) AND \(prefilter.condition)
             ORDER BY a.ATTACHMENTID
-            """, arguments: StatementArguments(selection.arguments + [since.databaseValue, since.databaseValue, replica.id.databaseValue,
-                                                                      replica.id.databaseValue]))
+            """, arguments: StatementArguments(selection.arguments + prefilter.arguments))
         while let row = try rows.next() {
-            try body(FeatureStore.ExportedAttachment(row: row, directory: directory))
+            let attachment = FeatureStore.ExportedAttachment(row: row, directory: directory)
+            let facts = row.count - 4
+            let record = ServerRecord.row(objectId: attachment.id, createdGen: row[facts], changedGen: row[facts + 1], lastWriter: row[facts + 2])
+            // The join above keeps to features in the filter.
+            let change = SyncRules.downloadAttachment(record, parentInFilter: true, since: since, replicaId: replica.id,
+                                                      createdByReplica: (row[facts + 3] as String?) == replica.id)
+            if change == pass { try body(attachment) }
         }
     }
 

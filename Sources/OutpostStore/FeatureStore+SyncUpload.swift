@@ -164,14 +164,9 @@ struct SyncUploadSession {
             return result
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
-            // The same feature again: it keeps its creation generation (replicas that held it
-            // receive an update), and is no longer deleted.
-            if case .tombstone(_, let createdGen, _, _) = record, let objectId = result.objectId {
-                try db.execute(sql: "UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                               arguments: [createdGen, objectId])
+            if let recreation = SyncRules.recreation(replacing: record) {
+                try recreate(recreation, kind: "feature", globalId: globalId, id: result.objectId, layer: layer)
             }
-            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'feature' AND global_id = ?",
-                           arguments: [layer.serviceName, layer.definition.id, globalId])
             return result
         case .delete:
             return try editor.delete(try existing(record, globalId: globalId), from: layer)
@@ -206,12 +201,24 @@ struct SyncUploadSession {
 
     func serverRecord(_ globalId: String, layer: StoredLayer) throws -> ServerRecord {
         let definition = layer.definition
-        let rowSQL = "SELECT \(definition.objectIdField.quotedDatabaseIdentifier), outpost_created_gen, outpost_gen, outpost_replica FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?"
+        return try record(globalId, table: layer.tableName, key: definition.objectIdField, globalIdColumn: definition.globalIdField,
+                          kind: "feature", layer: layer)
+    }
+
+    /// What the server holds for an attachment's GlobalID (its ATTACHMENTID as the object id).
+    func attachmentRecord(_ globalId: String, layer: StoredLayer) throws -> ServerRecord {
+        try record(globalId, table: layer.attachmentTable, key: "ATTACHMENTID", globalIdColumn: "GLOBALID", kind: "attachment", layer: layer)
+    }
+
+    private func record(_ globalId: String, table: String, key: String, globalIdColumn: String, kind: String,
+                        layer: StoredLayer) throws -> ServerRecord
+    {
+        let rowSQL = "SELECT \(key.quotedDatabaseIdentifier), outpost_created_gen, outpost_gen, outpost_replica FROM \(table.quotedDatabaseIdentifier) WHERE \(globalIdColumn.quotedDatabaseIdentifier) = ?"
         if let row = try Row.fetchOne(try db.cachedStatement(sql: rowSQL), arguments: [globalId]) {
             return .row(objectId: row[0], createdGen: row[1], changedGen: row[2], lastWriter: row[3])
         }
-        let tombstoneSQL = "SELECT object_id, created_generation, generation, replica_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'feature' AND global_id = ?"
-        if let row = try Row.fetchOne(try db.cachedStatement(sql: tombstoneSQL), arguments: [layer.serviceName, definition.id, globalId]) {
+        let tombstoneSQL = "SELECT object_id, created_generation, generation, replica_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?"
+        if let row = try Row.fetchOne(try db.cachedStatement(sql: tombstoneSQL), arguments: [layer.serviceName, layer.definition.id, kind, globalId]) {
             return .tombstone(objectId: row[0], createdGen: row[1], deletedGen: row[2], deletedBy: row[3])
         }
         return .absent
@@ -307,44 +314,50 @@ struct SyncUploadSession {
 
     // MARK: Attachments
 
-    /// Attachment adds and updates by GlobalID, last in wins: an add of an attachment that
-    /// exists updates it (a retried add changes nothing), an update of one that does not
-    /// exist adds it when it names its parent and bytes.
+    /// An attachment add or update, decided by `SyncRules.uploadAttachment` (last in wins, by
+    /// GlobalID).
     private func uploadAttachment(_ edit: AttachmentEdit, isAdd: Bool, layer: StoredLayer) throws -> EditResult {
-        let existing = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, outpost_replica FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
-                                        arguments: [edit.globalId])
-        if let existing {
-            if isAdd, (existing[1] as String?) == replicaId {
-                return EditResult(objectId: existing[0], globalId: edit.globalId)
-            }
+        let record = try attachmentRecord(edit.globalId, layer: layer)
+        let action = SyncRules.uploadAttachment(isAdd ? .add : .update, onto: record,
+                                                carriesParentAndBytes: edit.parentGlobalId != nil && edit.source != nil, replicaId: replicaId)
+        switch action {
+        case .alreadyApplied(let id):
+            return EditResult(objectId: id, globalId: edit.globalId)
+        case .update, .missing:
+            // A missing attachment fails there, as an online update of it would.
             return try editor.updateAttachment(edit, in: layer)
-        }
-        if isAdd || (edit.parentGlobalId != nil && edit.source != nil) {
-            let tombstone = [layer.serviceName.databaseValue, layer.definition.id.databaseValue, edit.globalId.databaseValue]
-            let createdGen = try Int64.fetchOne(db, sql: "SELECT created_generation FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
-                                                arguments: StatementArguments(tombstone))
+        case .insert, .recreate:
             let result = try editor.addAttachment(edit, to: layer)
-            // The same attachment again (as for a feature): it keeps its creation generation,
-            // so replicas that held it receive an update, and a later delete reaches them.
-            if let createdGen, let id = result.objectId {
-                try db.execute(sql: "UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE ATTACHMENTID = ?",
-                               arguments: [createdGen, id])
+            if let recreation = SyncRules.recreation(replacing: record) {
+                try recreate(recreation, kind: "attachment", globalId: edit.globalId, id: result.objectId, layer: layer)
             }
-            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
-                           arguments: StatementArguments(tombstone))
             return result
+        case .delete:
+            return try editor.deleteAttachment(edit.globalId, from: layer)
         }
-        return try editor.updateAttachment(edit, in: layer)
     }
 
     /// A delete of an attachment that is already gone succeeds (a retry, or deleted on both sides).
     private func deleteAttachment(_ globalId: String, layer: StoredLayer) throws -> EditResult {
-        let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
-                                       arguments: [globalId]) ?? false
-        if exists { return try editor.deleteAttachment(globalId, from: layer) }
-        let objectId = try Int64.fetchOne(db, sql: "SELECT object_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = 'attachment' AND global_id = ?",
-                                          arguments: [layer.serviceName, layer.definition.id, globalId])
-        return EditResult(objectId: objectId, globalId: globalId)
+        switch SyncRules.uploadAttachment(.delete, onto: try attachmentRecord(globalId, layer: layer), carriesParentAndBytes: false,
+                                          replicaId: replicaId) {
+        case .alreadyApplied(let id): return EditResult(objectId: id, globalId: globalId)
+        default: return try editor.deleteAttachment(globalId, from: layer)
+        }
+    }
+
+    /// Carries out a `Recreation`: the re-created row (by `id`) keeps the tombstone's creation
+    /// generation, and the tombstone goes.
+    private func recreate(_ recreation: Recreation, kind: String, globalId: String, id: Int64?, layer: StoredLayer) throws {
+        if let id {
+            let (table, key) = kind == "feature" ? (layer.tableName, layer.definition.objectIdField) : (layer.attachmentTable, "ATTACHMENTID")
+            try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE \(key.quotedDatabaseIdentifier) = ?",
+                           arguments: [recreation.createdGeneration, id])
+        }
+        if recreation.removesTombstone {
+            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?",
+                           arguments: [layer.serviceName, layer.definition.id, kind, globalId])
+        }
     }
 }
 
