@@ -99,7 +99,7 @@ extension Geodatabase {
                 try db.execute(sql: """
                     UPDATE outpost_sync_replica SET replica_server_gen = (SELECT replica_server_gen FROM delta.outpost_sync_replica),
                         last_sync_date = ?, applying_server_changes = 0
-                    """, arguments: [Int64(Date().timeIntervalSince1970 * 1000)])
+                    """, arguments: [clock.milliseconds()])
                 let refused = applied.failedEdits.compactMap { $0.result.globalId.flatMap(GlobalID.normalize) }
                 try db.execute(sql: "DELETE FROM outpost_sync_changes WHERE change_id <= ? AND layer_id IN (SELECT value FROM json_each(?)) AND upper(global_id) NOT IN (SELECT value FROM json_each(?))",
                                arguments: [throughChangeId, JSONValue.array(uploadedLayers.sorted().map { .int(Int64($0)) }).jsonText,

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
+import OutpostSync
 import OutpostWire
 
 /// A replica file on the device (`docs/replica-format.md`): its feature tables, local
@@ -14,17 +15,20 @@ import OutpostWire
 /// while a transaction is open, and a transaction refuses to begin while a sync runs.
 public final class Geodatabase: Sendable {
     public let path: String
+    /// The time it stamps (`last_sync_date`).
+    public let clock: any WallClock
     let queue: DatabaseQueue
     private let state = Locked<(inTransaction: Bool, syncing: Bool)>((false, false))
 
     /// Opens a replica file. Throws `ClientError.geodatabase` for anything else.
-    public static func open(_ path: String) throws -> Geodatabase {
+    public static func open(_ path: String, clock: any WallClock = SystemClock()) throws -> Geodatabase {
         guard FileManager.default.fileExists(atPath: path) else { throw ClientError.geodatabase("\(path) does not exist") }
-        return try Geodatabase(path: path)
+        return try Geodatabase(path: path, clock: clock)
     }
 
-    private init(path: String) throws {
+    private init(path: String, clock: any WallClock) throws {
         self.path = path
+        self.clock = clock
         var configuration = Configuration()
         // A transaction spans calls (`beginTransaction` … `commitTransaction`).
         configuration.allowsUnsafeTransactions = true

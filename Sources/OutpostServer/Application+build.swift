@@ -85,7 +85,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     let limits = options.limits
     let router = Router(context: OutpostRequestContext.self)
     // Jobs a previous run left unfinished have no worker any more: they fail, never hang.
-    if let failed = try? store.failUnfinishedJobs(now: Int64(Date().timeIntervalSince1970 * 1000)), failed > 0 {
+    if let failed = try? store.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
         logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
     }
     // Attachment files of edits that never committed, and spooled bodies of requests cut off.

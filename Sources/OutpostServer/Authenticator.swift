@@ -64,7 +64,7 @@ struct Authenticator: Sendable {
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }
-        let now = Date().timeIntervalSince1970
+        let now = Double(store.clock.milliseconds()) / 1000
         let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
         if wait > 0 {
             throw ArcGISError.tooManyRequests("Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
@@ -73,7 +73,7 @@ struct Authenticator: Sendable {
         let store = self.store
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
         guard let user = try await JobRunner.blocking({ try store.verify(user: name, password: password) }) else {
-            throttle.withLockedValue { $0.failed(user: name, address: address, now: Date().timeIntervalSince1970) }
+            throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(store.clock.milliseconds()) / 1000) }
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
         throttle.withLockedValue { $0.succeeded(user: name, address: address) }

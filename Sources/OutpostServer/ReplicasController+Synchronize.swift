@@ -35,7 +35,7 @@ extension ReplicasController {
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
             let job = JobRecord(id: jobId, serviceName: serviceName, kind: .synchronizeReplica, replicaId: replica.id,
-                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: Self.now(),
+                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: store.clock.milliseconds(),
                                 owner: replica.owner)
             let ticket = try runner.admit(caller: context.jobCaller)
             do { try store.saveJob(job) } catch {

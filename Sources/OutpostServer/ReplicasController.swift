@@ -39,7 +39,7 @@ struct ReplicasController: Sendable {
             registrationFacts = facts
             if let id = registration.referenceReplicaId { reference = try store.replica(service: serviceName, id: id) }
         }
-        let now = Self.now()
+        let now = store.clock.milliseconds()
         let replicaId = GlobalID.make()
         let owner = context.user?.name ?? ""
         let planBox = PlanBox()
@@ -143,7 +143,7 @@ struct ReplicasController: Sendable {
     {
         let box = JobBox(record: job)
         func advance(_ event: JobEvent) {
-            guard let next = try? box.record.applying(event, at: now()) else { return }
+            guard let next = try? box.record.applying(event, at: store.clock.milliseconds()) else { return }
             box.record = next
             do { try store.saveJob(next) } catch { logger.error("job \(next.id): cannot save status: \(error)") }
         }
@@ -151,7 +151,7 @@ struct ReplicasController: Sendable {
         do {
             let name = try await JobRunner.blocking {
                 try work { phase in
-                    guard let next = try? box.record.applying(.phase(phase), at: now()) else { return }
+                    guard let next = try? box.record.applying(.phase(phase), at: store.clock.milliseconds()) else { return }
                     box.record = next
                     try? store.saveJob(next)
                 }
@@ -290,8 +290,6 @@ struct ReplicasController: Sendable {
         let host = request.head.authority ?? "127.0.0.1"
         return "\(scheme)://\(host)"
     }
-
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }
 
 /// Carries the plan out of the name-reservation closure.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSync
 import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
@@ -97,9 +98,9 @@ final class EditSessionCache {
 extension FeatureStore {
     /// Allocates the next generation in the caller's transaction: it becomes visible only
     /// when that transaction commits, together with the rows it stamps.
-    static func allocateGeneration(_ db: Database, replicaId: String?) throws -> Int64 {
+    static func allocateGeneration(_ db: Database, replicaId: String?, at now: Int64) throws -> Int64 {
         try db.execute(sql: "INSERT INTO outpost_generations(created_at, replica_id) VALUES (?, ?)",
-                       arguments: [Int64(Date().timeIntervalSince1970 * 1000), replicaId])
+                       arguments: [now, replicaId])
         return db.lastInsertedRowID
     }
 
@@ -159,7 +160,7 @@ extension FeatureStore {
                                   details: ["Layer \(layer.definition.id) does not have attachments."])
             }
         }
-        let moment = Int64(Date().timeIntervalSince1970 * 1000)
+        let moment = clock.milliseconds()
         // Attachment bytes are put in place before the transaction (the writer lock is never
         // held while files are written); files the transaction does not register are removed.
         let prepared = try prepareAttachmentFiles(edits, service: serviceName, files: files)
@@ -168,7 +169,7 @@ extension FeatureStore {
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
             let (outcome, removedFiles, registered) = try pool.write { db -> (EditOutcome, [String], Set<String>) in
-                let generation = try Self.allocateGeneration(db, replicaId: context.replicaId)
+                let generation = try Self.allocateGeneration(db, replicaId: context.replicaId, at: moment)
                 let removals = FileRemovals()
                 let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options,
                                          removals: removals, preparedFiles: prepared)

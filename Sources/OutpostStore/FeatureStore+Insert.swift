@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSync
 import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
@@ -26,10 +27,11 @@ extension FeatureStore {
     @discardableResult
     public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
         let layer = try self.layer(service: service, id: layerId)
+        let now = clock.milliseconds()
         return try pool.write { db in
-            let generation = try Self.allocateGeneration(db, replicaId: nil)
+            let generation = try Self.allocateGeneration(db, replicaId: nil, at: now)
             try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
-                           arguments: [Int64(Date().timeIntervalSince1970 * 1000), layer.serviceName, layer.definition.id])
+                           arguments: [now, layer.serviceName, layer.definition.id])
             let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(layer.tableName.quotedDatabaseIdentifier))") ?? false
             if isEmpty && layer.isSpatial && rows.count > 64 {
                 return try Self.bulkInsert(rows, into: layer, generation: generation, db: db)

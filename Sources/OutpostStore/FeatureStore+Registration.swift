@@ -27,8 +27,7 @@ extension FeatureStore {
     }
 
     /// Marks ids as unregistered, forever: neither they nor copies of them register again.
-    static func recordUnregistered(_ ids: [String], service: String, db: Database) throws {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+    static func recordUnregistered(_ ids: [String], service: String, at now: Int64, db: Database) throws {
         for id in ids {
             try db.execute(sql: "INSERT OR IGNORE INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (?, ?, ?)",
                            arguments: [id, service, now])
@@ -39,7 +38,7 @@ extension FeatureStore {
     public func recordResultFile(_ name: String, owner: String) throws {
         try pool.write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
-                           arguments: [name, owner, Int64(Date().timeIntervalSince1970 * 1000)])
+                           arguments: [name, owner, clock.milliseconds()])
         }
     }
 

@@ -88,7 +88,7 @@ extension FeatureStore {
             }
             if versioned {
                 try Self.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
-                                              now: Int64(Date().timeIntervalSince1970 * 1000))
+                                              now: clock.milliseconds())
             }
             if let origin { try Self.recordOrigin(of: stored.id, originId: origin, db: db) }
             return stored
@@ -99,10 +99,11 @@ extension FeatureStore {
     public func unregisterReplica(service: String, id: String) throws -> Bool {
         let name = try self.service(named: service).definition.name
         guard let canonical = GlobalID.normalize(id) else { return false }
+        let now = clock.milliseconds()
         return try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
             let removed = db.changesCount > 0
-            if removed { try Self.recordUnregistered([canonical], service: name, db: db) }
+            if removed { try Self.recordUnregistered([canonical], service: name, at: now, db: db) }
             // Its edits were posted by each sync: the version holds nothing more to post.
             try db.execute(sql: "DELETE FROM outpost_versions WHERE replica_id = ? AND service = ?", arguments: [canonical, name])
             return removed
@@ -112,9 +113,10 @@ extension FeatureStore {
     /// Unregisters every replica of a service (`replicaID=*`); returns how many.
     public func unregisterAllReplicas(service: String) throws -> Int {
         let name = try self.service(named: service).definition.name
+        let now = clock.milliseconds()
         return try pool.write { db in
             let ids = try String.fetchAll(db, sql: "SELECT replica_id FROM outpost_replicas WHERE service = ?", arguments: [name])
-            try Self.recordUnregistered(ids, service: name, db: db)
+            try Self.recordUnregistered(ids, service: name, at: now, db: db)
             try db.execute(sql: "DELETE FROM outpost_replicas WHERE service = ?", arguments: [name])
             let removed = db.changesCount
             try db.execute(sql: "DELETE FROM outpost_versions WHERE service = ? AND replica_id IS NOT NULL", arguments: [name])

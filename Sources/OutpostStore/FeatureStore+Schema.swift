@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSync
 import OutpostGeometry
 import OutpostWire
 
@@ -19,7 +20,7 @@ extension FeatureStore {
             if let existing = try String.fetchOne(db, sql: "SELECT name FROM outpost_services WHERE name = ? COLLATE NOCASE", arguments: [service.name]) {
                 throw StoreError.serviceExists(existing)
             }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = clock.milliseconds()
             try db.execute(sql: """
                 INSERT INTO outpost_services(name, description, is_versioned, capabilities, wkid, max_record_count, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)

@@ -187,7 +187,7 @@ extension FeatureStore {
     /// With `closeReplica` the replica is unregistered instead.
     public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {
         let replicaId = plan.replica.id
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = clock.milliseconds()
         try pool.write { db in
             if close {
                 try db.execute(sql: "DELETE FROM outpost_replica_layers WHERE replica_id = ?", arguments: [replicaId])

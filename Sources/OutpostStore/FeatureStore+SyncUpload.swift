@@ -50,7 +50,7 @@ extension FeatureStore {
                     results.append(try session.apply(layerPlan.edits!, to: layer, since: layerPlan.since))
                 }
                 try Self.saveReceipt(replicaId: replicaId, fingerprint: fingerprint, generation: editor.generation,
-                                     results: results, db: editor.db)
+                                     results: results, at: editor.moment, db: editor.db)
                 // Counted from the log: a failed edit's savepoint took its conflict row with it.
                 conflicts.value = try Int.fetchOne(editor.db, sql: "SELECT count(*) FROM outpost_conflicts WHERE generation = ?",
                                                    arguments: [editor.generation]) ?? 0
@@ -77,13 +77,13 @@ extension FeatureStore {
     }
 
     static func saveReceipt(replicaId: String, fingerprint: [UInt8], generation: Int64, results: [LayerEditResults],
-                            db: Database) throws
+                            at now: Int64, db: Database) throws
     {
         let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
         try db.execute(sql: """
             INSERT OR REPLACE INTO outpost_sync_receipts(replica_id, fingerprint, generation, results, recorded_at)
             VALUES (?, ?, ?, ?, ?)
-            """, arguments: [replicaId, Data(fingerprint), generation, text, Int64(Date().timeIntervalSince1970 * 1000)])
+            """, arguments: [replicaId, Data(fingerprint), generation, text, now])
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSync
 import OutpostWire
 
 /// An item of the `uploads` resource (§8).
@@ -35,7 +36,7 @@ extension FeatureStore {
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(itemID: newItemID(), itemName: Self.sanitizedAttachmentName(name), description: description,
-                              date: Int64(Date().timeIntervalSince1970 * 1000), committed: true, size: Int64(size))
+                              date: clock.milliseconds(), committed: true, size: Int64(size))
         try FileManager.default.createDirectory(atPath: uploadDirectory(item.itemID), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: sourcePath, toPath: uploadDataPath(item.itemID))
         try insert(item, service: service)
@@ -46,7 +47,7 @@ extension FeatureStore {
     public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(itemID: newItemID(), itemName: Self.sanitizedAttachmentName(name), description: description,
-                              date: Int64(Date().timeIntervalSince1970 * 1000), committed: false, size: 0)
+                              date: clock.milliseconds(), committed: false, size: 0)
         try FileManager.default.createDirectory(atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
                                                 withIntermediateDirectories: true)
         try insert(item, service: service)

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import GRDB
+import OutpostSync
 
 /// What a user may do (`docs/reliability.md`, Access control).
 public enum UserRole: String, Sendable, Equatable, CaseIterable, Comparable {
@@ -69,7 +70,7 @@ extension FeatureStore {
                 throw UserFailure.exists(name)
             }
             try db.execute(sql: "INSERT INTO outpost_users(name, role, salt, hash, rounds, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [name, role.rawValue, salt, hash, rounds, Int64(Date().timeIntervalSince1970 * 1000)])
+                           arguments: [name, role.rawValue, salt, hash, rounds, clock.milliseconds()])
         }
     }
 
@@ -115,7 +116,7 @@ extension FeatureStore {
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
         let token = bytes.map { String(format: "%02x", $0) }.joined()
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
@@ -133,7 +134,7 @@ extension FeatureStore {
     }
 
     public func check(token: String) throws -> TokenCheck {
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = clock.milliseconds()
         return try pool.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)

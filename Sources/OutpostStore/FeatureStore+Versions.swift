@@ -45,7 +45,7 @@ extension FeatureStore {
                                  arguments: [stored.definition.name, full]) == true {
                 throw VersionFailure.exists(full)
             }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            let now = clock.milliseconds()
             try db.execute(sql: """
                 INSERT INTO outpost_versions(service, name, parent, replica_id, access, description, created_at, guid, base_generation)
                 VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)
@@ -93,7 +93,7 @@ extension FeatureStore {
                                   context: EditContext = EditContext()) throws -> EditOutcome
     {
         let stored = try self.service(named: service)
-        let moment = Int64(Date().timeIntervalSince1970 * 1000)
+        let moment = clock.milliseconds()
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
             return try pool.write { db in

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostSync
 import OutpostWire
 import Synchronization
 
@@ -14,6 +15,8 @@ public final class FeatureStore: Sendable {
     public static let databaseFileName = "outpost.sqlite"
 
     public let path: String
+    /// Every time the store stamps (generations, replicas, jobs, tokens, uploads, conflicts).
+    public let clock: any WallClock
     /// The data folder holding the database, attachment files and uploads.
     public let directory: String
     let pool: DatabasePool
@@ -25,8 +28,9 @@ public final class FeatureStore: Sendable {
     let replicaNameReservations = Mutex<[(service: String, name: String)]>([])
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
-    public init(path: String) throws {
+    public init(path: String, clock: any WallClock = SystemClock()) throws {
         self.path = path
+        self.clock = clock
         directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var configuration = Configuration()
         configuration.journalMode = .wal
@@ -50,9 +54,9 @@ public final class FeatureStore: Sendable {
     }
 
     /// Opens the store inside a data folder, creating the folder.
-    public convenience init(dataDirectory: String) throws {
+    public convenience init(dataDirectory: String, clock: any WallClock = SystemClock()) throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        try self.init(path: (dataDirectory as NSString).appendingPathComponent(Self.databaseFileName))
+        try self.init(path: (dataDirectory as NSString).appendingPathComponent(Self.databaseFileName), clock: clock)
     }
 
     /// Where request bodies are spooled: inside the data folder, so a finished upload is
