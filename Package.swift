@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "OutpostGeometry", targets: ["OutpostGeometry"]),
         .library(name: "OutpostSync", targets: ["OutpostSync"]),
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
+        .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
@@ -35,6 +36,9 @@ let package = Package(
         .target(name: "OutpostGeometry", dependencies: ["OutpostWire"]),
         // Pure sync rules: replica definitions, request planning, job lifecycle. No I/O.
         .target(name: "OutpostSync", dependencies: ["OutpostWire", "OutpostGeometry"]),
+        // The storage seams: the protocols a backend implements (users, uploads, jobs, the
+        // replica registry, the conflict log, result files, maintenance) and their values. No SQL.
+        .target(name: "OutpostStorage", dependencies: ["OutpostWire", "OutpostGeometry", "OutpostSync"]),
         // Bulk SQLite helpers shared by the store and the GeoPackage writer (plain SQLite C API).
         .target(
             name: "OutpostSQLite",
@@ -74,7 +78,7 @@ let package = Package(
         .target(
             name: "OutpostStore",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "OutpostGeoPackage", "CSpatiaLite",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -84,7 +88,7 @@ let package = Package(
         .target(
             name: "OutpostServer",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStore",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -99,7 +103,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -119,14 +123,14 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostStoreTests",
-            dependencies: ["OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+            dependencies: ["OutpostStore", "OutpostStorage", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [
-                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
+                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -135,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTLS
 import Logging
 import NIOCore
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 import OutpostWire
@@ -85,12 +86,12 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     let limits = options.limits
     let router = Router(context: OutpostRequestContext.self)
     // Jobs a previous run left unfinished have no worker any more: they fail, never hang.
-    if let failed = try? store.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
+    if let failed = try? store.jobs.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
         logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
     }
     // Attachment files of edits that never committed, and spooled bodies of requests cut off.
     do {
-        let sweep = try store.removeOrphanFiles()
+        let sweep = try store.maintenance.removeOrphanFiles()
         if sweep != OrphanFileSweep() {
             logger.notice("Removed files a previous run left: \(sweep.attachmentFiles) attachment, \(sweep.temporaryFiles) temporary")
         }
@@ -194,7 +195,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
 
     // Health: liveness answers while the process serves; readiness and ArcGIS's healthCheck
     // also need the database to answer a read.
-    let ready: @Sendable () -> Bool = { store.isHealthy() }
+    let ready: @Sendable () -> Bool = { store.maintenance.health().isHealthy }
     router.get("/health/live") { _, _ in RESTResponse.json(["status": "live"], parameters: RequestParameters()) }
     router.get("/health/ready") { _, _ -> Response in
         var response = RESTResponse.json(["status": ready() ? "ready" : "unavailable"], parameters: RequestParameters())

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Hummingbird
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 
@@ -83,7 +84,7 @@ struct AttachmentsController: Sendable {
                                    keywords: keywords, sourcePath: file.path, size: file.size)
         }
         if let uploadId = form.parameters.string("uploadId") {
-            let copy = try store.copyOfUpload(service: service, itemID: uploadId)
+            let copy = try store.uploads.copyOfUpload(service: service, itemID: uploadId)
             return AttachmentInput(name: copy.name, contentType: Self.contentType(forName: copy.name), keywords: keywords,
                                    sourcePath: copy.path, size: copy.size)
         }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 
@@ -43,7 +44,7 @@ struct Authenticator: Sendable {
 
     /// The caller a token names, or nil when anonymous is fine (security off).
     func user(token: String) throws -> ServerUser? {
-        switch try store.check(token: token) {
+        switch try store.users.check(token: token) {
         case .valid(let user): return user
         case .expired, .unknown:
             if required { throw Self.invalidToken }
@@ -72,7 +73,7 @@ struct Authenticator: Sendable {
         }
         let store = self.store
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
-        guard let user = try await JobRunner.blocking({ try store.verify(user: name, password: password) }) else {
+        guard let user = try await JobRunner.blocking({ try store.users.verify(user: name, password: password) }) else {
             throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(store.clock.milliseconds()) / 1000) }
             throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
@@ -82,7 +83,7 @@ struct Authenticator: Sendable {
             guard let value = Int(text), value > 0 else { throw ArcGISError.invalidParameter("expiration", "minutes, a positive integer") }
             minutes = min(value, maximumMinutes)
         }
-        let issued = try store.issueToken(for: user, minutes: minutes)
+        let issued = try store.users.issueToken(for: user, minutes: minutes)
         return RESTResponse.json(["token": .string(issued.token), "expires": .int(issued.expires), "ssl": false], parameters: p)
     }
 }

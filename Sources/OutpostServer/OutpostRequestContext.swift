@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import OutpostGeometry
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 

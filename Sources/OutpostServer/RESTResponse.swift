@@ -1,6 +1,7 @@
 import GRDB
 import Hummingbird
 import Logging
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import OutpostGeoPackage
 import Logging
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 import OutpostWire
@@ -14,7 +15,7 @@ extension ReplicasController {
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
         let parsed = try SynchronizeReplicaRequest.parse(p)
-        guard let replica = try store.replica(service: serviceName, id: parsed.replicaId) else {
+        guard let replica = try store.replicas.replica(service: serviceName, id: parsed.replicaId) else {
             throw Self.replicaNotFound(parsed.replicaId)
         }
         // Only its owner (or an admin) syncs a replica.
@@ -38,7 +39,7 @@ extension ReplicasController {
                                 replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: store.clock.milliseconds(),
                                 owner: replica.owner)
             let ticket = try runner.admit(caller: context.jobCaller)
-            do { try store.saveJob(job) } catch {
+            do { try store.jobs.saveJob(job) } catch {
                 runner.cancel(ticket)
                 throw error
             }
@@ -79,10 +80,10 @@ extension ReplicasController {
         case .inline(let edits, let text):
             return (edits, Array(text.utf8))
         case .uploadedFile(let itemID, let format):
-            guard FeatureStore.isValidUploadID(itemID), let item = try? store.upload(service: service, itemID: itemID), item.committed else {
+            guard isValidUploadID(itemID), let item = try? store.uploads.upload(service: service, itemID: itemID), item.committed else {
                 throw ArcGISError.invalidParameter("editsUploadID", "no committed upload '\(itemID)' on service \(service)")
             }
-            let path = store.uploadDataPath(itemID)
+            let path = store.uploads.uploadDataPath(itemID)
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' has no data")
             }
@@ -229,7 +230,7 @@ struct SyncWork: Sendable {
                 files.discard(name)
                 return Done(summary: summary, fileName: nil)
             }
-            try store.recordResultFile(name, owner: plan.replica.owner)
+            try store.resultFiles.recordResultFile(name, owner: plan.replica.owner)
             try files.publish(name)
             return Done(summary: summary, fileName: name)
         } catch {
@@ -257,10 +258,10 @@ extension ReplicasController {
         let serviceName = try context.serviceName()
         let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
         guard let canonical = GlobalID.normalize(id) else { throw Self.replicaNotFound(id) }
-        let replica = try store.replica(service: serviceName, id: canonical)
+        let replica = try store.replicas.replica(service: serviceName, id: canonical)
         // The log outlives the replica: once it is unregistered, only admins read it.
         guard context.mayManage(replicaOwner: replica?.owner ?? "") else { throw Self.replicaNotFound(id) }
-        let conflicts = try store.conflicts(service: serviceName, replicaId: canonical)
+        let conflicts = try store.conflicts.conflicts(service: serviceName, replicaId: canonical)
         if conflicts.isEmpty, replica == nil {
             throw Self.replicaNotFound(id)
         }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import OutpostGeoPackage
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 import OutpostWire
@@ -21,7 +22,7 @@ struct ReplicasController: Sendable {
     /// Removes expired result files (at most once a minute) and what the store kept of them.
     func sweepResultFiles() {
         let removed = files.sweepIfDue()
-        do { try store.forgetResultFiles(removed) } catch { logger.warning("Could not forget removed result files: \(error)") }
+        do { try store.resultFiles.forgetResultFiles(removed) } catch { logger.warning("Could not forget removed result files: \(error)") }
     }
 
     func create(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {
@@ -34,16 +35,16 @@ struct ReplicasController: Sendable {
         var reference: ReplicaDefinition?
         var registrationFacts: RegistrationFacts?
         if let registration = parsed.registerExistingData {
-            let facts = try store.registrationFacts(service: serviceName, referenceId: registration.referenceReplicaId)
+            let facts = try store.replicas.registrationFacts(service: serviceName, referenceId: registration.referenceReplicaId)
             try RegistrationRules.check(facts)
             registrationFacts = facts
-            if let id = registration.referenceReplicaId { reference = try store.replica(service: serviceName, id: id) }
+            if let id = registration.referenceReplicaId { reference = try store.replicas.replica(service: serviceName, id: id) }
         }
         let now = store.clock.milliseconds()
         let replicaId = GlobalID.make()
         let owner = context.user?.name ?? ""
         let planBox = PlanBox()
-        let reserved = try store.reserveReplicaName({ taken in
+        let reserved = try store.replicas.reserveReplicaName({ taken in
             let plan = try ReplicaPlanner.plan(parsed, service: service.definition, replicaId: replicaId, owner: owner,
                                                takenNames: taken, reference: reference, now: now)
             planBox.plan = plan
@@ -54,16 +55,16 @@ struct ReplicasController: Sendable {
         do {
             try store.validate(plan)
         } catch {
-            store.releaseReplicaName(reserved, service: serviceName)
+            store.replicas.releaseReplicaName(reserved, service: serviceName)
             throw error
         }
 
         // Registering existing data: no data, just an id and generations (§4.7).
         if let registration = plan.registration {
-            defer { store.releaseReplicaName(reserved, service: serviceName) }
+            defer { store.replicas.releaseReplicaName(reserved, service: serviceName) }
             let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
                                                                       currentGeneration: try store.currentGeneration())
-            let registered = try store.registerReplica(definition, copiedFrom: registrationFacts?.originId)
+            let registered = try store.replicas.registerReplica(definition, copiedFrom: registrationFacts?.originId)
             var answer: JSONObject = ["replicaName": .string(registered.name), "replicaID": .string(registered.id)]
             registered.generationMembers(into: &answer)
             answer["transportType"] = .string(TransportType.url.rawValue)
@@ -87,12 +88,12 @@ struct ReplicasController: Sendable {
             let ticket: JobRunner.Ticket
             do {
                 ticket = try runner.admit(caller: context.jobCaller)
-                do { try store.saveJob(job) } catch {
+                do { try store.jobs.saveJob(job) } catch {
                     runner.cancel(ticket)
                     throw error
                 }
             } catch {
-                store.releaseReplicaName(reserved, service: serviceName)
+                store.replicas.releaseReplicaName(reserved, service: serviceName)
                 throw error
             }
             let logger = self.logger
@@ -145,7 +146,7 @@ struct ReplicasController: Sendable {
         func advance(_ event: JobEvent) {
             guard let next = try? box.record.applying(event, at: store.clock.milliseconds()) else { return }
             box.record = next
-            do { try store.saveJob(next) } catch { logger.error("job \(next.id): cannot save status: \(error)") }
+            do { try store.jobs.saveJob(next) } catch { logger.error("job \(next.id): cannot save status: \(error)") }
         }
         advance(.started)
         do {
@@ -153,7 +154,7 @@ struct ReplicasController: Sendable {
                 try work { phase in
                     guard let next = try? box.record.applying(.phase(phase), at: store.clock.milliseconds()) else { return }
                     box.record = next
-                    try? store.saveJob(next)
+                    try? store.jobs.saveJob(next)
                 }
             }
             advance(.succeeded(resultFile: name))
@@ -168,7 +169,7 @@ struct ReplicasController: Sendable {
 
     func jobStatus(_ p: RequestParameters, request: Request, context: OutpostRequestContext) throws -> Response {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
-        guard let id = context.parameters.get("job"), let job = try store.job(id: id),
+        guard let id = context.parameters.get("job"), let job = try store.jobs.job(id: id),
             ServiceDefinition.normalizedName(job.serviceName) == ServiceDefinition.normalizedName(serviceName)
         else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Job not found.",
@@ -181,7 +182,7 @@ struct ReplicasController: Sendable {
 
     func resultFile(_ request: Request, context: OutpostRequestContext) async throws -> Response {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
-        guard let name = context.parameters.get("file"), ResultFiles.isValidName(name), context.mayManage(replicaOwner: try store.resultFileOwner(name)),
+        guard let name = context.parameters.get("file"), ResultFiles.isValidName(name), context.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(name)),
             let path = files.open(name)
         else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Result file not found.",
@@ -217,7 +218,7 @@ struct ReplicasController: Sendable {
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         // Each caller sees their own replicas; admins (and everyone with security off) all of them.
-        let replicas = try store.replicas(service: try context.serviceName()).filter { context.mayManage(replicaOwner: $0.owner) }
+        let replicas = try store.replicas.replicas(service: try context.serviceName()).filter { context.mayManage(replicaOwner: $0.owner) }
         return RESTResponse.json(.array(replicas.map { ["replicaName": .string($0.name), "replicaID": .string($0.id)] }), parameters: p)
     }
 
@@ -225,7 +226,7 @@ struct ReplicasController: Sendable {
         let serviceName = try context.serviceName()
         // Path parameters arrive percent-encoded (`%7B…%7D` for the braces clients send).
         let id = FormURLEncoding.percentDecode(context.parameters.get("replica") ?? "")
-        guard let replica = try store.replica(service: serviceName, id: id), context.mayManage(replicaOwner: replica.owner) else {
+        guard let replica = try store.replicas.replica(service: serviceName, id: id), context.mayManage(replicaOwner: replica.owner) else {
             throw Self.replicaNotFound(id)
         }
         return RESTResponse.json(replica.infoJSON, parameters: p)
@@ -237,12 +238,12 @@ struct ReplicasController: Sendable {
         if id == "*" {
             // Everyone's for an admin (or with security off); otherwise the caller's own.
             if context.user == nil || context.user?.role == .admin {
-                let count = try store.unregisterAllReplicas(service: serviceName)
+                let count = try store.replicas.unregisterAllReplicas(service: serviceName)
                 logger.info("unregistered all \(count) replicas of \(serviceName)")
             } else {
                 var count = 0
-                for replica in try store.replicas(service: serviceName) where context.mayManage(replicaOwner: replica.owner) {
-                    if try store.unregisterReplica(service: serviceName, id: replica.id) { count += 1 }
+                for replica in try store.replicas.replicas(service: serviceName) where context.mayManage(replicaOwner: replica.owner) {
+                    if try store.replicas.unregisterReplica(service: serviceName, id: replica.id) { count += 1 }
                 }
                 logger.info("unregistered \(count) replicas of \(context.user?.name ?? "") on \(serviceName)")
             }
@@ -251,10 +252,10 @@ struct ReplicasController: Sendable {
         guard GlobalID.normalize(id) != nil else {
             throw ArcGISError.invalidParameter("replicaID", "'\(id)' is not a replica id (a GUID) or *")
         }
-        if let replica = try store.replica(service: serviceName, id: id), !context.mayManage(replicaOwner: replica.owner) {
+        if let replica = try store.replicas.replica(service: serviceName, id: id), !context.mayManage(replicaOwner: replica.owner) {
             throw Authenticator.forbidden
         }
-        guard try store.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
+        guard try store.replicas.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
         logger.info("unregistered replica \(id) of \(serviceName)")
         return RESTResponse.json(["success": true], parameters: p)
     }
@@ -316,7 +317,7 @@ struct ExportWork: Sendable {
 
     /// Writes the result file, registers the replica, then publishes the file.
     func toFile(phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, String) {
-        defer { store.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
+        defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
@@ -335,12 +336,12 @@ struct ExportWork: Sendable {
                 try handle.synchronize()
             }
             if definition.isRegistered {
-                definition = try store.registerReplica(definition)
+                definition = try store.replicas.registerReplica(definition)
                 if definition.name != plan.definition.name, plan.dataFormat == .sqlite {
                     try ReplicaFile.setReplicaName(definition.name, in: temporary)
                 }
             }
-            try store.recordResultFile(name, owner: plan.definition.owner)
+            try store.resultFiles.recordResultFile(name, owner: plan.definition.owner)
             try files.publish(name)
             return (definition, name)
         } catch {
@@ -351,11 +352,11 @@ struct ExportWork: Sendable {
 
     /// The embedded JSON document, registered before it is returned.
     func toMemory() throws -> [UInt8] {
-        defer { store.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
+        defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         var bytes: [UInt8] = []
         let (definition, _) = try store.exportReplica(plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
                                                       serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
-        if definition.isRegistered { try store.registerReplica(definition) }
+        if definition.isRegistered { try store.replicas.registerReplica(definition) }
         return bytes
     }
 

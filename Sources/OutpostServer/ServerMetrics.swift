@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import OutpostStorage
 import OutpostStore
 import Prometheus
 import Synchronization
@@ -33,14 +34,15 @@ public final class ServerMetrics: Sendable {
 
     /// Reads what the store and the job runner hold, then renders every metric.
     func scrape(store: FeatureStore, runner: JobRunner) async throws -> [UInt8] {
-        let edits = store.editsApplied.load(ordering: .relaxed)
+        let edits = store.editsApplied
         let newEdits = editsReported.withLock { reported in
             defer { reported = edits }
             return edits - reported
         }
         Counter(label: "outpost_edits_applied_total", factory: factory).increment(by: newEdits)
 
-        let (replicas, conflicts) = try store.registryCounts()
+        let counts = try store.maintenance.counts()
+        let (replicas, conflicts) = (counts.replicas, counts.conflicts)
         // The conflict log is kept for good: its size is the count of conflicts recorded.
         let newConflicts = conflictsReported.withLock { reported in
             defer { reported = conflicts }

@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 

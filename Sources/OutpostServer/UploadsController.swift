@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 
@@ -10,14 +11,14 @@ struct UploadsController: Sendable {
         guard let file = form.file(named: "file") else {
             throw ArcGISError.invalidParameter("file", "send the file as the multipart part 'file'")
         }
-        let item = try store.createUpload(service: try context.serviceName(), name: file.filename ?? "upload",
+        let item = try store.uploads.createUpload(service: try context.serviceName(), name: file.filename ?? "upload",
                                           description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size)
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
     func register(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         guard let name = p.string("itemName") else { throw ArcGISError.missingParameter("itemName") }
-        let item = try store.registerUpload(service: try context.serviceName(), name: name, description: p.string("description") ?? "")
+        let item = try store.uploads.registerUpload(service: try context.serviceName(), name: name, description: p.string("description") ?? "")
         return RESTResponse.json(["success": true, "item": item.json], parameters: p)
     }
 
@@ -28,32 +29,32 @@ struct UploadsController: Sendable {
         guard let partId = try form.parameters.int("partId") ?? form.parameters.int("partNumber") else {
             throw ArcGISError.missingParameter("partId")
         }
-        let item = try store.addUploadPart(service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
+        let item = try store.uploads.addUploadPart(service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
     func parts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let parts = try store.uploadParts(service: try context.serviceName(), itemID: try itemID(context))
+        let parts = try store.uploads.uploadParts(service: try context.serviceName(), itemID: try itemID(context))
         return RESTResponse.json(["parts": .array(parts.map { .string($0) })], parameters: p)
     }
 
     func commit(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let item = try store.commitUpload(service: try context.serviceName(), itemID: try itemID(context), parts: p.nameList("parts"))
+        let item = try store.uploads.commitUpload(service: try context.serviceName(), itemID: try itemID(context), parts: p.nameList("parts"))
         return RESTResponse.json(["success": true, "item": item.json], parameters: p)
     }
 
     func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let item = try store.upload(service: try context.serviceName(), itemID: try itemID(context))
+        let item = try store.uploads.upload(service: try context.serviceName(), itemID: try itemID(context))
         return RESTResponse.json(item.json, parameters: p)
     }
 
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        try store.deleteUpload(service: try context.serviceName(), itemID: try itemID(context))
+        try store.uploads.deleteUpload(service: try context.serviceName(), itemID: try itemID(context))
         return RESTResponse.json(["success": true], parameters: p)
     }
 
     private func itemID(_ context: OutpostRequestContext) throws -> String {
-        guard let id = context.parameters.get("item"), FeatureStore.isValidUploadID(id) else {
+        guard let id = context.parameters.get("item"), isValidUploadID(id) else {
             throw ArcGISError(kind: .notFound, code: 404, message: "Upload item not found.",
                               details: ["'\(context.parameters.get("item") ?? "")' is not an upload item id."])
         }

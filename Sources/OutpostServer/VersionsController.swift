@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 
@@ -67,7 +68,7 @@ struct VersionsController: Sendable {
 
     func conflicts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let (service, version) = try version(context)
-        let conflicts = try store.conflicts(service: service, replicaId: version.guid ?? "")
+        let conflicts = try store.conflicts.conflicts(service: service, replicaId: version.guid ?? "")
         return RESTResponse.json(["versionName": .string(version.name), "conflicts": .array(conflicts.map(\.json))], parameters: p)
     }
 

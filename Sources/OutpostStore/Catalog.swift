@@ -1,4 +1,5 @@
 import GRDB
+import OutpostStorage
 import OutpostWire
 
 /// A layer as stored: its definition and where its rows live.

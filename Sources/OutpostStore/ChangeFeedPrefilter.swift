@@ -1,4 +1,5 @@
 import GRDB
+import OutpostStorage
 import OutpostSync
 
 /// The change feed's SQL pre-filters: an optimisation that leaves unread the rows

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostWire
 
 /// The bytes and description of an attachment to add or replace. `sourcePath` is a file

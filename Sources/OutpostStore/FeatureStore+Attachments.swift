@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostWire
 
 /// An attachment's metadata.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostSync
 import OutpostGeometry
 import OutpostSQLite
@@ -64,7 +65,7 @@ extension FeatureStore {
                         }
                         prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(temporary), size: bytes.count, uploadName: nil)
                     case .uploadId(let id):
-                        let copy = try copyOfUpload(service: service, itemID: id)
+                        let copy = try uploads.copyOfUpload(service: service, itemID: id)
                         prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(copy.path), size: copy.size, uploadName: copy.name)
                     }
                 }
@@ -188,7 +189,7 @@ extension FeatureStore {
             }
             keptFiles = registered
             removeDataFiles(removedFiles)
-            editsApplied.add(outcome.layers.reduce(0) { $0 + $1.all.count(where: \.success) }, ordering: .relaxed)
+            database.editsApplied.add(outcome.layers.reduce(0) { $0 + $1.all.count(where: \.success) }, ordering: .relaxed)
             return outcome
         } catch let rolledBack as RolledBack {
             var results = rolledBack.results

@@ -1,4 +1,5 @@
 import GRDB
+import OutpostStorage
 
 extension FeatureStore {
     /// Migrations of the hardening step (owners of jobs and result files, the registration

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostGeometry
 import OutpostSQLite
 import OutpostSync

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostStorage
 
 /// `stddev` and `var` of `outStatistics` as SQLite aggregates: the sample standard deviation
 /// and variance (n − 1), as SQL Server's STDEV/VAR and PostgreSQL's stddev_samp/var_samp,

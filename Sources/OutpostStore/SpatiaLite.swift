@@ -1,5 +1,6 @@
 import CSpatiaLite
 import GRDB
+import OutpostStorage
 
 private let spatialiteProcessInit: Void = { spatialite_initialize() }()
 

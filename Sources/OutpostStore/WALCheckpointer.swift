@@ -1,6 +1,7 @@
 import CSpatiaLite
 import Dispatch
 import GRDB
+import OutpostStorage
 import Synchronization
 
 /// Copies the write-ahead log back into the database off the request path.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 
@@ -19,7 +20,7 @@ struct Replicas: AsyncParsableCommand {
         }
 
         func replicas(_ store: FeatureStore) throws -> [ReplicaDefinition] {
-            var replicas = try service.map { try store.replicas(service: $0) } ?? store.allReplicas()
+            var replicas = try service.map { try store.replicas.replicas(service: $0) } ?? store.replicas.allReplicas()
             if let idleDays {
                 replicas = ReplicaHousekeeping.idle(replicas, days: idleDays, now: Int64(Date().timeIntervalSince1970 * 1000))
             }
@@ -58,7 +59,7 @@ struct Replicas: AsyncParsableCommand {
                 if dryRun {
                     print("would unregister \(replica.serviceName) \(replica.id) \(replica.name)")
                     count += 1
-                } else if try store.unregisterReplica(service: replica.serviceName, id: replica.id) {
+                } else if try store.replicas.unregisterReplica(service: replica.serviceName, id: replica.id) {
                     print("unregistered \(replica.serviceName) \(replica.id) \(replica.name)")
                     count += 1
                 }
@@ -76,7 +77,7 @@ struct Compact: AsyncParsableCommand {
 
     func run() async throws {
         let store = try FeatureStore(dataDirectory: data)
-        let report = try store.compact()
+        let report = try store.maintenance.compact()
         print("removed \(report.tombstones) tombstone(s) and \(report.receipts) retry receipt(s)")
     }
 }

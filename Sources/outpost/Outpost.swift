@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import OutpostServer
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 
@@ -123,7 +124,7 @@ struct Serve: AsyncParsableCommand {
                                     maximumTokenMinutes: max(settings.tokenMinutes, 1440),
                                     jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
                                     idleTimeout: TimeInterval(settings.idleTimeoutSeconds))
-        if settings.requireAuth, try !store.hasUsers {
+        if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
         logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(settings.host):\(settings.port)/arcgis/rest/services")
@@ -210,8 +211,8 @@ struct Users: AsyncParsableCommand {
             }
             let store = try FeatureStore(dataDirectory: data)
             do {
-                try store.addUser(name, role: userRole, password: password)
-            } catch let failure as FeatureStore.UserFailure {
+                try store.users.addUser(name, role: userRole, password: password)
+            } catch let failure as UserFailure {
                 throw ValidationError(failure.description)
             }
             print("added \(userRole.rawValue) \(name)")
@@ -223,7 +224,7 @@ struct Users: AsyncParsableCommand {
         @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
 
         func run() async throws {
-            for user in try FeatureStore(dataDirectory: data).users() { print("\(user.name)\t\(user.role.rawValue)") }
+            for user in try FeatureStore(dataDirectory: data).users.users() { print("\(user.name)\t\(user.role.rawValue)") }
         }
     }
 
@@ -234,8 +235,8 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                try FeatureStore(dataDirectory: data).removeUser(name)
-            } catch let failure as FeatureStore.UserFailure {
+                try FeatureStore(dataDirectory: data).users.removeUser(name)
+            } catch let failure as UserFailure {
                 throw ValidationError(failure.description)
             }
             print("removed \(name)")

@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import OutpostClient
 import OutpostServer
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Synchronization

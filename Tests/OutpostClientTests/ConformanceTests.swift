@@ -1,6 +1,7 @@
 import Foundation
 import OutpostClient
 import OutpostConformance
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
@@ -15,7 +16,7 @@ import Testing
             #expect(demo.entries.filter { $0.status == .unsupported }.map(\.id) == ["sync.direction-control", "register.not-on-versioned"])
             #expect(demo.entries.count == ConformanceCatalogue.scenarios.count)
             #expect(try store.count(service: "Demo", layer: 0) == citiesBefore)
-            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.replicas.replicas(service: "Demo").isEmpty)
 
             let parcelsURL = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Parcels/FeatureServer")
             let parcels = try await ConformanceRunner(connection: ServiceConnection(serviceURL: parcelsURL)).run()

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostClient
 import OutpostGeometry
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
@@ -113,7 +114,7 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
                 #expect(gateway.lost.withLock { $0 } == 2)
                 // It waited as told (1 s each time), then got its replica: one, registered once.
                 #expect(ContinuousClock.now - started >= .seconds(2))
-                #expect(try store.replicas(service: "Demo").count == 1)
+                #expect(try store.replicas.replicas(service: "Demo").count == 1)
                 #expect(try geodatabase.featureTable(layerId: 2).layerId == 2)
             }
         }

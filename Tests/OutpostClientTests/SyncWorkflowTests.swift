@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostClient
 import OutpostGeometry
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import GRDB
@@ -12,11 +13,11 @@ import Testing
     @Test func tokensRolesAndReplicaOwnership() async throws {
         try await withFreshDemoApp(options: ServerOptions(requireAuth: true)) { client, store in
             // Few rounds: the hash is the same function, only cheaper to test with.
-            try store.addUser("ada", role: .admin, password: "admin-pass", rounds: 1000)
-            try store.addUser("eve", role: .editor, password: "editor-pass", rounds: 1000)
-            try store.addUser("ed", role: .editor, password: "editor2-pass", rounds: 1000)
-            try store.addUser("vic", role: .viewer, password: "viewer-pass", rounds: 1000)
-            #expect(throws: FeatureStore.UserFailure.exists("EVE")) { try store.addUser("EVE", role: .viewer, password: "whatever1", rounds: 1000) }
+            try store.users.addUser("ada", role: .admin, password: "admin-pass", rounds: 1000)
+            try store.users.addUser("eve", role: .editor, password: "editor-pass", rounds: 1000)
+            try store.users.addUser("ed", role: .editor, password: "editor2-pass", rounds: 1000)
+            try store.users.addUser("vic", role: .viewer, password: "viewer-pass", rounds: 1000)
+            #expect(throws: UserFailure.exists("EVE")) { try store.users.addUser("EVE", role: .viewer, password: "whatever1", rounds: 1000) }
 
             let info = try await get(client, "/arcgis/rest/info?f=json")
             #expect(info["authInfo"]?["isTokenBasedSecurity"] == true)
@@ -32,7 +33,7 @@ import Testing
             // No token: 499; a bad or expired one: 498.
             #expect(try await get(client, "\(serviceURL)?f=json")["error"]?["code"] == 499)
             #expect(try await get(client, "\(serviceURL)?f=json&token=deadbeef")["error"]?["code"] == 498)
-            let expired = try store.issueToken(for: ServerUser(name: "vic", role: .viewer), minutes: 0).token
+            let expired = try store.users.issueToken(for: ServerUser(name: "vic", role: .viewer), minutes: 0).token
             #expect(try await get(client, "\(serviceURL)?f=json&token=\(expired)")["error"]?["code"] == 498)
 
             // A viewer reads (also by header), cannot edit, and gets download-only replicas.
@@ -48,7 +49,7 @@ import Testing
             let viewerReplicaId = try #require(viewerReplica["replicaID"]?.stringValue)
             let viewerInfo = try await get(client, "\(serviceURL)/replicas/\(viewerReplicaId)?f=json&token=\(vic)")
             #expect(viewerInfo["syncDirection"] == "download")
-            #expect(try store.replica(service: "Demo", id: viewerReplicaId)?.owner == "vic")
+            #expect(try store.replicas.replica(service: "Demo", id: viewerReplicaId)?.owner == "vic")
             let viewerUpload = try await post(client, "\(serviceURL)/synchronizeReplica", [
                 ("f", "json"), ("token", vic), ("replicaID", viewerReplicaId),
                 ("syncLayers", #"[{"id":2,"serverGen":\#(viewerReplica["layerServerGens"]?[0]?["serverGen"]?.int64Value ?? 0)}]"#),
@@ -71,8 +72,8 @@ import Testing
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(ed))["error"]?["code"] == 403)
             #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ed), ("replicaID", ownedId)])["error"]?["code"] == 403)
             _ = try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ed), ("replicaID", "*")])
-            #expect(try store.replica(service: "Demo", id: ownedId) != nil)
-            #expect(try store.replica(service: "Demo", id: ownedId)?.owner == "eve")
+            #expect(try store.replicas.replica(service: "Demo", id: ownedId) != nil)
+            #expect(try store.replicas.replica(service: "Demo", id: ownedId)?.owner == "eve")
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(eve))["error"] == nil)
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(ada))["error"] == nil)
             #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", eve), ("replicaID", ownedId)])["success"] == true)
@@ -80,24 +81,24 @@ import Testing
             let edit = try await post(client, "\(layerURL)/applyEdits", [("f", "json"), ("token", eve), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AC03}", height: 1))]")])
             #expect(edit["addResults"]?[0]?["success"] == true)
             // Removing a user ends their tokens.
-            try store.removeUser("eve")
+            try store.users.removeUser("eve")
             #expect(try await get(client, "\(serviceURL)?f=json&token=\(eve)")["error"]?["code"] == 498)
         }
     }
 
     @Test func passwordsAreStoredSaltedAndSlow() throws {
         let store = try FeatureStore(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-users-\(UUID().uuidString)").path)
-        try store.addUser("a", role: .viewer, password: "same-password", rounds: 1000)
-        try store.addUser("b", role: .viewer, password: "same-password", rounds: 1000)
+        try store.users.addUser("a", role: .viewer, password: "same-password", rounds: 1000)
+        try store.users.addUser("b", role: .viewer, password: "same-password", rounds: 1000)
         let rows = try store.read { db in
             try Row.fetchAll(db, sql: "SELECT salt, hash FROM outpost_users ORDER BY name").map { ($0["salt"] as Data, $0["hash"] as Data) }
         }
         #expect(rows[0].1 != rows[1].1)   // salted: the same password, different hashes
         #expect(rows[0].0.count == 16 && rows[0].1.count == 32)
-        #expect(FeatureStore.passwordRounds >= 600_000)
-        #expect(try store.verify(user: "a", password: "same-password")?.name == "a")
-        #expect(try store.verify(user: "a", password: "same-passwore") == nil)
-        #expect(try store.verify(user: "nobody", password: "same-password") == nil)
-        #expect(throws: FeatureStore.UserFailure.weakPassword) { try store.addUser("c", role: .viewer, password: "short") }
+        #expect(passwordRounds >= 600_000)
+        #expect(try store.users.verify(user: "a", password: "same-password")?.name == "a")
+        #expect(try store.users.verify(user: "a", password: "same-passwore") == nil)
+        #expect(try store.users.verify(user: "nobody", password: "same-password") == nil)
+        #expect(throws: UserFailure.weakPassword) { try store.users.addUser("c", role: .viewer, password: "short") }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 @testable import OutpostServer
@@ -93,7 +94,7 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
                 #expect(json(response)["item"]?["committed"] == false)
                 return json(response)["item"]?["itemID"]?.stringValue ?? ""
             }
-            #expect(FeatureStore.isValidUploadID(itemID))
+            #expect(isValidUploadID(itemID))
             for (part, text) in [(2, "world"), (1, "hello ")] {
                 let (headers, body) = multipart(fields: [("f", "json"), ("partId", "\(part)")], file: ("file", "blob", "application/octet-stream", Array(text.utf8)))
                 try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/uploadPart", method: .post, headers: headers, body: body) { response in
@@ -160,7 +161,7 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
         #expect(FeatureStore.sanitizedAttachmentName("..\\x.txt") == "x.txt")
         #expect(FeatureStore.sanitizedAttachmentName("a\"b\r\n.txt") == "ab.txt")
         #expect(FeatureStore.sanitizedAttachmentName("") == "attachment")
-        #expect(!FeatureStore.isValidUploadID("../x") && !FeatureStore.isValidUploadID("i123"))
+        #expect(!isValidUploadID("../x") && !isValidUploadID("i123"))
     }
 
     /// End to end: a hostile file name is stored cleaned, the bytes land in `attachments/`

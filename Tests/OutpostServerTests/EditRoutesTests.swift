@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Testing
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 @testable import OutpostServer

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostServer
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
@@ -101,7 +102,7 @@ import Testing
             #expect(finished["status"] == "Completed", "\(finished)")
 
             #expect(try await post(client, "\(service)/unRegisterReplica", [("f", "json"), ("replicaID", id)])["success"] == true)
-            #expect(try store.replicas(service: "Field/Cities").count == 1)
+            #expect(try store.replicas.replicas(service: "Field/Cities").count == 1)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostServer
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
@@ -36,7 +37,7 @@ import Testing
                     #expect(!page.contains("<h2>Result</h2>"), "\(operation)")
                 }
             }
-            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.replicas.replicas(service: "Demo").isEmpty)
             #expect(try store.currentGeneration() == generation)
         }
     }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
@@ -17,8 +18,8 @@ import Testing
         try await withFreshDemoApp(options: options) { client, store in
             var tokens: [String: String] = [:]
             for (name, role) in [("ada", UserRole.admin), ("eve", .editor), ("vic", .viewer)] {
-                try store.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
-                tokens[name] = try store.issueToken(for: ServerUser(name: name, role: role), minutes: 30).token
+                try store.users.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
+                tokens[name] = try store.users.issueToken(for: ServerUser(name: name, role: role), minutes: 30).token
             }
             try await body(client, store, tokens)
         }
@@ -185,11 +186,11 @@ import Testing
             return (id, path(of: try #require(job["statusUrl"]?.stringValue)))
         }
         for (name, role) in [("ada", UserRole.admin), ("vic", .viewer), ("eve", .editor)] {
-            try store.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
+            try store.users.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
         }
-        let ada = try store.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 30).token
-        let vic = try store.issueToken(for: ServerUser(name: "vic", role: .viewer), minutes: 30).token
-        let eve = try store.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 30).token
+        let ada = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 30).token
+        let vic = try store.users.issueToken(for: ServerUser(name: "vic", role: .viewer), minutes: 30).token
+        let eve = try store.users.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 30).token
         try await Application(router: buildRouter(store: store, options: ServerOptions(requireAuth: true))).test(.router) { client in
             // Wait for the job, as the admin.
             var status = JSONValue.null
@@ -211,7 +212,7 @@ import Testing
                 ])
                 #expect(sync["error"]?["code"] == 403, "\(sync)")
                 _ = try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", other), ("replicaID", "*")])
-                #expect(try store.replica(service: "Demo", id: replicaId) != nil)
+                #expect(try store.replicas.replica(service: "Demo", id: replicaId) != nil)
             }
             #expect(try await get(client, "\(serviceURL)/replicas?f=json&token=\(ada)").arrayValue?.count == 1)
             #expect(try await get(client, "\(resultPath)?token=\(ada)")["error"] == nil)
@@ -259,13 +260,13 @@ import Testing
 
     @Test func withoutTokenSecurityABodyTokenStillNamesTheCaller() async throws {
         try await withFreshDemoApp { client, store in
-            try store.addUser("eve", role: .editor, password: "eve-password", rounds: 1000)
-            let eve = try store.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 30).token
+            try store.users.addUser("eve", role: .editor, password: "eve-password", rounds: 1000)
+            let eve = try store.users.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 30).token
             let named = try await createTreeReplica(client, name: "named", extra: [("token", eve)])
-            #expect(try store.replica(service: "Demo", id: try #require(named["replicaID"]?.stringValue))?.owner == "eve")
+            #expect(try store.replicas.replica(service: "Demo", id: try #require(named["replicaID"]?.stringValue))?.owner == "eve")
             // An unknown token is ignored, as no token is: anonymous.
             let anonymous = try await createTreeReplica(client, name: "anonymous", extra: [("token", "not-a-token")])
-            #expect(try store.replica(service: "Demo", id: try #require(anonymous["replicaID"]?.stringValue))?.owner == "")
+            #expect(try store.replicas.replica(service: "Demo", id: try #require(anonymous["replicaID"]?.stringValue))?.owner == "")
         }
     }
 

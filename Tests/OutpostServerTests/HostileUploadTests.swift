@@ -3,6 +3,7 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostServer
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing

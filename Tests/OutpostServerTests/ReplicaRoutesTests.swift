@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 import OutpostWire
@@ -174,7 +175,7 @@ func path(of url: String) -> String {
             let error = try #require(answer["error"])
             #expect(error["code"] == 400)
             #expect(error["details"]?.arrayValue?.compactMap(\.stringValue).joined().contains(parameter) == true, "\(answer)")
-            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.replicas.replicas(service: "Demo").isEmpty)
             #expect(try await get(client, "\(serviceURL)/replicas?f=json") == [])
         }
     }
@@ -198,7 +199,7 @@ func path(of url: String) -> String {
             #expect(answer["replicaID"] == "")
             #expect(answer["layerServerGens"] == nil && answer["replicaServerGen"] == nil)
             #expect(answer["layers"]?.arrayValue?.first?["features"]?.arrayValue?.count == (try store.count(service: "Demo", layer: 1)))
-            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.replicas.replicas(service: "Demo").isEmpty)
         }
     }
 
@@ -232,9 +233,9 @@ func path(of url: String) -> String {
             #expect(try await get(client, "\(serviceURL)/replicas/\(ids[0])?f=json")["error"]?["code"] == 404)
             let junk = try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("replicaID", "nonsense")])
             #expect(junk["error"]?["code"] == 400)
-            #expect(try store.replicas(service: "Demo").map(\.id) == [ids[1], ids[2]])
+            #expect(try store.replicas.replicas(service: "Demo").map(\.id) == [ids[1], ids[2]])
             #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("replicaID", "*")]) == ["success": true])
-            #expect(try store.replicas(service: "Demo").isEmpty)
+            #expect(try store.replicas.replicas(service: "Demo").isEmpty)
         }
     }
 
@@ -260,7 +261,7 @@ func path(of url: String) -> String {
             #expect(info["replicaName"] == "device-7")
             #expect(info["layers"]?.arrayValue?.map { $0["id"] } == [0, 2])
             #expect(info["layers"]?.arrayValue?[1]["where"] == "healthy = 1")
-            #expect(try store.replicas(service: "Demo").count == 2)
+            #expect(try store.replicas.replicas(service: "Demo").count == 2)
         }
     }
 }
@@ -293,13 +294,13 @@ func path(of url: String) -> String {
             let controller = ReplicasController(store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, logger: .outpostDefault)
             let name = ResultFiles.newName(extension: "json")
             _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
-            try store.recordResultFile(name, owner: "eve")
+            try store.resultFiles.recordResultFile(name, owner: "eve")
             try files.publish(name)
-            #expect(try store.resultFileOwner(name) == "eve")
+            #expect(try store.resultFiles.resultFileOwner(name) == "eve")
             try await Task.sleep(for: .milliseconds(20))
             controller.sweepResultFiles()
             #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
-            #expect(try store.resultFileOwner(name) == "")
+            #expect(try store.resultFiles.resultFileOwner(name) == "")
         }
     }
 }

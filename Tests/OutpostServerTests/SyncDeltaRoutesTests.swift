@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
 import OutpostGeometry
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing

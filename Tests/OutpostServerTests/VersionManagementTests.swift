@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing

@@ -3,6 +3,7 @@ import OutpostSync
 import PropertyBased
 import Testing
 
+import OutpostStorage
 @testable import OutpostStore
 
 /// The change feed's SQL pre-filters (`ChangeFeedPrefilter`) against the rules they stand in

@@ -3,6 +3,7 @@ import GRDB
 import Testing
 import OutpostGeometry
 import OutpostWire
+import OutpostStorage
 @testable import OutpostStore
 
 /// A store with the demo services, for edit tests (each test gets its own).
@@ -247,7 +248,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: store.temporaryDirectory + "/upload-cut", contents: Data("half a body".utf8))
 
-        let sweep = try FeatureStore(dataDirectory: store.directory).removeOrphanFiles()
+        let sweep = try FeatureStore(dataDirectory: store.directory).maintenance.removeOrphanFiles()
         #expect(sweep == OrphanFileSweep(attachmentFiles: 1, temporaryFiles: 1))
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory) == kept)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).isEmpty)

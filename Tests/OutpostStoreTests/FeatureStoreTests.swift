@@ -4,6 +4,7 @@ import Testing
 import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
+import OutpostStorage
 @testable import OutpostStore
 
 @Suite struct FeatureStoreTests {

@@ -6,6 +6,7 @@ import OutpostSync
 import OutpostWire
 import Synchronization
 import Testing
+import OutpostStorage
 @testable import OutpostStore
 
 @Suite struct ReplicaExportTests {
@@ -97,13 +98,13 @@ import Testing
             .applying(.started, at: 2).applying(.phase(.exportingData), at: 3)
         let done = try JobRecord(id: "j2", serviceName: "S", kind: .createReplica, replicaId: "{R}", replicaName: "r", submittedAt: 1)
             .applying(.started, at: 2).applying(.succeeded(resultFile: "x.json"), at: 3)
-        try store.saveJob(running)
-        try store.saveJob(done)
+        try store.jobs.saveJob(running)
+        try store.jobs.saveJob(done)
         let reopened = try FeatureStore(dataDirectory: directory)
-        #expect(try reopened.failUnfinishedJobs(now: 10) == 1)
-        #expect(try reopened.job(id: "j1")?.status == .failed)
-        #expect(try reopened.job(id: "j1")?.error?.details.first?.contains("restarted") == true)
-        #expect(try reopened.job(id: "j2") == done)
+        #expect(try reopened.jobs.failUnfinishedJobs(now: 10) == 1)
+        #expect(try reopened.jobs.job(id: "j1")?.status == .failed)
+        #expect(try reopened.jobs.job(id: "j1")?.error?.details.first?.contains("restarted") == true)
+        #expect(try reopened.jobs.job(id: "j2") == done)
     }
 
     @Test func registryRoundTripsADefinition() throws {
@@ -113,11 +114,11 @@ import Testing
                                           ("replicaName", "round"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "upload")],
                                   service: service.definition).definition
         definition.setGeneration(3)
-        let stored = try store.registerReplica(definition)
-        #expect(try store.replica(service: "r", id: definition.id.lowercased()) == stored)
+        let stored = try store.replicas.registerReplica(definition)
+        #expect(try store.replicas.replica(service: "r", id: definition.id.lowercased()) == stored)
         #expect(stored == definition)
-        #expect(try store.unregisterReplica(service: "R", id: definition.id))
-        #expect(try store.replica(service: "R", id: definition.id) == nil)
+        #expect(try store.replicas.unregisterReplica(service: "R", id: definition.id))
+        #expect(try store.replicas.replica(service: "R", id: definition.id) == nil)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 

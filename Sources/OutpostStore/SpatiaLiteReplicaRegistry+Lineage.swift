@@ -1,10 +1,11 @@
-import Foundation
 import GRDB
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// Who owns jobs and result files, and the lineage that the registration rules read.
-extension FeatureStore {
+/// The lineage the registration rules read: which replica a copy was made from, and which
+/// ids were unregistered.
+extension SpatiaLiteReplicaRegistry {
     /// What the registration rules need to know about the replica a copy was made from.
     public func registrationFacts(service: String, referenceId: String?) throws -> RegistrationFacts {
         let definition = try self.service(named: service).definition
@@ -32,26 +33,5 @@ extension FeatureStore {
             try db.execute(sql: "INSERT OR IGNORE INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (?, ?, ?)",
                            arguments: [id, service, now])
         }
-    }
-
-    /// Remembers who may download a result file.
-    public func recordResultFile(_ name: String, owner: String) throws {
-        try pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
-                           arguments: [name, owner, clock.milliseconds()])
-        }
-    }
-
-    /// Forgets the owners of result files that were removed.
-    public func forgetResultFiles(_ names: [String]) throws {
-        guard !names.isEmpty else { return }
-        try pool.write { db in
-            for name in names { try db.execute(sql: "DELETE FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) }
-        }
-    }
-
-    /// The owner of a result file ('' when it was made without a user, or before owners were kept).
-    public func resultFileOwner(_ name: String) throws -> String {
-        try pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) } ?? ""
     }
 }

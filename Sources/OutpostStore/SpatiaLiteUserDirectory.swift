@@ -2,53 +2,12 @@ import Crypto
 import CryptoExtras
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostSync
 
-/// What a user may do (`docs/reliability.md`, Access control).
-public enum UserRole: String, Sendable, Equatable, CaseIterable, Comparable {
-    /// Reads, and download-only replicas of their own.
-    case viewer
-    /// Edits, syncs and replicas of their own.
-    case editor
-    /// Everything, every replica.
-    case admin
-
-    public static func < (a: UserRole, b: UserRole) -> Bool {
-        let order: [UserRole] = [.viewer, .editor, .admin]
-        return order.firstIndex(of: a)! < order.firstIndex(of: b)!
-    }
-}
-
-public struct ServerUser: Sendable, Equatable {
-    public var name: String
-    public var role: UserRole
-
-    public init(name: String, role: UserRole) {
-        self.name = name
-        self.role = role
-    }
-}
-
-extension FeatureStore {
-    public enum UserFailure: Error, Equatable, CustomStringConvertible {
-        case invalidName(String)
-        case weakPassword
-        case exists(String)
-        case notFound(String)
-
-        public var description: String {
-            switch self {
-            case .invalidName(let name): "'\(name)' is not a valid user name (letters, digits, '_', '.', '-', 1 to 64)"
-            case .weakPassword: "passwords have at least 8 characters"
-            case .exists(let name): "user \(name) exists already"
-            case .notFound(let name): "no user \(name)"
-            }
-        }
-    }
-
-    /// PBKDF2-HMAC-SHA256 iterations for new passwords (OWASP's 2023 figure); stored per
-    /// user, so raising it later keeps old hashes verifiable.
-    public static let passwordRounds = 600_000
+/// Users and tokens in the embedded database (`UserDirectory`).
+public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
+    public let database: StoreDatabase
 
     static func passwordHash(_ password: String, salt: Data, rounds: Int) throws -> Data {
         let key = try KDF.Insecure.PBKDF2.deriveKey(from: Data(password.utf8), salt: salt, using: .sha256, outputByteCount: 32,
@@ -56,7 +15,7 @@ extension FeatureStore {
         return key.withUnsafeBytes { Data($0) }
     }
 
-    public func addUser(_ name: String, role: UserRole, password: String, rounds: Int = passwordRounds) throws {
+    public func addUser(_ name: String, role: UserRole, password: String, rounds: Int) throws {
         guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.-".contains($0)) }) else {
             throw UserFailure.invalidName(name)
         }
@@ -100,7 +59,7 @@ extension FeatureStore {
             try Row.fetchOne(db, sql: "SELECT name, role, salt, hash, rounds FROM outpost_users WHERE lower(name) = lower(?)", arguments: [name])
         }) else {
             // The same work for an unknown user: no timing difference to probe names with.
-            _ = try Self.passwordHash(password, salt: Data(count: 16), rounds: Self.passwordRounds)
+            _ = try Self.passwordHash(password, salt: Data(count: 16), rounds: passwordRounds)
             return nil
         }
         let stored: Data = row[3]
@@ -125,12 +84,6 @@ extension FeatureStore {
                            arguments: [Self.tokenHash(token), user.name, expires, now])
         }
         return (token, expires)
-    }
-
-    public enum TokenCheck: Sendable, Equatable {
-        case valid(ServerUser)
-        case expired
-        case unknown
     }
 
     public func check(token: String) throws -> TokenCheck {

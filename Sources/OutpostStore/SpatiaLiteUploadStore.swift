@@ -1,32 +1,16 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// An item of the `uploads` resource (§8).
-public struct UploadItem: Sendable, Equatable {
-    public var itemID: String
-    public var itemName: String
-    public var description: String
-    public var date: Int64
-    public var committed: Bool
-    public var size: Int64
+/// The `uploads` resource in the embedded database and the data folder (`UploadStore`).
+public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
+    public let database: StoreDatabase
 
-    public var json: JSONValue {
-        ["itemID": .string(itemID), "itemName": .string(itemName), "description": .string(description),
-         "date": .int(date), "committed": .bool(committed)]
-    }
-}
-
-extension FeatureStore {
-    private func uploadDirectory(_ itemID: String) -> String { (uploadsDirectory as NSString).appendingPathComponent(itemID) }
+    private func uploadDirectory(_ itemID: String) -> String { (database.uploadsDirectory as NSString).appendingPathComponent(itemID) }
     /// The committed bytes of an item.
     public func uploadDataPath(_ itemID: String) -> String { (uploadDirectory(itemID) as NSString).appendingPathComponent("data") }
-
-    /// Item ids are `i` + a GUID; anything else is refused before it reaches a path.
-    public static func isValidUploadID(_ id: String) -> Bool {
-        id.count == 37 && id.hasPrefix("i") && GlobalID.normalize(String(id.dropFirst())) != nil
-    }
 
     private func newItemID() -> String {
         "i" + GlobalID.make().dropFirst().dropLast().lowercased()
@@ -35,7 +19,7 @@ extension FeatureStore {
     /// Stores a whole file as a committed item (`uploads/upload`).
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: Self.sanitizedAttachmentName(name), description: description,
+        let item = UploadItem(itemID: newItemID(), itemName: FeatureStore.sanitizedAttachmentName(name), description: description,
                               date: clock.milliseconds(), committed: true, size: Int64(size))
         try FileManager.default.createDirectory(atPath: uploadDirectory(item.itemID), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: sourcePath, toPath: uploadDataPath(item.itemID))
@@ -46,7 +30,7 @@ extension FeatureStore {
     /// Starts a multi-part item (`uploads/register`).
     public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: Self.sanitizedAttachmentName(name), description: description,
+        let item = UploadItem(itemID: newItemID(), itemName: FeatureStore.sanitizedAttachmentName(name), description: description,
                               date: clock.milliseconds(), committed: false, size: 0)
         try FileManager.default.createDirectory(atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
                                                 withIntermediateDirectories: true)
@@ -62,7 +46,7 @@ extension FeatureStore {
     }
 
     public func upload(service: String, itemID: String) throws -> UploadItem {
-        guard Self.isValidUploadID(itemID), let item = try pool.read({ db in
+        guard isValidUploadID(itemID), let item = try pool.read({ db in
             try Row.fetchOne(db, sql: "SELECT * FROM outpost_uploads WHERE item_id = ? AND service = ?", arguments: [itemID, service]).map {
                 UploadItem(itemID: $0["item_id"], itemName: $0["item_name"], description: $0["description"], date: $0["created_at"],
                            committed: $0["committed"], size: $0["size"])
@@ -130,8 +114,8 @@ extension FeatureStore {
     public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
         let item = try upload(service: service, itemID: itemID)
         guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
-        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-        let copy = (temporaryDirectory as NSString).appendingPathComponent("upload-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: database.temporaryDirectory, withIntermediateDirectories: true)
+        let copy = (database.temporaryDirectory as NSString).appendingPathComponent("upload-copy-\(UUID().uuidString)")
         try FileManager.default.copyItem(atPath: uploadDataPath(itemID), toPath: copy)
         return (copy, Int(item.size), item.itemName)
     }

@@ -1,5 +1,3 @@
-import Foundation
-import GRDB
 import OutpostWire
 
 /// One server change a sync overwrote without its replica having seen it.
@@ -25,6 +23,21 @@ public struct SyncConflict: Sendable, Equatable {
     /// for object-level conflicts.
     public var fields: JSONValue? = nil
 
+    public init(id: Int64, layerId: Int, globalId: String, objectId: Int64?, uploadOperation: String, overwrittenChange: String, overwrittenGeneration: Int64, overwrittenBy: String?, feature: JSONValue?, generation: Int64, recordedAt: Int64, fields: JSONValue? = nil) {
+        self.id = id
+        self.layerId = layerId
+        self.globalId = globalId
+        self.objectId = objectId
+        self.uploadOperation = uploadOperation
+        self.overwrittenChange = overwrittenChange
+        self.overwrittenGeneration = overwrittenGeneration
+        self.overwrittenBy = overwrittenBy
+        self.feature = feature
+        self.generation = generation
+        self.recordedAt = recordedAt
+        self.fields = fields
+    }
+
     public var json: JSONValue {
         [
             "conflictId": .int(id), "layerId": .int(Int64(layerId)), "globalId": .string(globalId),
@@ -33,25 +46,5 @@ public struct SyncConflict: Sendable, Equatable {
             "overwrittenBy": overwrittenBy.map { .string($0) } ?? .null, "feature": feature ?? .null,
             "generation": .int(generation), "recordedAt": .int(recordedAt), "fields": fields ?? .null,
         ]
-    }
-}
-
-extension FeatureStore {
-    /// The conflict log of a replica, oldest first (kept after the replica is unregistered).
-    public func conflicts(service: String, replicaId: String) throws -> [SyncConflict] {
-        let name = try self.service(named: service).definition.name
-        guard let id = GlobalID.normalize(replicaId) else { return [] }
-        return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM outpost_conflicts WHERE replica_id = ? AND service = ? ORDER BY conflict_id
-                """, arguments: [id, name]).map { row in
-                SyncConflict(id: row["conflict_id"], layerId: row["layer_id"], globalId: row["global_id"], objectId: row["object_id"],
-                             uploadOperation: row["upload_operation"], overwrittenChange: row["overwritten_change"],
-                             overwrittenGeneration: row["overwritten_generation"], overwrittenBy: row["overwritten_by"],
-                             feature: (row["feature"] as String?).flatMap { try? JSONParser.parse($0) },
-                             generation: row["generation"], recordedAt: row["recorded_at"],
-                             fields: (row["fields"] as String?).flatMap { try? JSONParser.parse($0) })
-            }
-        }
     }
 }

@@ -1,22 +1,28 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostSync
 
-/// Files a previous run left behind.
-public struct OrphanFileSweep: Sendable, Equatable {
-    /// Attachment files no attachment row names (written before an edit transaction that
-    /// never committed: the process died in between).
-    public var attachmentFiles = 0
-    /// Spooled request bodies and inline attachment data of requests that never finished.
-    public var temporaryFiles = 0
+/// Health, counts and clean-ups of the embedded backend (`StoreMaintenance`).
+public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
+    public let database: StoreDatabase
 
-    public init(attachmentFiles: Int = 0, temporaryFiles: Int = 0) {
-        self.attachmentFiles = attachmentFiles
-        self.temporaryFiles = temporaryFiles
+    public func health() -> StoreHealth {
+        do {
+            _ = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_generations") }
+            return .healthy
+        } catch {
+            return .unavailable(String(describing: error))
+        }
     }
-}
 
-extension FeatureStore {
+    public func counts() throws -> StoreCounts {
+        try pool.read { db in
+            StoreCounts(replicas: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas") ?? 0,
+                        conflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_conflicts") ?? 0)
+        }
+    }
+
     /// Removes attachment files no committed row refers to and everything under `tmp/`.
     ///
     /// Contract: call it before serving (at start-up), while no edit is in flight; an edit
@@ -37,30 +43,15 @@ extension FeatureStore {
             }
             return paths
         }
-        for name in (try? manager.contentsOfDirectory(atPath: attachmentsDirectory)) ?? [] where !referenced.contains("attachments/\(name)") {
-            try manager.removeItem(atPath: (attachmentsDirectory as NSString).appendingPathComponent(name))
+        for name in (try? manager.contentsOfDirectory(atPath: database.attachmentsDirectory)) ?? [] where !referenced.contains("attachments/\(name)") {
+            try manager.removeItem(atPath: (database.attachmentsDirectory as NSString).appendingPathComponent(name))
             sweep.attachmentFiles += 1
         }
-        for name in (try? manager.contentsOfDirectory(atPath: temporaryDirectory)) ?? [] {
-            try manager.removeItem(atPath: (temporaryDirectory as NSString).appendingPathComponent(name))
+        for name in (try? manager.contentsOfDirectory(atPath: database.temporaryDirectory)) ?? [] {
+            try manager.removeItem(atPath: (database.temporaryDirectory as NSString).appendingPathComponent(name))
             sweep.temporaryFiles += 1
         }
         return sweep
-    }
-}
-
-/// What `compact` removed.
-public struct CompactReport: Sendable, Equatable {
-    /// Tombstones at or below the oldest generation any registered replica syncs from.
-    public var tombstones = 0
-    /// Retry receipts of replicas no longer registered.
-    public var receipts = 0
-}
-
-extension FeatureStore {
-    /// Every registered replica of every service.
-    public func allReplicas() throws -> [ReplicaDefinition] {
-        try catalog.services.flatMap { try replicas(service: $0.definition.name) }
     }
 
     /// Purges change tracking no registered replica still needs (per service, below the
@@ -73,9 +64,9 @@ extension FeatureStore {
         var report = CompactReport()
         for service in catalog.services {
             let name = service.definition.name
-            let replicas = try replicas(service: name)
+            let replicas = try SpatiaLiteReplicaRegistry(database: database).replicas(service: name)
             try pool.write { db in
-                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try Self.newestGeneration(db))
+                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try FeatureStore.newestGeneration(db))
                 try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND generation <= ?", arguments: [name, oldest])
                 report.tombstones += db.changesCount
             }

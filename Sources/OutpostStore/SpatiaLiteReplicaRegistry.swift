@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
+import OutpostStorage
 import OutpostGeometry
 import OutpostSync
 import OutpostWire
 
-/// The replica registry: `replicas`, `replicas/<id>`, registration and unregistration.
-extension FeatureStore {
+/// The replica registry in the embedded database (`ReplicaRegistry`).
+public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
+    public let database: StoreDatabase
+
     /// The registered replicas of a service, oldest first.
     public func replicas(service: String) throws -> [ReplicaDefinition] {
         let name = try self.service(named: service).definition.name
@@ -56,7 +59,7 @@ extension FeatureStore {
     /// `origin`: for a registered copy, the first replica of its line, kept in the same
     /// transaction (the registration rules read it).
     @discardableResult
-    public func registerReplica(_ definition: ReplicaDefinition, copiedFrom origin: String? = nil) throws -> ReplicaDefinition {
+    public func registerReplica(_ definition: ReplicaDefinition, copiedFrom origin: String?) throws -> ReplicaDefinition {
         precondition(definition.isRegistered, "syncModel=none exports are not registered")
         let versioned = try service(named: definition.serviceName).definition.isVersioned
         return try pool.write { db in
@@ -87,7 +90,7 @@ extension FeatureStore {
                                      layer.whereClause, layer.serverGen])
             }
             if versioned {
-                try Self.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
+                try FeatureStore.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
                                               now: clock.milliseconds())
             }
             if let origin { try Self.recordOrigin(of: stored.id, originId: origin, db: db) }
@@ -131,7 +134,7 @@ extension FeatureStore {
         let registered = try pool.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM outpost_replicas WHERE service = ?", arguments: [service])
         }
-        return try replicaNameReservations.withLock { reservations in
+        return try database.replicaNameReservations.withLock { reservations in
             let inFlight = reservations.filter { $0.service == serviceKey }.map(\.name)
             let name = try planned(registered + inFlight)
             reservations.append((serviceKey, name))
@@ -141,97 +144,15 @@ extension FeatureStore {
 
     public func releaseReplicaName(_ name: String, service: String) {
         let serviceKey = ServiceDefinition.normalizedName(service)
-        replicaNameReservations.withLock { reservations in
+        database.replicaNameReservations.withLock { reservations in
             if let index = reservations.firstIndex(where: { $0.service == serviceKey && $0.name.lowercased() == name.lowercased() }) {
                 reservations.remove(at: index)
             }
         }
     }
-}
 
-/// Asynchronous jobs, persisted so a restart can tell what happened to them.
-extension FeatureStore {
-    public func saveJob(_ job: JobRecord) throws {
-        let errorText = job.error.map { $0.json.jsonText }
-        try pool.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO outpost_jobs(job_id, service, kind, status, replica_id, replica_name, transport_type,
-                    response_type, submission_time, last_updated_time, result_file, error, owner)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
-                                 job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
-                                 job.resultFile, errorText, job.owner])
-        }
-    }
-
-    public func job(id: String) throws -> JobRecord? {
-        try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outpost_jobs WHERE job_id = ?", arguments: [id]) else { return nil }
-            var job = JobRecord(id: row["job_id"], serviceName: row["service"], kind: JobKind(rawValue: row["kind"]) ?? .createReplica,
-                                replicaId: row["replica_id"], replicaName: row["replica_name"],
-                                transportType: TransportType(lenient: row["transport_type"]) ?? .url,
-                                responseType: ReplicaResponseType(rawValue: row["response_type"]) ?? .data,
-                                submittedAt: row["submission_time"], owner: row["owner"])
-            job.status = JobStatus(rawValue: row["status"]) ?? .failed
-            job.lastUpdatedTime = row["last_updated_time"]
-            job.resultFile = row["result_file"]
-            if let text: String = row["error"], let json = try? JSONParser.parse(text), let error = json["error"] {
-                job.error = ArcGISError(kind: .internalError, code: Int(error["code"]?.int64Value ?? 500),
-                                        message: error["message"]?.stringValue ?? "The job failed.",
-                                        details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            }
-            return job
-        }
-    }
-
-    /// Fails the jobs a previous run left unfinished (their worker is gone); returns how many.
-    @discardableResult
-    public func failUnfinishedJobs(now: Int64) throws -> Int {
-        let unfinished = try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT job_id FROM outpost_jobs WHERE status NOT IN ('Completed', 'CompletedWithErrors', 'Failed')")
-        }
-        for id in unfinished {
-            guard let job = try job(id: id), let failed = try? job.applying(.serverRestarted, at: now) else { continue }
-            try saveJob(failed)
-        }
-        return unfinished.count
-    }
-}
-
-/// A version of a versioned service's data (`docs/sync-semantics.md`, Versioned data).
-public struct DataVersion: Sendable, Equatable {
-    public var name: String
-    public var parent: String?
-    /// The replica syncing through it, for replica versions.
-    public var replicaId: String?
-    public var access: String
-    public var description: String
-    public var creationDate: Int64
-    /// Its id in the REST API (`VersionManagementServer/versions/<guid>`).
-    public var guid: String?
-    /// The DEFAULT generation it branched from, or was last posted at.
-    public var baseGeneration: Int64 = 0
-
-    public var isDefault: Bool { parent == nil }
-
-    /// The `versionInfo` of ArcGIS's version management.
-    public var json: JSONValue {
-        ["versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
-         "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
-         "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
-         "baseGeneration": .int(baseGeneration)]
-    }
-}
-
-extension FeatureStore {
-    /// The versions of a service: DEFAULT first, then replica versions by creation.
-    public func versions(service: String) throws -> [DataVersion] {
-        let name = try self.service(named: service).definition.name
-        return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT name, parent, replica_id, access, description, created_at, guid, base_generation FROM outpost_versions
-                WHERE service = ? ORDER BY parent IS NOT NULL, created_at, name
-                """, arguments: [name]).map(DataVersion.init(row:))
-        }
+    /// Every registered replica of every service.
+    public func allReplicas() throws -> [ReplicaDefinition] {
+        try catalog.services.flatMap { try replicas(service: $0.definition.name) }
     }
 }

@@ -1,0 +1,39 @@
+import OutpostWire
+
+/// A version of a versioned service's data (`docs/sync-semantics.md`, Versioned data).
+public struct DataVersion: Sendable, Equatable {
+    public var name: String
+    public var parent: String?
+    /// The replica syncing through it, for replica versions.
+    public var replicaId: String?
+    public var access: String
+    public var description: String
+    public var creationDate: Int64
+    /// Its id in the REST API (`VersionManagementServer/versions/<guid>`).
+    public var guid: String?
+    /// The DEFAULT generation it branched from, or was last posted at.
+    public var baseGeneration: Int64 = 0
+
+    public init(name: String, parent: String?, replicaId: String?, access: String, description: String, creationDate: Int64,
+                guid: String?, baseGeneration: Int64 = 0)
+    {
+        self.name = name
+        self.parent = parent
+        self.replicaId = replicaId
+        self.access = access
+        self.description = description
+        self.creationDate = creationDate
+        self.guid = guid
+        self.baseGeneration = baseGeneration
+    }
+
+    public var isDefault: Bool { parent == nil }
+
+    /// The `versionInfo` of ArcGIS's version management.
+    public var json: JSONValue {
+        ["versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
+         "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
+         "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
+         "baseGeneration": .int(baseGeneration)]
+    }
+}

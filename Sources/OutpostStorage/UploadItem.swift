@@ -1,0 +1,25 @@
+import OutpostWire
+
+/// An item of the `uploads` resource (§8).
+public struct UploadItem: Sendable, Equatable {
+    public var itemID: String
+    public var itemName: String
+    public var description: String
+    public var date: Int64
+    public var committed: Bool
+    public var size: Int64
+
+    public init(itemID: String, itemName: String, description: String, date: Int64, committed: Bool, size: Int64) {
+        self.itemID = itemID
+        self.itemName = itemName
+        self.description = description
+        self.date = date
+        self.committed = committed
+        self.size = size
+    }
+
+    public var json: JSONValue {
+        ["itemID": .string(itemID), "itemName": .string(itemName), "description": .string(description),
+         "date": .int(date), "committed": .bool(committed)]
+    }
+}

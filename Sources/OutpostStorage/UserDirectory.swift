@@ -1,0 +1,52 @@
+/// Users, their passwords and their tokens.
+///
+/// Contract: names compare without case; passwords are stored only as salted slow hashes and
+/// checked in the same time whether the user exists or not; tokens are stored only hashed,
+/// and one is valid until its expiry by the backend's clock.
+public protocol UserDirectory: Sendable {
+    /// Throws `UserFailure` for a bad name, a weak password or a taken name.
+    func addUser(_ name: String, role: UserRole, password: String, rounds: Int) throws
+    /// Removes the user and their tokens; `UserFailure.notFound` when there is none.
+    func removeUser(_ name: String) throws
+    func users() throws -> [ServerUser]
+    var hasUsers: Bool { get throws }
+    /// The user, when the password is theirs.
+    func verify(user name: String, password: String) throws -> ServerUser?
+    /// A new token for `user`, valid for `minutes`.
+    func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64)
+    func check(token: String) throws -> TokenCheck
+}
+
+extension UserDirectory {
+    public func addUser(_ name: String, role: UserRole, password: String) throws {
+        try addUser(name, role: role, password: password, rounds: passwordRounds)
+    }
+}
+
+/// PBKDF2-HMAC-SHA256 iterations for new passwords (OWASP's 2023 figure); stored per user, so
+/// raising it later keeps old hashes verifiable.
+public let passwordRounds = 600_000
+
+/// What a token is worth.
+public enum TokenCheck: Sendable, Equatable {
+    case valid(ServerUser)
+    case expired
+    case unknown
+}
+
+/// Why a user could not be added or removed.
+public enum UserFailure: Error, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case weakPassword
+    case exists(String)
+    case notFound(String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name): "'\(name)' is not a valid user name (letters, digits, '_', '.', '-', 1 to 64)"
+        case .weakPassword: "passwords have at least 8 characters"
+        case .exists(let name): "user \(name) exists already"
+        case .notFound(let name): "no user \(name)"
+        }
+    }
+}

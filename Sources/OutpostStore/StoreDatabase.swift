@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+import Synchronization
+
+/// The embedded backend's shared state: one SpatiaLite database (WAL) per data folder, its
+/// background checkpointer, the catalog cache and the clock. Every repository of the
+/// SpatiaLite backend works through it.
+///
+/// Reads run concurrently on the pool's readers; writes are serialized by SQLite. The
+/// catalog is cached in memory and replaced whole after every schema change, so request
+/// handlers read a consistent snapshot without touching the database.
+public final class StoreDatabase: Sendable {
+    public static let fileName = "outpost.sqlite"
+
+    public let path: String
+    /// The data folder holding the database, attachment files and uploads.
+    public let directory: String
+    /// Every time the store stamps (generations, replicas, jobs, tokens, uploads, conflicts).
+    public let clock: any WallClock
+    let pool: DatabasePool
+    private let checkpointer: WALCheckpointer
+    private let catalogCache: Mutex<Catalog>
+    /// Feature and attachment edits committed since the store was opened (metrics).
+    let editsApplied = Atomic<Int>(0)
+    /// Replica names being created (service key, name): see `reserveReplicaName`.
+    let replicaNameReservations = Mutex<[(service: String, name: String)]>([])
+
+    /// Opens (creating if needed) the database at `path`, running pending migrations.
+    init(path: String, clock: any WallClock) throws {
+        self.path = path
+        self.clock = clock
+        directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(10)
+        configuration.maximumReaderCount = 8
+        let checkpointer = WALCheckpointer(path: path)
+        configuration.prepareDatabase { db in
+            try SpatiaLite.attach(to: db.sqliteConnection!)
+            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+            checkpointer.install(on: db)
+            for function in FeatureStore.statisticFunctions { db.add(function: function) }
+        }
+        self.checkpointer = checkpointer
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try FeatureStore.migrator.migrate(pool)
+        catalogCache = Mutex(try pool.read(Catalog.load))
+    }
+
+    deinit {
+        checkpointer.close()
+    }
+
+    /// A consistent snapshot of all services.
+    var catalog: Catalog { catalogCache.withLock { $0 } }
+
+    func reloadCatalog() throws {
+        let fresh = try pool.read(Catalog.load)
+        catalogCache.withLock { $0 = fresh }
+    }
+
+    var temporaryDirectory: String { (directory as NSString).appendingPathComponent("tmp") }
+    var attachmentsDirectory: String { (directory as NSString).appendingPathComponent("attachments") }
+    var uploadsDirectory: String { (directory as NSString).appendingPathComponent("uploads") }
+}
+
+/// A repository of the SpatiaLite backend: one concern's SQL over the shared database.
+public protocol StoreRepository: Sendable {
+    var database: StoreDatabase { get }
+}
+
+extension StoreRepository {
+    var pool: DatabasePool { database.pool }
+    var clock: any WallClock { database.clock }
+    var directory: String { database.directory }
+
+    /// A consistent snapshot of all services.
+    public var catalog: Catalog { database.catalog }
+
+    public func service(named name: String) throws(StoreError) -> StoredService {
+        guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
+        return service
+    }
+
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
+        let service = try service(named: name)
+        guard let layer = service.layers.first(where: { $0.definition.id == id }) else {
+            throw .layerNotFound(service: name, layer: id)
+        }
+        return layer
+    }
+}
