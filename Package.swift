@@ -114,6 +114,8 @@ let package = Package(
             name: "outpost-bench",
             dependencies: ["OutpostClient", "OutpostGeometry", "OutpostWire"]
         ),
+        // Fixtures the test targets share (test data, temporary folders removed at exit, stores).
+        .target(name: "OutpostTestSupport", dependencies: ["OutpostStore", "OutpostSync", "OutpostWire"], path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),
@@ -123,14 +125,14 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostStoreTests",
-            dependencies: ["OutpostStore", "OutpostStorage", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+            dependencies: ["OutpostStore", "OutpostStorage", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [
-                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
+                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -139,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

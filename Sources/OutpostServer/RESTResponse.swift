@@ -53,7 +53,7 @@ enum RESTResponse {
         case let error as DatabaseError:
             logger?.error("database error: \(error)")
             return .internalError("The database could not complete the request (SQLite error \(error.resultCode.rawValue)).")
-        case let error as FeatureStore.VersionFailure:
+        case let error as VersionFailure:
             let notFound: Bool = if case .notFound = error { true } else { false }
             return ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
                                message: notFound ? "Version not found." : "Unable to complete operation.", details: [error.description])

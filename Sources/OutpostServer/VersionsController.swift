@@ -20,7 +20,7 @@ struct VersionsController: Sendable {
     private func version(_ context: OutpostRequestContext) throws -> (String, DataVersion) {
         let service = try versioned(context)
         let id = FormURLEncoding.percentDecode(context.parameters.get("version") ?? "")
-        guard let version = try store.version(service: service, named: id) else { throw FeatureStore.VersionFailure.notFound(id) }
+        guard let version = try store.version(service: service, named: id) else { throw VersionFailure.notFound(id) }
         return (service, version)
     }
 

@@ -37,3 +37,15 @@ public struct DataVersion: Sendable, Equatable {
          "baseGeneration": .int(baseGeneration)]
     }
 }
+
+    public struct VersionPost: Sendable, Equatable {
+        public var posted: Int
+        public var conflicts: Int
+        public var generation: Int64?
+
+    public init(posted: Int, conflicts: Int, generation: Int64?) {
+        self.posted = posted
+        self.conflicts = conflicts
+        self.generation = generation
+    }
+    }

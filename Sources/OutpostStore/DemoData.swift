@@ -1,3 +1,4 @@
+import OutpostStorage
 import Foundation
 import OutpostGeometry
 import OutpostWire

@@ -3,32 +3,6 @@ import GRDB
 import OutpostStorage
 import OutpostWire
 
-/// The bytes and description of an attachment to add or replace. `sourcePath` is a file
-/// the store takes over (it is moved into the data folder, not copied).
-public struct AttachmentInput: Sendable {
-    public var name: String
-    public var contentType: String
-    public var keywords: String
-    public var sourcePath: String
-    public var size: Int
-    public var globalId: String?
-
-    public init(name: String, contentType: String, keywords: String = "", sourcePath: String, size: Int, globalId: String? = nil) {
-        self.name = name
-        self.contentType = contentType
-        self.keywords = keywords
-        self.sourcePath = sourcePath
-        self.size = size
-        self.globalId = globalId
-    }
-}
-
-/// Where an attachment's bytes are.
-public enum AttachmentContent: Sendable, Equatable {
-    case bytes([UInt8])
-    case file(String)
-}
-
 extension FeatureStore {
     /// Attachment names are file names: no path separators, no control characters, no
     /// leading dots (a name is never used as a path, but it is echoed in downloads).

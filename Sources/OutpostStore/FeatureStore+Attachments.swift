@@ -3,28 +3,6 @@ import GRDB
 import OutpostStorage
 import OutpostWire
 
-/// An attachment's metadata.
-public struct AttachmentInfo: Sendable, Equatable {
-    public var id: Int64
-    public var globalId: String
-    public var name: String
-    public var contentType: String
-    public var size: Int64
-    public var keywords: String
-
-    public var json: JSONValue {
-        ["id": .int(id), "globalId": .string(globalId), "name": .string(name), "contentType": .string(contentType),
-         "size": .int(size), "keywords": .string(keywords)]
-    }
-}
-
-/// A feature's attachments.
-public struct AttachmentGroup: Sendable, Equatable {
-    public var parentObjectId: Int64
-    public var parentGlobalId: String
-    public var attachments: [AttachmentInfo]
-}
-
 extension FeatureStore {
     /// The attachments of the given features, one group per existing feature, in id order.
     public func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup] {

@@ -6,27 +6,6 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
-/// Who makes an edit, for editor tracking and change tracking.
-public struct EditContext: Sendable, Equatable {
-    /// The user name written to editor-tracking fields (nil when anonymous).
-    public var editor: String?
-    /// The replica whose sync made the edit (nil for online edits).
-    public var replicaId: String?
-
-    public init(editor: String? = nil, replicaId: String? = nil) {
-        self.editor = editor
-        self.replicaId = replicaId
-    }
-}
-
-/// The answer to an `applyEdits`.
-public struct EditOutcome: Sendable, Equatable {
-    public var layers: [LayerEditResults]
-    public var editMoment: Int64
-    /// The generation the edits were stamped with; nil when nothing was committed.
-    public var generation: Int64?
-}
-
 /// Attachment files of deleted features (removed once the transaction commits), and the
 /// prepared files the transaction registered (kept).
 final class FileRemovals {

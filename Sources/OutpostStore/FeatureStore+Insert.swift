@@ -6,17 +6,6 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
-/// A feature to insert: attribute values by field name and an OGC geometry.
-public struct FeatureRow: Sendable {
-    public var attributes: [String: JSONValue]
-    public var geometry: OGCGeometry?
-
-    public init(attributes: [String: JSONValue], geometry: OGCGeometry? = nil) {
-        self.attributes = attributes
-        self.geometry = geometry
-    }
-}
-
 extension FeatureStore {
     /// Inserts rows into a layer and returns their OBJECTIDs. GlobalIDs are kept when given
     /// (any spelling, stored canonical) and assigned otherwise; OBJECTIDs are always assigned.

@@ -5,30 +5,6 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
-/// One feature of a query page: attribute values in the page's field order, and geometry.
-public struct QueriedFeature: Sendable {
-    public var attributes: [JSONValue]
-    public var geometry: OGCGeometry?
-}
-
-/// A page of features.
-public struct FeaturePage: Sendable {
-    public var fields: [FieldDefinition]
-    public var features: [QueriedFeature]
-    public var exceededTransferLimit: Bool
-    public var spatialReference: SpatialReference
-}
-
-/// What a layer query answers, by the kind of question asked.
-public enum QueryAnswer: Sendable {
-    case features(FeaturePage)
-    case count(Int)
-    case objectIds([Int64])
-    case extent(Envelope, count: Int, spatialReference: SpatialReference)
-    /// One row per group (one row without `groupByFieldsForStatistics`).
-    case statistics(fields: [(name: String, type: EsriFieldType)], rows: [[JSONValue]])
-}
-
 extension FeatureStore {
     /// The extent of a layer: the union of its R*Tree root cells (no table scan).
     public func extent(of layer: StoredLayer) throws -> Envelope {

@@ -7,22 +7,6 @@ import OutpostSQLite
 import OutpostSync
 import OutpostWire
 
-/// Where and how a replica's data goes.
-public enum ReplicaOutput {
-    /// A replica file (GeoPackage) at `path`, which must not exist yet.
-    case geoPackage(path: String)
-    /// The replica document as JSON, handed to `write` in pieces of about a megabyte.
-    /// `attachmentURL(layer, objectId, attachmentId)` names attachments sent by URL; nil
-    /// embeds their bytes as base64.
-    case json(write: ([UInt8]) throws -> Void, attachmentURL: ((Int, Int64, Int64) -> String)?)
-}
-
-/// How many rows a snapshot exported.
-public struct ReplicaExportCounts: Sendable, Equatable {
-    public var features = 0
-    public var attachments = 0
-}
-
 /// The rows of one replica layer: a `FROM … WHERE …` over the layer table aliased `t`.
 struct ReplicaLayerSelection {
     var layer: StoredLayer

@@ -6,20 +6,6 @@ import OutpostSQLite
 import OutpostSync
 import OutpostWire
 
-/// What a sync answer held.
-public struct SyncAnswerSummary: Sendable, Equatable {
-    /// The generation the download was read at: every change up to it is in the answer or
-    /// was the replica's own.
-    public var generation: Int64
-    public var responseType: ReplicaResponseType
-    /// Feature and attachment adds, updates and deletes downloaded.
-    public var changes: Int
-    /// Features and attachments sent as replacement data (snapshot layers).
-    public var replacementRows: Int
-    /// The generation(s) handed to the client, by layer.
-    public var generations: [Int: Int64]
-}
-
 /// One downloaded change, ready to write.
 private enum ChangeRow {
     case feature([DatabaseValue], OGCGeometry?)

@@ -5,23 +5,6 @@ import OutpostGeometry
 import OutpostSync
 import OutpostWire
 
-/// What applying a sync's edits did.
-public struct SyncUploadOutcome: Sendable, Equatable {
-    public var results: [LayerEditResults]
-    /// The generation the edits were committed with; nil when nothing was committed.
-    public var generation: Int64?
-    /// The same upload was applied before (a retry after a lost answer): nothing was applied
-    /// now and `results` are the first attempt's.
-    public var replayed: Bool
-    /// Server changes overwritten by this upload and written to the conflict log.
-    public var conflictsRecorded: Int
-
-    /// The results by layer id.
-    var resultsByLayer: [Int: LayerEditResults] {
-        Dictionary(results.map { ($0.layerId, $0) }, uniquingKeysWith: { first, _ in first })
-    }
-}
-
 extension FeatureStore {
     /// Applies the client's edits of a sync in one transaction stamped with one generation
     /// and the replica's id, deciding each edit with `SyncRules.upload` (last in wins).

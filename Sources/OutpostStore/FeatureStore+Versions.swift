@@ -14,23 +14,6 @@ import OutpostWire
 /// (`VersionReconcile`), recording conflicts, then empties the version and moves its base to
 /// the new DEFAULT.
 extension FeatureStore {
-    public enum VersionFailure: Error, Equatable, CustomStringConvertible {
-        case notVersioned(String)
-        case notFound(String)
-        case exists(String)
-        case invalidName(String)
-        case isDefault
-
-        public var description: String {
-            switch self {
-            case .notVersioned(let service): "service \(service) is not versioned"
-            case .notFound(let name): "no version '\(name)'"
-            case .exists(let name): "a version '\(name)' exists already"
-            case .invalidName(let name): "'\(name)' is not a valid version name (letters, digits, '_', at most 62)"
-            case .isDefault: "DEFAULT cannot be changed this way"
-            }
-        }
-    }
 
     /// Creates a named version branching from DEFAULT now.
     public func createVersion(service: String, name: String, description: String = "", access: String = "public") throws -> DataVersion {
@@ -131,11 +114,6 @@ extension FeatureStore {
     // MARK: Reconcile and post
 
     /// What posting a version did.
-    public struct VersionPost: Sendable, Equatable {
-        public var posted: Int
-        public var conflicts: Int
-        public var generation: Int64?
-    }
 
     /// Reconciles a named version with DEFAULT and posts its edits (one transaction, one new
     /// generation): updates field by field against the state the version branched from,

@@ -8,7 +8,7 @@ import OutpostWire
 /// The embedded SpatiaLite backend (`OutpostBackend`): features, edits, sync and versions
 /// here; users, uploads, jobs, the replica registry, the conflict log, result files and
 /// maintenance in repositories of their own over the same database (`StoreDatabase`).
-public final class FeatureStore: StoreRepository, Sendable {
+public final class FeatureStore: OutpostBackend, Sendable {
     public static let databaseFileName = StoreDatabase.fileName
 
     public let database: StoreDatabase
@@ -39,6 +39,9 @@ public final class FeatureStore: StoreRepository, Sendable {
         try self.init(path: (dataDirectory as NSString).appendingPathComponent(Self.databaseFileName), clock: clock)
     }
 
+    var pool: DatabasePool { database.pool }
+    /// A consistent snapshot of all services.
+    public var catalog: Catalog { database.catalog }
     public var path: String { database.path }
     public var directory: String { database.directory }
     public var clock: any WallClock { database.clock }

@@ -11,18 +11,17 @@ import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Synchronization
+import OutpostTestSupport
 import Testing
 
 /// A live Outpost on loopback with freshly seeded demo data; `body` gets the Demo
 /// FeatureServer URL, the store and a scratch folder.
 func withLiveServer(options: ServerOptions = ServerOptions(), _ body: @Sendable (URL, FeatureStore, String) async throws -> Void) async throws
 {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-client-\(UUID().uuidString)").path
+    let directory = TestFolders.make("client")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try FeatureStore(dataDirectory: (directory as NSString).appendingPathComponent("server"))
-    var testdata = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { testdata.deleteLastPathComponent() }
-    try DemoData.seed(store, testdataDirectory: testdata.appendingPathComponent("testdata").path)
+    try DemoData.seed(store, testdataDirectory: TestFolders.testdata)
     let device = (directory as NSString).appendingPathComponent("device")
     try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)
     let app = Application(router: buildRouter(store: store, options: options), configuration: .init(address: .hostname("127.0.0.1", port: 0)))

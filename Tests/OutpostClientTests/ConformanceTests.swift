@@ -4,6 +4,7 @@ import OutpostConformance
 import OutpostStorage
 import OutpostStore
 import OutpostWire
+import OutpostTestSupport
 import Testing
 
 @Suite struct ConformanceTests {
@@ -47,9 +48,7 @@ import Testing
 @Suite struct ConformanceCatalogueTests {
     /// docs/conformance.md lists every scenario of the catalogue.
     @Test func theCatalogueIsDocumented() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        let document = try String(contentsOf: url.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        let document = try String(contentsOfFile: TestFolders.repository + "/docs/conformance.md", encoding: .utf8)
         for scenario in ConformanceCatalogue.scenarios {
             #expect(document.contains("| `\(scenario.id)` |"), "\(scenario.id) is not in docs/conformance.md")
         }

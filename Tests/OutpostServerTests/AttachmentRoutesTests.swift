@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostTestSupport
 import Testing
 import OutpostStorage
 import OutpostStore
@@ -8,11 +9,7 @@ import OutpostWire
 @testable import OutpostServer
 
 func withStoreApp(limits: UploadLimits = UploadLimits(), _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-att-\(UUID().uuidString)").path
-    let store = try FeatureStore(dataDirectory: directory)
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    try DemoData.seed(store, testdataDirectory: url.appendingPathComponent("testdata").path)
+    let store = try makeDemoStore(label: "attachments")
     let app = Application(router: buildRouter(store: store, limits: limits))
     try await app.test(.router) { client in try await body(client, store) }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostTestSupport
 import Testing
 import OutpostStorage
 import OutpostStore
@@ -10,11 +11,7 @@ import OutpostWire
 /// Edit routes get their own freshly seeded store per test.
 func withFreshDemoApp(options: ServerOptions = ServerOptions(),
                       _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-edits-\(UUID().uuidString)").path
-    let store = try FeatureStore(dataDirectory: directory)
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    try DemoData.seed(store, testdataDirectory: url.appendingPathComponent("testdata").path)
+    let store = try makeDemoStore(label: "edits")
     let app = Application(router: buildRouter(store: store, options: options))
     try await app.test(.router) { client in try await body(client, store) }
 }

@@ -5,6 +5,7 @@ import OutpostServer
 import OutpostStorage
 import OutpostStore
 import OutpostWire
+import OutpostTestSupport
 import Testing
 
 /// Services in folders (`services/<folder>/<name>/FeatureServer`, ArcGIS Server's one level of
@@ -15,9 +16,7 @@ import Testing
     /// The demo services plus the cities twice: in the folder Field and at the root.
     func withFolderApp(_ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
         try await withFreshDemoApp { client, store in
-            var url = URL(fileURLWithPath: #filePath)
-            for _ in 0..<3 { url.deleteLastPathComponent() }
-            let cities = url.appendingPathComponent("testdata/naturalearth_cities.geojson").path
+            let cities = TestFolders.testdata + "/naturalearth_cities.geojson"
             var options = FeatureImporter.Options(serviceName: "Field/Cities", layerName: "Cities")
             options.hasAttachments = true
             _ = try FeatureImporter(store: store).importFile(at: cities, options: options)

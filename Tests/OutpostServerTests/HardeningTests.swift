@@ -7,6 +7,7 @@ import OutpostGeoPackage
 import OutpostStorage
 import OutpostStore
 import OutpostWire
+import OutpostTestSupport
 import Testing
 @testable import OutpostServer
 
@@ -170,11 +171,7 @@ import Testing
     }
 
     @Test func replicasMadeWithoutAUserBelongToTheAdministrators() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-owners-\(UUID().uuidString)").path
-        let store = try FeatureStore(dataDirectory: directory)
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        try DemoData.seed(store, testdataDirectory: url.appendingPathComponent("testdata").path)
+        let store = try makeDemoStore(label: "owners")
         // Before token security: an anonymous replica, synced asynchronously (a job and a result file).
         let (replicaId, jobPath) = try await Application(router: buildRouter(store: store)).test(.router) { client in
             let created = try await createTreeReplica(client, name: "anonymous")
@@ -218,7 +215,7 @@ import Testing
             #expect(try await get(client, "\(resultPath)?token=\(ada)")["error"] == nil)
             #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ada), ("replicaID", replicaId)])["success"] == true)
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        try? FileManager.default.removeItem(atPath: store.directory)
     }
 
     @Test func bodiesOfCallersWithoutATokenAreNotRead() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostTestSupport
 import Testing
 import OutpostStorage
 import OutpostStore
@@ -9,12 +10,7 @@ import OutpostWire
 
 /// One seeded demo store shared by the read-only route tests.
 let demoStore: FeatureStore = {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-routes-\(UUID().uuidString)").path
-    let store = try! FeatureStore(dataDirectory: directory)
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    try! DemoData.seed(store, testdataDirectory: url.appendingPathComponent("testdata").path)
-    return store
+    try! makeDemoStore(label: "routes")
 }()
 
 func withDemoApp(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {

@@ -1,6 +1,7 @@
 import GRDB
 import OutpostSync
 import PropertyBased
+import OutpostTestSupport
 import Testing
 
 import OutpostStorage

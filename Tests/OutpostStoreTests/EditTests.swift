@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostTestSupport
 import Testing
 import OutpostGeometry
 import OutpostWire

@@ -5,6 +5,7 @@ import OutpostGeometry
 import OutpostSync
 import OutpostWire
 import Synchronization
+import OutpostTestSupport
 import Testing
 import OutpostStorage
 @testable import OutpostStore

@@ -1,0 +1,125 @@
+import OutpostGeometry
+import OutpostSync
+import OutpostWire
+
+/// Services and layers: the catalog, and its changes.
+///
+/// Contract: `catalog` is one consistent snapshot, replaced whole by a schema change; names
+/// compare without case and without the difference between `-` and `_`.
+public protocol CatalogStore: Sendable {
+    var catalog: Catalog { get }
+    func createService(_ service: ServiceDefinition) throws -> StoredService
+    func deleteService(named name: String) throws
+}
+
+extension CatalogStore {
+    public func service(named name: String) throws(StoreError) -> StoredService {
+        guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
+        return service
+    }
+
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
+        let service = try service(named: name)
+        guard let layer = service.layers.first(where: { $0.definition.id == id }) else {
+            throw .layerNotFound(service: name, layer: id)
+        }
+        return layer
+    }
+}
+
+/// Reading features (`query`, counts, extents, attachments).
+///
+/// Contract: a `where` reaches storage parsed (`WhereClause`), never as SQL text; one answer
+/// reads one snapshot.
+public protocol FeatureQuerying: Sendable {
+    func query(_ query: LayerQuery, service: String, layer layerId: Int) throws -> QueryAnswer
+    func count(service: String, layer layerId: Int) throws -> Int
+    func extent(of layer: StoredLayer) throws -> Envelope
+    func fullExtent(of service: StoredService) throws -> Envelope
+    func lastEditDate(of layer: StoredLayer) throws -> Int64
+    func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup]
+    /// Nil when the attachment is not the feature's.
+    func attachmentContent(layer: StoredLayer, objectId: Int64, attachmentId: Int64) throws
+        -> (name: String, contentType: String, content: AttachmentContent)?
+}
+
+/// Changing features: one edit transaction stamped with one generation.
+///
+/// Contract: every committed change carries the generation, its creation generation and
+/// its writer (`docs/architecture.md`, "Change tracking"); deletes leave tombstones; with
+/// `rollbackOnFailure` a failure commits nothing, without it each edit stands alone.
+public protocol FeatureEditing: Sendable {
+    /// The newest committed generation.
+    func currentGeneration() throws -> Int64
+    func applyEdits(service: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws -> EditOutcome
+    /// Bulk load (import, demo data): one transaction, one generation.
+    @discardableResult func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64]
+    func addAttachment(service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext) throws
+        -> EditResult
+    func updateAttachment(service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput,
+                          context: EditContext) throws -> EditResult
+    func deleteAttachments(service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool,
+                           context: EditContext) throws -> [EditResult]
+}
+
+extension FeatureEditing {
+    public func applyEdits(service: String, edits: [LayerEdits], options: EditOptions) throws -> EditOutcome {
+        try applyEdits(service: service, edits: edits, options: options, context: EditContext())
+    }
+}
+
+/// Replicas' data: the snapshot of a new replica, the sync upload (decided by
+/// `SyncRules.upload`) and the change feed (decided by `SyncRules.download`).
+///
+/// Contract (`docs/sync-semantics.md`): an upload is one transaction, one generation stamped
+/// with the replica; a retried upload (same fingerprint) is answered from its receipt and
+/// applies nothing; a download reads one snapshot and hands out the newest generation
+/// committed when it began.
+public protocol SyncStore: Sendable {
+    /// Checks a plan against the data before any work (spatial references, filters).
+    func validate(_ plan: ReplicaPlan) throws
+    func exportReplica(_ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
+                       phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, ReplicaExportCounts)
+    func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome
+    func writeSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
+                         attachmentURL: ((Int, Int64, Int64) -> String)?) throws -> SyncAnswerSummary
+    func writeSyncDelta(_ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String, serviceJSON: JSONValue,
+                        layerJSON: [Int: JSONValue]) throws -> SyncAnswerSummary
+    /// Records the generations handed out (and unregisters when `close`).
+    func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws
+}
+
+/// Named versions of versioned services (`docs/sync-semantics.md`, Versioned data).
+public protocol VersionStore: Sendable {
+    func versions(service: String) throws -> [DataVersion]
+    func createVersion(service: String, name: String, description: String, access: String) throws -> DataVersion
+    func version(service: String, named name: String) throws -> DataVersion?
+    func deleteVersion(service: String, named name: String) throws
+    func applyVersionEdits(service: String, version name: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws
+        -> EditOutcome
+    func reconcileAndPost(service: String, version name: String) throws -> VersionPost
+    func query(_ query: LayerQuery, service: String, layer layerId: Int, version name: String) throws -> QueryAnswer
+}
+
+/// A whole backend: feature data, sync and versions, and a repository per other concern.
+/// A second backend implements these and passes the store contract suite
+/// (`Tests/OutpostStoreTests/Contract`) by adding one line there.
+public protocol OutpostBackend: CatalogStore, FeatureQuerying, FeatureEditing, SyncStore, VersionStore {
+    associatedtype Users: UserDirectory
+    associatedtype Uploads: UploadStore
+    associatedtype Jobs: JobStore
+    associatedtype Replicas: ReplicaRegistry
+    associatedtype Conflicts: ConflictLog
+    associatedtype ResultFiles: ResultFileRegistry
+    associatedtype Maintenance: StoreMaintenance
+
+    var users: Users { get }
+    var uploads: Uploads { get }
+    var jobs: Jobs { get }
+    var replicas: Replicas { get }
+    var conflicts: Conflicts { get }
+    var resultFiles: ResultFiles { get }
+    var maintenance: Maintenance { get }
+    /// Every time the backend stamps.
+    var clock: any WallClock { get }
+}
