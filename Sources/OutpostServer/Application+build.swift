@@ -116,7 +116,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
 
     let temporaryDirectory = store.temporaryDirectory
     let openRouteLimits = UploadLimits(maxBodyBytes: BodyAdmission.preambleBytes, maxFieldBytes: BodyAdmission.preambleBytes)
-    let postOnly = ArcGISError(kind: .methodNotAllowed, code: 405, message: "Method not allowed.",
+    let postOnly = ArcGISError(kind: .methodNotAllowed, message: "Method not allowed.",
                                details: ["This operation is only supported via POST."])
     /// Registers GET and POST; the handler gets the received form (files already on disk,
     /// removed after the handler unless it moved them).
@@ -204,7 +204,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     }
     route("/arcgis/rest/info/healthCheck", role: nil) { _, _, p in
         guard ready() else {
-            throw ArcGISError(kind: .internalError, code: 503, message: "Server is not ready.", details: ["The database does not answer."])
+            throw ArcGISError(kind: .unavailable, message: "Server is not ready.", details: ["The database does not answer."])
         }
         return RESTResponse.json(["success": true], parameters: p)
     }
@@ -259,7 +259,7 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/reconcile") { _, c, p in try versions.reconcile(p, context: c) }
     postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/delete") { _, c, p in try versions.delete(p, context: c) }
     route("/arcgis/rest/**") { request, _, _ in
-        throw ArcGISError(kind: .notFound, code: 404, message: "Requested resource not found.",
+        throw ArcGISError(kind: .notFound, message: "Requested resource not found.",
                           details: ["Outpost has no resource at \(request.uri.path)."])
     }
     return router
@@ -299,7 +299,7 @@ extension OutpostRequestContext {
 
     func layerId() throws -> Int {
         guard let text = parameters.get("layer"), let id = Int(text), id >= 0 else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Layer or table not found.",
+            throw ArcGISError(kind: .notFound, message: "Layer or table not found.",
                               details: ["'\(parameters.get("layer") ?? "")' is not a layer id."])
         }
         return id
@@ -307,7 +307,7 @@ extension OutpostRequestContext {
 
     func integer(_ name: String) throws -> Int64 {
         guard let text = parameters.get(name), let value = Int64(text) else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Requested resource not found.",
+            throw ArcGISError(kind: .notFound, message: "Requested resource not found.",
                               details: ["'\(parameters.get(name) ?? "")' is not a valid \(name) id."])
         }
         return value

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 import OutpostStorage
 import OutpostStore
@@ -12,7 +11,7 @@ struct AttachmentsController: Sendable {
     private func attachmentLayer(_ context: OutpostRequestContext) throws -> StoredLayer {
         let layer = try store.layer(service: try context.serviceName(), id: try context.layerId())
         guard layer.definition.hasAttachments else {
-            throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                               details: ["Layer \(layer.definition.id) does not have attachments."])
         }
         return layer
@@ -23,7 +22,7 @@ struct AttachmentsController: Sendable {
         let oid = try context.integer("oid")
         let infos = try store.attachmentInfos(layer: layer, objectIds: [oid])
         guard let group = infos.first else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Feature not found.",
+            throw ArcGISError(kind: .notFound, message: "Feature not found.",
                               details: ["Layer \(layer.definition.id) has no feature \(oid)."])
         }
         return RESTResponse.json(["attachmentInfos": .array(group.attachments.map(\.json))], parameters: p)
@@ -35,7 +34,7 @@ struct AttachmentsController: Sendable {
         let oid = try context.integer("oid")
         let attachmentId = try context.integer("attachment")
         guard let attachment = try store.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Attachment not found.",
+            throw ArcGISError(kind: .notFound, message: "Attachment not found.",
                               details: ["Feature \(oid) has no attachment \(attachmentId)."])
         }
         let headers: HTTPFields = [

@@ -18,9 +18,9 @@ struct Authenticator: Sendable {
     let maximumMinutes: Int
     let throttle = NIOLockedValueBox(LoginThrottle())
 
-    static let tokenRequired = ArcGISError(kind: .invalidParameter, code: 499, message: "Token Required", details: [])
-    static let invalidToken = ArcGISError(kind: .invalidParameter, code: 498, message: "Invalid Token", details: [])
-    static let forbidden = ArcGISError(kind: .invalidParameter, code: 403,
+    static let tokenRequired = ArcGISError(kind: .tokenRequired, message: "Token Required", details: [])
+    static let invalidToken = ArcGISError(kind: .invalidToken, message: "Invalid Token", details: [])
+    static let forbidden = ArcGISError(kind: .forbidden,
                                        message: "You do not have permissions to access this resource or perform this operation.", details: [])
 
     /// The token a request carries before its body: `token=` in the query string, or a
@@ -63,7 +63,7 @@ struct Authenticator: Sendable {
     /// name and address (`LoginThrottle`).
     func generateToken(_ p: RequestParameters, address: String) async throws -> Response {
         guard let name = p.string("username"), let password = p.string("password") else {
-            throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
+            throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }
         let now = Double(store.clock.milliseconds()) / 1000
         let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
@@ -75,7 +75,7 @@ struct Authenticator: Sendable {
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
         guard let user = try await JobRunner.blocking({ try store.users.verify(user: name, password: password) }) else {
             throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(store.clock.milliseconds()) / 1000) }
-            throw ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to generate token.", details: ["Invalid username or password."])
+            throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
         throttle.withLockedValue { $0.succeeded(user: name, address: address) }
         var minutes = defaultMinutes

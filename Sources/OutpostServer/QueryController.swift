@@ -36,7 +36,7 @@ struct QueryController: Sendable {
         guard case .features(let page) = try store.query(query, service: service, layer: layerId),
             let feature = page.features.first
         else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Feature not found.",
+            throw ArcGISError(kind: .notFound, message: "Feature not found.",
                               details: ["Layer \(layerId) has no feature with \(layer.definition.objectIdField) \(oid)."])
         }
         var w = JSONWriter(pretty: p.string("f")?.lowercased() == "pjson")

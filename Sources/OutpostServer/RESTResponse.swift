@@ -1,4 +1,3 @@
-import GRDB
 import Hummingbird
 import Logging
 import OutpostStorage
@@ -47,20 +46,9 @@ enum RESTResponse {
     /// The ArcGIS error an error answers as (a request's or a job's). A database error or an
     /// unexpected one is logged whole but answered without SQL, table names or internals.
     static func arcGISError(from error: any Error, logger: Logger?) -> ArcGISError {
-        switch error {
-        case let error as ArcGISError: return error
-        case let error as StoreError: return error.arcGISError
-        case let error as DatabaseError:
-            logger?.error("database error: \(error)")
-            return .internalError("The database could not complete the request (SQLite error \(error.resultCode.rawValue)).")
-        case let error as VersionFailure:
-            let notFound: Bool = if case .notFound = error { true } else { false }
-            return ArcGISError(kind: notFound ? .notFound : .invalidParameter, code: notFound ? 404 : 400,
-                               message: notFound ? "Version not found." : "Unable to complete operation.", details: [error.description])
-        default:
-            logger?.error("unexpected error: \(error)")
-            return .internalError("An unexpected error occurred; the server log has its details.")
-        }
+        let answer = ArcGISError(answering: error)
+        if answer.code >= 500 { logger?.error("server fault: \(String(reflecting: error))") }
+        return answer
     }
 
     /// JSONP callbacks are identifiers (with dots), never script.

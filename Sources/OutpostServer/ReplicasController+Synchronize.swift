@@ -176,7 +176,7 @@ struct SyncWork: Sendable {
                     }
                 }
             }
-            throw ArcGISError(kind: .invalidData, code: 400, message: "Unable to synchronize replica: the edits were rolled back.",
+            throw ArcGISError(kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
                               details: details)
         }
         if outcome.replayed {

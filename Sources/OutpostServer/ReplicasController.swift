@@ -172,7 +172,7 @@ struct ReplicasController: Sendable {
         guard let id = context.parameters.get("job"), let job = try store.jobs.job(id: id),
             ServiceDefinition.normalizedName(job.serviceName) == ServiceDefinition.normalizedName(serviceName)
         else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Job not found.",
+            throw ArcGISError(kind: .notFound, message: "Job not found.",
                               details: ["No job '\(context.parameters.get("job") ?? "")' on service \(serviceName)."])
         }
         guard context.mayManage(replicaOwner: job.owner) else { throw Authenticator.forbidden }
@@ -185,7 +185,7 @@ struct ReplicasController: Sendable {
         guard let name = context.parameters.get("file"), ResultFiles.isValidName(name), context.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(name)),
             let path = files.open(name)
         else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Result file not found.",
+            throw ArcGISError(kind: .notFound, message: "Result file not found.",
                               details: ["The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."])
         }
         var headers: HTTPFields = [
@@ -272,7 +272,7 @@ struct ReplicasController: Sendable {
     }
 
     static func replicaNotFound(_ id: String) -> ArcGISError {
-        ArcGISError(kind: .notFound, code: 404, message: "Replica not found.", details: ["No registered replica has the id '\(id)'."])
+        ArcGISError(kind: .notFound, message: "Replica not found.", details: ["No registered replica has the id '\(id)'."])
     }
 
     // MARK: URLs

@@ -68,7 +68,7 @@ extension Request {
         }
         let contentType = headers[.contentType] ?? ""
         func tooLarge() -> ArcGISError {
-            ArcGISError(kind: .tooLarge, code: 413, message: "Request body too large.",
+            ArcGISError(kind: .tooLarge, message: "Request body too large.",
                         details: ["The body exceeds the limit of \(limits.maxBodyBytes) bytes."])
         }
         if announcesBody(over: limits.maxBodyBytes) { throw tooLarge() }

@@ -48,7 +48,7 @@ struct ServicesController: Sendable {
         guard let name = context.parameters.get("service") else { throw ArcGISError.notFound("Folder") }
         let services = store.catalog.services.map(\.definition).filter { $0.folder?.caseInsensitiveCompare(name) == .orderedSame }
         guard !services.isEmpty else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
+            throw ArcGISError(kind: .notFound, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
         }
         return RESTResponse.json([
             "currentVersion": .double(FeatureServiceMetadata.currentVersion),

@@ -55,7 +55,7 @@ struct UploadsController: Sendable {
 
     private func itemID(_ context: OutpostRequestContext) throws -> String {
         guard let id = context.parameters.get("item"), isValidUploadID(id) else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Upload item not found.",
+            throw ArcGISError(kind: .notFound, message: "Upload item not found.",
                               details: ["'\(context.parameters.get("item") ?? "")' is not an upload item id."])
         }
         return id

@@ -11,7 +11,7 @@ struct VersionsController: Sendable {
     private func versioned(_ context: OutpostRequestContext) throws -> String {
         let service = try store.service(named: try context.serviceName())
         guard service.definition.isVersioned else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Service not found.",
+            throw ArcGISError(kind: .notFound, message: "Service not found.",
                               details: ["\(service.definition.name) has no versioned data, so no VersionManagementServer."])
         }
         return service.definition.name

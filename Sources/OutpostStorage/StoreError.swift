@@ -1,7 +1,7 @@
 import OutpostWire
 
 /// Errors of the feature store. Each maps to one ArcGIS error envelope.
-public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum StoreError: ArcGISErrorConvertible, Sendable, Equatable, CustomStringConvertible {
     case serviceNotFound(String)
     case layerNotFound(service: String, layer: Int)
     case serviceExists(String)
@@ -26,11 +26,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var arcGISError: ArcGISError {
         switch self {
-        case .serviceNotFound: ArcGISError(kind: .notFound, code: 404, message: "Service not found.", details: [description])
-        case .layerNotFound: ArcGISError(kind: .notFound, code: 404, message: "Layer or table not found.", details: [description])
-        case .serviceExists: ArcGISError(kind: .conflict, code: 409, message: "Unable to complete operation.", details: [description])
+        case .serviceNotFound: ArcGISError(kind: .notFound, message: "Service not found.", details: [description])
+        case .layerNotFound: ArcGISError(kind: .notFound, message: "Layer or table not found.", details: [description])
+        case .serviceExists: ArcGISError(kind: .conflict, message: "Unable to complete operation.", details: [description])
         case .invalidName, .invalidSchema, .invalidFeature, .importFailed:
-            ArcGISError(kind: .invalidData, code: 400, message: "Unable to complete operation.", details: [description])
+            ArcGISError(kind: .invalidData, message: "Unable to complete operation.", details: [description])
         case .spatialite: .internalError(description)
         }
     }

@@ -1,3 +1,5 @@
+import OutpostWire
+
 /// Users, their passwords and their tokens.
 ///
 /// Contract: names compare without case; passwords are stored only as salted slow hashes and
@@ -35,7 +37,7 @@ public enum TokenCheck: Sendable, Equatable {
 }
 
 /// Why a user could not be added or removed.
-public enum UserFailure: Error, Equatable, CustomStringConvertible {
+public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConvertible {
     case invalidName(String)
     case weakPassword
     case exists(String)
@@ -48,5 +50,10 @@ public enum UserFailure: Error, Equatable, CustomStringConvertible {
         case .exists(let name): "user \(name) exists already"
         case .notFound(let name): "no user \(name)"
         }
+    }
+
+    public var arcGISError: ArcGISError {
+        if case .notFound = self { return ArcGISError(kind: .notFound, message: "User not found.", details: [description]) }
+        return ArcGISError(kind: .invalidParameter, message: "Unable to complete operation.", details: [description])
     }
 }

@@ -1,5 +1,6 @@
+import OutpostWire
 
-    public enum VersionFailure: Error, Equatable, CustomStringConvertible {
+    public enum VersionFailure: ArcGISErrorConvertible, Equatable, CustomStringConvertible {
         case notVersioned(String)
         case notFound(String)
         case exists(String)
@@ -15,4 +16,9 @@
             case .isDefault: "DEFAULT cannot be changed this way"
             }
         }
+    
+    public var arcGISError: ArcGISError {
+        if case .notFound = self { return ArcGISError(kind: .notFound, message: "Version not found.", details: [description]) }
+        return ArcGISError(kind: .invalidParameter, message: "Unable to complete operation.", details: [description])
     }
+}

@@ -29,7 +29,7 @@ extension FeatureStore {
     private func attachmentLayer(service: String, layer layerId: Int) throws -> StoredLayer {
         let layer = try self.layer(service: service, id: layerId)
         guard layer.definition.hasAttachments else {
-            throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                               details: ["Layer \(layerId) does not have attachments."])
         }
         return layer
@@ -124,7 +124,7 @@ extension FeatureStore {
         // ArcGIS: adding needs Create or Update; changing or deleting needs Update.
         let allowed = attachmentAdd ? (capabilities.contains("create") || capabilities.contains("update")) : capabilities.contains("update")
         if !allowed {
-            throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                               details: ["The service does not allow attachment edits (capabilities: \(service.capabilities.joined(separator: ",")))."])
         }
     }

@@ -136,7 +136,7 @@ extension FeatureStore {
         }
         for (layerEdits, layer) in zip(edits, layers) where layerEdits.attachments?.isEmpty == false {
             guard layer.definition.hasAttachments else {
-                throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+                throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                                   details: ["Layer \(layer.definition.id) does not have attachments."])
             }
         }
@@ -181,7 +181,7 @@ extension FeatureStore {
         let capabilities = Set(service.capabilities.map { $0.lowercased() })
         func require(_ name: String, _ needed: Bool) throws {
             if needed && !capabilities.contains(name.lowercased()) {
-                throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+                throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                                   details: ["The service does not allow \(name) (capabilities: \(service.capabilities.joined(separator: ",")))."])
             }
         }

@@ -91,7 +91,7 @@ extension FeatureStore {
                         throw StoreError.layerNotFound(service: service, layer: layerEdits.layerId)
                     }
                     guard layerEdits.attachments == nil else {
-                        throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+                        throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                                           details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
                     }
                     let writer = VersionWriter(editor: editor, layer: layer, version: version.name)

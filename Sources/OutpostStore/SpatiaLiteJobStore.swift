@@ -33,7 +33,7 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
             job.lastUpdatedTime = row["last_updated_time"]
             job.resultFile = row["result_file"]
             if let text: String = row["error"], let json = try? JSONParser.parse(text), let error = json["error"] {
-                job.error = ArcGISError(kind: .internalError, code: Int(error["code"]?.int64Value ?? 500),
+                job.error = ArcGISError(kind: .init(code: Int(error["code"]?.int64Value ?? 500)),
                                         message: error["message"]?.stringValue ?? "The job failed.",
                                         details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }

@@ -52,7 +52,7 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
                            committed: $0["committed"], size: $0["size"])
             }
         }) else {
-            throw ArcGISError(kind: .notFound, code: 404, message: "Upload item not found.", details: ["No upload item '\(itemID)'."])
+            throw ArcGISError(kind: .notFound, message: "Upload item not found.", details: ["No upload item '\(itemID)'."])
         }
         return item
     }

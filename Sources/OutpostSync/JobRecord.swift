@@ -85,7 +85,7 @@ public struct JobRecord: Sendable, Equatable {
             next.error = error
         case .serverRestarted:
             next.status = .failed
-            next.error = ArcGISError(kind: .internalError, code: 500, message: "The job did not finish.",
+            next.error = ArcGISError(kind: .internalError, message: "The job did not finish.",
                                      details: ["The server restarted while the job was \(status.rawValue); submit the request again."])
         }
         return next

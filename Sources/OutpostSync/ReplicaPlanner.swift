@@ -33,7 +33,7 @@ public enum ReplicaPlanner {
     {
         let capabilities = Set(service.capabilities.map { $0.lowercased() })
         guard capabilities.contains("sync") else {
-            throw ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                               details: ["Sync is not enabled on service '\(service.name)' (capabilities: \(service.capabilities.joined(separator: ",")))."])
         }
 

@@ -21,4 +21,69 @@ import Testing
         #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Sources/OutpostServer/Application+build.swift").path))
     }
+
+    /// The HTTP layer and the CLI know no database library, and no storage module knows HTTP.
+    @Test func theServerAndTheCLIImportNoDatabaseLibraryAndStorageNoHTTP() throws {
+        for (module, forbidden) in [("Sources/OutpostServer", "import GRDB"), ("Sources/outpost", "import GRDB"),
+                                    ("Sources/OutpostStorage", "import GRDB"), ("Sources/OutpostStorage", "import Hummingbird"),
+                                    ("Sources/OutpostStore", "import Hummingbird")] {
+            #expect(try Self.lines(in: module, containing: forbidden).isEmpty, "\(module) has \(forbidden)")
+        }
+    }
+
+    /// Errors render themselves (`ArcGISErrorConvertible`): no chain of downcasts decides an answer.
+    @Test func errorsAreNotMappedByDowncasting() throws {
+        let pattern = try Regex(#"as\?? (ArcGISError|StoreError|VersionFailure|DatabaseError|UserFailure)\b"#)
+        #expect(try Self.lines(in: "Sources/OutpostServer", matching: pattern).isEmpty)
+    }
+
+    /// Time comes from the injected clock in the store, the server and the client.
+    @Test func timeIsReadFromTheInjectedClock() throws {
+        for module in ["Sources/OutpostStore", "Sources/OutpostServer", "Sources/OutpostClient", "Sources/OutpostSync"] {
+            let offenders = try Self.lines(in: module, containing: "Date().timeIntervalSince1970")
+                .filter { !$0.contains("WallClock.swift") && !$0.contains("Migrations") }
+            #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+        }
+    }
+
+    /// No source file much over 400 lines.
+    @Test func noSourceFileIsMuchOver400Lines() throws {
+        var long: [String] = []
+        for top in ["Sources", "Tests"] {
+            let enumerator = FileManager.default.enumerator(atPath: Self.root.appendingPathComponent(top).path)
+            while let name = enumerator?.nextObject() as? String {
+                guard name.hasSuffix(".swift") else { continue }
+                let text = try String(contentsOf: Self.root.appendingPathComponent(top).appendingPathComponent(name), encoding: .utf8)
+                let count = text.split(separator: "\n", omittingEmptySubsequences: false).count
+                if count > 450 { long.append("\(top)/\(name): \(count)") }
+            }
+        }
+        #expect(long.isEmpty, "\(long)")
+    }
+
+    static var root: URL {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        return root
+    }
+
+    static func lines(in module: String, containing text: String) throws -> [String] {
+        try lines(in: module) { $0.contains(text) }
+    }
+
+    static func lines(in module: String, matching pattern: Regex<AnyRegexOutput>) throws -> [String] {
+        try lines(in: module) { $0.contains(pattern) }
+    }
+
+    private static func lines(in module: String, where matches: (Substring) -> Bool) throws -> [String] {
+        let directory = root.appendingPathComponent(module)
+        var found: [String] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where matches(line) {
+                found.append("\(module)/\(name):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        return found
+    }
 }

@@ -3,7 +3,7 @@
 /// `kind` lets callers pattern-match without comparing message text; `code` is the
 /// HTTP-like code that goes on the wire (ArcGIS sends it inside a 200 response).
 public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable, CaseIterable {
         case invalidParameter
         case missingParameter
         case notFound
@@ -15,25 +15,54 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
         case internalError
         /// The server is at a limit (jobs queued, sign-in attempts): retry later. HTTP 429.
         case tooManyRequests
+        /// The caller's role does not allow it.
+        case forbidden
+        /// A token was sent but is not valid (expired or unknown).
+        case invalidToken
+        /// The resource needs a token and none was sent.
+        case tokenRequired
+        /// The server cannot answer now (its database does not answer).
+        case unavailable
+
+        /// The envelope's `code`: one per kind, so the two never disagree.
+        public var code: Int {
+            switch self {
+            case .invalidParameter, .missingParameter, .unsupported, .invalidData: 400
+            case .forbidden: 403
+            case .notFound: 404
+            case .methodNotAllowed: 405
+            case .conflict: 409
+            case .tooLarge: 413
+            case .tooManyRequests: 429
+            case .invalidToken: 498
+            case .tokenRequired: 499
+            case .internalError: 500
+            case .unavailable: 503
+            }
+        }
+
+        /// The kind an envelope's `code` reads back as (a stored or received error).
+        public init(code: Int) {
+            self = Self.allCases.first { $0.code == code } ?? (code >= 500 ? .internalError : .invalidParameter)
+        }
     }
 
     public var kind: Kind
-    public var code: Int
+    public var code: Int { kind.code }
     public var message: String
     public var details: [String]
     /// Seconds after which a retry may succeed (`Retry-After`), for `tooManyRequests`.
     public var retryAfterSeconds: Int?
 
-    public init(kind: Kind, code: Int, message: String, details: [String] = [], retryAfterSeconds: Int? = nil) {
+    public init(kind: Kind, message: String, details: [String] = [], retryAfterSeconds: Int? = nil) {
         self.kind = kind
-        self.code = code
         self.message = message
         self.details = details
         self.retryAfterSeconds = retryAfterSeconds
     }
 
     public static func tooManyRequests(_ reason: String, retryAfterSeconds: Int) -> ArcGISError {
-        ArcGISError(kind: .tooManyRequests, code: 429, message: "Too many requests.", details: [reason],
+        ArcGISError(kind: .tooManyRequests, message: "Too many requests.", details: [reason],
                     retryAfterSeconds: retryAfterSeconds)
     }
 
@@ -42,35 +71,55 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func invalidParameter(_ name: String, _ reason: String) -> ArcGISError {
-        ArcGISError(kind: .invalidParameter, code: 400, message: "Invalid or missing input parameters.",
+        ArcGISError(kind: .invalidParameter, message: "Invalid or missing input parameters.",
                     details: ["'\(name)' parameter is invalid: \(reason)"])
     }
 
     public static func missingParameter(_ name: String) -> ArcGISError {
-        ArcGISError(kind: .missingParameter, code: 400, message: "Invalid or missing input parameters.",
+        ArcGISError(kind: .missingParameter, message: "Invalid or missing input parameters.",
                     details: ["'\(name)' parameter is required."])
     }
 
     public static func notFound(_ what: String) -> ArcGISError {
-        ArcGISError(kind: .notFound, code: 404, message: "\(what) not found.", details: [])
+        ArcGISError(kind: .notFound, message: "\(what) not found.", details: [])
     }
 
     public static func unsupported(_ what: String) -> ArcGISError {
-        ArcGISError(kind: .unsupported, code: 400, message: "Unable to complete operation.",
+        ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
                     details: ["\(what) is not supported."])
     }
 
     public static func invalidQuery(_ reason: String) -> ArcGISError {
-        ArcGISError(kind: .invalidParameter, code: 400, message: "Unable to perform query. Please check your parameters.",
+        ArcGISError(kind: .invalidParameter, message: "Unable to perform query. Please check your parameters.",
                     details: [reason])
     }
 
     public static func internalError(_ reason: String) -> ArcGISError {
-        ArcGISError(kind: .internalError, code: 500, message: "Unable to complete operation.", details: [reason])
+        ArcGISError(kind: .internalError, message: "Unable to complete operation.", details: [reason])
     }
 
     /// The error envelope as JSON.
     public var json: JSONValue {
         ["error": ["code": .int(Int64(code)), "message": .string(message), "details": .array(details.map { .string($0) })]]
+    }
+}
+
+/// An error that knows the ArcGIS error it answers as. Every error a request or a job can
+/// meet adopts it; the HTTP layer renders `arcGISError` (no downcasts), and logs whole any
+/// error that answers as a server fault (5xx).
+public protocol ArcGISErrorConvertible: Error {
+    var arcGISError: ArcGISError { get }
+}
+
+extension ArcGISError: ArcGISErrorConvertible {
+    public var arcGISError: ArcGISError { self }
+}
+
+extension ArcGISError {
+    /// The ArcGIS error any error answers as: its own when it knows one, else an internal
+    /// error that names nothing of the server's internals.
+    public init(answering error: any Error) {
+        self = (error as? any ArcGISErrorConvertible)?.arcGISError
+            ?? .internalError("An unexpected error occurred; the server log has its details.")
     }
 }
