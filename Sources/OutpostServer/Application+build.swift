@@ -83,195 +83,80 @@ public func buildRouter(store: FeatureStore, limits: UploadLimits) -> Router<Out
 public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOptions(),
                         logger: Logger = .outpostDefault) -> Router<OutpostRequestContext>
 {
-    let limits = options.limits
+    StartupHousekeeping.run(store: store, logger: logger)
     let router = Router(context: OutpostRequestContext.self)
-    // Jobs a previous run left unfinished have no worker any more: they fail, never hang.
-    if let failed = try? store.jobs.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
-        logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
-    }
-    // Attachment files of edits that never committed, and spooled bodies of requests cut off.
-    do {
-        let sweep = try store.maintenance.removeOrphanFiles()
-        if sweep != OrphanFileSweep() {
-            logger.notice("Removed files a previous run left: \(sweep.attachmentFiles) attachment, \(sweep.temporaryFiles) temporary")
-        }
-    } catch {
-        logger.warning("Could not remove files a previous run left: \(error)")
-    }
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
                             idleTime: options.resultFileIdleTime)
-    let replicas = ReplicasController(store: store, files: files, runner: runner,
-                                      scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
-    let services = ServicesController(store: store)
-    let queries = QueryController(store: store)
-    let attachments = AttachmentsController(store: store)
-    let edits = EditsController(store: store)
-    let uploads = UploadsController(store: store)
-    let versions = VersionsController(store: store)
     let authenticator = Authenticator(store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
                                       maximumMinutes: options.maximumTokenMinutes)
+    let services = ServicesController(store: store)
 
-    let temporaryDirectory = store.temporaryDirectory
-    let openRouteLimits = UploadLimits(maxBodyBytes: BodyAdmission.preambleBytes, maxFieldBytes: BodyAdmission.preambleBytes)
-    let postOnly = ArcGISError(kind: .methodNotAllowed, message: "Method not allowed.",
-                               details: ["This operation is only supported via POST."])
-    /// Registers GET and POST; the handler gets the received form (files already on disk,
-    /// removed after the handler unless it moved them).
-    /// `role`: the least a caller needs (with token security on); `nil`: open to anyone.
-    /// A service's resources are also reached through a folder (`services/<folder>/<name>/…`,
-    /// ArcGIS Server's one level of folders): each is registered twice.
-    func formRoute(_ path: String, role: UserRole? = .viewer,
-                   _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
-        let wrapped: @Sendable (Request, OutpostRequestContext) async throws -> Response = { request, context in
-            var form = ReceivedForm(parameters: RequestParameters(), files: [])
-            var bodyRead = false
-            do {
-                // Who is asking is decided from the head before any body byte is read.
-                let query = RequestParameters(FormURLEncoding.decode(request.uri.query ?? ""))
-                var admission = try authenticator.admission(request, query: query, role: role)
-                // Routes open to anyone take small forms only: nobody unauthenticated gets more read.
-                let bodyLimits = role == nil ? openRouteLimits : limits
-                form = try await request.receiveForm(query: query, limits: bodyLimits, temporaryDirectory: temporaryDirectory, admission: &admission)
-                bodyRead = true
-                defer { form.discardFiles() }
-                var context = context
-                context.user = admission.user
-                context.record.note(replicaId: form.parameters.string("replicaID"))
-                guard HTMLDirectory.wanted(request, form.parameters) else { return try await handler(request, context, form) }
-                // The services directory: an operation's page without parameters is its form.
-                if request.method == .get, HTMLDirectory.operation(at: request.uri.path) != nil, HTMLDirectory.asksForFormOnly(form.parameters) {
-                    return HTMLDirectory.formPage(path: request.uri.path, parameters: form.parameters)
-                }
-                return try await HTMLDirectory.page(for: try await handler(request, context, form), path: request.uri.path, parameters: form.parameters)
-            } catch {
-                var response = RESTResponse.error(from: error, parameters: form.parameters, logger: logger)
-                if !bodyRead && request.mayHaveBody {
-                    context.stopReadingBody()
-                    response.headers[.connection] = "close"
-                }
-                context.record.note(replicaId: form.parameters.string("replicaID"))
-                guard HTMLDirectory.wanted(request, form.parameters) else { return response }
-                return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: form.parameters)) ?? response
+    // Health and metrics: plain HTTP, outside the ArcGIS envelope.
+    HealthRoutes(store: store, metrics: options.metrics, runner: runner).addRoutes(to: router)
+
+    // Everything under /arcgis answers in ArcGIS's forms: the HTML directory outermost (it
+    // renders envelopes too), then the envelope, then per role the admission and the form.
+    let arcgis = router.group("arcgis").add(middleware: HTMLDirectoryMiddleware()).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
+    func admitted(_ group: RouterGroup<OutpostRequestContext>, role: UserRole?) -> RouterGroup<OutpostRequestContext> {
+        group.add(middleware: FormAdmissionMiddleware(role: role, authenticator: authenticator, limits: options.limits,
+                                                      temporaryDirectory: store.temporaryDirectory))
+            .add(middleware: HTMLFormMiddleware())
+    }
+
+    let open = RouteCollection(context: OutpostRequestContext.self)
+        .read("rest/info") { request, c in
+            services.info(c.form.parameters, request: request, scheme: options.scheme, requireAuth: options.requireAuth,
+                          tokenMinutes: options.tokenMinutes)
+        }
+        .read("rest/info/healthCheck") { _, c in
+            guard store.maintenance.health().isHealthy else {
+                throw ArcGISError(kind: .unavailable, message: "Server is not ready.", details: ["The database does not answer."])
             }
+            return RESTResponse.json(["success": true], parameters: c.form.parameters)
         }
-        for path in ServiceRoutes.paths(path) {
-            router.on(RouterPath(path), method: .get, use: wrapped)
-            router.on(RouterPath(path), method: .post, use: wrapped)
+        .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { _, c in
+            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
         }
-    }
+        .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters) }
+    admitted(arcgis.group(), role: nil).addRoutes(open)
 
-    func route(_ path: String, role: UserRole? = .viewer,
-               _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        formRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
-    }
-
-    /// Operations that change state but answer GET for clients that send them so (restapi
-    /// sends createReplica and unRegisterReplica as GET): with token security on they are POST
-    /// only, so a link or an image cannot trigger them with a token in its URL.
-    func stateChangingRoute(_ path: String, role: UserRole? = .viewer,
-                            _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        route(path, role: role) { request, context, parameters in
-            if options.requireAuth && request.method != .post { throw postOnly }
-            return try await handler(request, context, parameters)
+    let directory = RouteCollection(context: OutpostRequestContext.self)
+        .read("rest/services", store: { request, c in try services.list(c.form.parameters, request: request) })
+        .read("rest/services/:service", store: { _, c in try services.folder(c.form.parameters, context: c) })
+        .read("rest/**") { request, _ in
+            throw ArcGISError(kind: .notFound, message: "Requested resource not found.", details: ["Outpost has no resource at \(request.uri.path)."])
         }
-    }
+    admitted(arcgis.group(), role: .viewer).addRoutes(directory)
 
-    /// Operations that change data are POST only, as on ArcGIS Server (editors and admins).
-    func postFormRoute(_ path: String, role: UserRole? = .editor,
-                       _ handler: @escaping @Sendable (Request, OutpostRequestContext, ReceivedForm) async throws -> Response) {
-        formRoute(path, role: role) { request, context, form in
-            guard request.method == .post else { throw postOnly }
-            return try await handler(request, context, form)
-        }
-    }
-
-    func postRoute(_ path: String, role: UserRole? = .editor,
-                   _ handler: @escaping @Sendable (Request, OutpostRequestContext, RequestParameters) async throws -> Response) {
-        postFormRoute(path, role: role) { request, context, form in try await handler(request, context, form.parameters) }
-    }
-
-    // Health: liveness answers while the process serves; readiness and ArcGIS's healthCheck
-    // also need the database to answer a read.
-    let ready: @Sendable () -> Bool = { store.maintenance.health().isHealthy }
-    router.get("/health/live") { _, _ in RESTResponse.json(["status": "live"], parameters: RequestParameters()) }
-    router.get("/health/ready") { _, _ -> Response in
-        var response = RESTResponse.json(["status": ready() ? "ready" : "unavailable"], parameters: RequestParameters())
-        if !ready() { response.status = .serviceUnavailable }
-        return response
-    }
-    route("/arcgis/rest/info/healthCheck", role: nil) { _, _, p in
-        guard ready() else {
-            throw ArcGISError(kind: .unavailable, message: "Server is not ready.", details: ["The database does not answer."])
-        }
-        return RESTResponse.json(["success": true], parameters: p)
-    }
-    router.get("/metrics") { _, _ -> Response in
-        let text = try await options.metrics.scrape(store: store, runner: runner)
-        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: text)))
-    }
-    route("/arcgis/rest/info", role: nil) { request, _, p in services.info(p, request: request, scheme: options.scheme, requireAuth: options.requireAuth, tokenMinutes: options.tokenMinutes) }
-    stateChangingRoute("/arcgis/tokens/generateToken", role: nil) { _, c, p in try await authenticator.generateToken(p, address: c.remoteAddress) }
-    route("/arcgis/tokens", role: nil) { _, _, p in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: p) }
-    route("/arcgis/rest/services") { request, _, p in try services.list(p, request: request) }
-    route("/arcgis/rest/services/:service") { _, c, p in try services.folder(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer") { _, c, p in try services.service(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/layers") { _, c, p in try services.layers(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer") { _, c, p in try services.layer(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/applyEdits") { _, c, p in try edits.serviceApplyEdits(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/applyEdits") { _, c, p in try edits.layerApplyEdits(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/addFeatures") { _, c, p in try edits.addFeatures(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/updateFeatures") { _, c, p in try edits.updateFeatures(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/deleteFeatures") { _, c, p in try edits.deleteFeatures(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/query") { _, c, p in try queries.query(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/queryAttachments") { _, c, p in try attachments.query(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid") { _, c, p in try queries.feature(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/attachments") { _, c, p in try attachments.list(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/attachments/:attachment") { _, c, p in try await attachments.download(p, context: c) }
-    postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/addAttachment") { _, c, f in try attachments.add(f, context: c) }
-    postFormRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/updateAttachment") { _, c, f in try attachments.update(f, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/:layer/:oid/deleteAttachments") { _, c, p in try attachments.delete(p, context: c) }
-    // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
-    stateChangingRoute("/arcgis/rest/services/:service/FeatureServer/createReplica") { r, c, p in try await replicas.create(p, request: r, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/synchronizeReplica", role: .viewer) { r, c, p in try await replicas.synchronize(p, request: r, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica/conflicts") { _, c, p in try replicas.conflicts(p, context: c) }
-    stateChangingRoute("/arcgis/rest/services/:service/FeatureServer/unRegisterReplica") { _, c, p in try replicas.unregister(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/replicas") { _, c, p in try replicas.list(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/replicas/:replica") { _, c, p in try replicas.info(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/jobs/:job") { r, c, p in try replicas.jobStatus(p, request: r, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/jobs/:job/status") { r, c, p in try replicas.jobStatus(p, request: r, context: c) }
-    route("/arcgis/rest/services/:service/replicafiles/:file") { r, c, _ in try await replicas.resultFile(r, context: c) }
-    postFormRoute("/arcgis/rest/services/:service/FeatureServer/uploads/upload") { _, c, f in try uploads.upload(f, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/register") { _, c, p in try uploads.register(p, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/uploads/:item") { _, c, p in try uploads.info(p, context: c) }
-    postFormRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/uploadPart") { _, c, f in try uploads.uploadPart(f, context: c) }
-    route("/arcgis/rest/services/:service/FeatureServer/uploads/:item/parts") { _, c, p in try uploads.parts(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/commit") { _, c, p in try uploads.commit(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/FeatureServer/uploads/:item/delete") { _, c, p in try uploads.delete(p, context: c) }
-    route("/arcgis/rest/services/:service/VersionManagementServer") { _, c, p in try versions.root(p, context: c) }
-    route("/arcgis/rest/services/:service/VersionManagementServer/versions") { _, c, p in try versions.list(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/VersionManagementServer/create") { _, c, p in try versions.create(p, context: c) }
-    route("/arcgis/rest/services/:service/VersionManagementServer/versions/:version") { _, c, p in try versions.info(p, context: c) }
-    route("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/conflicts") { _, c, p in try versions.conflicts(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/reconcile") { _, c, p in try versions.reconcile(p, context: c) }
-    postRoute("/arcgis/rest/services/:service/VersionManagementServer/versions/:version/delete") { _, c, p in try versions.delete(p, context: c) }
-    route("/arcgis/rest/**") { request, _, _ in
-        throw ArcGISError(kind: .notFound, message: "Requested resource not found.",
-                          details: ["Outpost has no resource at \(request.uri.path)."])
+    // A service's resources, each controller adding its own; reached directly and through a
+    // folder (`services/<folder>/<name>/…`, ArcGIS Server's one level of folders).
+    let routes = ArcGISRoutes(requireAuth: options.requireAuth)
+    services.addServiceRoutes(to: routes)
+    EditsController(store: store).addRoutes(to: routes)
+    QueryController(store: store).addRoutes(to: routes)
+    AttachmentsController(store: store).addRoutes(to: routes)
+    ReplicasController(store: store, files: files, runner: runner, scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
+        .addRoutes(to: routes)
+    UploadsController(store: store).addRoutes(to: routes)
+    VersionsController(store: store).addRoutes(to: routes)
+    for prefix in ServiceRoutes.prefixes {
+        admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
+        admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)
     }
     return router
 }
 
 /// How service routes are registered with and without a folder.
 enum ServiceRoutes {
-    static let prefix = "/arcgis/rest/services/:service/"
-    /// The path parameter holding the service's name when `:service` holds its folder. The
-    /// folder takes the `:service` slot so both forms share one router node: the constants
-    /// that follow a service name (`FeatureServer`, …) are tried before this parameter, and
-    /// no parameter of a branch that failed is left behind.
+    /// Where a service's routes are mounted, below `/arcgis`: by name, and by folder and name.
+    /// The folder takes the `:service` slot so both forms share one router node: the
+    /// constants that follow a service name (`FeatureServer`, …) are tried before the second
+    /// parameter, and no parameter of a branch that failed is left behind.
+    static let prefixes = ["rest/services/:service", "rest/services/:service/:\(nameInFolder)"]
+    /// The path parameter holding the service's name when `:service` holds its folder.
     static let nameInFolder = "serviceInFolder"
 
     /// What follows a service's name in a path (the service kind, or its result files).
@@ -283,10 +168,6 @@ enum ServiceRoutes {
         [4, 5].first { segments.count > $0 && kinds.contains(segments[$0]) }
     }
 
-    static func paths(_ path: String) -> [String] {
-        guard path.hasPrefix(prefix) else { return [path] }
-        return [path, prefix + ":\(nameInFolder)/" + path.dropFirst(prefix.count)]
-    }
 }
 
 extension OutpostRequestContext {

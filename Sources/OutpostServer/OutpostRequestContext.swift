@@ -11,6 +11,11 @@ public struct OutpostRequestContext: RequestContext {
     public var user: ServerUser?
     /// What the request did, for its log line (set by `RequestLogMiddleware`).
     public var record = RequestRecord(id: "")
+    /// The form `FormAdmissionMiddleware` received: parameters from the query and the body,
+    /// and file parts spooled to disk.
+    var form = ReceivedForm(parameters: RequestParameters(), files: [])
+    /// Shared with the outer layers (`RequestExchange`).
+    public let exchange = RequestExchange()
     /// The connection, to stop reading a body that is refused (see `stopReadingBody`).
     let channel: any Channel
 

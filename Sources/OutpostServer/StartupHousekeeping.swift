@@ -1,0 +1,22 @@
+import Logging
+import OutpostStorage
+import OutpostStore
+
+/// What a server does before it serves: a previous run's unfinished jobs have no worker any
+/// more (they fail, never hang), and files of edits that never committed or of requests cut
+/// off are removed. Contract: run before the first request (no edit in flight).
+enum StartupHousekeeping {
+    static func run(store: FeatureStore, logger: Logger) {
+        if let failed = try? store.jobs.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
+            logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
+        }
+        do {
+            let sweep = try store.maintenance.removeOrphanFiles()
+            if sweep != OrphanFileSweep() {
+                logger.notice("Removed files a previous run left: \(sweep.attachmentFiles) attachment, \(sweep.temporaryFiles) temporary")
+            }
+        } catch {
+            logger.warning("Could not remove files a previous run left: \(error)")
+        }
+    }
+}
