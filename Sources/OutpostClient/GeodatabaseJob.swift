@@ -226,10 +226,11 @@ public actor GeodatabaseJob {
         guard let statusURL = document.statusURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no statusUrl") }
         var polls = 0
         while true {
-            let status = try await connection.getJSON(statusURL)
-            switch status["status"]?.stringValue {
-            case "Completed":
-                guard let result = (status["resultUrl"] ?? status["responseUrl"] ?? status["URL"])?.stringValue else {
+            let answer = try await connection.getJSON(statusURL)
+            guard let status = ReplicaJobStatus(json: answer) else { throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))") }
+            switch status.status {
+            case .completed:
+                guard let result = status.resultURL else {
                     throw ClientError.invalidResponse("a completed job without resultUrl")
                 }
                 document.resultURL = result
@@ -237,10 +238,9 @@ public actor GeodatabaseJob {
                 document.progress = end
                 note("server job completed")
                 return
-            case "Failed":
-                let error = status["error"]
-                throw ClientError.server(code: Int(error?["code"]?.int64Value ?? 500), message: error?["message"]?.stringValue ?? "the server job failed",
-                                         details: error?["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            case .failed:
+                let error = status.error
+                throw ClientError.server(code: error?.code ?? 500, message: error?.message ?? "the server job failed", details: error?.details ?? [])
             default:
                 polls += 1
                 document.progress = start + (end - start) * (1 - 1 / Double(polls + 1))
@@ -301,11 +301,11 @@ public actor GeodatabaseJob {
         case .submit:
             guard let parameters = document.generate else { throw ClientError.invalidResponse("no parameters") }
             let answer = try await connection.postForm(connection.url("createReplica"), parameters.formFields)
-            guard let statusURL = answer["statusUrl"]?.stringValue else { throw ClientError.invalidResponse("createReplica answered no statusUrl") }
-            document.statusURL = statusURL
+            guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("createReplica answered no statusUrl") }
+            document.statusURL = submission.statusURL
             document.step = .poll
             document.progress = 0.05
-            note("replica \(answer["replicaID"]?.stringValue ?? "?") requested")
+            note("replica \(submission.replicaId) requested")
         case .poll:
             try await poll(from: 0.05, to: 0.3)
         case .download:
@@ -369,8 +369,8 @@ public actor GeodatabaseJob {
                 }
             }
             let answer = try await connection.postForm(connection.url("synchronizeReplica"), fields)
-            guard let statusURL = answer["statusUrl"]?.stringValue else { throw ClientError.invalidResponse("synchronizeReplica answered no statusUrl") }
-            document.statusURL = statusURL
+            guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("synchronizeReplica answered no statusUrl") }
+            document.statusURL = submission.statusURL
             document.step = .poll
             document.progress = 0.15
             note("sync submitted (\(document.editsUploaded) edits)")
@@ -401,11 +401,13 @@ public actor GeodatabaseJob {
         let parameters = document.sync ?? SyncGeodatabaseParameters()
         let info = try geodatabase.info()
         guard !info.replicaId.isEmpty else { throw ClientError.geodatabase("the file is not a registered replica (syncModel none)") }
-        var fields: [(String, String)] = [
-            ("replicaID", info.replicaId), ("async", "true"), ("dataFormat", "sqlite"), ("returnIdsForAdds", "true"),
-            ("transportType", TransportType.url.rawValue), ("rollbackOnFailure", parameters.rollbackOnFailure ? "true" : "false"),
-            ("returnAttachmentsDataByUrl", "false"),
-        ]
+        var request = SynchronizeReplicaRequest(replicaId: info.replicaId)
+        request.isAsync = true
+        request.dataFormat = .sqlite
+        request.returnIdsForAdds = true
+        request.transportType = .url
+        request.rollbackOnFailure = parameters.rollbackOnFailure
+        request.returnAttachmentsDataByUrl = false
         func direction(_ layerId: Int) -> SyncDirection {
             parameters.layerOptions.first { $0.layerId == layerId }?.syncDirection ?? parameters.syncDirection
         }
@@ -413,15 +415,16 @@ public actor GeodatabaseJob {
         switch info.syncModel {
         case .perLayer:
             let chosen = parameters.layerOptions.isEmpty ? info.layers.map(\.layerId) : parameters.layerOptions.map(\.layerId)
-            var layers: [JSONValue] = []
+            var layers: [SyncLayerRequest] = []
             for layer in info.layers where chosen.contains(layer.layerId) {
                 let d = direction(layer.layerId)
                 if d.uploads { uploading.insert(layer.layerId) }
-                layers.append(["id": .int(Int64(layer.layerId)), "serverGen": .int(layer.serverGen), "syncDirection": .string(d.rawValue)])
+                layers.append(SyncLayerRequest(layerId: layer.layerId, serverGen: layer.serverGen, syncDirection: d))
             }
-            fields.append(("syncLayers", JSONValue.array(layers).jsonText))
+            request.syncLayers = .layers(layers)
         case .perReplica:
-            fields += [("replicaServerGen", String(info.replicaServerGen)), ("syncDirection", parameters.syncDirection.rawValue)]
+            request.replicaServerGen = info.replicaServerGen
+            request.syncDirection = parameters.syncDirection
             if parameters.syncDirection.uploads { uploading = Set(info.layers.map(\.layerId)) }
         case .none:
             throw ClientError.geodatabase("the file is not a registered replica (syncModel none)")
@@ -436,7 +439,7 @@ public actor GeodatabaseJob {
             document.uploadedLayers = sent.map(\.layerId)
             document.editsUploaded = sent.reduce(0) { $0 + $1.count + ($1.attachments.map { $0.adds.count + $0.updates.count + $0.deletes.count } ?? 0) }
         }
-        document.syncFields = fields.map { [$0.0, $0.1] }
+        document.syncFields = request.formFields.map { [$0.0, $0.1] }
         document.step = .submit
         document.progress = 0.05
     }

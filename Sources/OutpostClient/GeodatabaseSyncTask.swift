@@ -58,24 +58,23 @@ public final class GeodatabaseSyncTask: Sendable {
     @discardableResult
     public func registerSyncEnabledGeodatabase(_ geodatabase: Geodatabase) async throws -> String {
         let info = try geodatabase.info()
-        var options: JSONObject = ["registerExistingData": true, "refReplicaId": .string(info.replicaId)]
-        if info.syncModel == .perReplica {
-            options["replicaServerGen"] = .int(info.replicaServerGen)
-        } else {
-            options["layerServerGens"] = .array(info.layers.map { ["id": .int(Int64($0.layerId)), "serverGen": .int($0.serverGen)] })
-        }
-        var fields: [(String, String)] = [
-            ("layers", info.layers.map { String($0.layerId) }.joined(separator: ",")), ("syncModel", info.syncModel.rawValue),
-            ("replicaOptions", JSONValue.object(options).jsonText), ("replicaName", info.replicaName + " copy"),
-            ("transportType", TransportType.embedded.rawValue),
-        ]
+        var request = CreateReplicaRequest()
+        request.layers = info.layers.map(\.layerId)
+        request.syncModel = info.syncModel
+        request.replicaName = info.replicaName + " copy"
+        request.transportType = .embedded
+        request.registerExistingData = info.syncModel == .perReplica
+            ? RegisterExistingData(referenceReplicaId: info.replicaId, replicaServerGen: info.replicaServerGen)
+            : RegisterExistingData(referenceReplicaId: info.replicaId,
+                                   layerServerGens: Dictionary(info.layers.map { ($0.layerId, $0.serverGen) }, uniquingKeysWith: { a, _ in a }))
         if info.attachmentsSyncDirection != .none {
-            fields += [("returnAttachments", "true"), ("attachmentsSyncDirection", info.attachmentsSyncDirection.rawValue)]
+            request.returnAttachments = true
+            request.attachmentsSyncDirection = info.attachmentsSyncDirection
         }
-        let answer = try await connection.postForm(connection.url("createReplica"), fields)
-        guard let id = answer["replicaID"]?.stringValue else { throw ClientError.invalidResponse("registration answered no replicaID") }
-        try geodatabase.setReplica(id: id, name: answer["replicaName"]?.stringValue ?? info.replicaName)
-        return id
+        let answer = try await connection.postForm(connection.url("createReplica"), request.formFields)
+        guard let registration = ReplicaRegistrationAnswer(json: answer) else { throw ClientError.invalidResponse("registration answered no replicaID") }
+        try geodatabase.setReplica(id: registration.replicaId, name: registration.replicaName.isEmpty ? info.replicaName : registration.replicaName)
+        return registration.replicaId
     }
 
     /// Unregisters the geodatabase's replica on the server; the file stays, but no longer syncs.

@@ -90,33 +90,31 @@ public struct GenerateGeodatabaseParameters: Sendable, Equatable, Codable {
         self.replicaName = replicaName
     }
 
-    /// The `createReplica` form fields (asynchronous, GeoPackage).
-    var formFields: [(String, String)] {
-        var queries = JSONObject()
+    /// The `createReplica` request (asynchronous, GeoPackage), in the wire vocabulary the
+    /// server parses.
+    var request: CreateReplicaRequest {
+        var request = CreateReplicaRequest()
+        request.replicaName = replicaName
+        request.layers = layerOptions.map(\.layerId)
         for option in layerOptions {
-            var query: JSONObject = ["queryOption": .string(option.queryOption.rawValue), "useGeometry": .bool(option.useGeometry),
-                                     "includeRelated": .bool(option.includeRelated)]
-            if let whereClause = option.whereClause { query["where"] = .string(whereClause) }
-            queries["\(option.layerId)"] = .object(query)
+            request.layerQueries[option.layerId] = ReplicaLayerQuery(queryOption: option.queryOption, useGeometry: option.useGeometry,
+                                                                     includeRelated: option.includeRelated, whereClause: option.whereClause)
         }
-        var fields: [(String, String)] = [
-            ("layers", layerOptions.map { String($0.layerId) }.joined(separator: ",")),
-            ("layerQueries", JSONValue.object(queries).jsonText),
-            ("syncModel", syncModel.rawValue),
-            ("dataFormat", "sqlite"),
-            ("async", "true"),
-            ("transportType", TransportType.url.rawValue),
-            ("returnAttachments", returnAttachments ? "true" : "false"),
-            ("attachmentsSyncDirection", attachmentsSyncDirection.rawValue),
-        ]
         if let extent {
-            fields += [("geometry", "\(extent.xmin),\(extent.ymin),\(extent.xmax),\(extent.ymax)"),
-                       ("geometryType", EsriGeometryType.envelope.rawValue), ("inSR", String(extentSpatialReference.wkid))]
+            request.geometry = QueryGeometry(text: "\(extent.xmin),\(extent.ymin),\(extent.xmax),\(extent.ymax)", geometryType: .envelope,
+                                             inSR: extentSpatialReference)
         }
-        if let outSpatialReference { fields.append(("replicaSR", String(outSpatialReference.wkid))) }
-        if let replicaName { fields.append(("replicaName", replicaName)) }
-        return fields
+        request.replicaSR = outSpatialReference
+        request.syncModel = syncModel
+        request.dataFormat = .sqlite
+        request.isAsync = true
+        request.transportType = .url
+        request.returnAttachments = returnAttachments
+        request.attachmentsSyncDirection = attachmentsSyncDirection
+        return request
     }
+
+    var formFields: [(String, String)] { request.formFields }
 }
 
 /// Per-layer choices of a sync (per-layer model).

@@ -45,26 +45,16 @@ extension ReplicasController {
             }
             let logger = self.logger
             runner.submit(ticket) { await Self.run(job: job, sync: work, logger: logger) }
-            return RESTResponse.json(["statusUrl": .string("\(base)/jobs/\(jobId)"), "replicaID": .string(replica.id),
-                                      "replicaName": .string(replica.name)], parameters: p)
+            let submission = ReplicaJobSubmission(statusURL: "\(base)/jobs/\(jobId)", replicaId: replica.id, replicaName: replica.name)
+            return RESTResponse.json(submission.json, parameters: p)
         }
 
         if plan.deliversByURL {
             let done = try await JobRunner.blocking { try work.toFile() }
-            var answer: JSONObject = [
-                "transportType": .string(TransportType.url.rawValue),
-                "responseType": .string(done.summary.responseType.rawValue),
-                "replicaName": .string(replica.name),
-                "replicaID": .string(replica.id),
-            ]
-            let member = replica.generationMember(answered: done.summary.generations)
-            answer[member.key] = member.value
-            if let name = done.fileName {
-                let url = "\(resultBase(request, service: serviceName))/\(name)"
-                answer["URL"] = .string(url)
-                answer["responseUrl"] = .string(url)
-            }
-            return RESTResponse.json(.object(answer), parameters: p)
+            let answer = ReplicaFileAnswer(responseType: done.summary.responseType, replicaName: replica.name, replicaId: replica.id,
+                                           generations: replica.generations(answered: done.summary.generations),
+                                           url: done.fileName.map { "\(resultBase(request, service: serviceName))/\($0)" })
+            return RESTResponse.json(answer.json, parameters: p)
         }
         let bytes = try await JobRunner.blocking { try work.toMemory() }
         return RESTResponse.json(bytes, parameters: p)

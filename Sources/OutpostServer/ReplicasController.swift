@@ -65,14 +65,10 @@ struct ReplicasController: Sendable {
             let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
                                                                       currentGeneration: try store.currentGeneration())
             let registered = try store.replicas.registerReplica(definition, copiedFrom: registrationFacts?.originId)
-            var answer: JSONObject = ["replicaName": .string(registered.name), "replicaID": .string(registered.id)]
-            registered.generationMembers(into: &answer)
-            answer["transportType"] = .string(TransportType.url.rawValue)
-            answer["responseType"] = .string(ReplicaResponseType.info.rawValue)
-            answer["syncModel"] = .string(registered.syncModel.rawValue)
-            answer["targetType"] = .string(registered.targetType.rawValue)
+            let answer = ReplicaRegistrationAnswer(replicaName: registered.name, replicaId: registered.id, generations: registered.generations,
+                                                   syncModel: registered.syncModel, targetType: registered.targetType)
             logger.info("registered existing data as replica \(registered.id) (\(registered.name)) of \(serviceName)")
-            return RESTResponse.json(.object(answer), parameters: p)
+            return RESTResponse.json(answer.json, parameters: p)
         }
 
         let base = serviceURL(request, service: serviceName)
@@ -100,26 +96,16 @@ struct ReplicasController: Sendable {
             runner.submit(ticket) {
                 await Self.run(job: job, export: export, logger: logger)
             }
-            var answer: JSONObject = ["statusUrl": .string("\(base)/jobs/\(jobId)")]
-            answer["replicaID"] = .string(plan.definition.id)
-            answer["replicaName"] = .string(plan.definition.name)
-            answer["targetType"] = .string(plan.definition.targetType.rawValue)
-            return RESTResponse.json(.object(answer), parameters: p)
+            let submission = ReplicaJobSubmission(statusURL: "\(base)/jobs/\(jobId)", replicaId: plan.definition.id,
+                                                  replicaName: plan.definition.name, targetType: plan.definition.targetType)
+            return RESTResponse.json(submission.json, parameters: p)
         }
 
         if plan.deliversByURL {
             let (definition, name) = try await JobRunner.blocking { try export.toFile(phase: { _ in }) }
-            let url = "\(export.resultBase)/\(name)"
-            var answer: JSONObject = [
-                "transportType": .string(TransportType.url.rawValue),
-                "responseType": .string(ReplicaResponseType.data.rawValue),
-                "replicaName": .string(definition.name),
-                "replicaID": .string(definition.id),
-            ]
-            definition.generationMembers(into: &answer)
-            answer["URL"] = .string(url)
-            answer["responseUrl"] = .string(url)
-            return RESTResponse.json(.object(answer), parameters: p)
+            let answer = ReplicaFileAnswer(responseType: .data, replicaName: definition.name, replicaId: definition.id,
+                                           generations: definition.generations, url: "\(export.resultBase)/\(name)")
+            return RESTResponse.json(answer.json, parameters: p)
         }
 
         // Embedded JSON: the document is the answer (§4.6 b). Registered before answering, so

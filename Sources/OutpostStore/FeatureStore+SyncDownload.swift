@@ -36,8 +36,9 @@ extension FeatureStore {
             sink.w.member("replicaName", replica.name)
             sink.w.member("replicaID", replica.id)
             sink.w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
-            let member = replica.generationMember(answered: generations)
-            sink.w.member(member.key, member.value)
+            var members = JSONObject()
+            replica.generations(answered: generations).write(into: &members)
+            for (key, value) in members { sink.w.member(key, value) }
             sink.w.key("edits"); sink.w.beginArray()
             for layerPlan in plan.layers where layerPlan.direction != .snapshot {
                 guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }

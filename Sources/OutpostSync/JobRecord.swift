@@ -92,20 +92,11 @@ public struct JobRecord: Sendable, Equatable {
     }
 
     /// The status document (§7.3). `resultUrl` is present exactly when the job completed.
-    public func statusJSON(resultURL: String?) -> JSONValue {
-        var object: JSONObject = [
-            "replicaName": .string(replicaName),
-            "replicaID": .string(replicaId),
-            "transportType": .string(transportType.rawValue),
-            "responseType": .string(responseType.rawValue),
-            "submissionTime": .int(submissionTime),
-            "lastUpdatedTime": .int(lastUpdatedTime),
-            "status": .string(status.rawValue),
-        ]
-        if status == .completed, let resultURL { object["resultUrl"] = .string(resultURL) }
-        if let error, status == .failed {
-            object["error"] = error.json["error"] ?? .null
-        }
-        return .object(object)
+    public func status(resultURL: String?) -> ReplicaJobStatus {
+        ReplicaJobStatus(replicaName: replicaName, replicaId: replicaId, transportType: transportType, responseType: responseType,
+                         submissionTime: submissionTime, lastUpdatedTime: lastUpdatedTime, status: status,
+                         resultURL: status == .completed ? resultURL : nil, error: status == .failed ? error : nil)
     }
+
+    public func statusJSON(resultURL: String?) -> JSONValue { status(resultURL: resultURL).json }
 }

@@ -91,32 +91,27 @@ public struct ReplicaDefinition: Sendable, Equatable {
 extension ReplicaDefinition {
     /// `layerServerGens` as replicas answer it: an array of objects (§6.3). `serverSibGen`
     /// is -1 for client replicas, as on ArcGIS Online.
-    public var layerServerGensJSON: JSONValue {
-        .array(layers.map { layer in
-            ["id": .int(Int64(layer.layerId)), "serverGen": .int(layer.serverGen), "serverSibGen": -1]
-        })
-    }
-
-    /// The generation member(s) of an answer: `replicaServerGen` (per replica) or
-    /// `layerServerGens` (per layer).
-    public func generationMembers(into object: inout JSONObject) {
+    /// The generations an answer hands out for the replica as registered: `replicaServerGen`
+    /// (per replica) or `layerServerGens` (per layer); nil for `syncModel=none`.
+    public var generations: ReplicaGenerations? {
         switch syncModel {
-        case .perReplica: object["replicaServerGen"] = .int(replicaServerGen)
-        case .perLayer: object["layerServerGens"] = layerServerGensJSON
-        case .none: break
+        case .perReplica: .perReplica(replicaServerGen)
+        case .perLayer: .perLayer(layers.map { ($0.layerId, $0.serverGen) })
+        case .none: nil
         }
     }
 
-    /// The generation member of a sync answer for the generations it hands out by layer:
-    /// `replicaServerGen` (per replica: the lowest of them) or `layerServerGens`.
-    public func generationMember(answered generations: [Int: Int64]) -> (key: String, value: JSONValue) {
+    /// The generation member(s) of an answer (`generations`).
+    public func generationMembers(into object: inout JSONObject) {
+        generations?.write(into: &object)
+    }
+
+    /// The generations of a sync answer for those it hands out by layer: per replica, the
+    /// lowest of them; per layer, each.
+    public func generations(answered: [Int: Int64]) -> ReplicaGenerations {
         switch syncModel {
-        case .perReplica:
-            return ("replicaServerGen", .int(generations.values.min() ?? replicaServerGen))
-        case .perLayer, .none:
-            return ("layerServerGens", .array(generations.keys.sorted().map { id in
-                ["id": .int(Int64(id)), "serverGen": .int(generations[id]!), "serverSibGen": -1]
-            }))
+        case .perReplica: .perReplica(answered.values.min() ?? replicaServerGen)
+        case .perLayer, .none: .perLayer(answered.keys.sorted().map { ($0, answered[$0]!) })
         }
     }
 
