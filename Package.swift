@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
+        .library(name: "OutpostService", targets: ["OutpostService"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
@@ -84,11 +85,14 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]
         ),
+        // The use cases the HTTP server and the CLI share (replica administration, a sync),
+        // generic over any backend.
+        .target(name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire"]),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
         .target(
             name: "OutpostServer",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostStore",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostStore", "OutpostService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -103,7 +107,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -125,7 +129,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostStoreTests",
-            dependencies: ["OutpostStore", "OutpostStorage", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+            dependencies: ["OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "PropertyBased", package: "swift-property-based")]
         ),

@@ -4,6 +4,7 @@ import Hummingbird
 import NIOConcurrencyHelpers
 import OutpostStorage
 import OutpostStore
+import OutpostService
 import OutpostWire
 
 /// Token security (`serve --require-auth`): who is asking, and may they. Tokens come from
@@ -20,8 +21,7 @@ struct Authenticator: Sendable {
 
     static let tokenRequired = ArcGISError(kind: .tokenRequired, message: "Token Required", details: [])
     static let invalidToken = ArcGISError(kind: .invalidToken, message: "Invalid Token", details: [])
-    static let forbidden = ArcGISError(kind: .forbidden,
-                                       message: "You do not have permissions to access this resource or perform this operation.", details: [])
+    static let forbidden = ArcGISError.forbidden
 
     /// The token a request carries before its body: `token=` in the query string, or a
     /// bearer header.
@@ -92,10 +92,10 @@ extension OutpostRequestContext {
     /// Whether the caller may see or touch a replica, job or result file: its owner, an admin,
     /// or anyone when security is off. One made without a user (owner '': before token
     /// security was turned on) belongs to the administrators.
-    func mayManage(replicaOwner owner: String) -> Bool {
-        guard let user else { return true }
-        return user.role == .admin || (!owner.isEmpty && owner.caseInsensitiveCompare(user.name) == .orderedSame)
-    }
+    func mayManage(replicaOwner owner: String) -> Bool { caller.mayManage(owner: owner) }
+
+    /// The caller, as the use cases take it.
+    var caller: Caller { Caller(user: user) }
 
     /// Whose share of the job queue a job counts against: the user, or the address without one.
     var jobCaller: String { user.map { "user:\($0.name.lowercased())" } ?? "address:\(remoteAddress)" }

@@ -5,6 +5,7 @@ import OutpostGeoPackage
 import Logging
 import OutpostStorage
 import OutpostStore
+import OutpostService
 import OutpostSync
 import OutpostWire
 
@@ -147,34 +148,33 @@ struct SyncWork: Sendable {
         var fileName: String?
     }
 
-    /// Applies the upload. With `rollbackOnFailure` a failed edit fails the whole sync with
-    /// nothing applied (§5.7).
-    private func upload() throws -> SyncUploadOutcome? {
-        guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
-        let outcome = try store.applySyncUpload(plan, fingerprint: fingerprint)
-        if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
-            var details: [String] = []
-            for layer in outcome.results {
-                for (kind, results) in [("add", layer.addResults), ("update", layer.updateResults), ("delete", layer.deleteResults)] {
-                    for result in results where result.error != nil && result.error != .rolledBack {
-                        details.append("layer \(layer.layerId) \(kind) \(result.globalId ?? "?"): \(result.error!.description)")
-                    }
-                }
-                if let attachments = layer.attachmentResults {
-                    for result in attachments.adds + attachments.updates + attachments.deletes where result.error != nil && result.error != .rolledBack {
-                        details.append("layer \(layer.layerId) attachment \(result.globalId ?? "?"): \(result.error!.description)")
-                    }
+    /// The sync use case this work carries out.
+    private var session: SynchronizeReplica<FeatureStore> { SynchronizeReplica(backend: store, plan: plan, fingerprint: fingerprint) }
+
+    /// Runs the use case, timing and logging its two halves; `writeAnswer` writes the answer.
+    private func run(exporting: () -> Void = {}, writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> SyncAnswerSummary {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var uploaded = started
+        let outcome = try session.run { upload in
+            uploaded = clock.now
+            if let upload {
+                if upload.replayed {
+                    logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
+                } else if upload.conflictsRecorded > 0 {
+                    logger.info("replica \(plan.replica.id): upload overwrote \(upload.conflictsRecorded) unseen server changes (conflict log)")
                 }
             }
-            throw ArcGISError(kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
-                              details: details)
+            exporting()
+            return try writeAnswer(upload)
         }
-        if outcome.replayed {
-            logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
-        } else if outcome.conflictsRecorded > 0 {
-            logger.info("replica \(plan.replica.id): upload overwrote \(outcome.conflictsRecorded) unseen server changes (conflict log)")
-        }
-        return outcome
+        let summary = outcome.answer, upload = outcome.upload
+        let edits = upload?.results.reduce(0) { $0 + $1.all.count } ?? 0
+        requestRecord?.note("edits", edits)
+        requestRecord?.note("conflicts", upload?.conflictsRecorded ?? 0)
+        requestRecord?.note("changes", summary.changes)
+        logger.info("replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploaded - started), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(clock.now - uploaded) (\(summary.responseType.rawValue))")
+        return summary
     }
 
     private var attachmentURLs: ((Int, Int64, Int64) -> String)? {
@@ -183,39 +183,25 @@ struct SyncWork: Sendable {
         return { layer, objectId, attachmentId in "\(base)/\(layer)/\(objectId)/attachments/\(attachmentId)" }
     }
 
-    private func record(_ summary: SyncAnswerSummary, upload: SyncUploadOutcome?, uploadTime: Duration, answerTime: Duration) throws {
-        try store.recordSync(plan, generations: summary.generations, close: plan.closeReplica)
-        let edits = upload?.results.reduce(0) { $0 + $1.all.count } ?? 0
-        requestRecord?.note("edits", edits)
-        requestRecord?.note("conflicts", upload?.conflictsRecorded ?? 0)
-        requestRecord?.note("changes", summary.changes)
-        logger.info("replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploadTime), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(answerTime) (\(summary.responseType.rawValue))")
-    }
-
     /// The answer as a published result file. `keepEmpty`: publish even a `NoEdits` answer
     /// (a job always has a result).
     func toFile(keepEmpty: Bool = false, exporting: () -> Void = {}) throws -> Done {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let outcome = try upload()
-        exporting()
-        let uploaded = clock.now
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
-            let summary: SyncAnswerSummary
-            if plan.dataFormat == .sqlite {
-                summary = try store.writeSyncDelta(plan, upload: outcome, to: temporary, serviceURL: serviceURL,
-                                                   serviceJSON: serviceJSON, layerJSON: layerJSON)
-            } else {
+            let summary = try run(exporting: exporting) { upload in
+                if plan.dataFormat == .sqlite {
+                    return try store.writeSyncDelta(plan, upload: upload, to: temporary, serviceURL: serviceURL,
+                                                    serviceJSON: serviceJSON, layerJSON: layerJSON)
+                }
                 FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
-                summary = try store.writeSyncAnswer(plan, upload: outcome, write: { try handle.write(contentsOf: $0) },
-                                                    attachmentURL: attachmentURLs)
+                let summary = try store.writeSyncAnswer(plan, upload: upload, write: { try handle.write(contentsOf: $0) },
+                                                        attachmentURL: attachmentURLs)
                 try handle.synchronize()
+                return summary
             }
-            try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
             if summary.responseType == .noEdits && !keepEmpty {
                 files.discard(name)
                 return Done(summary: summary, fileName: nil)
@@ -231,13 +217,8 @@ struct SyncWork: Sendable {
 
     /// The embedded JSON answer.
     func toMemory() throws -> [UInt8] {
-        let clock = ContinuousClock()
-        let started = clock.now
-        let outcome = try upload()
-        let uploaded = clock.now
         var bytes: [UInt8] = []
-        let summary = try store.writeSyncAnswer(plan, upload: outcome, write: { bytes += $0 }, attachmentURL: attachmentURLs)
-        try record(summary, upload: outcome, uploadTime: uploaded - started, answerTime: clock.now - uploaded)
+        _ = try run { upload in try store.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: attachmentURLs) }
         return bytes
     }
 }

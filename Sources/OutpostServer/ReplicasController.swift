@@ -4,6 +4,7 @@ import Logging
 import OutpostGeoPackage
 import OutpostStorage
 import OutpostStore
+import OutpostService
 import OutpostSync
 import OutpostWire
 
@@ -204,7 +205,7 @@ struct ReplicasController: Sendable {
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         // Each caller sees their own replicas; admins (and everyone with security off) all of them.
-        let replicas = try store.replicas.replicas(service: try context.serviceName()).filter { context.mayManage(replicaOwner: $0.owner) }
+        let replicas = try ReplicaAdministration(backend: store).replicas(service: try context.serviceName(), for: context.caller)
         return RESTResponse.json(.array(replicas.map { ["replicaName": .string($0.name), "replicaID": .string($0.id)] }), parameters: p)
     }
 
@@ -221,27 +222,14 @@ struct ReplicasController: Sendable {
     func unregister(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
         guard let id = p.string("replicaID") else { throw ArcGISError.missingParameter("replicaID") }
+        let administration = ReplicaAdministration(backend: store)
         if id == "*" {
             // Everyone's for an admin (or with security off); otherwise the caller's own.
-            if context.user == nil || context.user?.role == .admin {
-                let count = try store.replicas.unregisterAllReplicas(service: serviceName)
-                logger.info("unregistered all \(count) replicas of \(serviceName)")
-            } else {
-                var count = 0
-                for replica in try store.replicas.replicas(service: serviceName) where context.mayManage(replicaOwner: replica.owner) {
-                    if try store.replicas.unregisterReplica(service: serviceName, id: replica.id) { count += 1 }
-                }
-                logger.info("unregistered \(count) replicas of \(context.user?.name ?? "") on \(serviceName)")
-            }
+            let count = try administration.unregisterAll(service: serviceName, for: context.caller)
+            logger.info("unregistered \(count) replicas of \(serviceName) for \(context.user?.name ?? "anyone")")
             return RESTResponse.json(["success": true], parameters: p)
         }
-        guard GlobalID.normalize(id) != nil else {
-            throw ArcGISError.invalidParameter("replicaID", "'\(id)' is not a replica id (a GUID) or *")
-        }
-        if let replica = try store.replicas.replica(service: serviceName, id: id), !context.mayManage(replicaOwner: replica.owner) {
-            throw Authenticator.forbidden
-        }
-        guard try store.replicas.unregisterReplica(service: serviceName, id: id) else { throw Self.replicaNotFound(id) }
+        try administration.unregister(service: serviceName, replicaId: id, for: context.caller)
         logger.info("unregistered replica \(id) of \(serviceName)")
         return RESTResponse.json(["success": true], parameters: p)
     }
@@ -257,9 +245,7 @@ struct ReplicasController: Sendable {
         return (serviceJSON, layerJSON)
     }
 
-    static func replicaNotFound(_ id: String) -> ArcGISError {
-        ArcGISError(kind: .notFound, message: "Replica not found.", details: ["No registered replica has the id '\(id)'."])
-    }
+    static func replicaNotFound(_ id: String) -> ArcGISError { .replicaNotFound(id) }
 
     // MARK: URLs
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OutpostStorage
+import OutpostService
 import OutpostStore
 import OutpostSync
 
@@ -19,12 +20,14 @@ struct Replicas: AsyncParsableCommand {
             if let idleDays, idleDays < 0 { throw ValidationError("--idle-days must not be negative.") }
         }
 
-        func replicas(_ store: FeatureStore) throws -> [ReplicaDefinition] {
-            var replicas = try service.map { try store.replicas.replicas(service: $0) } ?? store.replicas.allReplicas()
-            if let idleDays {
-                replicas = ReplicaHousekeeping.idle(replicas, days: idleDays, now: Int64(Date().timeIntervalSince1970 * 1000))
-            }
-            return replicas.sorted { ($0.serviceName, $0.name) < ($1.serviceName, $1.name) }
+        /// The use case over the data folder's store.
+        func administration() throws -> ReplicaAdministration<FeatureStore> {
+            ReplicaAdministration(backend: try FeatureStore(dataDirectory: data))
+        }
+
+        /// The selected replicas, by service, then name.
+        func replicas(_ administration: ReplicaAdministration<FeatureStore>) throws -> [ReplicaDefinition] {
+            try administration.replicas(service: service, idleDays: idleDays).sorted { ($0.serviceName, $0.name) < ($1.serviceName, $1.name) }
         }
     }
 
@@ -33,10 +36,9 @@ struct Replicas: AsyncParsableCommand {
         @OptionGroup var selection: Selection
 
         func run() async throws {
-            let store = try FeatureStore(dataDirectory: selection.data)
             let formatter = ISO8601DateFormatter()
             print("service\treplicaID\tname\towner\tlastActivity")
-            for replica in try selection.replicas(store) {
+            for replica in try selection.replicas(try selection.administration()) {
                 let last = Date(timeIntervalSince1970: Double(ReplicaHousekeeping.lastActivity(of: replica)) / 1000)
                 print("\(replica.serviceName)\t\(replica.id)\t\(replica.name)\t\(replica.owner)\t\(formatter.string(from: last))")
             }
@@ -53,18 +55,13 @@ struct Replicas: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let store = try FeatureStore(dataDirectory: selection.data)
-            var count = 0
-            for replica in try selection.replicas(store) {
-                if dryRun {
-                    print("would unregister \(replica.serviceName) \(replica.id) \(replica.name)")
-                    count += 1
-                } else if try store.replicas.unregisterReplica(service: replica.serviceName, id: replica.id) {
-                    print("unregistered \(replica.serviceName) \(replica.id) \(replica.name)")
-                    count += 1
-                }
+            let administration = try selection.administration()
+            let selected = try selection.replicas(administration)
+            let done = dryRun ? selected : try administration.unregister(selected)
+            for replica in done {
+                print("\(dryRun ? "would unregister" : "unregistered") \(replica.serviceName) \(replica.id) \(replica.name)")
             }
-            print("\(count) replica(s) \(dryRun ? "would be " : "")unregistered")
+            print("\(done.count) replica(s) \(dryRun ? "would be " : "")unregistered")
         }
     }
 }
@@ -76,8 +73,7 @@ struct Compact: AsyncParsableCommand {
     @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
 
     func run() async throws {
-        let store = try FeatureStore(dataDirectory: data)
-        let report = try store.maintenance.compact()
+        let report = try ReplicaAdministration(backend: try FeatureStore(dataDirectory: data)).compact()
         print("removed \(report.tombstones) tombstone(s) and \(report.receipts) retry receipt(s)")
     }
 }

@@ -1,0 +1,64 @@
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+/// The sync use case, whatever carries it (a request, a job, a command): apply the upload
+/// (with `rollbackOnFailure`, a failed edit fails the whole sync with nothing applied, §5.7),
+/// have the answer written, then record the generations handed out (and unregister when
+/// `closeReplica`). The answer's format and where it goes are the caller's.
+public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
+    public let backend: Backend
+    public let plan: SyncPlan
+    /// What identifies the upload for retries (`fingerprint(_:editBytes:)`).
+    public let fingerprint: [UInt8]
+
+    public init(backend: Backend, plan: SyncPlan, fingerprint: [UInt8]) {
+        self.backend = backend
+        self.plan = plan
+        self.fingerprint = fingerprint
+    }
+
+    /// What a sync did.
+    public struct Outcome: Sendable {
+        public var upload: SyncUploadOutcome?
+        public var answer: SyncAnswerSummary
+    }
+
+    /// Runs the sync: `writeAnswer` gets the upload's outcome and writes the answer.
+    public func run(writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> Outcome {
+        let upload = try self.upload()
+        let answer = try writeAnswer(upload)
+        try backend.recordSync(plan, generations: answer.generations, close: plan.closeReplica)
+        return Outcome(upload: upload, answer: answer)
+    }
+
+    /// Applies the upload, if the plan carries edits.
+    public func upload() throws -> SyncUploadOutcome? {
+        guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
+        let outcome = try backend.applySyncUpload(plan, fingerprint: fingerprint)
+        if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
+            throw ArcGISError(kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
+                              details: Self.failures(in: outcome.results))
+        }
+        return outcome
+    }
+
+    /// Each failed edit, named by layer, kind and GlobalID (edits rolled back only because
+    /// another failed are not listed).
+    static func failures(in results: [LayerEditResults]) -> [String] {
+        var details: [String] = []
+        for layer in results {
+            for (kind, results) in [("add", layer.addResults), ("update", layer.updateResults), ("delete", layer.deleteResults)] {
+                for result in results where result.error != nil && result.error != .rolledBack {
+                    details.append("layer \(layer.layerId) \(kind) \(result.globalId ?? "?"): \(result.error!.description)")
+                }
+            }
+            if let attachments = layer.attachmentResults {
+                for result in attachments.adds + attachments.updates + attachments.deletes where result.error != nil && result.error != .rolledBack {
+                    details.append("layer \(layer.layerId) attachment \(result.globalId ?? "?"): \(result.error!.description)")
+                }
+            }
+        }
+        return details
+    }
+}

@@ -1,0 +1,64 @@
+import OutpostService
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+import Testing
+
+/// The use cases the server and the CLI share, over every contract backend.
+@Suite struct UseCaseTests {
+    static let ada = Caller(user: ServerUser(name: "ada", role: .editor))
+    static let bob = Caller(user: ServerUser(name: "bob", role: .editor))
+    static let admin = Caller(user: ServerUser(name: "root", role: .admin))
+
+    @Test(arguments: ContractBackend.all)
+    func replicasAreManagedByTheirOwnersAndAdministrators(_ backend: ContractBackend) throws {
+        let (store, clock) = try backend.fresh()
+        try Self.check(store, clock)
+    }
+
+    static func check(_ store: some OutpostBackend, _ clock: ManualClock) throws {
+        let administration = ReplicaAdministration(backend: store)
+        let adas = try Contract.createReplica(store, name: "a", owner: "ada")
+        clock.advance(milliseconds: 10 * 86_400_000)
+        let bobs = try Contract.createReplica(store, name: "b", owner: "bob")
+        let legacy = try Contract.createReplica(store, name: "before security", owner: "")
+        #expect(try administration.replicas(for: ada).map(\.id) == [adas.id])
+        #expect(try administration.replicas(for: admin).count == 3 && administration.replicas().count == 3)
+        // Idle by the backend's clock: ada's replica has not synced for 10 days.
+        #expect(try administration.replicas(idleDays: 5).map(\.id) == [adas.id])
+        #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: bobs.id, for: ada) }
+        #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: legacy.id, for: ada) }
+        let unknown = GlobalID.make()
+        #expect(throws: ArcGISError.replicaNotFound(unknown)) { try administration.unregister(service: Contract.service, replicaId: unknown, for: admin) }
+        #expect(try administration.unregisterAll(service: Contract.service, for: bob) == 1)
+        #expect(try administration.replicas().map(\.id).sorted() == [adas.id, legacy.id].sorted())
+        try administration.unregister(service: Contract.service, replicaId: legacy.id, for: admin)
+        #expect(try administration.unregister(administration.replicas(idleDays: 5)).map(\.id) == [adas.id])
+        #expect(try administration.replicas().isEmpty)
+    }
+
+    @Test(arguments: ContractBackend.all)
+    func aSyncWithRollbackOnFailureAppliesNothingWhenAnEditFails(_ backend: ContractBackend) throws {
+        let (store, _) = try backend.fresh()
+        try Self.rollback(store)
+    }
+
+    static func rollback(_ store: some OutpostBackend) throws {
+        let replica = try Contract.createReplica(store)
+        var request = SynchronizeReplicaRequest(replicaId: replica.id)
+        request.rollbackOnFailure = true
+        let edits = LayerEdits(layerId: 0, adds: [Contract.point("good", globalId: GlobalID.make()), Contract.point("no GlobalID")])
+        let plan = try SyncPlanner.plan(request, replica: replica, edits: [edits])
+        let generation = try store.currentGeneration()
+        let sync = SynchronizeReplica(backend: store, plan: plan, fingerprint: [7])
+        #expect(throws: ArcGISError.self) { _ = try sync.run { _ in Issue.record("no answer after a failed upload"); throw ArcGISError.internalError("") } }
+        #expect(try store.currentGeneration() == generation && store.count(service: Contract.service, layer: 0) == 0)
+        // Without rollbackOnFailure the good edit commits, and the sync records its generation.
+        var lenient = request
+        lenient.rollbackOnFailure = false
+        let outcome = try SynchronizeReplica(backend: store, plan: try SyncPlanner.plan(lenient, replica: replica, edits: [edits]), fingerprint: [8])
+            .run { upload in try Contract.answer(store, plan, upload: upload).1 }
+        #expect(outcome.upload?.results[0].addResults.map(\.success) == [true, false])
+        #expect(try store.replicas.replica(service: Contract.service, id: replica.id)?.layers[0].serverGen == outcome.answer.generation)
+    }
+}
