@@ -20,7 +20,7 @@ struct AttachmentsController: Sendable {
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         let oid = try context.integer("oid")
-        let infos = try store.attachmentInfos(layer: layer, objectIds: [oid])
+        let infos = try store.features.attachmentInfos(layer: layer, objectIds: [oid])
         guard let group = infos.first else {
             throw ArcGISError(kind: .notFound, message: "Feature not found.",
                               details: ["Layer \(layer.definition.id) has no feature \(oid)."])
@@ -33,7 +33,7 @@ struct AttachmentsController: Sendable {
         let layer = try attachmentLayer(context)
         let oid = try context.integer("oid")
         let attachmentId = try context.integer("attachment")
-        guard let attachment = try store.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
+        guard let attachment = try store.features.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
             throw ArcGISError(kind: .notFound, message: "Attachment not found.",
                               details: ["Feature \(oid) has no attachment \(attachmentId)."])
         }
@@ -54,7 +54,7 @@ struct AttachmentsController: Sendable {
     func add(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         let input = try attachmentInput(form, service: layer.serviceName)
-        let result = try store.addAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+        let result = try store.edits.addAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
                                              input: input)
         return RESTResponse.json(["addAttachmentResult": result.json], parameters: form.parameters)
     }
@@ -63,7 +63,7 @@ struct AttachmentsController: Sendable {
         let layer = try attachmentLayer(context)
         guard let attachmentId = try form.parameters.intList("attachmentId")?.first else { throw ArcGISError.missingParameter("attachmentId") }
         let input = try attachmentInput(form, service: layer.serviceName)
-        let result = try store.updateAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+        let result = try store.edits.updateAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
                                                 attachmentId: attachmentId, input: input)
         return RESTResponse.json(["updateAttachmentResult": result.json], parameters: form.parameters)
     }
@@ -71,7 +71,7 @@ struct AttachmentsController: Sendable {
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         guard let ids = try p.intList("attachmentIds"), !ids.isEmpty else { throw ArcGISError.missingParameter("attachmentIds") }
-        let results = try store.deleteAttachments(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+        let results = try store.edits.deleteAttachments(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
                                                   attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false))
         return RESTResponse.json(["deleteAttachmentResults": .array(results.map(\.json))], parameters: p)
     }
@@ -110,10 +110,10 @@ struct AttachmentsController: Sendable {
         query.whereClause = p.string("definitionExpression") ?? p.string("where")
         query.objectIds = try p.intList("objectIds")
         query.returnIdsOnly = true
-        guard case .objectIds(let ids) = try store.query(query, service: layer.serviceName, layer: layer.definition.id) else {
+        guard case .objectIds(let ids) = try store.features.query(query, service: layer.serviceName, layer: layer.definition.id) else {
             return RESTResponse.json(["attachmentGroups": []], parameters: p)
         }
-        var groups = try store.attachmentInfos(layer: layer, objectIds: ids)
+        var groups = try store.features.attachmentInfos(layer: layer, objectIds: ids)
         if let globalIds = p.nameList("globalIds") {
             let wanted = Set(globalIds.compactMap(GlobalID.normalize))
             groups = groups.map { group in

@@ -11,10 +11,10 @@ struct EditsController: Sendable {
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
         let service = try context.serviceName()
         if let version = p.string("gdbVersion"), !version.isEmpty,
-           try store.version(service: service, named: version).map({ !$0.isDefault }) ?? true {
-            return try store.applyVersionEdits(service: service, version: version, edits: edits, options: options).noted(in: context)
+           try store.versions.version(service: service, named: version).map({ !$0.isDefault }) ?? true {
+            return try store.versions.applyVersionEdits(service: service, version: version, edits: edits, options: options).noted(in: context)
         }
-        return try store.applyEdits(service: service, edits: edits, options: options).noted(in: context)
+        return try store.edits.applyEdits(service: service, edits: edits, options: options).noted(in: context)
     }
 
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

@@ -15,9 +15,9 @@ struct QueryController: Sendable {
         let query = try LayerQuery.parse(p)
         let answer: QueryAnswer
         if let version = p.string("gdbVersion"), !version.isEmpty {
-            answer = try store.query(query, service: service, layer: layerId, version: version)
+            answer = try store.versions.query(query, service: service, layer: layerId, version: version)
         } else {
-            answer = try store.query(query, service: service, layer: layerId)
+            answer = try store.features.query(query, service: service, layer: layerId)
         }
         var w = JSONWriter(pretty: query.format.isPretty, reserve: 64 * 1024)
         FeatureSetWriter.write(answer, layer: layer.definition, format: query.format, to: &w)
@@ -33,7 +33,7 @@ struct QueryController: Sendable {
         var query = LayerQuery()
         query.objectIds = [oid]
         query.outFields = ["*"]
-        guard case .features(let page) = try store.query(query, service: service, layer: layerId),
+        guard case .features(let page) = try store.features.query(query, service: service, layer: layerId),
             let feature = page.features.first
         else {
             throw ArcGISError(kind: .notFound, message: "Feature not found.",

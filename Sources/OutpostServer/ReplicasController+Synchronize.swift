@@ -24,7 +24,7 @@ extension ReplicasController {
         // Reading an uploaded file is blocking work: off the cooperative pool.
         let upload = parsed.upload
         let (edits, editBytes) = try await JobRunner.blocking { [self] in try loadEdits(upload, service: serviceName, replicaId: replica.id) }
-        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.currentGeneration(),
+        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.edits.currentGeneration(),
                                         limits: syncLimits, serviceHasAttachments: { id in
             service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
         })
@@ -191,13 +191,13 @@ struct SyncWork: Sendable {
         do {
             let summary = try run(exporting: exporting) { upload in
                 if plan.dataFormat == .sqlite {
-                    return try store.writeSyncDelta(plan, upload: upload, to: temporary, serviceURL: serviceURL,
+                    return try store.sync.writeSyncDelta(plan, upload: upload, to: temporary, serviceURL: serviceURL,
                                                     serviceJSON: serviceJSON, layerJSON: layerJSON)
                 }
                 FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
-                let summary = try store.writeSyncAnswer(plan, upload: upload, write: { try handle.write(contentsOf: $0) },
+                let summary = try store.sync.writeSyncAnswer(plan, upload: upload, write: { try handle.write(contentsOf: $0) },
                                                         attachmentURL: attachmentURLs)
                 try handle.synchronize()
                 return summary
@@ -218,7 +218,7 @@ struct SyncWork: Sendable {
     /// The embedded JSON answer.
     func toMemory() throws -> [UInt8] {
         var bytes: [UInt8] = []
-        _ = try run { upload in try store.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: attachmentURLs) }
+        _ = try run { upload in try store.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: attachmentURLs) }
         return bytes
     }
 }

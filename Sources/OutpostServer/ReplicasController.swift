@@ -54,7 +54,7 @@ struct ReplicasController: Sendable {
         guard let plan = planBox.plan else { throw ArcGISError.internalError("no replica plan") }
         let store = self.store
         do {
-            try store.validate(plan)
+            try store.sync.validate(plan)
         } catch {
             store.replicas.releaseReplicaName(reserved, service: serviceName)
             throw error
@@ -64,7 +64,7 @@ struct ReplicasController: Sendable {
         if let registration = plan.registration {
             defer { store.replicas.releaseReplicaName(reserved, service: serviceName) }
             let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
-                                                                      currentGeneration: try store.currentGeneration())
+                                                                      currentGeneration: try store.edits.currentGeneration())
             let registered = try store.replicas.registerReplica(definition, copiedFrom: registrationFacts?.originId)
             let answer = ReplicaRegistrationAnswer(replicaName: registered.name, replicaId: registered.id, generations: registered.generations,
                                                    syncModel: registered.syncModel, targetType: registered.targetType)
@@ -236,10 +236,10 @@ struct ReplicasController: Sendable {
 
     /// The service and layer resources as served, for a replica file or delta to keep.
     func resources(_ service: StoredService, of replica: ReplicaDefinition) throws -> (service: JSONValue, layers: [Int: JSONValue]) {
-        let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.fullExtent(of: service))
+        let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.features.fullExtent(of: service))
         var layerJSON: [Int: JSONValue] = [:]
         for layer in service.layers where replica.layer(id: layer.definition.id) != nil {
-            let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
+            let state = FeatureServiceMetadata.LayerState(extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
             layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
         }
         return (serviceJSON, layerJSON)
@@ -296,14 +296,14 @@ struct ExportWork: Sendable {
             var definition: ReplicaDefinition
             switch plan.dataFormat {
             case .sqlite:
-                (definition, _) = try store.exportReplica(plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
+                (definition, _) = try store.sync.exportReplica(plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
                                                           serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
             case .json:
                 FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
                 let urls = attachmentURLs
-                (definition, _) = try store.exportReplica(plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
+                (definition, _) = try store.sync.exportReplica(plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
                                                           serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
                 try handle.synchronize()
             }
@@ -326,7 +326,7 @@ struct ExportWork: Sendable {
     func toMemory() throws -> [UInt8] {
         defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         var bytes: [UInt8] = []
-        let (definition, _) = try store.exportReplica(plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
+        let (definition, _) = try store.sync.exportReplica(plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
                                                       serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
         if definition.isRegistered { try store.replicas.registerReplica(definition) }
         return bytes

@@ -63,7 +63,7 @@ struct ServicesController: Sendable {
 
     func service(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let service = try store.service(named: try context.serviceName())
-        let extent = try store.fullExtent(of: service)
+        let extent = try store.features.fullExtent(of: service)
         return RESTResponse.json(FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: extent), parameters: p)
     }
 
@@ -85,7 +85,7 @@ struct ServicesController: Sendable {
     }
 
     private func layerJSON(_ layer: StoredLayer, service: StoredService) throws -> JSONValue {
-        let state = FeatureServiceMetadata.LayerState(extent: try store.extent(of: layer), lastEditDate: try store.lastEditDate(of: layer))
+        let state = FeatureServiceMetadata.LayerState(extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
         return FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
     }
 }

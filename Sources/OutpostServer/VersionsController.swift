@@ -20,7 +20,7 @@ struct VersionsController: Sendable {
     private func version(_ context: OutpostRequestContext) throws -> (String, DataVersion) {
         let service = try versioned(context)
         let id = FormURLEncoding.percentDecode(context.parameters.get("version") ?? "")
-        guard let version = try store.version(service: service, named: id) else { throw VersionFailure.notFound(id) }
+        guard let version = try store.versions.version(service: service, named: id) else { throw VersionFailure.notFound(id) }
         return (service, version)
     }
 
@@ -32,7 +32,7 @@ struct VersionsController: Sendable {
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let service = try versioned(context)
-        return RESTResponse.json(["versions": .array(try store.versions(service: service).map(\.json))], parameters: p)
+        return RESTResponse.json(["versions": .array(try store.versions.versions(service: service).map(\.json))], parameters: p)
     }
 
     func create(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -42,7 +42,7 @@ struct VersionsController: Sendable {
         guard ["public", "protected", "private"].contains(access) else {
             throw ArcGISError.invalidParameter("accessPermission", "public, protected or private")
         }
-        let created = try store.createVersion(service: service, name: name, description: p.string("description") ?? "", access: access)
+        let created = try store.versions.createVersion(service: service, name: name, description: p.string("description") ?? "", access: access)
         return RESTResponse.json(["versionInfo": created.json, "success": true], parameters: p)
     }
 
@@ -60,7 +60,7 @@ struct VersionsController: Sendable {
         guard try p.bool("withPost", default: true) else {
             throw ArcGISError.invalidParameter("withPost", "a reconcile without post is not supported; send withPost=true")
         }
-        let post = try store.reconcileAndPost(service: service, version: version.name)
+        let post = try store.versions.reconcileAndPost(service: service, version: version.name)
         return RESTResponse.json(["success": true, "hasConflicts": .bool(post.conflicts > 0), "conflictCount": .int(Int64(post.conflicts)),
                                   "postedEdits": .int(Int64(post.posted)), "didPost": .bool(post.posted > 0),
                                   "moment": post.generation.map { .int($0) } ?? .null], parameters: p)
@@ -74,7 +74,7 @@ struct VersionsController: Sendable {
 
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let (service, version) = try version(context)
-        try store.deleteVersion(service: service, named: version.name)
+        try store.versions.deleteVersion(service: service, named: version.name)
         return RESTResponse.json(["success": true], parameters: p)
     }
 }

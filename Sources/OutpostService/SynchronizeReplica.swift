@@ -28,14 +28,14 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
     public func run(writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> Outcome {
         let upload = try self.upload()
         let answer = try writeAnswer(upload)
-        try backend.recordSync(plan, generations: answer.generations, close: plan.closeReplica)
+        try backend.sync.recordSync(plan, generations: answer.generations, close: plan.closeReplica)
         return Outcome(upload: upload, answer: answer)
     }
 
     /// Applies the upload, if the plan carries edits.
     public func upload() throws -> SyncUploadOutcome? {
         guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
-        let outcome = try backend.applySyncUpload(plan, fingerprint: fingerprint)
+        let outcome = try backend.sync.applySyncUpload(plan, fingerprint: fingerprint)
         if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
             throw ArcGISError(kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
                               details: Self.failures(in: outcome.results))

@@ -101,10 +101,15 @@ public protocol VersionStore: Sendable {
     func query(_ query: LayerQuery, service: String, layer layerId: Int, version name: String) throws -> QueryAnswer
 }
 
-/// A whole backend: feature data, sync and versions, and a repository per other concern.
-/// A second backend implements these and passes the store contract suite
-/// (`Tests/OutpostStoreTests/Contract`) by adding one line there.
-public protocol OutpostBackend: CatalogStore, FeatureQuerying, FeatureEditing, SyncStore, VersionStore {
+/// A whole backend: one repository per concern. A second backend implements these and
+/// passes the store contract suite (`Tests/OutpostStoreTests/Contract`) by adding one line
+/// there.
+public protocol OutpostBackend: Sendable {
+    associatedtype Schema: CatalogStore
+    associatedtype Features: FeatureQuerying
+    associatedtype Edits: FeatureEditing
+    associatedtype Sync: SyncStore
+    associatedtype Versions: VersionStore
     associatedtype Users: UserDirectory
     associatedtype Uploads: UploadStore
     associatedtype Jobs: JobStore
@@ -113,6 +118,11 @@ public protocol OutpostBackend: CatalogStore, FeatureQuerying, FeatureEditing, S
     associatedtype ResultFiles: ResultFileRegistry
     associatedtype Maintenance: StoreMaintenance
 
+    var schema: Schema { get }
+    var features: Features { get }
+    var edits: Edits { get }
+    var sync: Sync { get }
+    var versions: Versions { get }
     var users: Users { get }
     var uploads: Uploads { get }
     var jobs: Jobs { get }
@@ -122,4 +132,13 @@ public protocol OutpostBackend: CatalogStore, FeatureQuerying, FeatureEditing, S
     var maintenance: Maintenance { get }
     /// Every time the backend stamps.
     var clock: any WallClock { get }
+}
+
+extension OutpostBackend {
+    /// A consistent snapshot of all services.
+    public var catalog: Catalog { schema.catalog }
+
+    public func service(named name: String) throws(StoreError) -> StoredService { try schema.service(named: name) }
+
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try schema.layer(service: name, id: id) }
 }

@@ -79,7 +79,7 @@ public enum DemoData {
             relationships: [RelationshipDefinition(id: 0, name: "City inspections", relatedTableId: 0, cardinality: .oneToMany,
                                                    role: .destination, keyField: "CityGlobalID")],
             maxRecordCount: 2000)
-        try store.createService(ServiceDefinition(
+        try store.schema.createService(ServiceDefinition(
             name: "Demo", description: "Outpost demo service: Natural Earth places and countries with generated data.",
             spatialReference: .wgs84, maxRecordCount: 2000,
             layers: [citiesLayer, countriesLayer, treesLayer, inspectionsTable]))
@@ -92,7 +92,7 @@ public enum DemoData {
                 "CreationDate": .int(now), "Creator": "outpost-seed", "EditDate": .int(now), "Editor": "outpost-seed",
             ], geometry: city.geometry))
         }
-        try store.insert(cityRows, service: "Demo", layer: 0)
+        try store.edits.insert(cityRows, service: "Demo", layer: 0)
 
         var countryRows: [FeatureRow] = []
         for country in countries {
@@ -100,7 +100,7 @@ public enum DemoData {
             for key in ["name", "iso_a3", "continent", "pop_est", "gdp_md_est"] { attributes[key] = country.properties[key] ?? .null }
             countryRows.append(FeatureRow(attributes: attributes, geometry: country.geometry))
         }
-        try store.insert(countryRows, service: "Demo", layer: 1)
+        try store.edits.insert(countryRows, service: "Demo", layer: 1)
 
         let species = ["Tilia cordata", "Acer platanoides", "Quercus robur", "Platanus x hispanica", "Aesculus hippocastanum",
                        "Betula pendula", "Robinia pseudoacacia", "Fraxinus excelsior"]
@@ -115,10 +115,10 @@ public enum DemoData {
                 "healthy": .int(random.nextDouble() < 0.85 ? 1 : 0),
             ], geometry: .point(Point(x: (x * 1e6).rounded() / 1e6, y: (y * 1e6).rounded() / 1e6))))
         }
-        try store.insert(treeRows, service: "Demo", layer: 2)
+        try store.edits.insert(treeRows, service: "Demo", layer: 2)
 
         let cityGlobalIDs = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT GlobalID FROM \(FeatureStore.tableName(service: "Demo", layer: 0)) ORDER BY OBJECTID")
+            try String.fetchAll(db, sql: "SELECT GlobalID FROM \(SpatiaLiteSchema.tableName(service: "Demo", layer: 0)) ORDER BY OBJECTID")
         }
         let inspectors = ["A. Okafor", "B. Lindqvist", "C. Moreau", "D. Tanaka", "E. Silva"]
         var inspectionRows: [FeatureRow] = []
@@ -132,11 +132,11 @@ public enum DemoData {
                 "notes": index % 7 == 0 ? "Follow-up needed" : .null,
             ]))
         }
-        try store.insert(inspectionRows, service: "Demo", layer: 3)
+        try store.edits.insert(inspectionRows, service: "Demo", layer: 3)
 
         // A few attachments so the attachment resources have something to show.
         try store.write { db in
-            let table = FeatureStore.tableName(service: "Demo", layer: 0) + "__attach"
+            let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"
             var generator = SeededGenerator(seed: 7)
             for (index, city) in cityGlobalIDs.prefix(5).enumerated() {
                 let text = Array("Field note \(index + 1) for city \(city)\n".utf8)
@@ -155,7 +155,7 @@ public enum DemoData {
                 FieldDefinition(name: "area_m2", type: .double, alias: "Area (m²)"),
             ] + tracking),
             displayField: "parcel_id", hasAttachments: true, editFieldsInfo: editFields, maxRecordCount: 2000)
-        try store.createService(ServiceDefinition(
+        try store.schema.createService(ServiceDefinition(
             name: "Parcels", description: "Outpost demo of a versioned service (per-replica sync).", isVersioned: true,
             spatialReference: .webMercator, maxRecordCount: 2000, layers: [parcelLayer]))
         let zones = ["R1", "R2", "C1", "I1", "OS"]
@@ -175,7 +175,7 @@ public enum DemoData {
                 ], geometry: .multiPolygon([[ring]])))
             }
         }
-        try store.insert(parcelRows, service: "Parcels", layer: 0)
+        try store.edits.insert(parcelRows, service: "Parcels", layer: 0)
     }
 
     struct SourceFeature {

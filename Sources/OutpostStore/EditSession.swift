@@ -60,7 +60,7 @@ struct EditSession {
         if let query = edits.deleteQuery {
             var idsOnly = query
             idsOnly.returnIdsOnly = true
-            if case .objectIds(let ids) = try FeatureStore.answer(idsOnly, layer: layer, db: db) {
+            if case .objectIds(let ids) = try SpatiaLiteFeatures.answer(idsOnly, layer: layer, db: db) {
                 keys.append(contentsOf: ids.map(FeatureKey.objectId))
             }
         }
@@ -92,7 +92,7 @@ struct EditSession {
         if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) == true {
             throw EditFailure(error: .duplicateGlobalID(edit.globalId), globalId: edit.globalId)
         }
-        let name = FeatureStore.sanitizedAttachmentName(edit.name ?? file.uploadName ?? "attachment")
+        let name = SpatiaLiteEdits.sanitizedAttachmentName(edit.name ?? file.uploadName ?? "attachment")
         try db.execute(sql: """
             INSERT INTO \(layer.attachmentTable.quotedDatabaseIdentifier)
                 (GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, KEYWORDS, DATA, DATA_PATH, outpost_created_gen, outpost_gen, outpost_replica)
@@ -110,7 +110,7 @@ struct EditSession {
         let id: Int64 = row[0]
         var assignments = ["outpost_gen = ?", "outpost_replica = ?"]
         var arguments: [DatabaseValue] = [generation.databaseValue, context.replicaId?.databaseValue ?? .null]
-        if let name = edit.name { assignments.append("ATT_NAME = ?"); arguments.append(FeatureStore.sanitizedAttachmentName(name).databaseValue) }
+        if let name = edit.name { assignments.append("ATT_NAME = ?"); arguments.append(SpatiaLiteEdits.sanitizedAttachmentName(name).databaseValue) }
         if let type = edit.contentType { assignments.append("CONTENT_TYPE = ?"); arguments.append(type.databaseValue) }
         if let keywords = edit.keywords { assignments.append("KEYWORDS = ?"); arguments.append(keywords.databaseValue) }
         let file = preparedFiles[edit.globalId]
@@ -381,9 +381,9 @@ struct EditSession {
             guard geometry.fits(type) else {
                 throw GeometryError.invalid("a \(geometry.geometryType.shortName) does not fit a \(type.shortName) layer")
             }
-            var ogc = try FeatureStore.storable(geometry.ogc, for: definition, row: 0)
+            var ogc = try SpatiaLiteEdits.storable(geometry.ogc, for: definition, row: 0)
             if let sr, sr.epsg != layer.srid {
-                ogc = try FeatureStore.storable(FeatureStore.transform(ogc, from: sr.epsg, to: layer.srid, db: db), for: definition, row: 0)
+                ogc = try SpatiaLiteEdits.storable(SpatiaLiteFeatures.transform(ogc, from: sr.epsg, to: layer.srid, db: db), for: definition, row: 0)
             }
             return Data(SpatiaLiteBlob.encode(ogc, srid: Int32(layer.srid))).databaseValue
         } catch let error as GeometryError {

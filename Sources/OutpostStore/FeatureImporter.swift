@@ -67,7 +67,7 @@ public struct FeatureImporter {
         let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
                                         spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
                                         layers: [layer])
-        let stored = try store.createService(service)
+        let stored = try store.schema.createService(service)
         // Pass 2: convert and insert.
         var rows: [FeatureRow] = []
         rows.reserveCapacity(inference.featureCount)
@@ -75,9 +75,9 @@ public struct FeatureImporter {
             _ = try JSONParser.parseStreaming(bytes: bytes, arrayKey: "features") { feature in
                 rows.append(try inference.row(for: feature))
             }
-            try store.insert(rows, service: service.name, layer: 0)
+            try store.edits.insert(rows, service: service.name, layer: 0)
         } catch {
-            try? store.deleteService(named: service.name)
+            try? store.schema.deleteService(named: service.name)
             throw error
         }
         return try store.service(named: stored.definition.name)
@@ -195,7 +195,7 @@ public struct FeatureImporter {
         let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
                                         spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
                                         layers: layers)
-        try store.createService(service)
+        try store.schema.createService(service)
         do {
             for (index, table) in tables.enumerated() {
                 let mapping = mappings[index]
@@ -207,7 +207,7 @@ public struct FeatureImporter {
                     while let row = try cursor.next() {
                         var attributes: [String: JSONValue] = [:]
                         for (i, entry) in mapping.enumerated() {
-                            let value = FeatureStore.jsonValue(row[i] as DatabaseValue)
+                            let value = SpatiaLiteFeatures.jsonValue(row[i] as DatabaseValue)
                             if !value.isNull { attributes[entry.field.name] = value }
                         }
                         var geometry: OGCGeometry?
@@ -218,10 +218,10 @@ public struct FeatureImporter {
                     }
                     return result
                 }
-                try store.insert(rows, service: service.name, layer: index)
+                try store.edits.insert(rows, service: service.name, layer: index)
             }
         } catch {
-            try? store.deleteService(named: service.name)
+            try? store.schema.deleteService(named: service.name)
             throw error
         }
         return try store.service(named: service.name)

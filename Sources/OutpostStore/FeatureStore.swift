@@ -5,13 +5,17 @@ import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// The embedded SpatiaLite backend (`OutpostBackend`): features, edits, sync and versions
-/// here; users, uploads, jobs, the replica registry, the conflict log, result files and
-/// maintenance in repositories of their own over the same database (`StoreDatabase`).
+/// The embedded SpatiaLite backend (`OutpostBackend`): one repository per concern over one
+/// database (`StoreDatabase`). It holds them and the data folder's paths; the SQL is theirs.
 public final class FeatureStore: OutpostBackend, Sendable {
     public static let databaseFileName = StoreDatabase.fileName
 
     public let database: StoreDatabase
+    public let schema: SpatiaLiteSchema
+    public let features: SpatiaLiteFeatures
+    public let edits: SpatiaLiteEdits
+    public let sync: SpatiaLiteSync
+    public let versions: SpatiaLiteVersions
     public let users: SpatiaLiteUserDirectory
     public let uploads: SpatiaLiteUploadStore
     public let jobs: SpatiaLiteJobStore
@@ -24,6 +28,11 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public init(path: String, clock: any WallClock = SystemClock()) throws {
         let database = try StoreDatabase(path: path, clock: clock)
         self.database = database
+        schema = SpatiaLiteSchema(database: database)
+        features = SpatiaLiteFeatures(database: database)
+        edits = SpatiaLiteEdits(database: database)
+        sync = SpatiaLiteSync(database: database)
+        versions = SpatiaLiteVersions(database: database)
         users = SpatiaLiteUserDirectory(database: database)
         uploads = SpatiaLiteUploadStore(database: database)
         jobs = SpatiaLiteJobStore(database: database)
@@ -40,8 +49,6 @@ public final class FeatureStore: OutpostBackend, Sendable {
     }
 
     var pool: DatabasePool { database.pool }
-    /// A consistent snapshot of all services.
-    public var catalog: Catalog { database.catalog }
     public var path: String { database.path }
     public var directory: String { database.directory }
     public var clock: any WallClock { database.clock }
@@ -53,8 +60,6 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public var temporaryDirectory: String { database.temporaryDirectory }
     public var attachmentsDirectory: String { database.attachmentsDirectory }
     public var uploadsDirectory: String { database.uploadsDirectory }
-
-    func reloadCatalog() throws { try database.reloadCatalog() }
 
     public var libraryVersions: String { SpatiaLite.versions }
 

@@ -66,7 +66,7 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
             let name = service.definition.name
             let replicas = try SpatiaLiteReplicaRegistry(database: database).replicas(service: name)
             try pool.write { db in
-                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try FeatureStore.newestGeneration(db))
+                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try SpatiaLiteEdits.newestGeneration(db))
                 try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND generation <= ?", arguments: [name, oldest])
                 report.tombstones += db.changesCount
             }

@@ -19,7 +19,7 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     /// Stores a whole file as a committed item (`uploads/upload`).
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: FeatureStore.sanitizedAttachmentName(name), description: description,
+        let item = UploadItem(itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
                               date: clock.milliseconds(), committed: true, size: Int64(size))
         try FileManager.default.createDirectory(atPath: uploadDirectory(item.itemID), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: sourcePath, toPath: uploadDataPath(item.itemID))
@@ -30,7 +30,7 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     /// Starts a multi-part item (`uploads/register`).
     public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: FeatureStore.sanitizedAttachmentName(name), description: description,
+        let item = UploadItem(itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
                               date: clock.milliseconds(), committed: false, size: 0)
         try FileManager.default.createDirectory(atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
                                                 withIntermediateDirectories: true)

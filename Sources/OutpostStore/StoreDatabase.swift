@@ -80,12 +80,12 @@ extension StoreRepository {
     /// A consistent snapshot of all services.
     public var catalog: Catalog { database.catalog }
 
-    public func service(named name: String) throws(StoreError) -> StoredService {
+    func service(named name: String) throws(StoreError) -> StoredService {
         guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
         return service
     }
 
-    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
+    func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
         let service = try service(named: name)
         guard let layer = service.layers.first(where: { $0.definition.id == id }) else {
             throw .layerNotFound(service: name, layer: id)

@@ -162,7 +162,7 @@ struct Import: AsyncParsableCommand {
         let imported = try FeatureImporter(store: store).importFile(at: file, options: options)
         let elapsed = Date().timeIntervalSince(started)
         for layer in imported.layers {
-            let count = try store.count(service: imported.definition.name, layer: layer.definition.id)
+            let count = try store.features.count(service: imported.definition.name, layer: layer.definition.id)
             print("\(imported.definition.name)/FeatureServer/\(layer.definition.id) \(layer.definition.name): \(count) rows")
         }
         print(String(format: "Imported in %.2f s", elapsed))

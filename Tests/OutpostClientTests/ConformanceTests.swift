@@ -11,12 +11,12 @@ import Testing
     /// Outpost passes every scenario its services support, and leaves nothing behind.
     @Test func outpostPassesEveryScenarioAndCleansUp() async throws {
         try await withLiveServer { url, store, _ in
-            let citiesBefore = try store.count(service: "Demo", layer: 0)
+            let citiesBefore = try store.features.count(service: "Demo", layer: 0)
             let demo = try await ConformanceRunner(connection: ServiceConnection(serviceURL: url), layerId: 0).run()
             #expect(demo.failed == 0, "\(demo.table)")
             #expect(demo.entries.filter { $0.status == .unsupported }.map(\.id) == ["sync.direction-control", "register.not-on-versioned"])
             #expect(demo.entries.count == ConformanceCatalogue.scenarios.count)
-            #expect(try store.count(service: "Demo", layer: 0) == citiesBefore)
+            #expect(try store.features.count(service: "Demo", layer: 0) == citiesBefore)
             #expect(try store.replicas.replicas(service: "Demo").isEmpty)
 
             let parcelsURL = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Parcels/FeatureServer")
@@ -33,7 +33,7 @@ import Testing
         try await withLiveServer { url, store, _ in
             let layer = LayerDefinition(id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
                                         fields: LayerDefinition.withSystemFields([FieldDefinition(name: "label", type: .string, length: 64)]))
-            try store.createService(ServiceDefinition(name: "NoSync", capabilities: ["Query", "Create", "Update", "Delete", "Editing"],
+            try store.schema.createService(ServiceDefinition(name: "NoSync", capabilities: ["Query", "Create", "Update", "Delete", "Editing"],
                                                       layers: [layer]))
             let noSync = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("NoSync/FeatureServer")
             let report = try await ConformanceRunner(connection: ServiceConnection(serviceURL: noSync)).run()

@@ -39,7 +39,7 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
             var bytes: [UInt8] = []
             var generator = SeededGenerator(seed: 3)
             for i in 0..<300_000 { bytes.append(i % 7 == 0 ? 0x0D : i % 11 == 0 ? 0x2D : UInt8(truncatingIfNeeded: generator.next())) }
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let (headers, body) = multipart(fields: [("f", "json")], file: ("attachment", "photo.jpg", "image/jpeg", bytes))
             let attachmentId = try await client.execute(uri: "\(cities)/2/addAttachment", method: .post, headers: headers, body: body) { response in
                 let result = json(response)["addAttachmentResult"]
@@ -48,7 +48,7 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
                 return result?["objectId"]?.int64Value ?? 0
             }
             #expect(attachmentId > 0)
-            #expect(try store.currentGeneration() == generation + 1)
+            #expect(try store.edits.currentGeneration() == generation + 1)
             try await client.execute(uri: "\(cities)/2/attachments?f=json", method: .get) { response in
                 let info = json(response)["attachmentInfos"]?.arrayValue?.last
                 #expect(info?["name"] == "photo.jpg" && info?["size"] == 300_000 && info?["contentType"] == "image/jpeg")
@@ -154,10 +154,10 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
     }
 
     @Test func attachmentNamesCannotEscape() {
-        #expect(FeatureStore.sanitizedAttachmentName("../../etc/passwd") == "etcpasswd")
-        #expect(FeatureStore.sanitizedAttachmentName("..\\x.txt") == "x.txt")
-        #expect(FeatureStore.sanitizedAttachmentName("a\"b\r\n.txt") == "ab.txt")
-        #expect(FeatureStore.sanitizedAttachmentName("") == "attachment")
+        #expect(SpatiaLiteEdits.sanitizedAttachmentName("../../etc/passwd") == "etcpasswd")
+        #expect(SpatiaLiteEdits.sanitizedAttachmentName("..\\x.txt") == "x.txt")
+        #expect(SpatiaLiteEdits.sanitizedAttachmentName("a\"b\r\n.txt") == "ab.txt")
+        #expect(SpatiaLiteEdits.sanitizedAttachmentName("") == "attachment")
         #expect(!isValidUploadID("../x") && !isValidUploadID("i123"))
     }
 
@@ -244,7 +244,7 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
             let answer = try await applyEdits(client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", orphan), ("rollbackOnFailure", "true")])
             #expect(answer["addResults"]?.arrayValue?.first?["error"]?["code"] == 1003)
             #expect(answer["attachments"]?["addResults"]?.arrayValue?.first?["error"]?["code"] == 1019)
-            #expect(try store.count(service: "Demo", layer: 0) == 243)
+            #expect(try store.features.count(service: "Demo", layer: 0) == 243)
             #expect((try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory))?.isEmpty ?? true)
         }
     }

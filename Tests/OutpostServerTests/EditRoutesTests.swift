@@ -46,7 +46,7 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
                 #expect(json["deleteResults"]?.arrayValue?.compactMap { $0["objectId"]?.int64Value } == [2, 3])
                 #expect(json["editMoment"]?.int64Value != nil)
             }
-            #expect(try store.count(service: "Demo", layer: 2) == 2499)
+            #expect(try store.features.count(service: "Demo", layer: 2) == 2499)
         }
     }
 
@@ -60,7 +60,7 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
                 #expect(layers[0]["addResults"]?.arrayValue?.first?["success"] == true)
                 #expect(layers[1]["deleteResults"]?.arrayValue?.first?["success"] == true)
             }
-            #expect(try store.count(service: "Demo", layer: 3) == 599)
+            #expect(try store.features.count(service: "Demo", layer: 3) == 599)
         }
     }
 
@@ -78,7 +78,7 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
                                      body: form([("f", "json"), ("where", "OBJECTID <= 10"), ("rollbackOnFailure", "true")])) { response in
                 #expect(json(response)["deleteResults"]?.arrayValue?.count == 10)
             }
-            #expect(try store.count(service: "Demo", layer: 2) == 2491)
+            #expect(try store.features.count(service: "Demo", layer: 2) == 2491)
         }
     }
 
@@ -92,12 +92,12 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
                 #expect(results[0]["error"]?["code"] == 1003)
                 #expect(results[1]["error"]?["description"] == "Field 'height_m' expects a number, got a string.")
             }
-            #expect(try store.count(service: "Demo", layer: 2) == 2500)
+            #expect(try store.features.count(service: "Demo", layer: 2) == 2500)
             try await client.execute(uri: "\(layerURL)/applyEdits", method: .post, headers: formHeaders,
                                      body: form([("f", "json"), ("adds", adds), ("rollbackOnFailure", "false")])) { response in
                 #expect(json(response)["addResults"]?.arrayValue?.map { $0["success"] } == [true, false])
             }
-            #expect(try store.count(service: "Demo", layer: 2) == 2501)
+            #expect(try store.features.count(service: "Demo", layer: 2) == 2501)
         }
     }
 
@@ -113,18 +113,18 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
     ] as [(String, [(String, String)], String)])
     func badRequestsChangeNothing(_ uri: String, _ parameters: [(String, String)], _ detail: String) async throws {
         try await withFreshDemoApp { client, store in
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             try await client.execute(uri: uri, method: .post, headers: formHeaders, body: form([("f", "json")] + parameters)) { response in
                 #expect(json(response)["error"]?["details"] == [.string(detail)])
             }
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
         }
     }
 
     /// docs/reliability.md, Limits: each answers an ArcGIS error envelope and changes nothing.
     @Test func everyLimitAnswersAnErrorAndChangesNothing() async throws {
         try await withFreshDemoApp(options: ServerOptions(limits: UploadLimits(maxBodyBytes: 16 * 1024 * 1024))) { client, store in
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let longWhere = "species = 'x' OR " + String(repeating: "height_m > 1 OR ", count: 5_000) + "1=1"
             let deepWhere = String(repeating: "(", count: 200) + "1=1" + String(repeating: ")", count: 200)
             let ids = (1...100_001).map(String.init).joined(separator: ",")
@@ -152,9 +152,9 @@ let layerURL = "/arcgis/rest/services/Demo/FeatureServer/2"
                                      body: form([("f", "json"), ("adds", oversized)])) { response in
                 #expect(json(response)["error"]?["code"] == 413)
             }
-            #expect(try store.currentGeneration() == generation)
-            #expect(try store.count(service: "Demo", layer: 2) == 2500)
-            #expect(try store.count(service: "Demo", layer: 1) == 177)
+            #expect(try store.edits.currentGeneration() == generation)
+            #expect(try store.features.count(service: "Demo", layer: 2) == 2500)
+            #expect(try store.features.count(service: "Demo", layer: 1) == 177)
         }
     }
 

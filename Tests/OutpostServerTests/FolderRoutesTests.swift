@@ -55,8 +55,8 @@ import Testing
                 ("f", "json"), ("adds", #"[{"attributes":{"name":"Base camp"},"geometry":{"x":7.5,"y":46.5}}]"#),
             ])
             let oid = try #require(added["addResults"]?[0]?["objectId"]?.int64Value)
-            #expect(try store.count(service: "Field/Cities", layer: 0) == 244)
-            #expect(try store.count(service: "Cities", layer: 0) == 243, "the root service of the same name is another service")
+            #expect(try store.features.count(service: "Field/Cities", layer: 0) == 244)
+            #expect(try store.features.count(service: "Cities", layer: 0) == 243, "the root service of the same name is another service")
             let feature = try await get(client, "\(service)/0/\(oid)?f=json")
             #expect(feature["feature"]?["attributes"]?["name"] == "Base camp")
 
@@ -79,7 +79,7 @@ import Testing
                 ("transportType", "esriTransportTypeEmbedded"),
             ])
             #expect(synced["error"] == nil, "\(synced)")
-            #expect(try store.count(service: "Field/Cities", layer: 0) == 245)
+            #expect(try store.features.count(service: "Field/Cities", layer: 0) == 245)
             let replicas = try await get(client, "\(service)/replicas?f=json")
             #expect(replicas.arrayValue?.compactMap { $0["replicaID"]?.stringValue } == [id])
             #expect(try await get(client, "\(service)/replicas/\(id)?f=json")["replicaName"] == "field-crew")

@@ -28,7 +28,7 @@ import Testing
 
     @Test func anOperationWithoutParametersIsItsFormAndChangesNothing() async throws {
         try await withFreshDemoApp { client, store in
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             for operation in ["2/query", "2/applyEdits", "applyEdits", "createReplica", "synchronizeReplica", "unRegisterReplica"] {
                 try await client.execute(uri: "\(serviceURL)/\(operation)?f=html", method: .get) { response in
                     let page = String(buffer: response.body)
@@ -38,7 +38,7 @@ import Testing
                 }
             }
             #expect(try store.replicas.replicas(service: "Demo").isEmpty)
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
         }
     }
 

@@ -64,14 +64,14 @@ func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) asy
             do { _ = try ReplicaChanges.read(file) } catch { #expect(String(describing: error).contains("generated or hidden columns"), "\(error)") }
 
             // Through the server: a clear 400, and nothing changed.
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let itemID = try await uploadFile(client, file)
             let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
                 ("f", "json"), ("replicaID", try #require(created["replicaID"]?.stringValue)), ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
                 ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
             ])
             #expect(answer["error"]?["code"] == 400, "\(answer)")
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
         }
     }
 

@@ -39,7 +39,7 @@ func path(of url: String) -> String {
             #expect(answer["responseType"] == "esriReplicaResponseTypeData")
             #expect(answer["transportType"] == "esriTransportTypeEmbedded")
             let id = try #require(answer["replicaID"]?.stringValue)
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             #expect(answer["layerServerGens"]?.arrayValue?.map { $0["serverGen"] } == [.int(generation), .int(generation), .int(generation)])
             let layers = try #require(answer["layers"]?.arrayValue)
             #expect(layers.map { $0["id"] } == [0, 2, 3])
@@ -115,8 +115,8 @@ func path(of url: String) -> String {
             #expect(info.spatialReference == SpatialReference(wkid: 102100))
             let queue = try ReplicaFile.open(file, readonly: true)
             try await queue.read { db throws in
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM Cities") == (try store.count(service: "Demo", layer: 0)))
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM Countries") == (try store.count(service: "Demo", layer: 1)))
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM Cities") == (try store.features.count(service: "Demo", layer: 0)))
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM Countries") == (try store.features.count(service: "Demo", layer: 1)))
                 #expect(try Int.fetchOne(db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = 'Cities'") == 3857)
                 // Web Mercator metres, not degrees.
                 let maxX = try Double.fetchOne(db, sql: "SELECT max(maxx) FROM rtree_Cities_shape") ?? 0
@@ -182,7 +182,7 @@ func path(of url: String) -> String {
 
     @Test func syncDisabledServicesRefuse() async throws {
         try await withFreshDemoApp { client, store in
-            try store.createService(ServiceDefinition(name: "Plain", capabilities: ["Query"], layers: [
+            try store.schema.createService(ServiceDefinition(name: "Plain", capabilities: ["Query"], layers: [
                 LayerDefinition(id: 0, name: "T", kind: .table, geometryType: nil, spatialReference: .wgs84,
                                 fields: LayerDefinition.withSystemFields([])),
             ]))
@@ -198,7 +198,7 @@ func path(of url: String) -> String {
             ])
             #expect(answer["replicaID"] == "")
             #expect(answer["layerServerGens"] == nil && answer["replicaServerGen"] == nil)
-            #expect(answer["layers"]?.arrayValue?.first?["features"]?.arrayValue?.count == (try store.count(service: "Demo", layer: 1)))
+            #expect(answer["layers"]?.arrayValue?.first?["features"]?.arrayValue?.count == (try store.features.count(service: "Demo", layer: 1)))
             #expect(try store.replicas.replicas(service: "Demo").isEmpty)
         }
     }
@@ -256,7 +256,7 @@ func path(of url: String) -> String {
             let copyId = try #require(copy["replicaID"]?.stringValue)
             #expect(copyId != originalId)
             #expect(copy["layerServerGens"]?.arrayValue?.map { $0["serverGen"] } == [.int(generation), .int(generation)])
-            #expect(try store.currentGeneration() > generation)
+            #expect(try store.edits.currentGeneration() > generation)
             let info = try await get(client, "\(serviceURL)/replicas/\(copyId)?f=json")
             #expect(info["replicaName"] == "device-7")
             #expect(info["layers"]?.arrayValue?.map { $0["id"] } == [0, 2])

@@ -144,13 +144,13 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             #expect(!trees.values.contains { $0["species"] == "Ephemeral" })
 
             // The answer lost: the same upload again applies nothing and answers the same.
-            let before = try store.currentGeneration()
+            let before = try store.edits.currentGeneration()
             let retried = try await post(client, "\(serviceURL)/synchronizeReplica", request)
             let retriedFile = try await downloadFile(client, try #require(retried["URL"]?.stringValue))
             defer { try? FileManager.default.removeItem(atPath: retriedFile) }
             let retriedDelta = try ReplicaChanges.read(retriedFile)
             #expect(retriedDelta.editResults == delta.editResults)
-            #expect(try store.currentGeneration() == before)
+            #expect(try store.edits.currentGeneration() == before)
             let treesAfter = try await serverTrees(client)
             #expect(treesAfter.count == trees.count)
         }
@@ -186,7 +186,7 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let downloadFile = try await downloadFile(client, try #require(download["URL"]?.stringValue))
             defer { for f in [planted, notSQLite, downloadFile] { try? FileManager.default.removeItem(atPath: f) } }
 
-            let generationBefore = try store.currentGeneration()
+            let generationBefore = try store.edits.currentGeneration()
             for (bad, expected) in [(other, "not of"), (planted, "no table"), (notSQLite, "not a readable GeoPackage"), (downloadFile, "download delta")] {
                 let itemID = try await uploadFile(client, bad)
                 let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
@@ -197,7 +197,7 @@ func globalIds(_ features: [EditFeature]) -> [String] {
                 let message = answer["error"]?["details"]?.arrayValue?.compactMap(\.stringValue).joined() ?? ""
                 #expect((answer["error"]?["message"]?.stringValue ?? "").contains(expected) || message.contains(expected), "\(answer)")
             }
-            #expect(try store.currentGeneration() == generationBefore)
+            #expect(try store.edits.currentGeneration() == generationBefore)
         }
     }
 

@@ -120,7 +120,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             #expect(features["updates"]?.arrayValue?.map { $0["attributes"]?["GlobalID"] } == [.string(held[0])])
             // Deleted online, and moved out of the extent.
             #expect(Set(features["deleteIds"]?.arrayValue?.compactMap(\.stringValue) ?? []) == [held[1], held[2]])
-            #expect(device.generation == (try store.currentGeneration()))
+            #expect(device.generation == (try store.edits.currentGeneration()))
             // The device now holds exactly the server's state of its extent.
             #expect(Set(device.features.keys).symmetricDifference(try await serverTrees(client).keys).isEmpty)
             // Nothing new: NoEdits, and the registry knows the generation handed out.
@@ -176,7 +176,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             let edits = #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000C001}", height: 2))],"updates":[\#(tree(held[0], height: 40))],"deleteIds":["\#(held[1])"]}"#
             var first = device
             let answer = try await first.sync(client, edits: edits)
-            let generations = try store.currentGeneration()
+            let generations = try store.edits.currentGeneration()
             let count = try await serverTrees(client).count
             // The answer was lost: the device sends the same sync again.
             var retry = device
@@ -185,7 +185,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             #expect(repeated["edits"]?[0]?["updateResults"] == answer["edits"]?[0]?["updateResults"])
             #expect(repeated["edits"]?[0]?["deleteResults"] == answer["edits"]?[0]?["deleteResults"])
             #expect(repeated["edits"]?[0]?["features"] == answer["edits"]?[0]?["features"])
-            #expect(try store.currentGeneration() == generations)
+            #expect(try store.edits.currentGeneration() == generations)
             #expect(try await serverTrees(client).count == count)
             // Without the receipt (another server, or an upload changed in between) the rules
             // alone make the retry harmless: the add is already applied with the same id.
@@ -201,12 +201,12 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, store in
             var device = try DeviceReplica(created: try await createTreeReplica(client, name: "strict"), layer: 2)
             let held = device.features.keys.sorted()
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let edits = #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000D001}", height: 2))],"updates":[{"attributes":{"GlobalID":"\#(held[0])","no_such_field":1}}]}"#
             let refused = try await device.sync(client, edits: edits, extra: [("rollbackOnFailure", "true")])
             #expect(refused["error"]?["code"] == 400)
             #expect(refused["error"]?["details"]?.arrayValue?.first?.stringValue?.contains("no_such_field") == true)
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
             #expect(try await serverTrees(client)["{00000000-0000-0000-0000-00000000D001}"] == nil)
             let partial = try await device.sync(client, edits: edits, extra: [("rollbackOnFailure", "false")])
             #expect(partial["edits"]?[0]?["addResults"]?[0]?["success"] == true)
@@ -277,7 +277,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
     @Test func badRequestsAreClearErrorsThatChangeNothing() async throws {
         try await withFreshDemoApp { client, store in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "checks"), layer: 2)
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let newTree = #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000BAD1}", height: 1))]}}]"#
             let cases: [[(String, String)]] = [
                 [("replicaID", "{00000000-0000-0000-0000-000000000000}")],
@@ -299,7 +299,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
                 #expect(answer["error"]?["code"]?.int64Value == 400 || answer["error"]?["code"]?.int64Value == 404, "\(pairs)")
                 #expect(answer["error"]?["message"]?.stringValue?.isEmpty == false)
             }
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
             // GET is refused: sync changes data.
             let viaGet = try await get(client, "\(serviceURL)/synchronizeReplica?f=json&replicaID=\(device.id)")
             #expect(viaGet["error"]?["code"] == 405)
@@ -435,7 +435,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
     @Test func syncLimitsAreConfigurableAndRefuseTheWholeSync() async throws {
         try await withFreshDemoApp(options: ServerOptions(syncLimits: SyncLimits(maxEdits: 2, maxAttachmentBytes: 1024))) { client, store in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "limited"), layer: 2)
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let adds = (1...3).map { tree("{00000000-0000-0000-0000-00000000C00\($0)}", height: 1) }.joined(separator: ",")
             let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
                 ("f", "json"), ("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
@@ -443,7 +443,7 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             ])
             #expect(answer["error"]?["code"] == 400)
             #expect(answer["error"]?["details"]?[0]?.stringValue?.contains("limit of 2") == true)
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
         }
     }
 }

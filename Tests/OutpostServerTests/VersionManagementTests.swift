@@ -84,7 +84,7 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
 
     @Test func versionRequestsThatMakeNoSenseAreClearErrors() async throws {
         try await withFreshDemoApp { client, store in
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let notVersioned = try await get(client, "/arcgis/rest/services/Demo/VersionManagementServer/versions?f=json")
             #expect(notVersioned["error"]?["code"] == 404)
             let badName = try await post(client, "\(versions)/create", [("f", "json"), ("versionName", "no spaces please")])
@@ -100,7 +100,7 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
             _ = try await post(client, "\(versions)/create", [("f", "json"), ("versionName", "twice")])
             let twice = try await post(client, "\(versions)/create", [("f", "json"), ("versionName", "twice")])
             #expect(twice["error"]?["code"] == 400)
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
         }
     }
 }

@@ -102,8 +102,8 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
     @Test func eachDirectionAndTheReplicasVersion() async throws {
         try await withFreshDemoApp { client, store in
             var device = try await ParcelReplica.create(client, name: "field")
-            #expect(try store.versions(service: "Parcels").map(\.name).contains { $0.hasPrefix("outpost.field_") })
-            #expect(try store.versions(service: "Parcels").first?.name == FeatureStore.defaultVersionName)
+            #expect(try store.versions.versions(service: "Parcels").map(\.name).contains { $0.hasPrefix("outpost.field_") })
+            #expect(try store.versions.versions(service: "Parcels").first?.name == FeatureStore.defaultVersionName)
             let ids = device.parcels.keys.sorted()
             _ = try await post(client, "\(parcelsURL)/0/applyEdits", [
                 ("f", "json"), ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[1])","zoning":"OS2"}}]"#),
@@ -128,7 +128,7 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             #expect(snapshot["layers"]?[0]?["features"]?.arrayValue?.count == 400)
             // Unregistering removes its version.
             _ = try await post(client, "\(parcelsURL)/unRegisterReplica", [("f", "json"), ("replicaID", device.id)])
-            #expect(try store.versions(service: "Parcels").map(\.name) == [FeatureStore.defaultVersionName])
+            #expect(try store.versions.versions(service: "Parcels").map(\.name) == [FeatureStore.defaultVersionName])
         }
     }
 
@@ -136,10 +136,10 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
         try await withFreshDemoApp { client, store in
             var reader = try await ParcelReplica.create(client, name: "reader", extra: [("syncDirection", "download")])
             let parcel = try #require(reader.parcels.keys.sorted().first)
-            let generation = try store.currentGeneration()
+            let generation = try store.edits.currentGeneration()
             let refused = try await reader.sync(client, changes: [parcel: ["owner": "Nope"]])
             #expect(refused["error"]?["code"] == 400)
-            #expect(try store.currentGeneration() == generation)
+            #expect(try store.edits.currentGeneration() == generation)
             let perLayer = try await post(client, "\(parcelsURL)/createReplica", [
                 ("f", "json"), ("layers", "0"), ("syncModel", "perLayer"), ("transportType", "esriTransportTypeEmbedded"),
             ])

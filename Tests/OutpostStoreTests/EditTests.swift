@@ -36,8 +36,8 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
 @Suite struct EditTests {
     @Test func addsAssignIDsKeepGivenGlobalIDsAndFillEditorTracking() throws {
         let store = try makeDemoStore()
-        let before = try store.currentGeneration()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [
+        let before = try store.edits.currentGeneration()
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [
             feature(["name": "Outpost Camp", "rank": 1000], x: 10, y: 50),
             feature(["name": "Given", "GlobalID": "8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b", "OBJECTID": 99999], x: 11, y: 51),
         ])], options: EditOptions(), context: EditContext(editor: "alice"))
@@ -55,12 +55,12 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
 
     @Test func updatesByObjectIdAndByGlobalId() throws {
         let store = try makeDemoStore()
-        let first = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, updates: [
+        let first = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, updates: [
             feature(["OBJECTID": 1, "species": "Ginkgo biloba"], x: 13.3, y: 52.5),
         ])], options: EditOptions())
         #expect(first.layers[0].updateResults[0].success)
         let globalId = try #require(first.layers[0].updateResults[0].globalId)
-        let second = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, updates: [
+        let second = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, updates: [
             feature(["GlobalID": .string(globalId.lowercased()), "height_m": 12.5]),
         ])], options: EditOptions(useGlobalIds: true))
         #expect(second.layers[0].updateResults[0].objectId == 1)
@@ -72,7 +72,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
 
     @Test func deletesLeaveTombstonesAndTakeAttachmentsAlong() throws {
         let store = try makeDemoStore()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, deletes: [.objectId(1)])],
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, deletes: [.objectId(1)])],
                                            options: EditOptions(), context: EditContext(replicaId: "{R}"))
         let result = outcome.layers[0].deleteResults[0]
         #expect(result.success && result.objectId == 1)
@@ -80,7 +80,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         #expect(tombstones.map { $0[0].text } == ["feature", "attachment"])
         #expect(tombstones[0][1].text == result.globalId && tombstones[1][2].text == result.globalId)
         #expect(tombstones.allSatisfy { $0[3].int == outcome.generation && $0[4].text == "{R}" })
-        #expect(try store.count(service: "Demo", layer: 0) == 242)
+        #expect(try store.features.count(service: "Demo", layer: 0) == 242)
         let attachments = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM f_demo_0__attach") }
         #expect(attachments == 4)
     }
@@ -99,21 +99,21 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
     ] as [(EditFeature, String?)])
     func rejectsInvalidAdds(_ edit: EditFeature, _ message: String?) throws {
         let store = try makeDemoStore()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [edit])], options: EditOptions())
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [edit])], options: EditOptions())
         let result = outcome.layers[0].addResults[0]
         #expect(!result.success)
         #expect(result.error?.code == 1000)
         if let message { #expect(result.error?.description == message) }
         #expect(outcome.generation == nil)
-        #expect(try store.count(service: "Demo", layer: 0) == 243, "nothing half-written")
+        #expect(try store.features.count(service: "Demo", layer: 0) == 243, "nothing half-written")
     }
 
     @Test func requiredFieldsAreEnforced() throws {
         let store = try makeTemporaryStore()
         var service = pointLayerService(name: "req")
         service.layers[0].fields.append(FieldDefinition(name: "code", type: .string, nullable: false))
-        try store.createService(service)
-        let outcome = try store.applyEdits(service: "req", edits: [LayerEdits(layerId: 0, adds: [
+        try store.schema.createService(service)
+        let outcome = try store.edits.applyEdits(service: "req", edits: [LayerEdits(layerId: 0, adds: [
             feature(["label": "a"], x: 1, y: 1), feature(["code": "C1"], x: 1, y: 1),
         ])], options: EditOptions(rollbackOnFailure: false))
         #expect(outcome.layers[0].addResults.map(\.success) == [false, true])
@@ -122,8 +122,8 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
 
     @Test func rollbackOnFailureTrueIsAllOrNothing() throws {
         let store = try makeDemoStore()
-        let generation = try store.currentGeneration()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2,
+        let generation = try store.edits.currentGeneration()
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2,
             adds: [feature(["species": "Quercus"], x: 13.3, y: 52.5)],
             updates: [feature(["OBJECTID": 2, "species": "Acer"])],
             deletes: [.objectId(3), .objectId(987_654)])], options: EditOptions(rollbackOnFailure: true))
@@ -131,28 +131,28 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         #expect(results.all.allSatisfy { !$0.success })
         #expect(results.deleteResults[1].error?.code == 1019)
         #expect(results.addResults[0].error == .rolledBack && results.deleteResults[0].error == .rolledBack)
-        #expect(try store.count(service: "Demo", layer: 2) == 2500)
-        #expect(try store.currentGeneration() == generation, "a rolled-back request allocates no generation")
+        #expect(try store.features.count(service: "Demo", layer: 2) == 2500)
+        #expect(try store.edits.currentGeneration() == generation, "a rolled-back request allocates no generation")
         let species = try store.read { db in try String.fetchOne(db, sql: "SELECT species FROM f_demo_2 WHERE OBJECTID = 2") }
         #expect(species != "Acer")
     }
 
     @Test func rollbackOnFailureFalseKeepsTheGoodEdits() throws {
         let store = try makeDemoStore()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2,
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2,
             adds: [feature(["species": "Quercus"], x: 13.3, y: 52.5), feature(["species": 7], x: 13.3, y: 52.5)],
             deletes: [.objectId(3), .objectId(987_654)])], options: EditOptions(rollbackOnFailure: false))
         #expect(outcome.layers[0].addResults.map(\.success) == [true, false])
         #expect(outcome.layers[0].deleteResults.map(\.success) == [true, false])
         #expect(outcome.layers[0].deleteResults[1].error == .missing("OBJECTID 987654"))
-        #expect(try store.count(service: "Demo", layer: 2) == 2500)
+        #expect(try store.features.count(service: "Demo", layer: 2) == 2500)
         #expect(outcome.generation != nil)
     }
 
     @Test func duplicateGlobalIDsAreRefused() throws {
         let store = try makeDemoStore()
         let existing = try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT GlobalID FROM f_demo_2 WHERE OBJECTID = 1") })
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, adds: [
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, adds: [
             feature(["GlobalID": .string(existing)], x: 13.3, y: 52.5),
         ])], options: EditOptions(rollbackOnFailure: false))
         #expect(outcome.layers[0].addResults[0].error == .duplicateGlobalID(existing))
@@ -160,7 +160,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
 
     @Test func geometryInAnotherSpatialReferenceIsProjected() throws {
         let store = try makeDemoStore()
-        let outcome = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, adds: [
             EditFeature(attributes: ["name": "Berlin (3857)"],
                         geometry: ["x": 1_492_237.774084, "y": 6_894_699.801282, "spatialReference": ["wkid": 102100]]),
         ])], options: EditOptions())
@@ -176,30 +176,30 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         var edits = LayerEdits(layerId: 2)
         edits.deleteQuery = query
         let expected = try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM f_demo_2 WHERE species = 'Betula pendula'") } ?? 0
-        let outcome = try store.applyEdits(service: "Demo", edits: [edits], options: EditOptions())
+        let outcome = try store.edits.applyEdits(service: "Demo", edits: [edits], options: EditOptions())
         #expect(expected > 0 && outcome.layers[0].deleteResults.count == expected)
-        #expect(try store.count(service: "Demo", layer: 2) == 2500 - expected)
+        #expect(try store.features.count(service: "Demo", layer: 2) == 2500 - expected)
     }
 
     @Test func capabilitiesAndLayersAreRequestErrors() throws {
         let store = try makeTemporaryStore()
         var readOnly = pointLayerService(name: "ro")
         readOnly.capabilities = ["Query", "Sync"]
-        try store.createService(readOnly)
+        try store.schema.createService(readOnly)
         #expect(throws: ArcGISError.self) {
-            try store.applyEdits(service: "ro", edits: [LayerEdits(layerId: 0, adds: [feature([:], x: 1, y: 1)])], options: EditOptions())
+            try store.edits.applyEdits(service: "ro", edits: [LayerEdits(layerId: 0, adds: [feature([:], x: 1, y: 1)])], options: EditOptions())
         }
         #expect(throws: StoreError.layerNotFound(service: "ro", layer: 5)) {
-            try store.applyEdits(service: "ro", edits: [LayerEdits(layerId: 5)], options: EditOptions())
+            try store.edits.applyEdits(service: "ro", edits: [LayerEdits(layerId: 5)], options: EditOptions())
         }
     }
 
     @Test func generationsIncreaseAcrossEveryWritePath() throws {
         let store = try makeDemoStore()
-        let g0 = try store.currentGeneration()
-        try store.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 13.4, y: 52.5)))], service: "Demo", layer: 2)
-        let g1 = try store.currentGeneration()
-        let edit = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, deletes: [.objectId(1)])], options: EditOptions())
+        let g0 = try store.edits.currentGeneration()
+        try store.edits.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 13.4, y: 52.5)))], service: "Demo", layer: 2)
+        let g1 = try store.edits.currentGeneration()
+        let edit = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 2, deletes: [.objectId(1)])], options: EditOptions())
         #expect(g1 == g0 + 1 && edit.generation == g1 + 1)
     }
 }
@@ -227,7 +227,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         let store = try FeatureStore(path: path)
         let columns = try store.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('f_old_0')") }
         #expect(columns.contains("outpost_gen") && columns.contains("outpost_created_gen") && columns.contains("outpost_replica"))
-        let outcome = try store.applyEdits(service: "Old", edits: [LayerEdits(layerId: 0, deletes: [.objectId(1)])], options: EditOptions())
+        let outcome = try store.edits.applyEdits(service: "Old", edits: [LayerEdits(layerId: 0, deletes: [.objectId(1)])], options: EditOptions())
         #expect(outcome.layers[0].deleteResults[0].success)
     }
 }
@@ -238,7 +238,7 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
     @Test func theStartUpSweepRemovesFilesNoCommittedRowNames() throws {
         let store = try makeDemoStore()
         let parent = try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT GlobalID FROM f_demo_0 WHERE OBJECTID = 1") })
-        let added = try store.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: [
+        let added = try store.edits.applyEdits(service: "Demo", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: [
             AttachmentEdit(globalId: "{6A0F3B5E-2C1D-4E7F-8A9B-0C1D2E3F4A5B}", parentGlobalId: parent, name: "kept.txt",
                            contentType: "text/plain", source: .data(Array("kept".utf8))),
         ]))], options: EditOptions(useGlobalIds: true))

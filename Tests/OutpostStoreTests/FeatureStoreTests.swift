@@ -11,7 +11,7 @@ import OutpostStorage
 @Suite struct FeatureStoreTests {
     @Test func createsTablesWithSpatialIndexAndUniqueGlobalIDs() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "s1"))
+        try store.schema.createService(pointLayerService(name: "s1"))
         let layer = try store.layer(service: "S1", id: 0)  // names are case-insensitive
         let facts = try store.read { db in
             (try Int.fetchOne(db, sql: "SELECT spatial_index_enabled FROM geometry_columns WHERE f_table_name = ?", arguments: [layer.tableName]),
@@ -21,10 +21,10 @@ import OutpostStorage
         #expect(facts.0 == 1)
         #expect(facts.1 == "wal+full", "WAL with an fsync per commit")
         #expect(facts.2 == true)
-        try store.insert([FeatureRow(attributes: ["GlobalID": "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}"], geometry: .point(Point(x: 1, y: 1)))],
+        try store.edits.insert([FeatureRow(attributes: ["GlobalID": "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}"], geometry: .point(Point(x: 1, y: 1)))],
                          service: "s1", layer: 0)
         #expect(throws: (any Error).self) {
-            try store.insert([FeatureRow(attributes: ["GlobalID": "8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b"], geometry: .point(Point(x: 2, y: 2)))],
+            try store.edits.insert([FeatureRow(attributes: ["GlobalID": "8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b"], geometry: .point(Point(x: 2, y: 2)))],
                              service: "s1", layer: 0)
         }
     }
@@ -64,7 +64,7 @@ import OutpostStorage
         // Versioned layers carry their history and version-row tables; DEFAULT exists.
         let tables = try reopened.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'f_parcels_0__%'") }
         #expect(Set(tables) == ["f_parcels_0__history", "f_parcels_0__version_rows", "f_parcels_0__attach"])
-        #expect(try reopened.versions(service: "Parcels").map(\.name) == [FeatureStore.defaultVersionName])
+        #expect(try reopened.versions.versions(service: "Parcels").map(\.name) == [FeatureStore.defaultVersionName])
         // The change index covers the writer (v7), and replaced the generation-only one.
         let indexes = try reopened.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%outpost%'") }
         #expect(indexes.filter { $0.hasSuffix("_outpost_changes") }.count >= 4)
@@ -78,68 +78,68 @@ import OutpostStorage
 
     @Test func rejectsInvalidSchemas() throws {
         let store = try makeTemporaryStore()
-        #expect(throws: StoreError.self) { try store.createService(pointLayerService(name: "bad name")) }
+        #expect(throws: StoreError.self) { try store.schema.createService(pointLayerService(name: "bad name")) }
         var duplicate = pointLayerService(name: "dup")
         duplicate.layers[0].fields.append(FieldDefinition(name: "LABEL", type: .string))
-        #expect(throws: StoreError.self) { try store.createService(duplicate) }
+        #expect(throws: StoreError.self) { try store.schema.createService(duplicate) }
         var noOID = pointLayerService(name: "nooid")
         noOID.layers[0].fields.removeFirst()
-        #expect(throws: StoreError.self) { try store.createService(noOID) }
-        try store.createService(pointLayerService(name: "taken"))
+        #expect(throws: StoreError.self) { try store.schema.createService(noOID) }
+        try store.schema.createService(pointLayerService(name: "taken"))
         // Names match case-insensitively, so the error names the service already there.
-        #expect(throws: StoreError.serviceExists("taken")) { try store.createService(pointLayerService(name: "Taken")) }
+        #expect(throws: StoreError.serviceExists("taken")) { try store.schema.createService(pointLayerService(name: "Taken")) }
     }
 
     @Test func servicesLiveInOneLevelOfFoldersAndTheirTablesNeverClash() throws {
         let store = try makeTemporaryStore()
         for name in ["a/b/c", "/a", "a/", "Field/FeatureServer", "Field/replicafiles", "Field/versionmanagementserver", "Fi eld/b", "FeatureServer"] {
-            #expect(throws: StoreError.self, "\(name)") { try store.createService(pointLayerService(name: name)) }
+            #expect(throws: StoreError.self, "\(name)") { try store.schema.createService(pointLayerService(name: name)) }
         }
-        let inFolder = try store.createService(pointLayerService(name: "Field/Water-Mains"))
+        let inFolder = try store.schema.createService(pointLayerService(name: "Field/Water-Mains"))
         #expect(inFolder.definition.folder == "Field" && inFolder.definition.nameInFolder == "Water-Mains")
         // `Field__Water_Mains` and `Field/Water-Mains` map to the same table name; the second is numbered.
-        let lookalike = try store.createService(pointLayerService(name: "Field__Water_Mains"))
-        let root = try store.createService(pointLayerService(name: "Water-Mains"))
+        let lookalike = try store.schema.createService(pointLayerService(name: "Field__Water_Mains"))
+        let root = try store.schema.createService(pointLayerService(name: "Water-Mains"))
         let tables = [inFolder, lookalike, root].map { $0.layers[0].tableName }
         #expect(tables == ["f_field__water_mains_0", "f_field__water_mains_2_0", "f_water_mains_0"])
-        #expect(throws: StoreError.serviceExists("Field/Water-Mains")) { try store.createService(pointLayerService(name: "field/water-mains")) }
-        _ = try store.insert([FeatureRow(attributes: ["label": .string("in folder")], geometry: .point(Point(x: 1, y: 2)))], service: "Field/Water-Mains", layer: 0)
-        #expect(try store.count(service: "field/water-mains", layer: 0) == 1)
-        #expect(try store.count(service: "Field__Water_Mains", layer: 0) == 0)
-        #expect(try store.count(service: "Water-Mains", layer: 0) == 0)
+        #expect(throws: StoreError.serviceExists("Field/Water-Mains")) { try store.schema.createService(pointLayerService(name: "field/water-mains")) }
+        _ = try store.edits.insert([FeatureRow(attributes: ["label": .string("in folder")], geometry: .point(Point(x: 1, y: 2)))], service: "Field/Water-Mains", layer: 0)
+        #expect(try store.features.count(service: "field/water-mains", layer: 0) == 1)
+        #expect(try store.features.count(service: "Field__Water_Mains", layer: 0) == 0)
+        #expect(try store.features.count(service: "Water-Mains", layer: 0) == 0)
     }
 
     @Test func bulkLoadedRTreeIsValidAndAnswersLikeAScan() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "bulk"))
+        try store.schema.createService(pointLayerService(name: "bulk"))
         var random = SeededGenerator(seed: 42)
         let rows = (0..<20_000).map { i in
             FeatureRow(attributes: ["label": .string("p\(i)"), "value": .int(Int64(i))],
                        geometry: .point(Point(x: random.nextDouble() * 360 - 180, y: random.nextDouble() * 170 - 85)))
         }
-        let ids = try store.insert(rows, service: "bulk", layer: 0)
+        let ids = try store.edits.insert(rows, service: "bulk", layer: 0)
         #expect(ids.count == 20_000)
         let layer = try store.layer(service: "bulk", id: 0)
         let check = try store.read { db in try String.fetchOne(db, sql: "SELECT rtreecheck(?)", arguments: [layer.spatialIndexTable]) }
         #expect(check == "ok")
         // The triggers are back: a later insert reaches the index.
-        try store.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 100.5, y: 10.5)))], service: "bulk", layer: 0)
+        try store.edits.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 100.5, y: 10.5)))], service: "bulk", layer: 0)
         var query = LayerQuery()
         query.geometry = QueryGeometry(text: "100,10,101,11", geometryType: .envelope, inSR: nil)
         query.returnIdsOnly = true
-        guard case .objectIds(let hits) = try store.query(query, service: "bulk", layer: 0) else { Issue.record("no ids"); return }
+        guard case .objectIds(let hits) = try store.features.query(query, service: "bulk", layer: 0) else { Issue.record("no ids"); return }
         let expected = try store.read { db in
             try Int64.fetchAll(db, sql: "SELECT OBJECTID FROM \(layer.tableName) WHERE ST_X(shape) BETWEEN 100 AND 101 AND ST_Y(shape) BETWEEN 10 AND 11 ORDER BY OBJECTID")
         }
         #expect(hits == expected)
         #expect(hits.contains(20_001))
-        let extent = try store.extent(of: layer)
+        let extent = try store.features.extent(of: layer)
         #expect(extent.xmin >= -180 && extent.xmax <= 180 && extent.xmin < -179)
     }
 
     @Test func aBulkLoadWithDuplicateGlobalIDsChangesNothing() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "dups"))
+        try store.schema.createService(pointLayerService(name: "dups"))
         let layer = try store.layer(service: "dups", id: 0)
         let schemaBefore = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", arguments: [layer.tableName])
@@ -147,8 +147,8 @@ import OutpostStorage
         var rows = (0..<200).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 1))) }
         rows[10].attributes["GlobalID"] = "{8A7F2C1E-0B3D-4E5F-9A6B-7C8D9E0F1A2B}"
         rows[150].attributes["GlobalID"] = "{8a7f2c1e-0b3d-4e5f-9a6b-7c8d9e0f1a2b}"
-        #expect(throws: (any Error).self) { try store.insert(rows, service: "dups", layer: 0) }
-        #expect(try store.count(service: "dups", layer: 0) == 0)
+        #expect(throws: (any Error).self) { try store.edits.insert(rows, service: "dups", layer: 0) }
+        #expect(try store.features.count(service: "dups", layer: 0) == 0)
         let schemaAfter = try store.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE tbl_name = ? ORDER BY name", arguments: [layer.tableName])
         }
@@ -158,14 +158,14 @@ import OutpostStorage
 
     @Test func spatialIndexFollowsInsertsUpdatesAndDeletes() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "moves"))
+        try store.schema.createService(pointLayerService(name: "moves"))
         let layer = try store.layer(service: "moves", id: 0)
-        let add = try store.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0, adds: [
+        let add = try store.edits.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0, adds: [
             EditFeature(attributes: [:], geometry: ["x": 1, "y": 1]), EditFeature(attributes: [:], geometry: ["x": 2, "y": 2]),
             EditFeature(attributes: [:]),
         ])], options: EditOptions())
         let ids = add.layers[0].addResults.compactMap(\.objectId)
-        let moved = try store.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0,
+        let moved = try store.edits.applyEdits(service: "moves", edits: [LayerEdits(layerId: 0,
             updates: [EditFeature(attributes: ["OBJECTID": .int(ids[0])], geometry: ["x": 50, "y": 50])], deletes: [.objectId(ids[1])])],
             options: EditOptions())
         #expect(moved.layers[0].all.allSatisfy { $0.success }, "\(moved.layers[0].all.compactMap(\.error))")
@@ -173,7 +173,7 @@ import OutpostStorage
             var query = LayerQuery()
             query.geometry = QueryGeometry(text: box, geometryType: .envelope, inSR: nil)
             query.returnIdsOnly = true
-            guard case .objectIds(let found) = try store.query(query, service: "moves", layer: 0) else { return [] }
+            guard case .objectIds(let found) = try store.features.query(query, service: "moves", layer: 0) else { return [] }
             return found
         }
         #expect(try hits("0,0,3,3") == [])
@@ -190,20 +190,20 @@ import OutpostStorage
 
     @Test func pagesAreCappedAndIDsAreNot() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "paging", maxRecordCount: 100))
-        try store.insert((0..<250).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0) / 10, y: 0))) },
+        try store.schema.createService(pointLayerService(name: "paging", maxRecordCount: 100))
+        try store.edits.insert((0..<250).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0) / 10, y: 0))) },
                          service: "paging", layer: 0)
         var query = LayerQuery()
         query.whereClause = "1=1"
-        guard case .features(let first) = try store.query(query, service: "paging", layer: 0) else { Issue.record("no page"); return }
+        guard case .features(let first) = try store.features.query(query, service: "paging", layer: 0) else { Issue.record("no page"); return }
         #expect(first.features.count == 100 && first.exceededTransferLimit)
         query.resultOffset = 200
         query.resultRecordCount = 500
-        guard case .features(let last) = try store.query(query, service: "paging", layer: 0) else { Issue.record("no page"); return }
+        guard case .features(let last) = try store.features.query(query, service: "paging", layer: 0) else { Issue.record("no page"); return }
         #expect(last.features.count == 50 && !last.exceededTransferLimit)
         var ids = LayerQuery()
         ids.returnIdsOnly = true
-        guard case .objectIds(let all) = try store.query(ids, service: "paging", layer: 0) else { Issue.record("no ids"); return }
+        guard case .objectIds(let all) = try store.features.query(ids, service: "paging", layer: 0) else { Issue.record("no ids"); return }
         #expect(all.count == 250)
     }
 
@@ -215,12 +215,12 @@ import OutpostStorage
         query.outFields = ["name"]
         query.orderBy = [("pop_est", false)]
         query.returnGeometry = false
-        guard case .features(let page) = try store.query(query, service: "Demo", layer: 1) else { Issue.record("no page"); return }
+        guard case .features(let page) = try store.features.query(query, service: "Demo", layer: 1) else { Issue.record("no page"); return }
         #expect(page.features.map { $0.attributes[1] } == ["Russia", "Germany"])
         var stats = LayerQuery()
         stats.outStatistics = [OutStatistic(kind: .min, field: "OBJECTID", outName: "lo"), OutStatistic(kind: .max, field: "OBJECTID", outName: "hi"),
                                OutStatistic(kind: .count, field: "OBJECTID", outName: "n")]
-        guard case .statistics(_, let rows) = try store.query(stats, service: "Demo", layer: 2) else { Issue.record("no stats"); return }
+        guard case .statistics(_, let rows) = try store.features.query(stats, service: "Demo", layer: 2) else { Issue.record("no stats"); return }
         #expect(rows == [[.int(1), .int(2500), .int(2500)]])
     }
 
@@ -233,7 +233,7 @@ import OutpostStorage
             query.spatialRelationship = relationship
             query.outFields = ["name"]
             query.returnGeometry = false
-            guard case .features(let page) = try store.query(query, service: "Demo", layer: 1) else { return [] }
+            guard case .features(let page) = try store.features.query(query, service: "Demo", layer: 1) else { return [] }
             return page.features.compactMap { $0.attributes[1].stringValue }.sorted()
         }
         // A point in Berlin intersects Germany; Germany contains it, so it is "within" Germany.
@@ -255,13 +255,13 @@ import OutpostStorage
         var spatial = LayerQuery()
         spatial.geometry = QueryGeometry(text: esri, geometryType: .polygon, inSR: nil)
         spatial.returnIdsOnly = true
-        guard case .objectIds(let hits) = try store.query(spatial, service: "Demo", layer: 2) else { Issue.record("no ids"); return }
+        guard case .objectIds(let hits) = try store.features.query(spatial, service: "Demo", layer: 2) else { Issue.record("no ids"); return }
         var all = LayerQuery()
         all.resultRecordCount = 1000
         var expected: [Int64] = []
         for offset in stride(from: 0, to: 2500, by: 1000) {
             all.resultOffset = offset
-            guard case .features(let page) = try store.query(all, service: "Demo", layer: 2) else { Issue.record("no page"); return }
+            guard case .features(let page) = try store.features.query(all, service: "Demo", layer: 2) else { Issue.record("no page"); return }
             for feature in page.features {
                 if case .point(let p)? = feature.geometry, RingOrientation.contains(triangle, p), let id = feature.attributes[0].int64Value {
                     expected.append(id)
@@ -274,11 +274,11 @@ import OutpostStorage
 
     @Test func reprojectsThroughPROJ() throws {
         let store = try makeTemporaryStore()
-        try store.createService(pointLayerService(name: "proj"))
-        try store.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 13.405, y: 52.52)))], service: "proj", layer: 0)
+        try store.schema.createService(pointLayerService(name: "proj"))
+        try store.edits.insert([FeatureRow(attributes: [:], geometry: .point(Point(x: 13.405, y: 52.52)))], service: "proj", layer: 0)
         var query = LayerQuery()
         query.outSR = .webMercator
-        guard case .features(let page) = try store.query(query, service: "proj", layer: 0),
+        guard case .features(let page) = try store.features.query(query, service: "proj", layer: 0),
             case .point(let p)? = page.features.first?.geometry
         else { Issue.record("no point"); return }
         #expect(abs(p.x - 1_492_237.774) < 0.01 && abs(p.y - 6_894_699.801) < 0.01)
@@ -286,11 +286,11 @@ import OutpostStorage
         var spatial = LayerQuery()
         spatial.geometry = QueryGeometry(text: "1490000,6890000,1495000,6900000", geometryType: .envelope, inSR: .webMercator)
         spatial.returnCountOnly = true
-        guard case .count(let count) = try store.query(spatial, service: "proj", layer: 0) else { Issue.record("no count"); return }
+        guard case .count(let count) = try store.features.query(spatial, service: "proj", layer: 0) else { Issue.record("no count"); return }
         #expect(count == 1)
         var unknown = LayerQuery()
         unknown.outSR = SpatialReference(wkid: 999_999)
-        #expect(throws: ArcGISError.self) { try store.query(unknown, service: "proj", layer: 0) }
+        #expect(throws: ArcGISError.self) { try store.features.query(unknown, service: "proj", layer: 0) }
     }
 }
 
@@ -318,7 +318,7 @@ import OutpostStorage
         #expect(layer.field(named: "pop_est")?.type == .double)
         #expect(layer.field(named: "gdp_md_est")?.type == .integer)
         #expect(layer.field(named: "name")?.type == .string)
-        #expect(try store.count(service: "Countries", layer: 0) == 177)
+        #expect(try store.features.count(service: "Countries", layer: 0) == 177)
     }
 
     @Test func importsAGeoPackageWrittenByHand() throws {
@@ -352,8 +352,8 @@ import OutpostStorage
         #expect(imported.layers.map(\.definition.kind) == [.featureLayer, .table])
         #expect(imported.layers[0].definition.field(named: "name")?.length == 30)
         #expect(imported.layers[0].definition.field(named: "surveyed")?.type == .date)
-        #expect(try store.count(service: "Sites", layer: 0) == 3)
-        #expect(try store.count(service: "Sites", layer: 1) == 2)
+        #expect(try store.features.count(service: "Sites", layer: 0) == 3)
+        #expect(try store.features.count(service: "Sites", layer: 1) == 2)
     }
 
     @Test func aFailedImportLeavesNothingBehind() throws {

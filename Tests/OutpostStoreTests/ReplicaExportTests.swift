@@ -20,8 +20,8 @@ import OutpostStorage
     /// generation is ≤ the one reported is in the replica, and no later one is.
     @Test func concurrentEditsAreEitherInTheSnapshotOrAfterIt() throws {
         let store = try makeTemporaryStore()
-        let service = try store.createService(pointLayerService(name: "Live"))
-        try store.insert((0..<500).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0))],
+        let service = try store.schema.createService(pointLayerService(name: "Live"))
+        try store.edits.insert((0..<500).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0))],
                                                      geometry: .point(Point(x: Double($0 % 50), y: Double($0 / 50)))) },
                          service: "Live", layer: 0)
         let stop = StopFlag()
@@ -29,7 +29,7 @@ import OutpostStorage
             var n = 0
             while !stop.value.load(ordering: .relaxed) {
                 n += 1
-                _ = try? store.applyEdits(service: "Live", edits: [LayerEdits(layerId: 0, adds: [
+                _ = try? store.edits.applyEdits(service: "Live", edits: [LayerEdits(layerId: 0, adds: [
                     EditFeature(attributes: ["label": .string("new\(n)")], geometry: ["x": 1, "y": 1]),
                 ])], options: EditOptions())
             }
@@ -39,7 +39,7 @@ import OutpostStorage
         let replicaPlan = try plan(service: service.definition)
         for _ in 0..<15 {
             var bytes: [UInt8] = []
-            let (definition, counts) = try store.exportReplica(replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
+            let (definition, counts) = try store.sync.exportReplica(replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
                                                                serviceURL: "", serviceJSON: .null, layerJSON: [:])
             let document = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
             let exported = Set(document["layers"]?.arrayValue?.first?["features"]?.arrayValue?.compactMap { $0["attributes"]?["OBJECTID"]?.int64Value } ?? [])
@@ -51,25 +51,25 @@ import OutpostStorage
             #expect(exported == expected, "generation \(generation): \(exported.symmetricDifference(expected).count) features differ")
         }
         stop.value.store(true, ordering: .relaxed)
-        #expect(try store.currentGeneration() > 2, "the editor committed while replicas were made")
+        #expect(try store.edits.currentGeneration() > 2, "the editor committed while replicas were made")
     }
 
     @Test func whereAndGeometryFiltersMatchTheQueryEngine() throws {
         let store = try makeTemporaryStore()
-        let service = try store.createService(pointLayerService(name: "F"))
-        try store.insert((0..<400).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0 % 10))],
+        let service = try store.schema.createService(pointLayerService(name: "F"))
+        try store.edits.insert((0..<400).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0 % 10))],
                                                      geometry: .point(Point(x: Double($0 % 20), y: Double($0 / 20)))) },
                          service: "F", layer: 0)
         let replicaPlan = try plan(extra: [("geometry", "2,2,9.5,7"), ("layerQueries", #"{"0":{"where":"value IN (1, 3) AND label LIKE 'p%'"}}"#)],
                                    service: service.definition)
         let path = NSTemporaryDirectory() + "filters-\(UUID().uuidString).gpkg"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let (_, counts) = try store.exportReplica(replicaPlan, to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:])
+        let (_, counts) = try store.sync.exportReplica(replicaPlan, to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:])
         var query = LayerQuery()
         query.whereClause = "value IN (1, 3) AND label LIKE 'p%'"
         query.geometry = QueryGeometry(text: "2,2,9.5,7", geometryType: .envelope, inSR: nil)
         query.returnIdsOnly = true
-        guard case .objectIds(let ids) = try store.query(query, service: "F", layer: 0) else { Issue.record("no ids"); return }
+        guard case .objectIds(let ids) = try store.features.query(query, service: "F", layer: 0) else { Issue.record("no ids"); return }
         #expect(counts.features == ids.count && !ids.isEmpty)
         let inFile = try ReplicaFile.open(path, readonly: true).read { db in try Int64.fetchAll(db, sql: "SELECT OBJECTID FROM Points ORDER BY 1") }
         #expect(inFile == ids)
@@ -77,12 +77,12 @@ import OutpostStorage
 
     @Test func useGeometryFalseIgnoresTheReplicaGeometry() throws {
         let store = try makeTemporaryStore()
-        let service = try store.createService(pointLayerService(name: "G"))
-        try store.insert((0..<100).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
+        let service = try store.schema.createService(pointLayerService(name: "G"))
+        try store.edits.insert((0..<100).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
                          service: "G", layer: 0)
         func exported(_ layerQueries: String) throws -> Int {
             let replicaPlan = try plan(extra: [("geometry", "0,-1,9.5,1"), ("layerQueries", layerQueries)], service: service.definition)
-            return try store.exportReplica(replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+            return try store.sync.exportReplica(replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
                                            layerJSON: [:]).1.features
         }
         #expect(try exported(#"{"0":{"useGeometry":true}}"#) == 10)
@@ -110,7 +110,7 @@ import OutpostStorage
 
     @Test func registryRoundTripsADefinition() throws {
         let store = try makeTemporaryStore()
-        let service = try store.createService(pointLayerService(name: "R"))
+        let service = try store.schema.createService(pointLayerService(name: "R"))
         var definition = try plan(extra: [("geometry", #"{"rings":[[[0,0],[0,5],[5,5],[0,0]]]}"#), ("geometryType", "esriGeometryPolygon"),
                                           ("replicaName", "round"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "upload")],
                                   service: service.definition).definition

@@ -22,7 +22,7 @@ struct ContractBackend: Sendable, CustomTestStringConvertible {
     func fresh() throws -> (any OutpostBackend, ManualClock) {
         let clock = ManualClock()
         let backend = try make(clock)
-        _ = try backend.createService(pointLayerService(name: "Points"))
+        _ = try backend.schema.createService(pointLayerService(name: "Points"))
         return (backend, clock)
     }
 }
@@ -43,7 +43,7 @@ enum Contract {
         let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))
         let plan = try ReplicaPlanner.plan(request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,
                                            takenNames: [], now: backend.clock.milliseconds())
-        let (definition, _) = try backend.exportReplica(plan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+        let (definition, _) = try backend.sync.exportReplica(plan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
                                                         layerJSON: [:], phase: { _ in })
         return try backend.replicas.registerReplica(definition)
     }
@@ -57,7 +57,7 @@ enum Contract {
     /// The JSON answer of a sync, parsed.
     static func answer(_ backend: some OutpostBackend, _ plan: SyncPlan, upload: SyncUploadOutcome?) throws -> (JSONValue, SyncAnswerSummary) {
         var bytes: [UInt8] = []
-        let summary = try backend.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: nil)
+        let summary = try backend.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: nil)
         return (try JSONParser.parse(String(decoding: bytes, as: UTF8.self)), summary)
     }
 

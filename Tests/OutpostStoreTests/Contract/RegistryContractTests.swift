@@ -16,7 +16,7 @@ import Testing
         let bare = String(replica.id.dropFirst().dropLast()).lowercased()
         #expect(try store.replicas.replica(service: Contract.service, id: bare)?.id == replica.id)
         #expect(try store.replicas.replicas(service: Contract.service).map(\.name) == ["field"])
-        _ = try store.createService(pointLayerService(name: "Other"))
+        _ = try store.schema.createService(pointLayerService(name: "Other"))
         #expect(try store.replicas.replica(service: "Other", id: replica.id) == nil)
         // Names stay unique while one is being created.
         let held = try store.replicas.reserveReplicaName({ taken in ReplicaName.unique("field", taken: taken) }, service: Contract.service)
@@ -76,7 +76,7 @@ import Testing
     @Test(arguments: ContractBackend.all)
     func uploadsInPartsCommitInOrderAndBelongToTheirService(_ backend: ContractBackend) throws {
         let (store, clock) = try backend.fresh()
-        _ = try store.createService(pointLayerService(name: "Other"))
+        _ = try store.schema.createService(pointLayerService(name: "Other"))
         let item = try store.uploads.registerUpload(service: Contract.service, name: "notes.txt", description: "two parts")
         #expect(isValidUploadID(item.itemID) && !item.committed && item.date == clock.milliseconds())
         for (part, text) in [(2, "world"), (1, "hello ")] {

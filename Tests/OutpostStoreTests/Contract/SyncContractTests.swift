@@ -9,29 +9,29 @@ import Testing
     @Test(arguments: ContractBackend.all)
     func editsCommitWithOneNewGenerationOrNotAtAll(_ backend: ContractBackend) throws {
         let (store, _) = try backend.fresh()
-        let before = try store.currentGeneration()
-        let outcome = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("a"), Contract.point("b")])],
+        let before = try store.edits.currentGeneration()
+        let outcome = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("a"), Contract.point("b")])],
                                            options: EditOptions())
-        #expect(try outcome.generation == before + 1 && store.currentGeneration() == before + 1)
-        #expect(try outcome.layers[0].addResults.allSatisfy(\.success) && store.count(service: Contract.service, layer: 0) == 2)
+        #expect(try outcome.generation == before + 1 && store.edits.currentGeneration() == before + 1)
+        #expect(try outcome.layers[0].addResults.allSatisfy(\.success) && store.features.count(service: Contract.service, layer: 0) == 2)
         // rollbackOnFailure: one bad edit (an update of a missing feature) and nothing commits.
-        let failed = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("c")],
+        let failed = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("c")],
                                                                                         updates: [EditFeature(attributes: ["OBJECTID": .int(999)])])],
                                           options: EditOptions(rollbackOnFailure: true))
-        #expect(try failed.generation == nil && store.count(service: Contract.service, layer: 0) == 2)
-        #expect(try store.currentGeneration() == before + 1)
+        #expect(try failed.generation == nil && store.features.count(service: Contract.service, layer: 0) == 2)
+        #expect(try store.edits.currentGeneration() == before + 1)
     }
 
     @Test(arguments: ContractBackend.all)
     func anUploadIsDecidedByTheRulesAndKeepsWhatItOverwrites(_ backend: ContractBackend) throws {
         let (store, clock) = try backend.fresh()
         let kept = GlobalID.make(), contested = GlobalID.make()
-        _ = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
+        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
             Contract.point("kept", globalId: kept), Contract.point("contested", globalId: contested),
         ])], options: EditOptions(useGlobalIds: true))
         let replica = try Contract.createReplica(store)
         // Another writer changes the contested feature after the replica's generation.
-        _ = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, updates: [
+        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, updates: [
             EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("online")]),
         ])], options: EditOptions(useGlobalIds: true))
         clock.advance(milliseconds: 60_000)
@@ -40,7 +40,7 @@ import Testing
                                updates: [EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("device")])],
                                deletes: [.globalId(kept)])
         let plan = try Contract.syncPlan(replica, edits: edits)
-        let outcome = try store.applySyncUpload(plan, fingerprint: [1, 2, 3])
+        let outcome = try store.sync.applySyncUpload(plan, fingerprint: [1, 2, 3])
         #expect(!outcome.replayed && outcome.generation != nil)
         #expect(outcome.results[0].addResults.allSatisfy(\.success) && outcome.results[0].updateResults.allSatisfy(\.success)
                 && outcome.results[0].deleteResults.allSatisfy(\.success))
@@ -51,36 +51,36 @@ import Testing
         #expect(conflicts[0].recordedAt == clock.milliseconds() && conflicts[0].feature?["attributes"]?["label"]?.stringValue == "online")
         #expect(try store.maintenance.counts() == StoreCounts(replicas: 1, conflicts: 1))
         // The same upload again (a retry after a lost answer) is answered from its receipt.
-        let generation = try store.currentGeneration()
-        let retry = try store.applySyncUpload(plan, fingerprint: [1, 2, 3])
-        #expect(try retry.replayed && retry.results == outcome.results && store.currentGeneration() == generation)
-        #expect(try store.count(service: Contract.service, layer: 0) == 2)
+        let generation = try store.edits.currentGeneration()
+        let retry = try store.sync.applySyncUpload(plan, fingerprint: [1, 2, 3])
+        #expect(try retry.replayed && retry.results == outcome.results && store.edits.currentGeneration() == generation)
+        #expect(try store.features.count(service: Contract.service, layer: 0) == 2)
     }
 
     @Test(arguments: ContractBackend.all)
     func theChangeFeedSendsWhatTheRulesDecideAndNeverTheReplicasOwnUpload(_ backend: ContractBackend) throws {
         let (store, _) = try backend.fresh()
         let updated = GlobalID.make(), deleted = GlobalID.make(), untouched = GlobalID.make()
-        _ = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
+        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
             Contract.point("updated", globalId: updated), Contract.point("deleted", globalId: deleted), Contract.point("untouched", globalId: untouched),
         ])], options: EditOptions(useGlobalIds: true))
         let replica = try Contract.createReplica(store)
         let addedOnline = GlobalID.make()
-        _ = try store.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0,
+        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0,
             adds: [Contract.point("online", globalId: addedOnline)],
             updates: [EditFeature(attributes: ["GlobalID": .string(updated), "label": .string("changed")])],
             deletes: [.globalId(deleted)])], options: EditOptions(useGlobalIds: true))
         let fromDevice = GlobalID.make()
         let plan = try Contract.syncPlan(replica, edits: LayerEdits(layerId: 0, adds: [Contract.point("device", globalId: fromDevice)]))
-        let upload = try store.applySyncUpload(plan, fingerprint: [9])
+        let upload = try store.sync.applySyncUpload(plan, fingerprint: [9])
         let (answer, summary) = try Contract.answer(store, plan, upload: upload)
         let changes = Contract.changes(answer)
         #expect(changes.adds == [addedOnline], "\(answer)")
         #expect(changes.updates == [updated], "\(answer)")
         #expect(changes.deletes == [deleted], "\(answer)")
         // The generation handed out is the newest committed, and recorded for the next sync.
-        #expect(try summary.generation == store.currentGeneration())
-        try store.recordSync(plan, generations: summary.generations, close: false)
+        #expect(try summary.generation == store.edits.currentGeneration())
+        try store.sync.recordSync(plan, generations: summary.generations, close: false)
         let next = try #require(try store.replicas.replica(service: Contract.service, id: replica.id))
         #expect(next.layers[0].serverGen == summary.generation)
         let (quiet, _) = try Contract.answer(store, try Contract.syncPlan(next, edits: nil), upload: nil)

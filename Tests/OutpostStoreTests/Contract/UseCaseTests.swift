@@ -49,10 +49,10 @@ import Testing
         request.rollbackOnFailure = true
         let edits = LayerEdits(layerId: 0, adds: [Contract.point("good", globalId: GlobalID.make()), Contract.point("no GlobalID")])
         let plan = try SyncPlanner.plan(request, replica: replica, edits: [edits])
-        let generation = try store.currentGeneration()
+        let generation = try store.edits.currentGeneration()
         let sync = SynchronizeReplica(backend: store, plan: plan, fingerprint: [7])
         #expect(throws: ArcGISError.self) { _ = try sync.run { _ in Issue.record("no answer after a failed upload"); throw ArcGISError.internalError("") } }
-        #expect(try store.currentGeneration() == generation && store.count(service: Contract.service, layer: 0) == 0)
+        #expect(try store.edits.currentGeneration() == generation && store.features.count(service: Contract.service, layer: 0) == 0)
         // Without rollbackOnFailure the good edit commits, and the sync records its generation.
         var lenient = request
         lenient.rollbackOnFailure = false

@@ -18,16 +18,16 @@ struct ReplicaLayerSelection {
     var condition: String
 }
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// Checks what a plan needs from the store before any work: known spatial references.
     public func validate(_ plan: ReplicaPlan) throws {
         try pool.read { db in
             let target = plan.definition.spatialReference
-            guard try Self.isKnownSRID(target.epsg, db: db) else {
+            guard try SpatiaLiteFeatures.isKnownSRID(target.epsg, db: db) else {
                 throw ArcGISError.invalidParameter("replicaSR", "unknown spatial reference \(target.wkid)")
             }
             if plan.definition.geometry != nil {
-                guard try Self.isKnownSRID(plan.definition.geometrySpatialReference.epsg, db: db) else {
+                guard try SpatiaLiteFeatures.isKnownSRID(plan.definition.geometrySpatialReference.epsg, db: db) else {
                     throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(plan.definition.geometrySpatialReference.wkid)")
                 }
             }
@@ -57,7 +57,7 @@ extension FeatureStore {
             try db.execute(sql: "PRAGMA cache_size = -4096")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             var definition = plan.definition
-            definition.setGeneration(try Self.newestGeneration(db))
+            definition.setGeneration(try SpatiaLiteEdits.newestGeneration(db))
             let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, db: db) }
             phase(.exportingData)
             var counts = ReplicaExportCounts()
@@ -170,7 +170,7 @@ extension FeatureStore {
         var arguments: [DatabaseValue] = []
         var join = ""
         if let text = replicaLayer.whereClause {
-            let fragment = try WhereCompiler.compile(where: text, columns: resolver(for: layer.definition, alias: alias))
+            let fragment = try WhereCompiler.compile(where: text, columns: SpatiaLiteFeatures.resolver(for: layer.definition, alias: alias))
             conditions.append(fragment.sql)
             arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
         }
@@ -178,7 +178,7 @@ extension FeatureStore {
             var w = JSONWriter()
             geometry.writeEsriJSON(to: &w)
             let spatial = QueryGeometry(text: w.string, geometryType: nil, inSR: replica.geometrySpatialReference)
-            let filter = try spatialFilter(spatial, relationship: .intersects, layer: layer, db: db, alias: alias)
+            let filter = try SpatiaLiteFeatures.spatialFilter(spatial, relationship: .intersects, layer: layer, db: db, alias: alias)
             if filter.isEmptyResult {
                 conditions.append("0")
             } else {

@@ -20,12 +20,12 @@ struct JSONSink {
 }
 
 /// The JSON of replica data, shared by `createReplica` documents and sync answers.
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// One feature: attributes aligned with the layer's fields, geometry in Esri JSON.
     static func writeFeature(_ values: [DatabaseValue], geometry: OGCGeometry?, layer: LayerDefinition, to w: inout JSONWriter) {
         w.beginObject()
         w.key("attributes"); w.beginObject()
-        for (field, value) in zip(layer.fields, values) { w.member(field.name, jsonValue(value)) }
+        for (field, value) in zip(layer.fields, values) { w.member(field.name, SpatiaLiteFeatures.jsonValue(value)) }
         w.endObject()
         if let geometry {
             w.key("geometry")

@@ -6,6 +6,11 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
+/// Edit transactions: features and attachments, each stamped with one generation (`FeatureEditing`).
+public struct SpatiaLiteEdits: FeatureEditing, StoreRepository {
+    public let database: StoreDatabase
+}
+
 /// Attachment files of deleted features (removed once the transaction commits), and the
 /// prepared files the transaction registered (kept).
 final class FileRemovals {
@@ -20,7 +25,7 @@ public struct PreparedAttachmentFile: Sendable {
     var uploadName: String?
 }
 
-extension FeatureStore {
+extension SpatiaLiteEdits {
     /// Writes inline `data` and copies `uploadId` items into `attachments/`, keyed by the
     /// attachment's GlobalID.
     func prepareAttachmentFiles(_ edits: [LayerEdits], service: String,
@@ -75,7 +80,7 @@ final class EditSessionCache {
     }()
 }
 
-extension FeatureStore {
+extension SpatiaLiteEdits {
     /// Allocates the next generation in the caller's transaction: it becomes visible only
     /// when that transaction commits, together with the rows it stamps.
     static func allocateGeneration(_ db: Database, replicaId: String?, at now: Int64) throws -> Int64 {

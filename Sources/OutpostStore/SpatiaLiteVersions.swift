@@ -5,6 +5,11 @@ import OutpostGeometry
 import OutpostSync
 import OutpostWire
 
+/// Named versions of versioned services (`VersionStore`).
+public struct SpatiaLiteVersions: VersionStore, StoreRepository {
+    public let database: StoreDatabase
+}
+
 /// Named versions of a versioned service (`docs/sync-semantics.md`, Versioned data).
 ///
 /// A named version branches from DEFAULT at a generation. Its edits (`applyEdits` with
@@ -13,7 +18,7 @@ import OutpostWire
 /// to DEFAULT attribute by attribute against the state the version started from
 /// (`VersionReconcile`), recording conflicts, then empties the version and moves its base to
 /// the new DEFAULT.
-extension FeatureStore {
+extension SpatiaLiteVersions {
 
     /// Creates a named version branching from DEFAULT now.
     public func createVersion(service: String, name: String, description: String = "", access: String = "public") throws -> DataVersion {
@@ -33,8 +38,8 @@ extension FeatureStore {
             try db.execute(sql: """
                 INSERT INTO outpost_versions(service, name, parent, replica_id, access, description, created_at, guid, base_generation)
                 VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)
-                """, arguments: [stored.definition.name, full, Self.defaultVersionName, access, description, now, GlobalID.make(),
-                                 try Self.newestGeneration(db)])
+                """, arguments: [stored.definition.name, full, FeatureStore.defaultVersionName, access, description, now, GlobalID.make(),
+                                 try SpatiaLiteEdits.newestGeneration(db)])
             return try Self.version(full, service: stored.definition.name, db: db)!
         }
     }
@@ -126,7 +131,7 @@ extension FeatureStore {
             throw VersionFailure.notFound(name)
         }
         var post = VersionPost(posted: 0, conflicts: 0, generation: nil)
-        let outcome = try runEditTransaction(service: stored.definition.name, edits: stored.layers.map { LayerEdits(layerId: $0.definition.id) },
+        let outcome = try edits.runEditTransaction(service: stored.definition.name, edits: stored.layers.map { LayerEdits(layerId: $0.definition.id) },
                                              options: EditOptions(rollbackOnFailure: true, useGlobalIds: true),
                                              context: EditContext(replicaId: nil)) { editor, layers in
             for layer in layers {
@@ -147,8 +152,8 @@ extension FeatureStore {
         guard layer.isVersioned else { throw VersionFailure.notVersioned(service) }
         return try pool.read { db in
             guard let version = try Self.version(name, service: layer.serviceName, db: db) else { throw VersionFailure.notFound(name) }
-            if version.parent == nil { return try Self.answer(query, layer: layer, db: db) }
-            return try Self.answer(query, layer: layer, version: version.name, db: db)
+            if version.parent == nil { return try SpatiaLiteFeatures.answer(query, layer: layer, db: db) }
+            return try SpatiaLiteFeatures.answer(query, layer: layer, version: version.name, db: db)
         }
     }
 
@@ -329,8 +334,8 @@ private struct VersionPoster {
                 guard !outcome.write.isEmpty else { continue }
                 if !outcome.conflicts.isEmpty {
                     let fields: [JSONValue] = outcome.conflicts.map { field in
-                        ["field": .string(field), "base": FeatureStore.jsonValue(base?[field] ?? .null),
-                         "default": FeatureStore.jsonValue(current?[field] ?? .null), "replica": FeatureStore.jsonValue(row[field] as DatabaseValue)]
+                        ["field": .string(field), "base": SpatiaLiteFeatures.jsonValue(base?[field] ?? .null),
+                         "default": SpatiaLiteFeatures.jsonValue(current?[field] ?? .null), "replica": SpatiaLiteFeatures.jsonValue(row[field] as DatabaseValue)]
                     }
                     try record(globalId: globalId, objectId: existing.objectId, operation: "update", fields: .array(fields))
                 }
@@ -356,7 +361,7 @@ private struct VersionPoster {
     }
 
     private func record(globalId: String, objectId: Int64, operation: String, fields: JSONValue?) throws {
-        let feature = try FeatureStore.featureJSON(objectId: objectId, layer: layer, db: db)?.jsonText
+        let feature = try SpatiaLiteSync.featureJSON(objectId: objectId, layer: layer, db: db)?.jsonText
         let overwritten = try Row.fetchOne(db, sql: "SELECT outpost_gen, outpost_replica FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
                                            arguments: [objectId])
         try db.execute(sql: """

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import OutpostStorage
 
-extension FeatureStore {
+extension SpatiaLiteVersions {
     /// The versions of a service: DEFAULT first, then replica versions by creation.
     public func versions(service: String) throws -> [DataVersion] {
         let name = try self.service(named: service).definition.name

@@ -3,7 +3,7 @@ import GRDB
 import OutpostStorage
 import OutpostWire
 
-extension FeatureStore {
+extension SpatiaLiteFeatures {
     /// The attachments of the given features, one group per existing feature, in id order.
     public func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup] {
         guard layer.definition.hasAttachments, !objectIds.isEmpty else { return [] }

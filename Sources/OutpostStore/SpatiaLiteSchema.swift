@@ -5,7 +5,23 @@ import OutpostSync
 import OutpostGeometry
 import OutpostWire
 
-extension FeatureStore {
+/// Services and layers: the catalog and its DDL (`CatalogStore`).
+public struct SpatiaLiteSchema: CatalogStore, StoreRepository {
+    public let database: StoreDatabase
+
+    public func service(named name: String) throws(StoreError) -> StoredService {
+        guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
+        return service
+    }
+
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
+        let service = try service(named: name)
+        guard let layer = service.layers.first(where: { $0.definition.id == id }) else { throw .layerNotFound(service: name, layer: id) }
+        return layer
+    }
+}
+
+extension SpatiaLiteSchema {
     /// Creates a service with its layers: catalog rows, one table per layer with typed
     /// columns, a unique GlobalID index, the geometry column with its spatial index, and an
     /// attachment table where the layer has attachments. All or nothing.
@@ -33,11 +49,11 @@ extension FeatureStore {
                 let table = "\(prefix)_\(layer.id)"
                 try Self.createLayer(layer, service: service.name, table: table, db: db, now: now)
                 if service.isVersioned {
-                    try Self.createHistory(forTable: table, layer: layer, db: db)
-                    try Self.createVersionRows(forTable: table, db: db)
+                    try FeatureStore.createHistory(forTable: table, layer: layer, db: db)
+                    try FeatureStore.createVersionRows(forTable: table, db: db)
                 }
             }
-            if service.isVersioned { try Self.createDefaultVersion(service: service.name, db: db, now: now) }
+            if service.isVersioned { try FeatureStore.createDefaultVersion(service: service.name, db: db, now: now) }
         }
         try reloadCatalog()
         return try self.service(named: service.name)
@@ -150,7 +166,7 @@ extension FeatureStore {
             }
         }
         try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
-        try addChangeTracking(toTable: table, db: db)
+        try FeatureStore.addChangeTracking(toTable: table, db: db)
         try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(layer.globalIdField.quotedDatabaseIdentifier))")
         if let geometryType = layer.geometryType {
             let added = try Int.fetchOne(db, sql: "SELECT AddGeometryColumn(?, ?, ?, ?, 'XY')",
@@ -160,7 +176,7 @@ extension FeatureStore {
             }
             let indexed = try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex(?, ?)", arguments: [table, StoredLayer.geometryColumn])
             guard indexed == 1 else { throw StoreError.spatialite("CreateSpatialIndex failed for \(table)") }
-            try installLeanSpatialTriggers(table: table, db: db)
+            try FeatureStore.installLeanSpatialTriggers(table: table, db: db)
         }
         if layer.hasAttachments {
             let attach = "\(table)__attach"
@@ -178,7 +194,7 @@ extension FeatureStore {
                 );
                 CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
                 """)
-            try addChangeTracking(toTable: attach, db: db)
+            try FeatureStore.addChangeTracking(toTable: attach, db: db)
         }
         var editFieldsInfo: String?
         if let info = layer.editFieldsInfo {

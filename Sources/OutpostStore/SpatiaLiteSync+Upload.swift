@@ -5,7 +5,7 @@ import OutpostGeometry
 import OutpostSync
 import OutpostWire
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// Applies the client's edits of a sync in one transaction stamped with one generation
     /// and the replica's id, deciding each edit with `SyncRules.upload` (last in wins).
     ///
@@ -23,7 +23,7 @@ extension FeatureStore {
         let conflicts = ConflictCount()
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
-            let outcome = try runEditTransaction(service: plan.replica.serviceName, edits: edits, options: options,
+            let outcome = try self.edits.runEditTransaction(service: plan.replica.serviceName, edits: edits, options: options,
                                                  context: EditContext(replicaId: replicaId)) { editor, layers in
                 if let replay = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, db: editor.db) {
                     throw Replayed(results: replay)
@@ -257,7 +257,7 @@ struct SyncUploadSession {
                 if field == shape, let blob = Data.fromDatabaseValue(value), let ogc = try? SpatiaLiteBlob.decode([UInt8](blob)) {
                     return Geometry(ogc: ogc, layerType: definition.geometryType).esriJSON
                 }
-                return FeatureStore.jsonValue(value)
+                return SpatiaLiteFeatures.jsonValue(value)
             }
             return ["field": .string(field), "base": json(base?[field]), "default": json(current[field]), "replica": json(editValues[field])]
         }
@@ -281,7 +281,7 @@ struct SyncUploadSession {
             objectId = id
             overwrittenGeneration = changedGen
             overwrittenBy = lastWriter
-            featureText = try FeatureStore.featureJSON(objectId: id, layer: layer, db: db)?.jsonText
+            featureText = try SpatiaLiteSync.featureJSON(objectId: id, layer: layer, db: db)?.jsonText
         case .tombstone(let id, _, let deletedGen, let deletedBy):
             objectId = id
             overwrittenGeneration = deletedGen
@@ -345,7 +345,7 @@ struct SyncUploadSession {
     }
 }
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// One stored feature as Esri JSON (`attributes` as stored, `geometry` in the layer's
     /// spatial reference), or nil.
     static func featureJSON(objectId: Int64, layer: StoredLayer, db: Database) throws -> JSONValue? {
@@ -356,7 +356,7 @@ extension FeatureStore {
                                          arguments: [objectId]) else { return nil }
         var attributes = JSONObject()
         for (index, field) in definition.fields.enumerated() {
-            attributes[field.name] = jsonValue(row[index] as DatabaseValue)
+            attributes[field.name] = SpatiaLiteFeatures.jsonValue(row[index] as DatabaseValue)
         }
         var feature: JSONObject = ["attributes": .object(attributes)]
         if layer.isSpatial, let blob: Data = row[definition.fields.count], !blob.isEmpty {

@@ -3,7 +3,7 @@ import GRDB
 import OutpostStorage
 import OutpostWire
 
-extension FeatureStore {
+extension SpatiaLiteEdits {
     /// Attachment names are file names: no path separators, no control characters, no
     /// leading dots (a name is never used as a path, but it is echoed in downloads).
     public static func sanitizedAttachmentName(_ name: String) -> String {

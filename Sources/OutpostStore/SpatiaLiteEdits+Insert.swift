@@ -6,7 +6,7 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
-extension FeatureStore {
+extension SpatiaLiteEdits {
     /// Inserts rows into a layer and returns their OBJECTIDs. GlobalIDs are kept when given
     /// (any spelling, stored canonical) and assigned otherwise; OBJECTIDs are always assigned.
     ///
@@ -19,7 +19,7 @@ extension FeatureStore {
         let layer = try self.layer(service: service, id: layerId)
         let now = clock.milliseconds()
         return try pool.write { db in
-            let generation = try Self.allocateGeneration(db, replicaId: nil, at: now)
+            let generation = try SpatiaLiteEdits.allocateGeneration(db, replicaId: nil, at: now)
             try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
                            arguments: [now, layer.serviceName, layer.definition.id])
             let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(layer.tableName.quotedDatabaseIdentifier))") ?? false

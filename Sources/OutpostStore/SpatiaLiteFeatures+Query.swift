@@ -5,7 +5,12 @@ import OutpostGeometry
 import OutpostSQLite
 import OutpostWire
 
-extension FeatureStore {
+/// Reading features: queries, counts, extents, attachments, and the bulk load (`FeatureQuerying`).
+public struct SpatiaLiteFeatures: FeatureQuerying, StoreRepository {
+    public let database: StoreDatabase
+}
+
+extension SpatiaLiteFeatures {
     /// The extent of a layer: the union of its R*Tree root cells (no table scan).
     public func extent(of layer: StoredLayer) throws -> Envelope {
         guard layer.isSpatial else { return .empty }
@@ -94,7 +99,7 @@ extension FeatureStore {
                 arguments.append(contentsOf: filter.arguments)
             }
         }
-        let source = version == nil ? layer.tableName.quotedDatabaseIdentifier : try overlay(layer, db: db)
+        let source = version == nil ? layer.tableName.quotedDatabaseIdentifier : try SpatiaLiteVersions.overlay(layer, db: db)
         let from = " FROM \(source) t\(join)"
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let statementArguments = StatementArguments(arguments)

@@ -6,13 +6,18 @@ import OutpostSQLite
 import OutpostSync
 import OutpostWire
 
+/// Replicas' data: snapshots, the sync upload and the change feed (`SyncStore`).
+public struct SpatiaLiteSync: SyncStore, StoreRepository {
+    public let database: StoreDatabase
+}
+
 /// One downloaded change, ready to write.
 private enum ChangeRow {
     case feature([DatabaseValue], OGCGeometry?)
     case deleteId(String)
 }
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// Writes a sync's answer (§5.6): the replica, its new generation(s), per layer the edit
     /// results of the upload and the server changes since the layer's generation (net per
     /// GlobalID, filtered by the replica's filters, decided by `SyncRules.download`), and full
@@ -26,7 +31,7 @@ extension FeatureStore {
         let directory = self.directory
         let resultsByLayer = upload?.resultsByLayer ?? [:]
         return try pool.read { db in
-            let generation = try Self.newestGeneration(db)
+            let generation = try SpatiaLiteEdits.newestGeneration(db)
             let generations = plan.answeredGenerations(current: generation)
             var sink = JSONSink(write: write)
             var changes = 0
@@ -170,7 +175,7 @@ extension FeatureStore {
     }
 }
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// After a sync: the generations handed out become the replica's, with the sync's date.
     /// With `closeReplica` the replica is unregistered instead.
     public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {
@@ -286,13 +291,13 @@ struct LayerChangeReader {
     /// Calls `body` with the attachments to send as `pass`, each decided by
     /// `SyncRules.downloadAttachment` (the pre-filter also keeps to features in the filter).
     func forEachAttachment(_ pass: DownloadChange, directory: String, db: Database,
-                           _ body: (FeatureStore.ExportedAttachment) throws -> Void) throws
+                           _ body: (SpatiaLiteSync.ExportedAttachment) throws -> Void) throws
     {
         let layer = selection.layer
         let definition = layer.definition
         let gid = definition.globalIdField.quotedDatabaseIdentifier
         let prefilter = ChangeFeedPrefilter.changedRows(pass, alias: "a", since: since, replicaId: replica.id, skipsOwnWrites: true)
-        let columns = FeatureStore.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t")
+        let columns = SpatiaLiteSync.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t")
         let facts = "a.outpost_created_gen, a.outpost_gen, a.outpost_replica, \(ChangeFeedPrefilter.creatorColumn(alias: "a"))"
         let rows = try Row.fetchCursor(db, sql: """
             SELECT \(columns), \(facts)
@@ -302,7 +307,7 @@ struct LayerChangeReader {
             ORDER BY a.ATTACHMENTID
             """, arguments: StatementArguments(selection.arguments + prefilter.arguments))
         while let row = try rows.next() {
-            let attachment = FeatureStore.ExportedAttachment(row: row, directory: directory)
+            let attachment = SpatiaLiteSync.ExportedAttachment(row: row, directory: directory)
             let facts = row.count - 4
             let record = ServerRecord.row(objectId: attachment.id, createdGen: row[facts], changedGen: row[facts + 1], lastWriter: row[facts + 2])
             // The join above keeps to features in the filter.
@@ -321,7 +326,7 @@ struct LayerChangeReader {
     {
         let layer = selection.layer
         let definition = layer.definition
-        var columns = FeatureStore.featureColumns(layer, spatialReference: spatialReference)
+        var columns = SpatiaLiteSync.featureColumns(layer, spatialReference: spatialReference)
         // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
         // the whole table instead of the changes.
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
@@ -332,7 +337,7 @@ struct LayerChangeReader {
             WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
             """)
         let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
-        try FeatureStore.forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
+        try SpatiaLiteSync.forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
             values, geometry, reader, extra in
             let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
                                           createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,

@@ -5,7 +5,7 @@ import OutpostGeoPackage
 import OutpostSync
 import OutpostWire
 
-extension FeatureStore {
+extension SpatiaLiteSync {
     /// Writes a sync's answer as a download delta (`dataFormat=sqlite`): a GeoPackage shaped
     /// like the replica file, holding the changed rows, the list of changes, the upload's
     /// edit results and the new generations (`docs/replica-format.md`, Deltas). The same
@@ -19,7 +19,7 @@ extension FeatureStore {
         let directory = self.directory
         let resultsByLayer = upload?.resultsByLayer ?? [:]
         return try pool.read { db in
-            let generation = try Self.newestGeneration(db)
+            let generation = try SpatiaLiteEdits.newestGeneration(db)
             let generations = plan.answeredGenerations(current: generation)
             // The file records the generations the device will hold once it applied the delta.
             var answered = replica
