@@ -107,7 +107,8 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient", "OutpostConformance",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
+                "OutpostConformance",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -129,14 +130,18 @@ let package = Package(
         ),
         .testTarget(
             name: "OutpostStoreTests",
-            dependencies: ["OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
-                           .product(name: "GRDB", package: "GRDB.swift"),
-                           .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: [
+                "OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync",
+                "OutpostGeoPackage", "OutpostSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [
-                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostGeoPackage",
+                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire",
+                "OutpostGeometry", "OutpostGeoPackage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -145,7 +150,8 @@ let package = Package(
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage", "OutpostGeometry",
+                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
+                "OutpostGeometry",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-clients
+# The tree is formatted by .swift-format (swift-format ships with the toolchain).
+swift format lint --strict --recursive Sources Tests Package.swift
 swift build --build-tests
 swift test --skip-build 2>&1 | tee .build/swift-test.log
 grep -q "Test run with .* passed" .build/swift-test.log

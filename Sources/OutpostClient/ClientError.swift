@@ -42,7 +42,8 @@ public enum ClientError: Error, Sendable, Equatable, Codable, CustomStringConver
     /// The ArcGIS error envelope of `json`, if it is one.
     static func fromEnvelope(_ json: JSONValue) -> ClientError? {
         guard let error = json["error"], !error.isNull else { return nil }
-        return .server(code: Int(error["code"]?.int64Value ?? 500), message: error["message"]?.stringValue ?? "",
-                       details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        return .server(
+            code: Int(error["code"]?.int64Value ?? 500), message: error["message"]?.stringValue ?? "",
+            details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
     }
 }

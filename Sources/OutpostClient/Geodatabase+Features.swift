@@ -26,7 +26,8 @@ extension Geodatabase {
             arguments += [envelope.xmax, envelope.xmin, envelope.ymax, envelope.ymin].map(\.databaseValue)
         }
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.map { "(\($0))" }.joined(separator: " AND ")
-        let sql = "SELECT \(Self.selectList(table)) FROM \(table.tableName.quotedDatabaseIdentifier) t\(join)\(whereSQL) ORDER BY t.\(table.objectIdField.quotedDatabaseIdentifier)"
+        let sql =
+            "SELECT \(Self.selectList(table)) FROM \(table.tableName.quotedDatabaseIdentifier) t\(join)\(whereSQL) ORDER BY t.\(table.objectIdField.quotedDatabaseIdentifier)"
         return try queue.inDatabase { db in
             try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { try Self.feature($0, table: table) }
         }
@@ -36,8 +37,12 @@ extension Geodatabase {
     public func feature(globalId: String, in table: GeodatabaseFeatureTable) throws -> LocalFeature? {
         let id = GlobalID.normalize(globalId) ?? globalId
         return try queue.inDatabase { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.selectList(table)) FROM \(table.tableName.quotedDatabaseIdentifier) t WHERE t.\(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                             arguments: [id]).map { try Self.feature($0, table: table) }
+            try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT \(Self.selectList(table)) FROM \(table.tableName.quotedDatabaseIdentifier) t WHERE t.\(table.globalIdField.quotedDatabaseIdentifier) = ?",
+                arguments: [id]
+            ).map { try Self.feature($0, table: table) }
         }
     }
 
@@ -62,8 +67,10 @@ extension Geodatabase {
         return try edit { db in
             // OBJECTIDs are given here, in order, as AUTOINCREMENT would: rows then go in by
             // multi-row INSERTs (each statement with triggers pays for a statement journal).
-            var next = max(try Int64.fetchOne(db, sql: "SELECT max(\(oid.quotedDatabaseIdentifier)) FROM \(t)") ?? 0,
-                           try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.tableName]) ?? 0) + 1
+            var next =
+                max(
+                    try Int64.fetchOne(db, sql: "SELECT max(\(oid.quotedDatabaseIdentifier)) FROM \(t)") ?? 0,
+                    try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.tableName]) ?? 0) + 1
             var added: [LocalFeature] = []
             added.reserveCapacity(features.count)
             var pending: [[DatabaseValue]] = []
@@ -71,10 +78,12 @@ extension Geodatabase {
             func flush() throws {
                 guard !pending.isEmpty else { return }
                 let row = "(" + Array(repeating: "?", count: pendingColumns.count).joined(separator: ", ") + ")"
-                try db.cachedStatement(sql: """
-                    INSERT INTO \(t) (\(pendingColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
-                    VALUES \(Array(repeating: row, count: pending.count).joined(separator: ", "))
-                    """).execute(arguments: StatementArguments(pending.flatMap { $0 }))
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO \(t) (\(pendingColumns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+                        VALUES \(Array(repeating: row, count: pending.count).joined(separator: ", "))
+                        """
+                ).execute(arguments: StatementArguments(pending.flatMap { $0 }))
                 pending.removeAll(keepingCapacity: true)
             }
             for feature in features {
@@ -112,8 +121,11 @@ extension Geodatabase {
         let columns = values.keys.sorted()
         try edit { db in
             // Prepared once per column set: preparing compiles the table's triggers anew.
-            try db.cachedStatement(sql: "UPDATE \(table.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?")
-                .execute(arguments: StatementArguments(columns.map { values[$0]! } + [globalId.databaseValue]))
+            try db.cachedStatement(
+                sql:
+                    "UPDATE \(table.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?"
+            )
+            .execute(arguments: StatementArguments(columns.map { values[$0]! } + [globalId.databaseValue]))
             guard db.changesCount == 1 else { throw ClientError.geodatabase("no feature \(globalId) in \(table.name)") }
         }
     }
@@ -122,8 +134,10 @@ extension Geodatabase {
     public func delete(globalId text: String, from table: GeodatabaseFeatureTable) throws {
         let globalId = GlobalID.normalize(text) ?? text
         try edit { db in
-            try db.cachedStatement(sql: "DELETE FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?")
-                .execute(arguments: [globalId])
+            try db.cachedStatement(
+                sql: "DELETE FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?"
+            )
+            .execute(arguments: [globalId])
             guard db.changesCount == 1 else { throw ClientError.geodatabase("no feature \(globalId) in \(table.name)") }
         }
     }
@@ -134,10 +148,13 @@ extension Geodatabase {
         guard let attachmentTable = table.attachmentTable else { return [] }
         let parent = GlobalID.normalize(featureGlobalId) ?? featureGlobalId
         return try queue.inDatabase { db in
-            try Row.fetchAll(db, sql: """
-                SELECT GLOBALID, REL_GLOBALID, ATTACHMENTID, ATT_NAME, content_type, data FROM \(attachmentTable.quotedDatabaseIdentifier)
-                WHERE REL_GLOBALID = ? ORDER BY id
-                """, arguments: [parent]).map {
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT GLOBALID, REL_GLOBALID, ATTACHMENTID, ATT_NAME, content_type, data FROM \(attachmentTable.quotedDatabaseIdentifier)
+                    WHERE REL_GLOBALID = ? ORDER BY id
+                    """, arguments: [parent]
+            ).map {
                 LocalAttachment(globalId: $0[0], parentGlobalId: $0[1], attachmentId: $0[2], name: $0[3], contentType: $0[4], data: $0[5])
             }
         }
@@ -145,26 +162,35 @@ extension Geodatabase {
 
     /// Adds an attachment to a feature; returns its GlobalID.
     @discardableResult
-    public func addAttachment(to featureGlobalId: String, in table: GeodatabaseFeatureTable, name: String, contentType: String, data: Data) throws -> String {
+    public func addAttachment(
+        to featureGlobalId: String, in table: GeodatabaseFeatureTable, name: String, contentType: String, data: Data
+    ) throws -> String {
         guard let attachmentTable = table.attachmentTable else {
             throw ClientError.unsupported("the replica carries no attachments for \(table.name)")
         }
         let parent = GlobalID.normalize(featureGlobalId) ?? featureGlobalId
         let globalId = GlobalID.make()
         try edit { db in
-            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                                    arguments: [parent]) == true
+            guard
+                try Bool.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) > 0 FROM \(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
+                    arguments: [parent]) == true
             else { throw ClientError.geodatabase("no feature \(parent) in \(table.name)") }
-            try db.execute(sql: """
-                INSERT INTO \(attachmentTable.quotedDatabaseIdentifier)(data, content_type, GLOBALID, REL_GLOBALID, ATT_NAME, DATA_SIZE)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [data, contentType, globalId, parent, name, data.count])
+            try db.execute(
+                sql: """
+                    INSERT INTO \(attachmentTable.quotedDatabaseIdentifier)(data, content_type, GLOBALID, REL_GLOBALID, ATT_NAME, DATA_SIZE)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """, arguments: [data, contentType, globalId, parent, name, data.count])
         }
         return globalId
     }
 
     public func deleteAttachment(globalId text: String, in table: GeodatabaseFeatureTable) throws {
-        guard let attachmentTable = table.attachmentTable else { throw ClientError.unsupported("the replica carries no attachments for \(table.name)") }
+        guard let attachmentTable = table.attachmentTable else {
+            throw ClientError.unsupported("the replica carries no attachments for \(table.name)")
+        }
         let globalId = GlobalID.normalize(text) ?? text
         try edit { db in
             try db.execute(sql: "DELETE FROM \(attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [globalId])
@@ -185,7 +211,8 @@ extension Geodatabase {
         for (index, field) in table.fields.enumerated() {
             let value: DatabaseValue = row[index]
             // A date column holding other text keeps the text (a tool wrote it).
-            feature.attributes[field.name] = GeoPackageValue.json(value, isDate: field.type == .date)
+            feature.attributes[field.name] =
+                GeoPackageValue.json(value, isDate: field.type == .date)
                 ?? String.fromDatabaseValue(value).map { .string($0) } ?? .null
         }
         if table.hasGeometry, let blob = row[table.fields.count] as Data?, !blob.isEmpty {
@@ -196,7 +223,9 @@ extension Geodatabase {
 
     /// The columns to write for `feature`: known, editable fields (dates as GeoPackage text)
     /// and the geometry as a GeoPackage blob.
-    static func columnValues(_ feature: LocalFeature, table: GeodatabaseFeatureTable, srsId: Int32, includeGlobalId: Bool) throws -> [String: DatabaseValue] {
+    static func columnValues(
+        _ feature: LocalFeature, table: GeodatabaseFeatureTable, srsId: Int32, includeGlobalId: Bool
+    ) throws -> [String: DatabaseValue] {
         var values: [String: DatabaseValue] = [:]
         for (key, value) in feature.attributes {
             guard let field = table.field(named: key) else { throw ClientError.geodatabase("\(table.name) has no field \(key)") }
@@ -232,11 +261,12 @@ extension Geodatabase {
 
     /// Columns for the where compiler: dates are GeoPackage text here, compared as epoch ms.
     static func resolver(for table: GeodatabaseFeatureTable) -> WhereCompiler.Resolver {
-        let columns = Dictionary(uniqueKeysWithValues: table.fields.map { field -> (String, WhereColumn) in
-            let column = "t.\(field.name.quotedDatabaseIdentifier)"
-            let sql = field.type == .date ? "CAST(round((julianday(\(column)) - 2440587.5) * 86400000) AS INTEGER)" : column
-            return (field.name.lowercased(), WhereColumn(sql: sql, type: field.type))
-        })
+        let columns = Dictionary(
+            uniqueKeysWithValues: table.fields.map { field -> (String, WhereColumn) in
+                let column = "t.\(field.name.quotedDatabaseIdentifier)"
+                let sql = field.type == .date ? "CAST(round((julianday(\(column)) - 2440587.5) * 86400000) AS INTEGER)" : column
+                return (field.name.lowercased(), WhereColumn(sql: sql, type: field.type))
+            })
         return { name in columns[name.lowercased()] }
     }
 }

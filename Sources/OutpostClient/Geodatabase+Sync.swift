@@ -59,12 +59,15 @@ extension Geodatabase {
                     applied.objectIdsAssigned += try Self.assignObjectIds(assigned, in: table, db: db)
                 }
                 // 2. The server's changes, in the delta's order.
-                let pending = Set(try String.fetchAll(db, sql: "SELECT DISTINCT upper(global_id) FROM outpost_sync_changes WHERE change_id > ?",
-                                                      arguments: [throughChangeId]))
+                let pending = Set(
+                    try String.fetchAll(
+                        db, sql: "SELECT DISTINCT upper(global_id) FROM outpost_sync_changes WHERE change_id > ?",
+                        arguments: [throughChangeId]))
                 let deltaTables = try Row.fetchAll(db, sql: "SELECT layer_id, table_name, attachment_table FROM delta.outpost_sync_layers")
                 var deltaTable: [Int: (String, String?)] = [:]
                 for row in deltaTables { deltaTable[row[0]] = (row[1], row[2]) }
-                let changes = try Row.fetchAll(db, sql: "SELECT layer_id, item, global_id, operation FROM delta.outpost_sync_changes ORDER BY change_id")
+                let changes = try Row.fetchAll(
+                    db, sql: "SELECT layer_id, item, global_id, operation FROM delta.outpost_sync_changes ORDER BY change_id")
                 for change in changes {
                     let layerId: Int = change[0]
                     guard let table = tables[layerId], let source = deltaTable[layerId] else { continue }
@@ -84,26 +87,34 @@ extension Geodatabase {
                             try Self.upsertAttachment(globalId, from: remote, into: local, db: db)
                         }
                     } else if operation == "delete" {
-                        try db.execute(sql: "DELETE FROM main.\(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                                       arguments: [globalId])
+                        try db.execute(
+                            sql:
+                                "DELETE FROM main.\(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
+                            arguments: [globalId])
                     } else {
                         try Self.upsertFeature(globalId, from: source.0, into: table, db: db)
                     }
                     applied.changesApplied += 1
                 }
                 // 3. Generations, and the acknowledged part of the change log.
-                try db.execute(sql: """
-                    UPDATE outpost_sync_layers SET server_gen = (SELECT d.server_gen FROM delta.outpost_sync_layers d WHERE d.layer_id = outpost_sync_layers.layer_id)
-                    WHERE layer_id IN (SELECT layer_id FROM delta.outpost_sync_layers)
-                    """)
-                try db.execute(sql: """
-                    UPDATE outpost_sync_replica SET replica_server_gen = (SELECT replica_server_gen FROM delta.outpost_sync_replica),
-                        last_sync_date = ?, applying_server_changes = 0
-                    """, arguments: [clock.milliseconds()])
+                try db.execute(
+                    sql: """
+                        UPDATE outpost_sync_layers SET server_gen = (SELECT d.server_gen FROM delta.outpost_sync_layers d WHERE d.layer_id = outpost_sync_layers.layer_id)
+                        WHERE layer_id IN (SELECT layer_id FROM delta.outpost_sync_layers)
+                        """)
+                try db.execute(
+                    sql: """
+                        UPDATE outpost_sync_replica SET replica_server_gen = (SELECT replica_server_gen FROM delta.outpost_sync_replica),
+                            last_sync_date = ?, applying_server_changes = 0
+                        """, arguments: [clock.milliseconds()])
                 let refused = applied.failedEdits.compactMap { $0.result.globalId.flatMap(GlobalID.normalize) }
-                try db.execute(sql: "DELETE FROM outpost_sync_changes WHERE change_id <= ? AND layer_id IN (SELECT value FROM json_each(?)) AND upper(global_id) NOT IN (SELECT value FROM json_each(?))",
-                               arguments: [throughChangeId, JSONValue.array(uploadedLayers.sorted().map { .int(Int64($0)) }).jsonText,
-                                           JSONValue.array(refused.map { .string($0) }).jsonText])
+                try db.execute(
+                    sql:
+                        "DELETE FROM outpost_sync_changes WHERE change_id <= ? AND layer_id IN (SELECT value FROM json_each(?)) AND upper(global_id) NOT IN (SELECT value FROM json_each(?))",
+                    arguments: [
+                        throughChangeId, JSONValue.array(uploadedLayers.sorted().map { .int(Int64($0)) }).jsonText,
+                        JSONValue.array(refused.map { .string($0) }).jsonText,
+                    ])
                 return .commit
             }
             return applied
@@ -119,7 +130,8 @@ extension Geodatabase {
         var moved = 0
         for (globalId, objectId) in assigned {
             guard let current = try Int64.fetchOne(db, sql: "SELECT \(oid) FROM \(t) WHERE \(gid) = ?", arguments: [globalId]),
-                  current != objectId else { continue }
+                current != objectId
+            else { continue }
             try makeRoom(for: objectId, in: table, db: db)
             try db.execute(sql: "UPDATE \(t) SET \(oid) = ? WHERE \(gid) = ?", arguments: [objectId, globalId])
             moved += 1
@@ -132,8 +144,10 @@ extension Geodatabase {
         let t = table.tableName.quotedDatabaseIdentifier
         let oid = table.objectIdField.quotedDatabaseIdentifier
         guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(t) WHERE \(oid) = ?", arguments: [objectId]) == true else { return }
-        let fresh = max(objectId, try Int64.fetchOne(db, sql: "SELECT max(\(oid)) FROM \(t)") ?? 0,
-                        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.tableName]) ?? 0) + 1
+        let fresh =
+            max(
+                objectId, try Int64.fetchOne(db, sql: "SELECT max(\(oid)) FROM \(t)") ?? 0,
+                try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [table.tableName]) ?? 0) + 1
         try db.execute(sql: "UPDATE \(t) SET \(oid) = ? WHERE \(oid) = ?", arguments: [fresh, objectId])
     }
 
@@ -154,11 +168,12 @@ extension Geodatabase {
         if localObjectId != nil {
             // The GlobalID never changes (a trigger guards it): every other column is the server's.
             let updated = columns.filter { $0 != table.globalIdField }
-            try db.execute(sql: """
-                UPDATE \(t) SET (\(updated.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) =
-                    (SELECT \(updated.map { "s.\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")) FROM \(d) s WHERE s.\(gid) = ?)
-                WHERE \(gid) = ?
-                """, arguments: [globalId, globalId])
+            try db.execute(
+                sql: """
+                    UPDATE \(t) SET (\(updated.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) =
+                        (SELECT \(updated.map { "s.\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")) FROM \(d) s WHERE s.\(gid) = ?)
+                    WHERE \(gid) = ?
+                    """, arguments: [globalId, globalId])
         } else {
             let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
             try db.execute(sql: "INSERT INTO \(t) (\(list)) SELECT \(list) FROM \(d) WHERE \(gid) = ?", arguments: [globalId])
@@ -171,11 +186,15 @@ extension Geodatabase {
         let t = table.quotedDatabaseIdentifier
         let d = "delta.\(deltaTable.quotedDatabaseIdentifier)"
         if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(t) WHERE GLOBALID = ?", arguments: [globalId]) == true {
-            try db.execute(sql: "UPDATE \(t) SET (\(columns.joined(separator: ", "))) = (SELECT \(columns.map { "s.\($0)" }.joined(separator: ", ")) FROM \(d) s WHERE s.GLOBALID = ?) WHERE GLOBALID = ?",
-                           arguments: [globalId, globalId])
+            try db.execute(
+                sql:
+                    "UPDATE \(t) SET (\(columns.joined(separator: ", "))) = (SELECT \(columns.map { "s.\($0)" }.joined(separator: ", ")) FROM \(d) s WHERE s.GLOBALID = ?) WHERE GLOBALID = ?",
+                arguments: [globalId, globalId])
         } else {
-            try db.execute(sql: "INSERT INTO \(t) (GLOBALID, \(columns.joined(separator: ", "))) SELECT GLOBALID, \(columns.joined(separator: ", ")) FROM \(d) WHERE GLOBALID = ?",
-                           arguments: [globalId])
+            try db.execute(
+                sql:
+                    "INSERT INTO \(t) (GLOBALID, \(columns.joined(separator: ", "))) SELECT GLOBALID, \(columns.joined(separator: ", ")) FROM \(d) WHERE GLOBALID = ?",
+                arguments: [globalId])
         }
     }
 

@@ -65,8 +65,10 @@ public final class Geodatabase: Sendable {
         return try queue.inDatabase { db in
             try layers.map { layer in
                 var table = GeodatabaseFeatureTable(layer)
-                table.srsId = Int32(try Int.fetchOne(db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?",
-                                                     arguments: [layer.tableName]) ?? 0)
+                table.srsId = Int32(
+                    try Int.fetchOne(
+                        db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?",
+                        arguments: [layer.tableName]) ?? 0)
                 return table
             }
         }

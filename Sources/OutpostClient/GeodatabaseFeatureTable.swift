@@ -45,9 +45,10 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         guard let name = json["name"]?.stringValue, let type = json["type"]?.stringValue.flatMap(EsriFieldType.init(rawValue:)) else {
             return nil
         }
-        return FieldDefinition(name: name, type: type, alias: json["alias"]?.stringValue, length: json["length"]?.int64Value.map { Int($0) },
-                               nullable: json["nullable"]?.boolValue ?? true, editable: json["editable"]?.boolValue ?? true,
-                               defaultValue: json["defaultValue"] ?? .null)
+        return FieldDefinition(
+            name: name, type: type, alias: json["alias"]?.stringValue, length: json["length"]?.int64Value.map { Int($0) },
+            nullable: json["nullable"]?.boolValue ?? true, editable: json["editable"]?.boolValue ?? true,
+            defaultValue: json["defaultValue"] ?? .null)
     }
 
     public func field(named name: String) -> FieldDefinition? {

@@ -44,14 +44,14 @@ public actor GeodatabaseJob {
         var syncResult: SyncResult?
     }
 
-    private var document: Document
-    private let connection: ServiceConnection
-    private var geodatabase: Geodatabase?
-    private var task: Task<Void, Never>?
-    private var pauseRequested = false
-    private var cancelRequested = false
-    private var holdsSync = false
-    private var waiters: [CheckedContinuation<JobOutcome, any Error>] = []
+    var document: Document
+    let connection: ServiceConnection
+    var geodatabase: Geodatabase?
+    var task: Task<Void, Never>?
+    var pauseRequested = false
+    var cancelRequested = false
+    var holdsSync = false
+    var waiters: [CheckedContinuation<JobOutcome, any Error>] = []
 
     /// The longest wait between polls of the server's job status (the first polls come
     /// sooner: 50 ms, doubling).
@@ -144,7 +144,7 @@ public actor GeodatabaseJob {
 
     // MARK: Running
 
-    private func run() async {
+    func run() async {
         do {
             while document.step != .done {
                 try Task.checkCancellation()
@@ -156,8 +156,14 @@ public actor GeodatabaseJob {
             releaseSync()
             switch document.kind {
             case .generate: finish(.success(.geodatabase(path: document.path)))
-            case .sync: finish(.success(.sync(document.syncResult ?? SyncResult(editsUploaded: 0, changesApplied: 0, changesDeferred: 0,
-                                                                                  objectIdsAssigned: 0, failedEdits: []))))
+            case .sync:
+                finish(
+                    .success(
+                        .sync(
+                            document.syncResult
+                                ?? SyncResult(
+                                    editsUploaded: 0, changesApplied: 0, changesDeferred: 0,
+                                    objectIdsAssigned: 0, failedEdits: []))))
             }
         } catch {
             releaseSync()
@@ -176,7 +182,7 @@ public actor GeodatabaseJob {
         }
     }
 
-    private func finish(_ outcome: Result<JobOutcome, ClientError>) {
+    func finish(_ outcome: Result<JobOutcome, ClientError>) {
         task = nil
         switch outcome {
         case .success:
@@ -199,7 +205,7 @@ public actor GeodatabaseJob {
         }
     }
 
-    private func finishedOutcome() throws -> JobOutcome? {
+    func finishedOutcome() throws -> JobOutcome? {
         switch document.status {
         case .succeeded:
             switch document.kind {
@@ -211,23 +217,25 @@ public actor GeodatabaseJob {
         }
     }
 
-    private func note(_ text: String) {
+    func note(_ text: String) {
         document.messages.append(JobMessage(date: Date(), text: text))
     }
 
-    private func removeTemporaryFiles() {
+    func removeTemporaryFiles() {
         for path in [document.partialPath, document.editsFile].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
     }
 
     // MARK: Shared steps
 
     /// Polls the server job until it completes; records its result URL.
-    private func poll(from start: Double, to end: Double) async throws {
+    func poll(from start: Double, to end: Double) async throws {
         guard let statusURL = document.statusURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no statusUrl") }
         var polls = 0
         while true {
             let answer = try await connection.getJSON(statusURL)
-            guard let status = ReplicaJobStatus(json: answer) else { throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))") }
+            guard let status = ReplicaJobStatus(json: answer) else {
+                throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))")
+            }
             switch status.status {
             case .completed:
                 guard let result = status.resultURL else {
@@ -252,7 +260,7 @@ public actor GeodatabaseJob {
     }
 
     /// Downloads the result file in ranged chunks, appending to the partial file.
-    private func download(from start: Double, to end: Double) async throws {
+    func download(from start: Double, to end: Double) async throws {
         guard let resultURL = document.resultURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no result URL") }
         if document.partialPath == nil {
             document.partialPath = document.path + ".\(id).partial"
@@ -291,7 +299,7 @@ public actor GeodatabaseJob {
 
     // MARK: Generate
 
-    private func generateStep() async throws {
+    func generateStep() async throws {
         switch document.step {
         case .prepare:
             guard !FileManager.default.fileExists(atPath: document.path) else {
@@ -301,7 +309,9 @@ public actor GeodatabaseJob {
         case .submit:
             guard let parameters = document.generate else { throw ClientError.invalidResponse("no parameters") }
             let answer = try await connection.postForm(connection.url("createReplica"), parameters.formFields)
-            guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("createReplica answered no statusUrl") }
+            guard let submission = ReplicaJobSubmission(json: answer) else {
+                throw ClientError.invalidResponse("createReplica answered no statusUrl")
+            }
             document.statusURL = submission.statusURL
             document.step = .poll
             document.progress = 0.05
@@ -330,117 +340,5 @@ public actor GeodatabaseJob {
         case .done:
             break
         }
-    }
-
-    // MARK: Sync
-
-    private func openGeodatabase() throws -> Geodatabase {
-        if let geodatabase { return geodatabase }
-        let opened = try Geodatabase.open(document.path)
-        geodatabase = opened
-        return opened
-    }
-
-    private func releaseSync() {
-        if holdsSync { geodatabase?.endSync() }
-        holdsSync = false
-    }
-
-    private func syncStep() async throws {
-        let geodatabase = try openGeodatabase()
-        if !holdsSync {
-            try geodatabase.beginSync()
-            holdsSync = true
-        }
-        switch document.step {
-        case .prepare:
-            try prepareSync(geodatabase)
-        case .submit:
-            var fields = (document.syncFields ?? []).compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
-            if let editsFile = document.editsFile {
-                let size = ((try? FileManager.default.attributesOfItem(atPath: editsFile))?[.size] as? NSNumber)?.intValue ?? 0
-                if size > inlineEditsLimit {
-                    if document.editsUploadID == nil {
-                        document.editsUploadID = try await connection.upload(file: URL(fileURLWithPath: editsFile), contentType: "application/json")
-                    }
-                    fields += [("editsUploadID", document.editsUploadID!), ("editsUploadFormat", "json")]
-                } else {
-                    fields.append(("edits", try String(contentsOfFile: editsFile, encoding: .utf8)))
-                }
-            }
-            let answer = try await connection.postForm(connection.url("synchronizeReplica"), fields)
-            guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("synchronizeReplica answered no statusUrl") }
-            document.statusURL = submission.statusURL
-            document.step = .poll
-            document.progress = 0.15
-            note("sync submitted (\(document.editsUploaded) edits)")
-        case .poll:
-            try await poll(from: 0.15, to: 0.4)
-        case .download:
-            try await download(from: 0.4, to: 0.85)
-        case .finish:
-            guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
-            let applied = try geodatabase.applyDelta(at: partial, throughChangeId: document.throughChangeId, uploadedLayers: Set(document.uploadedLayers))
-            document.syncResult = SyncResult(
-                editsUploaded: document.editsUploaded, changesApplied: applied.changesApplied, changesDeferred: applied.changesDeferred,
-                objectIdsAssigned: applied.objectIdsAssigned,
-                failedEdits: applied.failedEdits.map { "\($0.layerId):\($0.result.globalId ?? "?"): \($0.result.error?.description ?? "")" })
-            note("applied \(applied.changesApplied) server changes")
-            removeTemporaryFiles()
-            document.partialPath = nil
-            document.editsFile = nil
-            document.step = .done
-        case .done:
-            break
-        }
-    }
-
-    /// Fixes what this sync sends: the generations and directions, and the local edits (netted,
-    /// written to a file next to the geodatabase so a retry sends the very same bytes).
-    private func prepareSync(_ geodatabase: Geodatabase) throws {
-        let parameters = document.sync ?? SyncGeodatabaseParameters()
-        let info = try geodatabase.info()
-        guard !info.replicaId.isEmpty else { throw ClientError.geodatabase("the file is not a registered replica (syncModel none)") }
-        var request = SynchronizeReplicaRequest(replicaId: info.replicaId)
-        request.isAsync = true
-        request.dataFormat = .sqlite
-        request.returnIdsForAdds = true
-        request.transportType = .url
-        request.rollbackOnFailure = parameters.rollbackOnFailure
-        request.returnAttachmentsDataByUrl = false
-        func direction(_ layerId: Int) -> SyncDirection {
-            parameters.layerOptions.first { $0.layerId == layerId }?.syncDirection ?? parameters.syncDirection
-        }
-        var uploading: Set<Int> = []
-        switch info.syncModel {
-        case .perLayer:
-            let chosen = parameters.layerOptions.isEmpty ? info.layers.map(\.layerId) : parameters.layerOptions.map(\.layerId)
-            var layers: [SyncLayerRequest] = []
-            for layer in info.layers where chosen.contains(layer.layerId) {
-                let d = direction(layer.layerId)
-                if d.uploads { uploading.insert(layer.layerId) }
-                layers.append(SyncLayerRequest(layerId: layer.layerId, serverGen: layer.serverGen, syncDirection: d))
-            }
-            request.syncLayers = .layers(layers)
-        case .perReplica:
-            request.replicaServerGen = info.replicaServerGen
-            request.syncDirection = parameters.syncDirection
-            if parameters.syncDirection.uploads { uploading = Set(info.layers.map(\.layerId)) }
-        case .none:
-            throw ClientError.geodatabase("the file is not a registered replica (syncModel none)")
-        }
-        let (edits, through) = try geodatabase.pendingUpload()
-        let sent = edits.filter { uploading.contains($0.layerId) }
-        if !sent.isEmpty {
-            let file = document.path + ".\(id).edits.json"
-            try Data(JSONValue.array(sent.map(\.syncJSON)).jsonText.utf8).write(to: URL(fileURLWithPath: file))
-            document.editsFile = file
-            document.throughChangeId = through
-            document.uploadedLayers = sent.map(\.layerId)
-            document.editsUploaded = sent.reduce(0) { $0 + $1.count + ($1.attachments.map { $0.adds.count + $0.updates.count + $0.deletes.count } ?? 0) }
-        }
-        document.syncFields = request.formFields.map { [$0.0, $0.1] }
-        document.step = .submit
-        document.progress = 0.05
     }
 }

@@ -24,12 +24,15 @@ public final class GeodatabaseSyncTask: Sendable {
 
     /// Parameters honouring the service: per-layer sync when supported (else per-replica),
     /// attachments on, every layer filtered by `extent`, tables whole (`queryOption=all`).
-    public func defaultGenerateGeodatabaseParameters(extent: Envelope?, spatialReference: SpatialReference = .wgs84) async throws
+    public func defaultGenerateGeodatabaseParameters(
+        extent: Envelope?, spatialReference: SpatialReference = .wgs84
+    ) async throws
         -> GenerateGeodatabaseParameters
     {
         let info = try await load()
         let options = info.layers.map { layer in
-            layer.isTable ? GenerateLayerOption(layerId: layer.id, queryOption: .all, useGeometry: false)
+            layer.isTable
+                ? GenerateLayerOption(layerId: layer.id, queryOption: .all, useGeometry: false)
                 : GenerateLayerOption(layerId: layer.id, queryOption: .useFilter, useGeometry: extent != nil)
         }
         return GenerateGeodatabaseParameters(
@@ -41,16 +44,20 @@ public final class GeodatabaseSyncTask: Sendable {
     /// A job that creates the replica on the server and downloads it to `path` (which must
     /// not exist). Call `start()` on it.
     public func generateGeodatabase(parameters: GenerateGeodatabaseParameters, downloadTo path: String) -> GeodatabaseJob {
-        GeodatabaseJob(document: .init(id: Self.newJobId(), kind: .generate, serviceURL: connection.serviceURL.absoluteString,
-                                       path: path, generate: parameters),
-                       connection: connection)
+        GeodatabaseJob(
+            document: .init(
+                id: Self.newJobId(), kind: .generate, serviceURL: connection.serviceURL.absoluteString,
+                path: path, generate: parameters),
+            connection: connection)
     }
 
     /// A job that uploads the geodatabase's local edits and applies the server's changes.
     public func syncGeodatabase(parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters(), geodatabase: Geodatabase) -> GeodatabaseJob {
-        GeodatabaseJob(document: .init(id: Self.newJobId(), kind: .sync, serviceURL: connection.serviceURL.absoluteString,
-                                       path: geodatabase.path, sync: parameters),
-                       connection: connection, geodatabase: geodatabase)
+        GeodatabaseJob(
+            document: .init(
+                id: Self.newJobId(), kind: .sync, serviceURL: connection.serviceURL.absoluteString,
+                path: geodatabase.path, sync: parameters),
+            connection: connection, geodatabase: geodatabase)
     }
 
     /// Registers a copy of a geodatabase as a replica of its own (it then syncs
@@ -63,16 +70,20 @@ public final class GeodatabaseSyncTask: Sendable {
         request.syncModel = info.syncModel
         request.replicaName = info.replicaName + " copy"
         request.transportType = .embedded
-        request.registerExistingData = info.syncModel == .perReplica
+        request.registerExistingData =
+            info.syncModel == .perReplica
             ? RegisterExistingData(referenceReplicaId: info.replicaId, replicaServerGen: info.replicaServerGen)
-            : RegisterExistingData(referenceReplicaId: info.replicaId,
-                                   layerServerGens: Dictionary(info.layers.map { ($0.layerId, $0.serverGen) }, uniquingKeysWith: { a, _ in a }))
+            : RegisterExistingData(
+                referenceReplicaId: info.replicaId,
+                layerServerGens: Dictionary(info.layers.map { ($0.layerId, $0.serverGen) }, uniquingKeysWith: { a, _ in a }))
         if info.attachmentsSyncDirection != .none {
             request.returnAttachments = true
             request.attachmentsSyncDirection = info.attachmentsSyncDirection
         }
         let answer = try await connection.postForm(connection.url("createReplica"), request.formFields)
-        guard let registration = ReplicaRegistrationAnswer(json: answer) else { throw ClientError.invalidResponse("registration answered no replicaID") }
+        guard let registration = ReplicaRegistrationAnswer(json: answer) else {
+            throw ClientError.invalidResponse("registration answered no replicaID")
+        }
         try geodatabase.setReplica(id: registration.replicaId, name: registration.replicaName.isEmpty ? info.replicaName : registration.replicaName)
         return registration.replicaId
     }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import OutpostWire
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Talks to one FeatureServer over HTTP(S): JSON resources, forms, uploads and ranged
 /// downloads, with an optional token, riding out network loss.
@@ -68,7 +69,10 @@ public struct ServiceConnection: Sendable {
         }
         field("f", "json")
         if let token { field("token", token) }
-        body.append(Data("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: \(contentType)\r\n\r\n".utf8))
+        body.append(
+            Data(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(file.lastPathComponent)\"\r\nContent-Type: \(contentType)\r\n\r\n"
+                    .utf8))
         body.append(try Data(contentsOf: file))
         body.append(Data("\r\n--\(boundary)--\r\n".utf8))
         var request = URLRequest(url: url("uploads/upload"))
@@ -113,11 +117,15 @@ public struct ServiceConnection: Sendable {
         do {
             json = try JSONParser.parse(bytes: [UInt8](data))
         } catch {
-            if !(200..<300).contains(response.statusCode) { throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "") }
+            if !(200..<300).contains(response.statusCode) {
+                throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "")
+            }
             throw ClientError.invalidResponse("not JSON from \(request.url?.absoluteString ?? "")")
         }
         if let error = ClientError.fromEnvelope(json) { throw error }
-        guard (200..<300).contains(response.statusCode) else { throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "") }
+        guard (200..<300).contains(response.statusCode) else {
+            throw ClientError.http(status: response.statusCode, url: request.url?.absoluteString ?? "")
+        }
         return json
     }
 
@@ -163,8 +171,10 @@ public struct ServiceConnection: Sendable {
     }
 
     static func isTransient(_ error: URLError) -> Bool {
-        [.networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost, .timedOut, .cannotFindHost,
-         .dnsLookupFailed, .resourceUnavailable, .badServerResponse].contains(error.code)
+        [
+            .networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost, .timedOut, .cannotFindHost,
+            .dnsLookupFailed, .resourceUnavailable, .badServerResponse,
+        ].contains(error.code)
     }
 }
 
@@ -183,14 +193,15 @@ enum FormEncoding {
 
 /// Accepts any server certificate (opt-in, for self-signed test servers).
 private final class TrustingDelegate: NSObject, URLSessionDelegate, Sendable {
-    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void)
-    {
+    func urlSession(
+        _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         #if canImport(Darwin)
-        if let trust = challenge.protectionSpace.serverTrust {
-            completionHandler(.useCredential, URLCredential(trust: trust))
-            return
-        }
+            if let trust = challenge.protectionSpace.serverTrust {
+                completionHandler(.useCredential, URLCredential(trust: trust))
+                return
+            }
         #endif
         completionHandler(.performDefaultHandling, nil)
     }

@@ -37,7 +37,8 @@ public struct FeatureServiceInfo: Sendable, Equatable {
         spatialReference = (json["spatialReference"]?["latestWkid"]?.int64Value ?? json["spatialReference"]?["wkid"]?.int64Value)
             .map { SpatialReference(wkid: Int($0)) }
         if let e = json["fullExtent"], let xmin = e["xmin"]?.doubleValue, let ymin = e["ymin"]?.doubleValue,
-           let xmax = e["xmax"]?.doubleValue, let ymax = e["ymax"]?.doubleValue {
+            let xmax = e["xmax"]?.doubleValue, let ymax = e["ymax"]?.doubleValue
+        {
             fullExtent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
         }
     }
@@ -52,9 +53,10 @@ public struct GenerateLayerOption: Sendable, Equatable, Codable {
     public var useGeometry: Bool
     public var includeRelated: Bool
 
-    public init(layerId: Int, queryOption: ReplicaQueryOption = .useFilter, whereClause: String? = nil, useGeometry: Bool = true,
-                includeRelated: Bool = true)
-    {
+    public init(
+        layerId: Int, queryOption: ReplicaQueryOption = .useFilter, whereClause: String? = nil, useGeometry: Bool = true,
+        includeRelated: Bool = true
+    ) {
         self.layerId = layerId
         self.queryOption = queryOption
         self.whereClause = whereClause
@@ -76,10 +78,11 @@ public struct GenerateGeodatabaseParameters: Sendable, Equatable, Codable {
     public var attachmentsSyncDirection: AttachmentsSyncDirection
     public var replicaName: String?
 
-    public init(extent: Envelope?, extentSpatialReference: SpatialReference = .wgs84, outSpatialReference: SpatialReference? = nil,
-                layerOptions: [GenerateLayerOption], syncModel: SyncModel = .perLayer, returnAttachments: Bool = true,
-                attachmentsSyncDirection: AttachmentsSyncDirection = .bidirectional, replicaName: String? = nil)
-    {
+    public init(
+        extent: Envelope?, extentSpatialReference: SpatialReference = .wgs84, outSpatialReference: SpatialReference? = nil,
+        layerOptions: [GenerateLayerOption], syncModel: SyncModel = .perLayer, returnAttachments: Bool = true,
+        attachmentsSyncDirection: AttachmentsSyncDirection = .bidirectional, replicaName: String? = nil
+    ) {
         self.extent = extent
         self.extentSpatialReference = extentSpatialReference
         self.outSpatialReference = outSpatialReference
@@ -97,12 +100,14 @@ public struct GenerateGeodatabaseParameters: Sendable, Equatable, Codable {
         request.replicaName = replicaName
         request.layers = layerOptions.map(\.layerId)
         for option in layerOptions {
-            request.layerQueries[option.layerId] = ReplicaLayerQuery(queryOption: option.queryOption, useGeometry: option.useGeometry,
-                                                                     includeRelated: option.includeRelated, whereClause: option.whereClause)
+            request.layerQueries[option.layerId] = ReplicaLayerQuery(
+                queryOption: option.queryOption, useGeometry: option.useGeometry,
+                includeRelated: option.includeRelated, whereClause: option.whereClause)
         }
         if let extent {
-            request.geometry = QueryGeometry(text: "\(extent.xmin),\(extent.ymin),\(extent.xmax),\(extent.ymax)", geometryType: .envelope,
-                                             inSR: extentSpatialReference)
+            request.geometry = QueryGeometry(
+                text: "\(extent.xmin),\(extent.ymin),\(extent.xmax),\(extent.ymax)", geometryType: .envelope,
+                inSR: extentSpatialReference)
         }
         request.replicaSR = outSpatialReference
         request.syncModel = syncModel
@@ -164,8 +169,9 @@ extension Envelope: Codable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(xmin: try c.decode(Double.self, forKey: .xmin), ymin: try c.decode(Double.self, forKey: .ymin),
-                  xmax: try c.decode(Double.self, forKey: .xmax), ymax: try c.decode(Double.self, forKey: .ymax))
+        self.init(
+            xmin: try c.decode(Double.self, forKey: .xmin), ymin: try c.decode(Double.self, forKey: .ymin),
+            xmax: try c.decode(Double.self, forKey: .xmax), ymax: try c.decode(Double.self, forKey: .ymax))
     }
 
     public func encode(to encoder: any Encoder) throws {

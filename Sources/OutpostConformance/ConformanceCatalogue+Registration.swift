@@ -5,15 +5,19 @@ import OutpostWire
 /// The seed's registration rules (Runtime `registerSyncEnabledGeodatabase`), as scenarios.
 extension ConformanceCatalogue {
     static let registrationScenarios: [ConformanceScenario] = [
-        ConformanceScenario(id: "register.not-after-unregister", title: "An unregistered geodatabase cannot register again",
-                            checks: "§4.7: once a geodatabase is unregistered it cannot be registered again") { c in
+        ConformanceScenario(
+            id: "register.not-after-unregister", title: "An unregistered geodatabase cannot register again",
+            checks: "§4.7: once a geodatabase is unregistered it cannot be registered again"
+        ) { c in
             try requireRegistration(c)
             let replica = try await c.createReplica("gone", box: c.testBox)
             _ = try await c.connection.postForm(c.connection.url("unRegisterReplica"), [("replicaID", replica.id)])
             try await expectRefused(c, reference: replica, "registering the unregistered replica's own data succeeded")
         },
-        ConformanceScenario(id: "register.not-after-original-unregistered", title: "No copy registers once its original is unregistered",
-                            checks: "§4.7: if the original geodatabase is unregistered, no copy of it can register") { c in
+        ConformanceScenario(
+            id: "register.not-after-original-unregistered", title: "No copy registers once its original is unregistered",
+            checks: "§4.7: if the original geodatabase is unregistered, no copy of it can register"
+        ) { c in
             try requireRegistration(c)
             let original = try await c.createReplica("original", box: c.testBox)
             let copy = try await register(c, reference: original)
@@ -21,8 +25,10 @@ extension ConformanceCatalogue {
             try await expectRefused(c, reference: original, "a copy of the unregistered original registered")
             try await expectRefused(c, reference: copy, "a copy of a copy of the unregistered original registered")
         },
-        ConformanceScenario(id: "register.not-on-versioned", title: "Registering is refused on a versioned service",
-                            checks: "§4.7: registering a geodatabase is not supported with a versioned feature service") { c in
+        ConformanceScenario(
+            id: "register.not-on-versioned", title: "Registering is refused on a versioned service",
+            checks: "§4.7: registering a geodatabase is not supported with a versioned feature service"
+        ) { c in
             guard c.layer["isDataVersioned"]?.boolValue == true else { throw Unsupported(reason: "the service is not versioned") }
             try expect(!c.info.supportsRegisteringExistingData, "a versioned service advertises supportsRegisteringExistingData")
             let replica = try await c.createReplica("versioned", box: c.testBox)
@@ -42,11 +48,13 @@ extension ConformanceCatalogue {
         } else {
             options["layerServerGens"] = [["id": .int(Int64(c.layerId)), "serverGen": .int(reference.generation)]]
         }
-        let answer = try await c.connection.postForm(c.connection.url("createReplica"), [
-            ("replicaName", "conformance-copy-\(UUID().uuidString.prefix(8))"), ("layers", String(c.layerId)),
-            ("syncModel", c.syncModel.rawValue), ("replicaOptions", JSONValue.object(options).jsonText),
-            ("transportType", TransportType.embedded.rawValue),
-        ])
+        let answer = try await c.connection.postForm(
+            c.connection.url("createReplica"),
+            [
+                ("replicaName", "conformance-copy-\(UUID().uuidString.prefix(8))"), ("layers", String(c.layerId)),
+                ("syncModel", c.syncModel.rawValue), ("replicaOptions", JSONValue.object(options).jsonText),
+                ("transportType", TransportType.embedded.rawValue),
+            ])
         return try c.replica(from: answer)
     }
 

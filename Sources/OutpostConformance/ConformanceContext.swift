@@ -54,15 +54,18 @@ final class ConformanceContext: @unchecked Sendable {
     /// The layer's extent (its spatial reference is `wkid`).
     var extent: Envelope {
         let e = layer["extent"] ?? service["fullExtent"]
-        return Envelope(xmin: e?["xmin"]?.doubleValue ?? -10, ymin: e?["ymin"]?.doubleValue ?? -10,
-                        xmax: e?["xmax"]?.doubleValue ?? 10, ymax: e?["ymax"]?.doubleValue ?? 10)
+        return Envelope(
+            xmin: e?["xmin"]?.doubleValue ?? -10, ymin: e?["ymin"]?.doubleValue ?? -10,
+            xmax: e?["xmax"]?.doubleValue ?? 10, ymax: e?["ymax"]?.doubleValue ?? 10)
     }
 
     /// A small box around the middle of the layer: where scenario features go.
     var testBox: Envelope {
         let e = extent
-        let cx = (e.xmin + e.xmax) / 2, cy = (e.ymin + e.ymax) / 2
-        let w = max((e.xmax - e.xmin) / 50, 1e-6), h = max((e.ymax - e.ymin) / 50, 1e-6)
+        let cx = (e.xmin + e.xmax) / 2
+        let cy = (e.ymin + e.ymax) / 2
+        let w = max((e.xmax - e.xmin) / 50, 1e-6)
+        let h = max((e.ymax - e.ymin) / 50, 1e-6)
         return Envelope(xmin: cx - w, ymin: cy - h, xmax: cx + w, ymax: cy + h)
     }
 
@@ -94,7 +97,8 @@ final class ConformanceContext: @unchecked Sendable {
         var attributes: JSONObject = [globalIdField: .string(globalId)]
         for field in layer["fields"]?.arrayValue ?? [] {
             guard let name = field["name"]?.stringValue, field["nullable"]?.boolValue == false, field["editable"]?.boolValue != false,
-                  field["defaultValue"]?.isNull ?? true, let type = field["type"]?.stringValue else { continue }
+                field["defaultValue"]?.isNull ?? true, let type = field["type"]?.stringValue
+            else { continue }
             switch EsriFieldType(rawValue: type) {
             case .string?: attributes[name] = .string(String("conformance".prefix(Int(field["length"]?.int64Value ?? 11))))
             case .integer?, .smallInteger?: attributes[name] = .int(Int64(counter))
@@ -121,7 +125,9 @@ final class ConformanceContext: @unchecked Sendable {
 
     // MARK: Requests
 
-    func createReplica(_ name: String, box: Envelope? = nil, whereClause: String? = nil, extra: [(String, String)] = []) async throws -> ScenarioReplica {
+    func createReplica(
+        _ name: String, box: Envelope? = nil, whereClause: String? = nil, extra: [(String, String)] = []
+    ) async throws -> ScenarioReplica {
         var query: JSONObject = ["queryOption": "useFilter", "useGeometry": .bool(box != nil)]
         if let whereClause { query["where"] = .string(whereClause) }
         var fields: [(String, String)] = [
@@ -130,8 +136,10 @@ final class ConformanceContext: @unchecked Sendable {
             ("transportType", TransportType.embedded.rawValue), ("returnAttachments", "false"), ("dataFormat", "json"),
         ]
         if let box {
-            fields += [("geometry", "\(box.xmin),\(box.ymin),\(box.xmax),\(box.ymax)"), ("geometryType", "esriGeometryEnvelope"),
-                       ("inSR", String(wkid))]
+            fields += [
+                ("geometry", "\(box.xmin),\(box.ymin),\(box.xmax),\(box.ymax)"), ("geometryType", "esriGeometryEnvelope"),
+                ("inSR", String(wkid)),
+            ]
         }
         let answer = try await connection.postForm(connection.url("createReplica"), fields + extra)
         return try replica(from: answer)
@@ -140,34 +148,44 @@ final class ConformanceContext: @unchecked Sendable {
     func replica(from answer: JSONValue) throws -> ScenarioReplica {
         guard let id = answer["replicaID"]?.stringValue, !id.isEmpty else { throw Failed("createReplica answered no replicaID") }
         replicas.append(id)
-        let generation = answer["layerServerGens"]?.arrayValue?.first { $0["id"]?.int64Value == Int64(layerId) }?["serverGen"]?.int64Value
+        let generation =
+            answer["layerServerGens"]?.arrayValue?.first { $0["id"]?.int64Value == Int64(layerId) }?["serverGen"]?.int64Value
             ?? answer["replicaServerGen"]?.int64Value
         guard let generation else { throw Failed("createReplica answered no layerServerGens / replicaServerGen") }
         let layerData = answer["layers"]?.arrayValue?.first { $0["id"]?.int64Value == Int64(layerId) }
-        let ids = (layerData?["features"]?.arrayValue ?? []).compactMap { $0["attributes"]?.objectValue?.value(forCaseInsensitiveKey: globalIdField)?.stringValue }
+        let ids = (layerData?["features"]?.arrayValue ?? []).compactMap {
+            $0["attributes"]?.objectValue?.value(forCaseInsensitiveKey: globalIdField)?.stringValue
+        }
         return ScenarioReplica(id: id, generation: generation, globalIds: Set(ids.compactMap(GlobalID.normalize)))
     }
 
     /// One sync of the layer; takes the new generation into `replica`.
     @discardableResult
-    func sync(_ replica: inout ScenarioReplica, direction: SyncDirection = .bidirectional, adds: [JSONValue] = [], updates: [JSONValue] = [],
-              deletes: [String] = [], attachments: JSONValue? = nil, extra: [(String, String)] = []) async throws -> JSONValue
-    {
-        let answer = try await connection.postForm(connection.url("synchronizeReplica"),
-                                                   syncFields(replica, direction: direction, adds: adds, updates: updates, deletes: deletes,
-                                                              attachments: attachments) + extra)
+    func sync(
+        _ replica: inout ScenarioReplica, direction: SyncDirection = .bidirectional, adds: [JSONValue] = [], updates: [JSONValue] = [],
+        deletes: [String] = [], attachments: JSONValue? = nil, extra: [(String, String)] = []
+    ) async throws -> JSONValue {
+        let answer = try await connection.postForm(
+            connection.url("synchronizeReplica"),
+            syncFields(
+                replica, direction: direction, adds: adds, updates: updates, deletes: deletes,
+                attachments: attachments) + extra)
         if let gen = answer["layerServerGens"]?.arrayValue?.first(where: { $0["id"]?.int64Value == Int64(layerId) })?["serverGen"]?.int64Value
-            ?? answer["replicaServerGen"]?.int64Value {
+            ?? answer["replicaServerGen"]?.int64Value
+        {
             replica.generation = gen
         }
         return answer
     }
 
-    func syncFields(_ replica: ScenarioReplica, direction: SyncDirection, adds: [JSONValue] = [], updates: [JSONValue] = [],
-                    deletes: [String] = [], attachments: JSONValue? = nil) -> [(String, String)]
-    {
-        var entry: JSONObject = ["id": .int(Int64(layerId)),
-                                 "features": ["adds": .array(adds), "updates": .array(updates), "deleteIds": .array(deletes.map { .string($0) })]]
+    func syncFields(
+        _ replica: ScenarioReplica, direction: SyncDirection, adds: [JSONValue] = [], updates: [JSONValue] = [],
+        deletes: [String] = [], attachments: JSONValue? = nil
+    ) -> [(String, String)] {
+        var entry: JSONObject = [
+            "id": .int(Int64(layerId)),
+            "features": ["adds": .array(adds), "updates": .array(updates), "deleteIds": .array(deletes.map { .string($0) })],
+        ]
         if let attachments { entry["attachments"] = attachments }
         var fields: [(String, String)] = [
             ("replicaID", replica.id), ("transportType", TransportType.embedded.rawValue), ("returnIdsForAdds", "true"),
@@ -178,8 +196,16 @@ final class ConformanceContext: @unchecked Sendable {
         }
         switch syncModel {
         case .perLayer:
-            fields.append(("syncLayers", JSONValue.array([["id": .int(Int64(layerId)), "serverGen": .int(replica.generation),
-                                                           "syncDirection": .string(direction.rawValue)]]).jsonText))
+            fields.append(
+                (
+                    "syncLayers",
+                    JSONValue.array([
+                        [
+                            "id": .int(Int64(layerId)), "serverGen": .int(replica.generation),
+                            "syncDirection": .string(direction.rawValue),
+                        ]
+                    ]).jsonText
+                ))
         default:
             fields += [("replicaServerGen", String(replica.generation)), ("syncDirection", direction.rawValue)]
         }
@@ -192,9 +218,11 @@ final class ConformanceContext: @unchecked Sendable {
     }
 
     func ids(_ values: JSONValue?) -> Set<String> {
-        Set((values?.arrayValue ?? []).compactMap { value in
-            (value.stringValue ?? value["attributes"]?.objectValue?.value(forCaseInsensitiveKey: globalIdField)?.stringValue).flatMap(GlobalID.normalize)
-        })
+        Set(
+            (values?.arrayValue ?? []).compactMap { value in
+                (value.stringValue ?? value["attributes"]?.objectValue?.value(forCaseInsensitiveKey: globalIdField)?.stringValue).flatMap(
+                    GlobalID.normalize)
+            })
     }
 
     /// Online edits of the layer (`applyEdits` by GlobalID).
@@ -205,8 +233,9 @@ final class ConformanceContext: @unchecked Sendable {
         if !updates.isEmpty { fields.append(("updates", JSONValue.array(updates).jsonText)) }
         if !deletes.isEmpty { fields.append(("deletes", JSONValue.array(deletes.map { .string($0) }).jsonText)) }
         let answer = try await connection.postForm(connection.url("\(layerId)/applyEdits"), fields)
-        for result in (answer["addResults"]?.arrayValue ?? []) + (answer["updateResults"]?.arrayValue ?? []) + (answer["deleteResults"]?.arrayValue ?? [])
-            where result["success"]?.boolValue != true {
+        for result in (answer["addResults"]?.arrayValue ?? []) + (answer["updateResults"]?.arrayValue ?? [])
+            + (answer["deleteResults"]?.arrayValue ?? [])
+        where result["success"]?.boolValue != true {
             throw Failed("applyEdits failed: \(result.jsonText)")
         }
         return answer
@@ -214,14 +243,18 @@ final class ConformanceContext: @unchecked Sendable {
 
     /// The feature with this GlobalID on the server (attributes), if any.
     func feature(_ globalId: String) async throws -> JSONObject? {
-        let answer = try await connection.getJSON(connection.url("\(layerId)/query"), [
-            ("where", "\(globalIdField) = '\(globalId)'"), ("outFields", "*"), ("returnGeometry", "false"),
-        ])
+        let answer = try await connection.getJSON(
+            connection.url("\(layerId)/query"),
+            [
+                ("where", "\(globalIdField) = '\(globalId)'"), ("outFields", "*"), ("returnGeometry", "false"),
+            ])
         return answer["features"]?[0]?["attributes"]?.objectValue
     }
 
     func count(where clause: String) async throws -> Int {
-        Int(try await connection.getJSON(connection.url("\(layerId)/query"), [("where", clause), ("returnCountOnly", "true")])["count"]?.int64Value ?? -1)
+        Int(
+            try await connection.getJSON(connection.url("\(layerId)/query"), [("where", clause), ("returnCountOnly", "true")])["count"]?.int64Value
+                ?? -1)
     }
 
     /// Removes what the scenarios made: their features and their replicas.
@@ -229,9 +262,11 @@ final class ConformanceContext: @unchecked Sendable {
         let created = features.sorted()
         for chunk in stride(from: 0, to: created.count, by: 100) {
             let slice = Array(created[chunk..<min(chunk + 100, created.count)])
-            _ = try? await connection.postForm(connection.url("\(layerId)/applyEdits"), [
-                ("useGlobalIds", "true"), ("rollbackOnFailure", "false"), ("deletes", JSONValue.array(slice.map { .string($0) }).jsonText),
-            ])
+            _ = try? await connection.postForm(
+                connection.url("\(layerId)/applyEdits"),
+                [
+                    ("useGlobalIds", "true"), ("rollbackOnFailure", "false"), ("deletes", JSONValue.array(slice.map { .string($0) }).jsonText),
+                ])
         }
         for id in replicas {
             _ = try? await connection.postForm(connection.url("unRegisterReplica"), [("replicaID", id)])

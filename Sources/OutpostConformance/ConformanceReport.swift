@@ -43,8 +43,10 @@ public struct ConformanceReport: Sendable, Codable, Equatable {
     }
 
     public var markdown: String {
-        var lines = ["# Conformance of \(serviceURL)", "", "Run \(date): \(passed) passed, \(failed) failed, \(unsupported) unsupported.", "",
-                     "| scenario | checks | result | detail |", "|---|---|---|---|"]
+        var lines = [
+            "# Conformance of \(serviceURL)", "", "Run \(date): \(passed) passed, \(failed) failed, \(unsupported) unsupported.", "",
+            "| scenario | checks | result | detail |", "|---|---|---|---|",
+        ]
         for entry in entries {
             let detail = entry.detail.replacingOccurrences(of: "|", with: "\\|")
             lines.append("| `\(entry.id)` \(entry.title) | \(entry.checks) | \(entry.status.rawValue) | \(detail) |")

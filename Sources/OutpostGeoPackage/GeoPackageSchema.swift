@@ -111,10 +111,11 @@ public enum GeoPackageSchema {
     /// The SQL functions GeoPackage R-tree triggers call (`ST_IsEmpty`, `ST_MinX`, …), which
     /// plain SQLite lacks. Register them on every connection that edits a feature table.
     public static func registerFunctions(_ db: Database) {
-        db.add(function: DatabaseFunction("ST_IsEmpty", argumentCount: 1, pure: true) { values in
-            guard let header = header(of: values[0]) else { return nil }
-            return header.isEmpty || header.envelope?.isEmpty == true
-        })
+        db.add(
+            function: DatabaseFunction("ST_IsEmpty", argumentCount: 1, pure: true) { values in
+                guard let header = header(of: values[0]) else { return nil }
+                return header.isEmpty || header.envelope?.isEmpty == true
+            })
         db.add(function: DatabaseFunction("ST_MinX", argumentCount: 1, pure: true) { values in envelope(of: values[0])?.xmin })
         db.add(function: DatabaseFunction("ST_MaxX", argumentCount: 1, pure: true) { values in envelope(of: values[0])?.xmax })
         db.add(function: DatabaseFunction("ST_MinY", argumentCount: 1, pure: true) { values in envelope(of: values[0])?.ymin })
@@ -209,7 +210,10 @@ public enum GeoPackageDate {
         let msPerDay: Int64 = 86_400_000
         var days = ms / msPerDay
         var rest = ms % msPerDay
-        if rest < 0 { rest += msPerDay; days -= 1 }
+        if rest < 0 {
+            rest += msPerDay
+            days -= 1
+        }
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -220,7 +224,10 @@ public enum GeoPackageDate {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         if month <= 2 { year += 1 }
-        let hour = rest / 3_600_000, minute = rest / 60000 % 60, second = rest / 1000 % 60, milli = rest % 1000
+        let hour = rest / 3_600_000
+        let minute = rest / 60000 % 60
+        let second = rest / 1000 % 60
+        let milli = rest % 1000
         func pad(_ v: Int64, _ width: Int) -> String {
             let s = String(v)
             return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
@@ -250,10 +257,16 @@ public enum GeoPackageDate {
                 var fraction: Int64 = 0
                 var index = 20
                 while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57 {
-                    if digits < 3 { fraction = fraction * 10 + Int64(bytes[index] - 48); digits += 1 }
+                    if digits < 3 {
+                        fraction = fraction * 10 + Int64(bytes[index] - 48)
+                        digits += 1
+                    }
                     index += 1
                 }
-                while digits < 3 { fraction *= 10; digits += 1 }
+                while digits < 3 {
+                    fraction *= 10
+                    digits += 1
+                }
                 ms += fraction
             }
         }

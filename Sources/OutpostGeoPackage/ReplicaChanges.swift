@@ -72,7 +72,7 @@ public struct ReplicaChanges: Sendable, Equatable {
         var editResults: [DeltaEditResult] = []
         if schema.isPlainTable("outpost_sync_delta") {
             guard let row = try Row.fetchOne(db, sql: "SELECT kind, generation, response_type FROM outpost_sync_delta"),
-                  let kind = ReplicaDeltaKind(rawValue: row[0] ?? "")
+                let kind = ReplicaDeltaKind(rawValue: row[0] ?? "")
             else { throw Failure.invalid("outpost_sync_delta has no valid row") }
             delta = ReplicaDeltaHeader(kind: kind, generation: row[1] ?? 0, responseType: row[2])
             if schema.isPlainTable("outpost_sync_delta_layers") {
@@ -81,21 +81,29 @@ public struct ReplicaChanges: Sendable, Equatable {
                 }
             }
             if schema.isPlainTable("outpost_sync_edit_results") {
-                editResults = try Row.fetchAll(db, sql: """
-                    SELECT layer_id, item, operation, global_id, object_id, success, error_code, error_description
-                    FROM outpost_sync_edit_results ORDER BY rowid
-                    """).compactMap { row in
+                editResults = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT layer_id, item, operation, global_id, object_id, success, error_code, error_description
+                        FROM outpost_sync_edit_results ORDER BY rowid
+                        """
+                ).compactMap { row in
                     guard let item = DeltaItem(rawValue: row[1] ?? ""), let operation = DeltaOperation(rawValue: row[2] ?? "") else { return nil }
                     let success: Bool = row[5] ?? false
                     let error = success ? nil : EditError(code: row[6] ?? 1000, description: row[7] ?? "")
-                    return DeltaEditResult(layerId: row[0], item: item, operation: operation,
-                                           result: EditResult(objectId: row[4], globalId: row[3], error: error))
+                    return DeltaEditResult(
+                        layerId: row[0], item: item, operation: operation,
+                        result: EditResult(objectId: row[4], globalId: row[3], error: error))
                 }
             }
         }
 
         // The log, oldest first, netted per (layer, item, GlobalID) in order of first change.
-        struct Key: Hashable { var layerId: Int; var item: DeltaItem; var globalId: String }
+        struct Key: Hashable {
+            var layerId: Int
+            var item: DeltaItem
+            var globalId: String
+        }
         var order: [Key] = []
         var operations: [Key: [LocalOperation]] = [:]
         // The GlobalID as the row holds it (the log copies it): looked up as is, the index serves.
@@ -107,10 +115,13 @@ public struct ReplicaChanges: Sendable, Equatable {
             lastChangeId = max(lastChangeId, row[0] ?? 0)
             let text: String? = row[3]
             guard let item = DeltaItem(rawValue: row[2] ?? ""), let operation = LocalOperation(rawValue: row[4] ?? ""),
-                  let text, let globalId = GlobalID.normalize(text)
+                let text, let globalId = GlobalID.normalize(text)
             else { throw Failure.invalid("change \(row[0] as Int64? ?? 0) is malformed") }
             let key = Key(layerId: row[1], item: item, globalId: globalId)
-            if operations[key] == nil { order.append(key); stored[key] = text }
+            if operations[key] == nil {
+                order.append(key)
+                stored[key] = text
+            }
             operations[key, default: []].append(operation)
         }
 
@@ -145,8 +156,10 @@ public struct ReplicaChanges: Sendable, Equatable {
                 }
             }
             if !attachments.isEmpty { edits.attachments = attachments }
-            layers.append(Layer(layerId: fileLayer.layerId, serverGen: fileLayer.serverGen, sinceGen: deltaLayers[fileLayer.layerId]?.since,
-                                replacesRows: replaces, edits: edits))
+            layers.append(
+                Layer(
+                    layerId: fileLayer.layerId, serverGen: fileLayer.serverGen, sinceGen: deltaLayers[fileLayer.layerId]?.since,
+                    replacesRows: replaces, edits: edits))
         }
         return ReplicaChanges(replicaId: info.replicaId, delta: delta, layers: layers, editResults: editResults, lastChangeId: lastChangeId)
     }
@@ -178,16 +191,21 @@ private struct LayerTable {
     init(_ layer: ReplicaFileInfo.Layer, schema: FileSchema, budget: ReadBudget, db: Database) throws {
         self.layer = layer
         self.budget = budget
-        guard schema.isPlainTable(layer.tableName) else { throw ReplicaChanges.Failure.invalid("layer \(layer.layerId) has no table \(layer.tableName)") }
+        guard schema.isPlainTable(layer.tableName) else {
+            throw ReplicaChanges.Failure.invalid("layer \(layer.layerId) has no table \(layer.tableName)")
+        }
         if let attachmentTable = layer.attachmentTable, !schema.isPlainTable(attachmentTable) {
             throw ReplicaChanges.Failure.invalid("layer \(layer.layerId) has no table \(attachmentTable)")
         }
         var geometryColumn: String?
         var wkid: Int?
-        if let row = try Row.fetchOne(db, sql: """
-            SELECT g.column_name, s.organization_coordsys_id, s.organization FROM gpkg_geometry_columns g
-            LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE g.table_name = ? COLLATE NOCASE
-            """, arguments: [layer.tableName]) {
+        if let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT g.column_name, s.organization_coordsys_id, s.organization FROM gpkg_geometry_columns g
+                LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE g.table_name = ? COLLATE NOCASE
+                """, arguments: [layer.tableName])
+        {
             geometryColumn = row[0]
             wkid = row[1]
         }
@@ -214,8 +232,10 @@ private struct LayerTable {
     }
 
     func feature(globalId: String, _ db: Database) throws -> EditFeature? {
-        try Row.fetchOne(db, sql: "SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(globalIdColumn.quotedDatabaseIdentifier) = ?",
-                         arguments: [globalId]).map { try feature($0) }
+        try Row.fetchOne(
+            db, sql: "SELECT \(selectList) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(globalIdColumn.quotedDatabaseIdentifier) = ?",
+            arguments: [globalId]
+        ).map { try feature($0) }
     }
 
     func allFeatures(_ db: Database) throws -> [EditFeature] {
@@ -277,8 +297,10 @@ private struct LayerTable {
 
     func attachment(globalId: String, _ db: Database) throws -> AttachmentEdit? {
         guard let table = layer.attachmentTable else { return nil }
-        return try Row.fetchOne(db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
-                                arguments: [globalId]).map { try attachment($0) }
+        return try Row.fetchOne(
+            db, sql: "SELECT \(Self.attachmentColumns) FROM \(table.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
+            arguments: [globalId]
+        ).map { try attachment($0) }
     }
 
     func allAttachments(_ db: Database) throws -> [AttachmentEdit] {
@@ -288,7 +310,8 @@ private struct LayerTable {
 
     private func attachment(_ row: Row) throws -> AttachmentEdit {
         try spend(row)
-        return AttachmentEdit(globalId: row[0] ?? "", parentGlobalId: row[1], name: row[2], contentType: row[3], keywords: row[4],
-                       source: .data([UInt8]((row[5] as Data?) ?? Data())))
+        return AttachmentEdit(
+            globalId: row[0] ?? "", parentGlobalId: row[1], name: row[2], contentType: row[3], keywords: row[4],
+            source: .data([UInt8]((row[5] as Data?) ?? Data())))
     }
 }

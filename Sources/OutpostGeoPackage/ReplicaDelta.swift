@@ -52,31 +52,33 @@ public struct DeltaEditResult: Sendable, Equatable {
 
 extension ReplicaFileWriter {
     static func createDeltaTables(_ db: Database, header: ReplicaDeltaHeader) throws {
-        try db.execute(sql: """
-            CREATE TABLE outpost_sync_delta (
-                kind TEXT NOT NULL CHECK (kind IN ('upload', 'download')),
-                generation INTEGER NOT NULL,
-                response_type TEXT,
-                created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-            );
-            CREATE TABLE outpost_sync_delta_layers (
-                layer_id INTEGER NOT NULL PRIMARY KEY,
-                since_gen INTEGER NOT NULL,
-                replaces_rows INTEGER NOT NULL CHECK (replaces_rows IN (0, 1))
-            );
-            CREATE TABLE outpost_sync_edit_results (
-                layer_id INTEGER NOT NULL,
-                item TEXT NOT NULL CHECK (item IN ('feature', 'attachment')),
-                operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
-                global_id TEXT,
-                object_id INTEGER,
-                success INTEGER NOT NULL CHECK (success IN (0, 1)),
-                error_code INTEGER,
-                error_description TEXT
-            );
-            """)
-        try db.execute(sql: "INSERT INTO outpost_sync_delta(kind, generation, response_type) VALUES (?, ?, ?)",
-                       arguments: [header.kind.rawValue, header.generation, header.responseType])
+        try db.execute(
+            sql: """
+                CREATE TABLE outpost_sync_delta (
+                    kind TEXT NOT NULL CHECK (kind IN ('upload', 'download')),
+                    generation INTEGER NOT NULL,
+                    response_type TEXT,
+                    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                );
+                CREATE TABLE outpost_sync_delta_layers (
+                    layer_id INTEGER NOT NULL PRIMARY KEY,
+                    since_gen INTEGER NOT NULL,
+                    replaces_rows INTEGER NOT NULL CHECK (replaces_rows IN (0, 1))
+                );
+                CREATE TABLE outpost_sync_edit_results (
+                    layer_id INTEGER NOT NULL,
+                    item TEXT NOT NULL CHECK (item IN ('feature', 'attachment')),
+                    operation TEXT NOT NULL CHECK (operation IN ('insert', 'update', 'delete')),
+                    global_id TEXT,
+                    object_id INTEGER,
+                    success INTEGER NOT NULL CHECK (success IN (0, 1)),
+                    error_code INTEGER,
+                    error_description TEXT
+                );
+                """)
+        try db.execute(
+            sql: "INSERT INTO outpost_sync_delta(kind, generation, response_type) VALUES (?, ?, ?)",
+            arguments: [header.kind.rawValue, header.generation, header.responseType])
         for table in ["outpost_sync_delta", "outpost_sync_delta_layers", "outpost_sync_edit_results"] {
             try registerExtension(db, table: table, column: nil, name: extensionName, definition: extensionDefinition, scope: "read-write")
         }
@@ -86,8 +88,9 @@ extension ReplicaFileWriter {
     /// (`replacesRows`, a snapshot) its rows replacing all the device holds.
     public func recordDeltaLayer(layerId: Int, sinceGen: Int64, replacesRows: Bool) throws {
         try queue.inDatabase { db in
-            try db.execute(sql: "INSERT INTO outpost_sync_delta_layers(layer_id, since_gen, replaces_rows) VALUES (?, ?, ?)",
-                           arguments: [layerId, sinceGen, replacesRows])
+            try db.execute(
+                sql: "INSERT INTO outpost_sync_delta_layers(layer_id, since_gen, replaces_rows) VALUES (?, ?, ?)",
+                arguments: [layerId, sinceGen, replacesRows])
         }
     }
 
@@ -102,14 +105,17 @@ extension ReplicaFileWriter {
     public func recordEditResults(_ results: [DeltaEditResult]) throws {
         guard !results.isEmpty else { return }
         try queue.inDatabase { db in
-            let statement = try db.makeStatement(sql: """
-                INSERT INTO outpost_sync_edit_results(layer_id, item, operation, global_id, object_id, success, error_code, error_description)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let statement = try db.makeStatement(
+                sql: """
+                    INSERT INTO outpost_sync_edit_results(layer_id, item, operation, global_id, object_id, success, error_code, error_description)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for entry in results {
                 let r = entry.result
-                try statement.execute(arguments: [entry.layerId, entry.item.rawValue, entry.operation.rawValue, r.globalId, r.objectId,
-                                                  r.success, r.error?.code, r.error?.description])
+                try statement.execute(arguments: [
+                    entry.layerId, entry.item.rawValue, entry.operation.rawValue, r.globalId, r.objectId,
+                    r.success, r.error?.code, r.error?.description,
+                ])
             }
         }
     }

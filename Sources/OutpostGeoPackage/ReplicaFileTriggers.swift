@@ -35,8 +35,10 @@ enum ReplicaFileTriggers {
             """
     }
 
-    static func attachmentChangeLog(table: String, attachmentTable: String, mappingTable: String, layerId: Int,
-                                    objectId oid: String, globalId gid: String) -> String {
+    static func attachmentChangeLog(
+        table: String, attachmentTable: String, mappingTable: String, layerId: Int,
+        objectId oid: String, globalId gid: String
+    ) -> String {
         let t = table.quotedDatabaseIdentifier
         let a = attachmentTable.quotedDatabaseIdentifier
         let m = mappingTable.quotedDatabaseIdentifier

@@ -76,8 +76,10 @@ enum UntrustedFile {
 
     /// Opens the file, runs `body` in a read transaction with the file's byte budget, and
     /// answers every failure as a `ReplicaChanges.Failure`.
-    static func read<T>(_ path: String, limits: UntrustedFileLimits,
-                        _ body: (Database, ReadBudget) throws -> T) throws(ReplicaChanges.Failure) -> T {
+    static func read<T>(
+        _ path: String, limits: UntrustedFileLimits,
+        _ body: (Database, ReadBudget) throws -> T
+    ) throws(ReplicaChanges.Failure) -> T {
         do {
             let file = try open(path, limits: limits)
             defer { try? file.queue.close() }

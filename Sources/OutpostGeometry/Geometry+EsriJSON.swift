@@ -26,8 +26,12 @@ extension Geometry {
             return (.polygon(try limited(try parts(rings))), sr)
         }
         if object.value(forCaseInsensitiveKey: "xmin") != nil {
-            return (.envelope(Envelope(xmin: try number("xmin"), ymin: try number("ymin"),
-                                       xmax: try number("xmax"), ymax: try number("ymax"))), sr)
+            return (
+                .envelope(
+                    Envelope(
+                        xmin: try number("xmin"), ymin: try number("ymin"),
+                        xmax: try number("xmax"), ymax: try number("ymax"))), sr
+            )
         }
         if object.value(forCaseInsensitiveKey: "curvePaths") != nil || object.value(forCaseInsensitiveKey: "curveRings") != nil {
             throw .unsupported("true curves")
@@ -84,8 +88,12 @@ extension Geometry {
         case 2 where geometryType == nil || geometryType == .point:
             return (.point(Point(x: values[0], y: values[1])), nil)
         case 4 where geometryType == nil || geometryType == .envelope:
-            return (.envelope(Envelope(xmin: Swift.min(values[0], values[2]), ymin: Swift.min(values[1], values[3]),
-                                       xmax: Swift.max(values[0], values[2]), ymax: Swift.max(values[1], values[3]))), nil)
+            return (
+                .envelope(
+                    Envelope(
+                        xmin: Swift.min(values[0], values[2]), ymin: Swift.min(values[1], values[3]),
+                        xmax: Swift.max(values[0], values[2]), ymax: Swift.max(values[1], values[3]))), nil
+            )
         default:
             throw .invalid("expected x,y for a point or xmin,ymin,xmax,ymax for an envelope")
         }
@@ -96,23 +104,38 @@ extension Geometry {
         func coordinates(_ points: [Point]) {
             w.beginArray()
             for p in points {
-                w.beginArray(); w.double(p.x); w.double(p.y); w.endArray()
+                w.beginArray()
+                w.double(p.x)
+                w.double(p.y)
+                w.endArray()
             }
             w.endArray()
         }
         w.beginObject()
         switch self {
         case .point(let p):
-            w.key("x"); if p.x.isNaN { w.null() } else { w.double(p.x) }
-            w.key("y"); if p.y.isNaN { w.null() } else { w.double(p.y) }
+            w.key("x")
+            if p.x.isNaN { w.null() } else { w.double(p.x) }
+            w.key("y")
+            if p.y.isNaN { w.null() } else { w.double(p.y) }
         case .multipoint(let points):
-            w.key("points"); coordinates(points)
+            w.key("points")
+            coordinates(points)
         case .polyline(let paths):
-            w.key("paths"); w.beginArray(); for path in paths { coordinates(path) }; w.endArray()
+            w.key("paths")
+            w.beginArray()
+            for path in paths { coordinates(path) }
+            w.endArray()
         case .polygon(let rings):
-            w.key("rings"); w.beginArray(); for ring in rings { coordinates(ring) }; w.endArray()
+            w.key("rings")
+            w.beginArray()
+            for ring in rings { coordinates(ring) }
+            w.endArray()
         case .envelope(let e):
-            w.member("xmin", e.xmin); w.member("ymin", e.ymin); w.member("xmax", e.xmax); w.member("ymax", e.ymax)
+            w.member("xmin", e.xmin)
+            w.member("ymin", e.ymin)
+            w.member("xmax", e.xmax)
+            w.member("ymax", e.ymax)
         }
         w.endObject()
     }

@@ -44,19 +44,50 @@ public enum GeoJSONGeometry {
     }
 
     public static func write(_ geometry: OGCGeometry, to w: inout JSONWriter) {
-        func position(_ p: Point) { w.beginArray(); w.double(p.x); w.double(p.y); w.endArray() }
-        func positions(_ ps: [Point]) { w.beginArray(); for p in ps { position(p) }; w.endArray() }
-        func lines(_ ls: [[Point]]) { w.beginArray(); for l in ls { positions(l) }; w.endArray() }
+        func position(_ p: Point) {
+            w.beginArray()
+            w.double(p.x)
+            w.double(p.y)
+            w.endArray()
+        }
+        func positions(_ ps: [Point]) {
+            w.beginArray()
+            for p in ps { position(p) }
+            w.endArray()
+        }
+        func lines(_ ls: [[Point]]) {
+            w.beginArray()
+            for l in ls { positions(l) }
+            w.endArray()
+        }
         w.beginObject()
         switch geometry {
-        case .point(let p): w.member("type", "Point"); w.key("coordinates"); position(p)
-        case .multiPoint(let ps): w.member("type", "MultiPoint"); w.key("coordinates"); positions(ps)
-        case .lineString(let ps): w.member("type", "LineString"); w.key("coordinates"); positions(ps)
-        case .multiLineString(let ls): w.member("type", "MultiLineString"); w.key("coordinates"); lines(ls)
-        case .polygon(let rings): w.member("type", "Polygon"); w.key("coordinates"); lines(rings)
+        case .point(let p):
+            w.member("type", "Point")
+            w.key("coordinates")
+            position(p)
+        case .multiPoint(let ps):
+            w.member("type", "MultiPoint")
+            w.key("coordinates")
+            positions(ps)
+        case .lineString(let ps):
+            w.member("type", "LineString")
+            w.key("coordinates")
+            positions(ps)
+        case .multiLineString(let ls):
+            w.member("type", "MultiLineString")
+            w.key("coordinates")
+            lines(ls)
+        case .polygon(let rings):
+            w.member("type", "Polygon")
+            w.key("coordinates")
+            lines(rings)
         case .multiPolygon(let polygons):
-            w.member("type", "MultiPolygon"); w.key("coordinates")
-            w.beginArray(); for polygon in polygons { lines(polygon) }; w.endArray()
+            w.member("type", "MultiPolygon")
+            w.key("coordinates")
+            w.beginArray()
+            for polygon in polygons { lines(polygon) }
+            w.endArray()
         }
         w.endObject()
     }

@@ -6,7 +6,9 @@ public enum GeoPackageBinary {
     public static func encode(_ geometry: OGCGeometry, srsID: Int32) -> [UInt8] {
         let envelope = geometry.envelope
         var w = ByteWriter(capacity: 72)
-        w.byte(0x47); w.byte(0x50); w.byte(0)
+        w.byte(0x47)
+        w.byte(0x50)
+        w.byte(0)
         let isEmpty = envelope.isEmpty
         // Flags: little-endian (bit 0); envelope [minx,maxx,miny,maxy] (code 1) unless a point or empty.
         var flags: UInt8 = 0x01
@@ -17,7 +19,10 @@ public enum GeoPackageBinary {
         w.byte(flags)
         w.int32(srsID)
         if writesEnvelope {
-            w.double(envelope.xmin); w.double(envelope.xmax); w.double(envelope.ymin); w.double(envelope.ymax)
+            w.double(envelope.xmin)
+            w.double(envelope.xmax)
+            w.double(envelope.ymin)
+            w.double(envelope.ymax)
         }
         WKB.write(geometry, into: &w)
         return w.bytes
@@ -48,7 +53,10 @@ public enum GeoPackageBinary {
         }
         var envelope: Envelope?
         if doubles > 0 {
-            let minx = try r.double(), maxx = try r.double(), miny = try r.double(), maxy = try r.double()
+            let minx = try r.double()
+            let maxx = try r.double()
+            let miny = try r.double()
+            let maxy = try r.double()
             for _ in 4..<doubles { _ = try r.double() }
             envelope = Envelope(xmin: minx, ymin: miny, xmax: maxx, ymax: maxy)
         }

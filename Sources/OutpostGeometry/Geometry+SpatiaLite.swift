@@ -15,7 +15,10 @@ public enum SpatiaLiteBlob {
         if mbr.isEmpty {
             for _ in 0..<4 { w.double(0) }
         } else {
-            w.double(mbr.xmin); w.double(mbr.ymin); w.double(mbr.xmax); w.double(mbr.ymax)
+            w.double(mbr.xmin)
+            w.double(mbr.ymin)
+            w.double(mbr.xmax)
+            w.double(mbr.ymax)
         }
         w.byte(0x7C)
         w.uint32(geometry.typeCode)

@@ -17,9 +17,10 @@ public enum WKB {
 
     /// The body after the type code; `member` writes one member of a collection (WKB and
     /// SpatiaLite frame members differently).
-    static func writeBody(_ geometry: OGCGeometry, into w: inout ByteWriter,
-                          member: (inout ByteWriter, OGCGeometry) -> Void)
-    {
+    static func writeBody(
+        _ geometry: OGCGeometry, into w: inout ByteWriter,
+        member: (inout ByteWriter, OGCGeometry) -> Void
+    ) {
         switch geometry {
         case .point(let p):
             w.point(p)
@@ -88,9 +89,10 @@ public enum WKB {
         return points
     }
 
-    static func readBody(type: UInt32, dimensions: Int, from r: inout ByteReader,
-                         member: (inout ByteReader) throws(GeometryError) -> OGCGeometry) throws(GeometryError) -> OGCGeometry
-    {
+    static func readBody(
+        type: UInt32, dimensions: Int, from r: inout ByteReader,
+        member: (inout ByteReader) throws(GeometryError) -> OGCGeometry
+    ) throws(GeometryError) -> OGCGeometry {
         switch type {
         case 1:
             return .point(try readPoint(&r, dimensions: dimensions))

@@ -70,10 +70,12 @@ public enum Geometry: Sendable, Equatable {
     /// An envelope as a polygon ring (for stores and predicates that want a polygon).
     public var polygonized: Geometry {
         guard case .envelope(let e) = self else { return self }
-        return .polygon([[
-            Point(x: e.xmin, y: e.ymin), Point(x: e.xmin, y: e.ymax), Point(x: e.xmax, y: e.ymax),
-            Point(x: e.xmax, y: e.ymin), Point(x: e.xmin, y: e.ymin),
-        ]])
+        return .polygon([
+            [
+                Point(x: e.xmin, y: e.ymin), Point(x: e.xmin, y: e.ymax), Point(x: e.xmax, y: e.ymax),
+                Point(x: e.xmax, y: e.ymin), Point(x: e.xmin, y: e.ymin),
+            ]
+        ])
     }
 
     /// Whether this geometry may be stored in a layer of `type`.

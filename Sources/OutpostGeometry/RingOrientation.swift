@@ -26,7 +26,8 @@ public enum RingOrientation {
         var inside = false
         var j = ring.count - 1
         for i in 0..<ring.count {
-            let a = ring[i], b = ring[j]
+            let a = ring[i]
+            let b = ring[j]
             if (a.y > point.y) != (b.y > point.y),
                 point.x < (b.x - a.x) * (point.y - a.y) / (b.y - a.y) + a.x
             {

@@ -17,16 +17,19 @@ extension RTreeBulkLoader {
         try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
-        let insertNode = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
+        let insertNode = RawStatementBinder(
+            statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
         for node in tree.nodes { try insertNode.execute([node.nodeno.databaseValue, Data(node.data).databaseValue], db: db) }
-        let insertRowid = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)"))
+        let insertRowid = RawStatementBinder(
+            statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_rowid".quotedDatabaseIdentifier)(rowid, nodeno) VALUES (?, ?)"))
         var pair = [DatabaseValue](repeating: .null, count: 2)
         for row in tree.rowids {
             pair[0] = row.rowid.databaseValue
             pair[1] = row.nodeno.databaseValue
             try insertRowid.execute(pair, db: db)
         }
-        let insertParent = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
+        let insertParent = RawStatementBinder(
+            statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
         for row in tree.parents { try insertParent.execute([row.nodeno.databaseValue, row.parent.databaseValue], db: db) }
     }
 }

@@ -31,11 +31,12 @@ public struct ServerOptions: Sendable {
     /// Where request, edit, conflict, replica and job figures are recorded for `/metrics`.
     public var metrics: ServerMetrics
 
-    public init(limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
-                scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
-                maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
-                idleTimeout: TimeInterval = 30)
-    {
+    public init(
+        limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
+        scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
+        maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
+        idleTimeout: TimeInterval = 30
+    ) {
         self.jobLimits = jobLimits ?? JobLimits(running: maximumConcurrentJobs)
         self.idleTimeout = idleTimeout
         self.metrics = metrics
@@ -53,9 +54,10 @@ public struct ServerOptions: Sendable {
 }
 
 /// Builds the Hummingbird application serving `store`.
-public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
-                             logger: Logger = .outpostDefault) -> some ApplicationProtocol
-{
+public func buildApplication(
+    store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
+    logger: Logger = .outpostDefault
+) -> some ApplicationProtocol {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
         server: .http1(configuration: .init(idleTimeout: options.idleTimeAmount)),
@@ -64,9 +66,10 @@ public func buildApplication(store: FeatureStore, host: String = "127.0.0.1", po
 }
 
 /// The same application over HTTPS.
-public func buildTLSApplication(store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
-                                options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = .outpostDefault) throws -> some ApplicationProtocol
-{
+public func buildTLSApplication(
+    store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
+    options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = .outpostDefault
+) throws -> some ApplicationProtocol {
     Application(
         router: buildRouter(store: store, options: options, logger: logger),
         server: try .tls(.http1(configuration: .init(idleTimeout: options.idleTimeAmount)), tlsConfiguration: try tls.configuration()),
@@ -80,18 +83,21 @@ public func buildRouter(store: FeatureStore, limits: UploadLimits) -> Router<Out
     buildRouter(store: store, options: ServerOptions(limits: limits))
 }
 
-public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOptions(),
-                        logger: Logger = .outpostDefault) -> Router<OutpostRequestContext>
-{
+public func buildRouter(
+    store: FeatureStore, options: ServerOptions = ServerOptions(),
+    logger: Logger = .outpostDefault
+) -> Router<OutpostRequestContext> {
     StartupHousekeeping.run(store: store, logger: logger)
     let router = Router(context: OutpostRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     let runner = JobRunner(limits: options.jobLimits)
-    let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
-                            idleTime: options.resultFileIdleTime)
-    let authenticator = Authenticator(store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
-                                      maximumMinutes: options.maximumTokenMinutes)
+    let files = ResultFiles(
+        directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
+        idleTime: options.resultFileIdleTime)
+    let authenticator = Authenticator(
+        store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
+        maximumMinutes: options.maximumTokenMinutes)
     let services = ServicesController(store: store)
 
     // Health and metrics: plain HTTP, outside the ArcGIS envelope.
@@ -101,15 +107,19 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
     // renders envelopes too), then the envelope, then per role the admission and the form.
     let arcgis = router.group("arcgis").add(middleware: HTMLDirectoryMiddleware()).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
     func admitted(_ group: RouterGroup<OutpostRequestContext>, role: UserRole?) -> RouterGroup<OutpostRequestContext> {
-        group.add(middleware: FormAdmissionMiddleware(role: role, authenticator: authenticator, limits: options.limits,
-                                                      temporaryDirectory: store.temporaryDirectory))
-            .add(middleware: HTMLFormMiddleware())
+        group.add(
+            middleware: FormAdmissionMiddleware(
+                role: role, authenticator: authenticator, limits: options.limits,
+                temporaryDirectory: store.temporaryDirectory)
+        )
+        .add(middleware: HTMLFormMiddleware())
     }
 
     let open = RouteCollection(context: OutpostRequestContext.self)
         .read("rest/info") { request, c in
-            services.info(c.form.parameters, request: request, scheme: options.scheme, requireAuth: options.requireAuth,
-                          tokenMinutes: options.tokenMinutes)
+            services.info(
+                c.form.parameters, request: request, scheme: options.scheme, requireAuth: options.requireAuth,
+                tokenMinutes: options.tokenMinutes)
         }
         .read("rest/info/healthCheck") { _, c in
             guard store.maintenance.health().isHealthy else {
@@ -120,7 +130,8 @@ public func buildRouter(store: FeatureStore, options: ServerOptions = ServerOpti
         .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { _, c in
             try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
         }
-        .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters) }
+        .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters)
+        }
     admitted(arcgis.group(), role: nil).addRoutes(open)
 
     let directory = RouteCollection(context: OutpostRequestContext.self)
@@ -180,16 +191,18 @@ extension OutpostRequestContext {
 
     func layerId() throws -> Int {
         guard let text = parameters.get("layer"), let id = Int(text), id >= 0 else {
-            throw ArcGISError(kind: .notFound, message: "Layer or table not found.",
-                              details: ["'\(parameters.get("layer") ?? "")' is not a layer id."])
+            throw ArcGISError(
+                kind: .notFound, message: "Layer or table not found.",
+                details: ["'\(parameters.get("layer") ?? "")' is not a layer id."])
         }
         return id
     }
 
     func integer(_ name: String) throws -> Int64 {
         guard let text = parameters.get(name), let value = Int64(text) else {
-            throw ArcGISError(kind: .notFound, message: "Requested resource not found.",
-                              details: ["'\(parameters.get(name) ?? "")' is not a valid \(name) id."])
+            throw ArcGISError(
+                kind: .notFound, message: "Requested resource not found.",
+                details: ["'\(parameters.get(name) ?? "")' is not a valid \(name) id."])
         }
         return value
     }

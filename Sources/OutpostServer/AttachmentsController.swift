@@ -11,8 +11,9 @@ struct AttachmentsController: Sendable {
     private func attachmentLayer(_ context: OutpostRequestContext) throws -> StoredLayer {
         let layer = try store.layer(service: try context.serviceName(), id: try context.layerId())
         guard layer.definition.hasAttachments else {
-            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                              details: ["Layer \(layer.definition.id) does not have attachments."])
+            throw ArcGISError(
+                kind: .unsupported, message: "Unable to complete operation.",
+                details: ["Layer \(layer.definition.id) does not have attachments."])
         }
         return layer
     }
@@ -22,8 +23,9 @@ struct AttachmentsController: Sendable {
         let oid = try context.integer("oid")
         let infos = try store.features.attachmentInfos(layer: layer, objectIds: [oid])
         guard let group = infos.first else {
-            throw ArcGISError(kind: .notFound, message: "Feature not found.",
-                              details: ["Layer \(layer.definition.id) has no feature \(oid)."])
+            throw ArcGISError(
+                kind: .notFound, message: "Feature not found.",
+                details: ["Layer \(layer.definition.id) has no feature \(oid)."])
         }
         return RESTResponse.json(["attachmentInfos": .array(group.attachments.map(\.json))], parameters: p)
     }
@@ -34,8 +36,9 @@ struct AttachmentsController: Sendable {
         let oid = try context.integer("oid")
         let attachmentId = try context.integer("attachment")
         guard let attachment = try store.features.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
-            throw ArcGISError(kind: .notFound, message: "Attachment not found.",
-                              details: ["Feature \(oid) has no attachment \(attachmentId)."])
+            throw ArcGISError(
+                kind: .notFound, message: "Attachment not found.",
+                details: ["Feature \(oid) has no attachment \(attachmentId)."])
         }
         let headers: HTTPFields = [
             .contentType: attachment.contentType,
@@ -54,8 +57,9 @@ struct AttachmentsController: Sendable {
     func add(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         let input = try attachmentInput(form, service: layer.serviceName)
-        let result = try store.edits.addAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-                                             input: input)
+        let result = try store.edits.addAttachment(
+            service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+            input: input)
         return RESTResponse.json(["addAttachmentResult": result.json], parameters: form.parameters)
     }
 
@@ -63,29 +67,33 @@ struct AttachmentsController: Sendable {
         let layer = try attachmentLayer(context)
         guard let attachmentId = try form.parameters.intList("attachmentId")?.first else { throw ArcGISError.missingParameter("attachmentId") }
         let input = try attachmentInput(form, service: layer.serviceName)
-        let result = try store.edits.updateAttachment(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-                                                attachmentId: attachmentId, input: input)
+        let result = try store.edits.updateAttachment(
+            service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+            attachmentId: attachmentId, input: input)
         return RESTResponse.json(["updateAttachmentResult": result.json], parameters: form.parameters)
     }
 
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         guard let ids = try p.intList("attachmentIds"), !ids.isEmpty else { throw ArcGISError.missingParameter("attachmentIds") }
-        let results = try store.edits.deleteAttachments(service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-                                                  attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false))
+        let results = try store.edits.deleteAttachments(
+            service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
+            attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false))
         return RESTResponse.json(["deleteAttachmentResults": .array(results.map(\.json))], parameters: p)
     }
 
     private func attachmentInput(_ form: ReceivedForm, service: String) throws -> AttachmentInput {
         let keywords = form.parameters.string("keywords") ?? ""
         if let file = form.file(named: "attachment") {
-            return AttachmentInput(name: file.filename ?? "attachment", contentType: file.contentType ?? "application/octet-stream",
-                                   keywords: keywords, sourcePath: file.path, size: file.size)
+            return AttachmentInput(
+                name: file.filename ?? "attachment", contentType: file.contentType ?? "application/octet-stream",
+                keywords: keywords, sourcePath: file.path, size: file.size)
         }
         if let uploadId = form.parameters.string("uploadId") {
             let copy = try store.uploads.copyOfUpload(service: service, itemID: uploadId)
-            return AttachmentInput(name: copy.name, contentType: Self.contentType(forName: copy.name), keywords: keywords,
-                                   sourcePath: copy.path, size: copy.size)
+            return AttachmentInput(
+                name: copy.name, contentType: Self.contentType(forName: copy.name), keywords: keywords,
+                sourcePath: copy.path, size: copy.size)
         }
         throw ArcGISError.invalidParameter("attachment", "send the file as the multipart part 'attachment' or give 'uploadId'")
     }
@@ -123,8 +131,10 @@ struct AttachmentsController: Sendable {
             }
         }
         let json: [JSONValue] = groups.filter { !$0.attachments.isEmpty }.map { group in
-            ["parentObjectId": .int(group.parentObjectId), "parentGlobalId": .string(group.parentGlobalId),
-             "attachmentInfos": .array(group.attachments.map(\.json))]
+            [
+                "parentObjectId": .int(group.parentObjectId), "parentGlobalId": .string(group.parentGlobalId),
+                "attachmentInfos": .array(group.attachments.map(\.json)),
+            ]
         }
         return RESTResponse.json(["attachmentGroups": .array(json)], parameters: p)
     }

@@ -2,9 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import OutpostService
 import OutpostStorage
 import OutpostStore
-import OutpostService
 import OutpostWire
 
 /// Token security (`serve --require-auth`): who is asking, and may they. Tokens come from
@@ -68,8 +68,9 @@ struct Authenticator: Sendable {
         let now = Double(store.clock.milliseconds()) / 1000
         let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
         if wait > 0 {
-            throw ArcGISError.tooManyRequests("Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
-                                              retryAfterSeconds: Int(wait.rounded(.up)))
+            throw ArcGISError.tooManyRequests(
+                "Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
+                retryAfterSeconds: Int(wait.rounded(.up)))
         }
         let store = self.store
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.

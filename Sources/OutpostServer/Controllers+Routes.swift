@@ -46,7 +46,9 @@ extension ReplicasController {
     func addRoutes(to routes: ArcGISRoutes) {
         // Replica operations answer GET too: restapi, a real client, sends them as GET (real-clients §5).
         routes.viewers
-            .stateChanging("FeatureServer/createReplica", postOnly: routes.requireAuth) { r, c in try await create(c.form.parameters, request: r, context: c) }
+            .stateChanging("FeatureServer/createReplica", postOnly: routes.requireAuth) { r, c in
+                try await create(c.form.parameters, request: r, context: c)
+            }
             .change("FeatureServer/synchronizeReplica") { r, c in try await synchronize(c.form.parameters, request: r, context: c) }
             .stateChanging("FeatureServer/unRegisterReplica", postOnly: routes.requireAuth) { _, c in
                 try await StoreCall.run { try unregister(c.form.parameters, context: c) }

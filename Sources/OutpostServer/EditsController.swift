@@ -11,7 +11,8 @@ struct EditsController: Sendable {
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
         let service = try context.serviceName()
         if let version = p.string("gdbVersion"), !version.isEmpty,
-           try store.versions.version(service: service, named: version).map({ !$0.isDefault }) ?? true {
+            try store.versions.version(service: service, named: version).map({ !$0.isDefault }) ?? true
+        {
             return try store.versions.applyVersionEdits(service: service, version: version, edits: edits, options: options).noted(in: context)
         }
         return try store.edits.applyEdits(service: service, edits: edits, options: options).noted(in: context)
@@ -50,16 +51,18 @@ struct EditsController: Sendable {
 
     func addFeatures(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let options = try EditOptions.parse(p)
-        let edits = LayerEdits(layerId: try context.layerId(),
-                               adds: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
+        let edits = LayerEdits(
+            layerId: try context.layerId(),
+            adds: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
         let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["addResults": .array(outcome.layers[0].addResults.map(\.json))], parameters: p)
     }
 
     func updateFeatures(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let options = try EditOptions.parse(p)
-        let edits = LayerEdits(layerId: try context.layerId(),
-                               updates: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
+        let edits = LayerEdits(
+            layerId: try context.layerId(),
+            updates: try LayerEdits.parseFeatures(try p.json("features"), parameter: "features"))
         let outcome = try apply([edits], options: options, p, context: context)
         return RESTResponse.json(["updateResults": .array(outcome.layers[0].updateResults.map(\.json))], parameters: p)
     }

@@ -22,8 +22,9 @@ struct FormAdmissionMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let query = RequestParameters(FormURLEncoding.decode(request.uri.query ?? ""))
         var admission = try authenticator.admission(request, query: query, role: role)
-        let form = try await request.receiveForm(query: query, limits: role == nil ? Self.openRouteLimits : limits,
-                                                 temporaryDirectory: temporaryDirectory, admission: &admission)
+        let form = try await request.receiveForm(
+            query: query, limits: role == nil ? Self.openRouteLimits : limits,
+            temporaryDirectory: temporaryDirectory, admission: &admission)
         defer { form.discardFiles() }
         context.exchange.parameters = form.parameters
         context.exchange.bodyRead = true

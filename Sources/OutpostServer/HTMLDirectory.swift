@@ -23,36 +23,49 @@ enum HTMLDirectory {
     }
 
     static let operations: [String: Operation] = [
-        "query": Operation(name: "query", method: "GET", inputs: [
-            .text("where", "1=1"), .text("objectIds"), .area("geometry"),
-            .choice("geometryType", ["esriGeometryEnvelope", "esriGeometryPoint", "esriGeometryPolygon", "esriGeometryPolyline"]),
-            .text("inSR"), .choice("spatialRel", ["esriSpatialRelIntersects", "esriSpatialRelContains", "esriSpatialRelWithin", "esriSpatialRelEnvelopeIntersects"]),
-            .text("outFields", "*"), .choice("returnGeometry", ["true", "false"]), .text("orderByFields"), .text("resultOffset"),
-            .text("resultRecordCount"), .choice("returnCountOnly", ["false", "true"]), .choice("returnIdsOnly", ["false", "true"]), .text("outSR"),
-        ]),
-        "applyEdits": Operation(name: "applyEdits", method: "POST", inputs: [
-            .area("adds"), .area("updates"), .text("deletes"), .area("attachments"), .choice("useGlobalIds", ["false", "true"]),
-            .choice("rollbackOnFailure", ["true", "false"]), .text("gdbVersion"),
-        ]),
-        "serviceApplyEdits": Operation(name: "applyEdits", method: "POST", inputs: [
-            .area("edits"), .choice("useGlobalIds", ["false", "true"]), .choice("rollbackOnFailure", ["true", "false"]), .text("gdbVersion"),
-        ]),
-        "createReplica": Operation(name: "createReplica", method: "POST", inputs: [
-            .text("replicaName"), .text("layers"), .area("layerQueries"), .area("geometry"),
-            .choice("geometryType", ["esriGeometryEnvelope", "esriGeometryPoint", "esriGeometryPolygon", "esriGeometryPolyline"]),
-            .text("inSR"), .text("replicaSR"), .choice("syncModel", ["perLayer", "perReplica", "none"]),
-            .choice("dataFormat", ["json", "sqlite"]), .choice("transportType", ["esriTransportTypeEmbedded", "esriTransportTypeUrl"]),
-            .choice("returnAttachments", ["false", "true"]), .choice("returnAttachmentsDataByUrl", ["true", "false"]),
-            .choice("attachmentsSyncDirection", ["none", "upload", "bidirectional"]),
-            .choice("syncDirection", ["", "bidirectional", "upload", "download", "snapshot"]), .choice("async", ["false", "true"]),
-        ]),
-        "synchronizeReplica": Operation(name: "synchronizeReplica", method: "POST", inputs: [
-            .text("replicaID"), .text("replicaServerGen"), .area("syncLayers"),
-            .choice("syncDirection", ["", "bidirectional", "upload", "download", "snapshot"]), .area("edits"),
-            .choice("rollbackOnFailure", ["false", "true"]), .choice("returnIdsForAdds", ["false", "true"]),
-            .choice("transportType", ["esriTransportTypeEmbedded", "esriTransportTypeUrl"]), .choice("dataFormat", ["json", "sqlite"]),
-            .choice("async", ["false", "true"]), .choice("closeReplica", ["false", "true"]),
-        ]),
+        "query": Operation(
+            name: "query", method: "GET",
+            inputs: [
+                .text("where", "1=1"), .text("objectIds"), .area("geometry"),
+                .choice("geometryType", ["esriGeometryEnvelope", "esriGeometryPoint", "esriGeometryPolygon", "esriGeometryPolyline"]),
+                .text("inSR"),
+                .choice(
+                    "spatialRel", ["esriSpatialRelIntersects", "esriSpatialRelContains", "esriSpatialRelWithin", "esriSpatialRelEnvelopeIntersects"]),
+                .text("outFields", "*"), .choice("returnGeometry", ["true", "false"]), .text("orderByFields"), .text("resultOffset"),
+                .text("resultRecordCount"), .choice("returnCountOnly", ["false", "true"]), .choice("returnIdsOnly", ["false", "true"]),
+                .text("outSR"),
+            ]),
+        "applyEdits": Operation(
+            name: "applyEdits", method: "POST",
+            inputs: [
+                .area("adds"), .area("updates"), .text("deletes"), .area("attachments"), .choice("useGlobalIds", ["false", "true"]),
+                .choice("rollbackOnFailure", ["true", "false"]), .text("gdbVersion"),
+            ]),
+        "serviceApplyEdits": Operation(
+            name: "applyEdits", method: "POST",
+            inputs: [
+                .area("edits"), .choice("useGlobalIds", ["false", "true"]), .choice("rollbackOnFailure", ["true", "false"]), .text("gdbVersion"),
+            ]),
+        "createReplica": Operation(
+            name: "createReplica", method: "POST",
+            inputs: [
+                .text("replicaName"), .text("layers"), .area("layerQueries"), .area("geometry"),
+                .choice("geometryType", ["esriGeometryEnvelope", "esriGeometryPoint", "esriGeometryPolygon", "esriGeometryPolyline"]),
+                .text("inSR"), .text("replicaSR"), .choice("syncModel", ["perLayer", "perReplica", "none"]),
+                .choice("dataFormat", ["json", "sqlite"]), .choice("transportType", ["esriTransportTypeEmbedded", "esriTransportTypeUrl"]),
+                .choice("returnAttachments", ["false", "true"]), .choice("returnAttachmentsDataByUrl", ["true", "false"]),
+                .choice("attachmentsSyncDirection", ["none", "upload", "bidirectional"]),
+                .choice("syncDirection", ["", "bidirectional", "upload", "download", "snapshot"]), .choice("async", ["false", "true"]),
+            ]),
+        "synchronizeReplica": Operation(
+            name: "synchronizeReplica", method: "POST",
+            inputs: [
+                .text("replicaID"), .text("replicaServerGen"), .area("syncLayers"),
+                .choice("syncDirection", ["", "bidirectional", "upload", "download", "snapshot"]), .area("edits"),
+                .choice("rollbackOnFailure", ["false", "true"]), .choice("returnIdsForAdds", ["false", "true"]),
+                .choice("transportType", ["esriTransportTypeEmbedded", "esriTransportTypeUrl"]), .choice("dataFormat", ["json", "sqlite"]),
+                .choice("async", ["false", "true"]), .choice("closeReplica", ["false", "true"]),
+            ]),
         "unRegisterReplica": Operation(name: "unRegisterReplica", method: "POST", inputs: [.text("replicaID")]),
     ]
 
@@ -66,7 +79,9 @@ enum HTMLDirectory {
     static func operation(at path: String) -> Operation? {
         let segments = path.split(separator: "/").map(String.init)
         guard let last = segments.last else { return nil }
-        if last == "applyEdits" { return segments.count >= 2 && segments[segments.count - 2] == "FeatureServer" ? operations["serviceApplyEdits"] : operations["applyEdits"] }
+        if last == "applyEdits" {
+            return segments.count >= 2 && segments[segments.count - 2] == "FeatureServer" ? operations["serviceApplyEdits"] : operations["applyEdits"]
+        }
         return operations[last]
     }
 
@@ -106,8 +121,9 @@ enum HTMLDirectory {
             html.resource(value, path: path)
         }
         html.raw("</main></body></html>")
-        return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
-                        body: .init(byteBuffer: ByteBuffer(string: html.text)))
+        return Response(
+            status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: html.text)))
     }
 
     static func escape(_ text: String) -> String {
@@ -175,10 +191,14 @@ struct HTMLWriter {
             switch input {
             case .text(let name, let initial):
                 let value = parameters.string(name) ?? initial
-                raw("<div class=\"row\"><label for=\"\(name)\">\(name)</label><input type=\"text\" id=\"\(name)\" name=\"\(name)\" value=\"\(HTMLDirectory.escape(value))\"></div>")
+                raw(
+                    "<div class=\"row\"><label for=\"\(name)\">\(name)</label><input type=\"text\" id=\"\(name)\" name=\"\(name)\" value=\"\(HTMLDirectory.escape(value))\"></div>"
+                )
             case .area(let name, let initial):
                 let value = parameters.string(name) ?? initial
-                raw("<div class=\"row\"><label for=\"\(name)\">\(name)</label><textarea id=\"\(name)\" name=\"\(name)\">\(HTMLDirectory.escape(value))</textarea></div>")
+                raw(
+                    "<div class=\"row\"><label for=\"\(name)\">\(name)</label><textarea id=\"\(name)\" name=\"\(name)\">\(HTMLDirectory.escape(value))</textarea></div>"
+                )
             case .choice(let name, let options):
                 let chosen = parameters.string(name) ?? options.first ?? ""
                 let items = options.map { "<option\($0 == chosen ? " selected" : "")>\(HTMLDirectory.escape($0))</option>" }.joined()
@@ -195,7 +215,9 @@ struct HTMLWriter {
             return
         }
         if let error = object["error"] {
-            raw("<p class=\"error\" id=\"error\">Error \(HTMLDirectory.escape(error["code"]?.jsonText ?? "")): \(HTMLDirectory.escape(error["message"]?.stringValue ?? ""))</p>")
+            raw(
+                "<p class=\"error\" id=\"error\">Error \(HTMLDirectory.escape(error["code"]?.jsonText ?? "")): \(HTMLDirectory.escape(error["message"]?.stringValue ?? ""))</p>"
+            )
             for detail in error["details"]?.arrayValue ?? [] { raw("<p>\(HTMLDirectory.escape(detail.stringValue ?? detail.jsonText))</p>") }
             return
         }
@@ -221,21 +243,24 @@ struct HTMLWriter {
             switch (key, member) {
             case ("services", .array(let items)):
                 // Names carry their folder (`Folder/Name`): the link is from the root.
-                links(items.compactMap { item in
-                    guard let name = item["name"]?.stringValue, let type = item["type"]?.stringValue else { return nil }
-                    let segments = name.split(separator: "/").map { Self.segment(String($0)) }
-                    return ("/arcgis/rest/services/\(segments.joined(separator: "/"))/\(Self.segment(type))", "\(name) (\(type))")
-                })
+                links(
+                    items.compactMap { item in
+                        guard let name = item["name"]?.stringValue, let type = item["type"]?.stringValue else { return nil }
+                        let segments = name.split(separator: "/").map { Self.segment(String($0)) }
+                        return ("/arcgis/rest/services/\(segments.joined(separator: "/"))/\(Self.segment(type))", "\(name) (\(type))")
+                    })
             case ("folders", .array(let items)) where !items.isEmpty:
-                links(items.compactMap { item in
-                    guard let folder = item.stringValue else { return nil }
-                    return ("/arcgis/rest/services/\(Self.segment(folder))", folder)
-                })
+                links(
+                    items.compactMap { item in
+                        guard let folder = item.stringValue else { return nil }
+                        return ("/arcgis/rest/services/\(Self.segment(folder))", folder)
+                    })
             case ("layers", .array(let items)) where isServicePage(base), ("tables", .array(let items)) where isServicePage(base):
-                links(items.compactMap { item in
-                    guard let id = item["id"]?.int64Value else { return nil }
-                    return ("\(base)/\(id)", "\(item["name"]?.stringValue ?? "") (\(id))")
-                })
+                links(
+                    items.compactMap { item in
+                        guard let id = item["id"]?.int64Value else { return nil }
+                        return ("\(base)/\(id)", "\(item["name"]?.stringValue ?? "") (\(id))")
+                    })
             case ("resultUrl", .string(let url)), ("statusUrl", .string(let url)), ("URL", .string(let url)), ("responseUrl", .string(let url)):
                 raw("<a href=\"\(HTMLDirectory.escape(url))\">\(HTMLDirectory.escape(url))</a>")
             default:
@@ -256,10 +281,11 @@ struct HTMLWriter {
     }
 
     private mutating func replicaLinks(_ items: [JSONValue], service: String) {
-        links(items.compactMap { item in
-            guard let id = item["replicaID"]?.stringValue else { return nil }
-            return ("\(service)/FeatureServer/replicas/\(Self.segment(id))", "\(item["replicaName"]?.stringValue ?? id) (\(id))")
-        })
+        links(
+            items.compactMap { item in
+                guard let id = item["replicaID"]?.stringValue else { return nil }
+                return ("\(service)/FeatureServer/replicas/\(Self.segment(id))", "\(item["replicaName"]?.stringValue ?? id) (\(id))")
+            })
     }
 
     private mutating func links(_ targets: [(String, String)]) {
@@ -301,11 +327,13 @@ struct HTMLWriter {
             for object in objects { for name in object.keys where !columns.contains(name) { columns.append(name) } }
             raw("<table><tr>" + columns.map { "<th>\(HTMLDirectory.escape($0))</th>" }.joined() + "</tr>")
             for object in objects {
-                raw("<tr>" + columns.map { name in
-                    let member = object[name]
-                    let text = member.map { $0.stringValue ?? $0.jsonText } ?? ""
-                    return "<td>\(HTMLDirectory.escape(text))</td>"
-                }.joined() + "</tr>")
+                raw(
+                    "<tr>"
+                        + columns.map { name in
+                            let member = object[name]
+                            let text = member.map { $0.stringValue ?? $0.jsonText } ?? ""
+                            return "<td>\(HTMLDirectory.escape(text))</td>"
+                        }.joined() + "</tr>")
             }
             raw("</table>")
         } else {
@@ -319,13 +347,17 @@ struct HTMLWriter {
         for feature in features.prefix(1000) {
             for name in feature["attributes"]?.objectValue?.keys ?? [] where !columns.contains(name) { columns.append(name) }
         }
-        raw("<h2>Features (\(features.count))</h2><table id=\"features\"><tr>" + columns.map { "<th>\(HTMLDirectory.escape($0))</th>" }.joined() + "<th>geometry</th></tr>")
+        raw(
+            "<h2>Features (\(features.count))</h2><table id=\"features\"><tr>" + columns.map { "<th>\(HTMLDirectory.escape($0))</th>" }.joined()
+                + "<th>geometry</th></tr>")
         for feature in features {
             let attributes = feature["attributes"]?.objectValue
-            raw("<tr>" + columns.map { name in
-                let member = attributes?[name]
-                return "<td>\(HTMLDirectory.escape(member.map { $0.stringValue ?? $0.jsonText } ?? ""))</td>"
-            }.joined())
+            raw(
+                "<tr>"
+                    + columns.map { name in
+                        let member = attributes?[name]
+                        return "<td>\(HTMLDirectory.escape(member.map { $0.stringValue ?? $0.jsonText } ?? ""))</td>"
+                    }.joined())
             raw("<td>\(HTMLDirectory.escape(feature["geometry"].map { String($0.jsonText.prefix(120)) } ?? ""))</td></tr>")
         }
         raw("</table>")

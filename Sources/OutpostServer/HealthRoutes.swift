@@ -10,7 +10,9 @@ struct HealthRoutes: Sendable {
     let runner: JobRunner
 
     func addRoutes(to router: Router<OutpostRequestContext>) {
-        let store = store, metrics = metrics, runner = runner
+        let store = store
+        let metrics = metrics
+        let runner = runner
         router.get("/health/live") { _, _ in RESTResponse.json(["status": "live"], parameters: RequestParameters()) }
         router.get("/health/ready") { _, _ -> Response in
             let ready = try await StoreCall.run { store.maintenance.health().isHealthy }
@@ -20,8 +22,9 @@ struct HealthRoutes: Sendable {
         }
         router.get("/metrics") { _, _ -> Response in
             let text = try await metrics.scrape(store: store, runner: runner)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: text)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: text)))
         }
     }
 }

@@ -58,7 +58,8 @@ public final class JobRunner: Sendable {
                 return .tooManyRequests("You have \(limits.perUser) jobs running or waiting; submit more when one ends.", retryAfterSeconds: 5)
             }
             if state.admitted >= limits.running + limits.queued {
-                return .tooManyRequests("The server has \(limits.running + limits.queued) jobs running or waiting; try again later.", retryAfterSeconds: 5)
+                return .tooManyRequests(
+                    "The server has \(limits.running + limits.queued) jobs running or waiting; try again later.", retryAfterSeconds: 5)
             }
             state.perCaller[caller, default: 0] += 1
             return nil

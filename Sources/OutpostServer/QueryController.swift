@@ -36,8 +36,9 @@ struct QueryController: Sendable {
         guard case .features(let page) = try store.features.query(query, service: service, layer: layerId),
             let feature = page.features.first
         else {
-            throw ArcGISError(kind: .notFound, message: "Feature not found.",
-                              details: ["Layer \(layerId) has no feature with \(layer.definition.objectIdField) \(oid)."])
+            throw ArcGISError(
+                kind: .notFound, message: "Feature not found.",
+                details: ["Layer \(layerId) has no feature with \(layer.definition.objectIdField) \(oid)."])
         }
         var w = JSONWriter(pretty: p.string("f")?.lowercased() == "pjson")
         w.beginObject()
@@ -53,40 +54,66 @@ enum FeatureSetWriter {
     static func write(_ answer: QueryAnswer, layer: LayerDefinition, format: ResponseFormat, to w: inout JSONWriter) {
         switch answer {
         case .count(let count):
-            w.beginObject(); w.member("count", count); w.endObject()
+            w.beginObject()
+            w.member("count", count)
+            w.endObject()
         case .objectIds(let ids):
             w.beginObject()
             w.member("objectIdFieldName", layer.objectIdField)
-            w.key("objectIds"); w.beginArray(); for id in ids { w.int(id) }; w.endArray()
+            w.key("objectIds")
+            w.beginArray()
+            for id in ids { w.int(id) }
+            w.endArray()
             w.endObject()
         case .extent(let extent, let count, let sr):
             w.beginObject()
             if format.isGeoJSON {
                 w.member("type", "FeatureCollection")
-                w.key("features"); w.beginArray(); w.endArray()
+                w.key("features")
+                w.beginArray()
+                w.endArray()
                 if !extent.isEmpty {
-                    w.key("bbox"); w.beginArray(); w.double(extent.xmin); w.double(extent.ymin); w.double(extent.xmax); w.double(extent.ymax); w.endArray()
+                    w.key("bbox")
+                    w.beginArray()
+                    w.double(extent.xmin)
+                    w.double(extent.ymin)
+                    w.double(extent.xmax)
+                    w.double(extent.ymax)
+                    w.endArray()
                 }
                 w.member("count", count)
             } else {
                 w.member("count", count)
-                w.key("extent"); w.value(extent.json(spatialReference: sr))
+                w.key("extent")
+                w.value(extent.json(spatialReference: sr))
             }
             w.endObject()
         case .statistics(let fields, let rows):
             w.beginObject()
             w.member("displayFieldName", "")
-            w.key("fieldAliases"); w.beginObject(); for field in fields { w.member(field.name, field.name) }; w.endObject()
-            w.key("fields"); w.beginArray()
+            w.key("fieldAliases")
+            w.beginObject()
+            for field in fields { w.member(field.name, field.name) }
+            w.endObject()
+            w.key("fields")
+            w.beginArray()
             for field in fields {
-                w.beginObject(); w.member("name", field.name); w.member("type", field.type.rawValue); w.member("alias", field.name); w.endObject()
+                w.beginObject()
+                w.member("name", field.name)
+                w.member("type", field.type.rawValue)
+                w.member("alias", field.name)
+                w.endObject()
             }
             w.endArray()
-            w.key("features"); w.beginArray()
+            w.key("features")
+            w.beginArray()
             for values in rows {
-                w.beginObject(); w.key("attributes"); w.beginObject()
+                w.beginObject()
+                w.key("attributes")
+                w.beginObject()
                 for (field, value) in zip(fields, values) { w.member(field.name, value) }
-                w.endObject(); w.endObject()
+                w.endObject()
+                w.endObject()
             }
             w.endArray()
             w.endObject()
@@ -98,22 +125,31 @@ enum FeatureSetWriter {
     static func writeEsriJSON(_ page: FeaturePage, layer: LayerDefinition, to w: inout JSONWriter) {
         w.beginObject()
         w.member("objectIdFieldName", layer.objectIdField)
-        w.key("uniqueIdField"); w.beginObject(); w.member("name", layer.objectIdField); w.member("isSystemMaintained", true); w.endObject()
+        w.key("uniqueIdField")
+        w.beginObject()
+        w.member("name", layer.objectIdField)
+        w.member("isSystemMaintained", true)
+        w.endObject()
         w.member("globalIdFieldName", layer.globalIdField)
         if let geometryType = layer.geometryType {
             w.member("geometryType", geometryType.rawValue)
-            w.key("spatialReference"); w.value(page.spatialReference.json)
+            w.key("spatialReference")
+            w.value(page.spatialReference.json)
         }
-        w.key("fields"); w.beginArray()
+        w.key("fields")
+        w.beginArray()
         for field in page.fields {
             w.beginObject()
-            w.member("name", field.name); w.member("type", field.type.rawValue); w.member("alias", field.alias)
+            w.member("name", field.name)
+            w.member("type", field.type.rawValue)
+            w.member("alias", field.alias)
             if let length = field.length { w.member("length", length) }
             w.endObject()
         }
         w.endArray()
         if page.exceededTransferLimit { w.member("exceededTransferLimit", true) }
-        w.key("features"); w.beginArray()
+        w.key("features")
+        w.beginArray()
         for feature in page.features {
             writeFeature(feature, fields: page.fields, geometryType: layer.geometryType, to: &w)
         }
@@ -123,7 +159,8 @@ enum FeatureSetWriter {
 
     static func writeFeature(_ feature: QueriedFeature, fields: [FieldDefinition], geometryType: EsriGeometryType?, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("attributes"); w.beginObject()
+        w.key("attributes")
+        w.beginObject()
         for (field, value) in zip(fields, feature.attributes) { w.member(field.name, value) }
         w.endObject()
         if let geometry = feature.geometry {
@@ -140,17 +177,25 @@ enum FeatureSetWriter {
         w.member("type", "FeatureCollection")
         if page.exceededTransferLimit {
             w.member("exceededTransferLimit", true)
-            w.key("properties"); w.beginObject(); w.member("exceededTransferLimit", true); w.endObject()
+            w.key("properties")
+            w.beginObject()
+            w.member("exceededTransferLimit", true)
+            w.endObject()
         }
-        w.key("features"); w.beginArray()
+        w.key("features")
+        w.beginArray()
         let oidIndex = page.fields.firstIndex { $0.name == layer.objectIdField }
         for feature in page.features {
             w.beginObject()
             w.member("type", "Feature")
-            if let oidIndex { w.key("id"); w.value(feature.attributes[oidIndex]) }
+            if let oidIndex {
+                w.key("id")
+                w.value(feature.attributes[oidIndex])
+            }
             w.key("geometry")
             if let geometry = feature.geometry { GeoJSONGeometry.write(geometry, to: &w) } else { w.null() }
-            w.key("properties"); w.beginObject()
+            w.key("properties")
+            w.beginObject()
             for (field, value) in zip(page.fields, feature.attributes) { w.member(field.name, value) }
             w.endObject()
             w.endObject()

@@ -53,8 +53,9 @@ enum RESTResponse {
 
     /// JSONP callbacks are identifiers (with dots), never script.
     static func isSafeCallback(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 128 && name.unicodeScalars.allSatisfy {
-            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "$")
-        }
+        !name.isEmpty && name.count <= 128
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "." || $0 == "$")
+            }
     }
 }

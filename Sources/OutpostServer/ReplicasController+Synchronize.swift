@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 import Hummingbird
-import OutpostGeoPackage
 import Logging
+import OutpostGeoPackage
+import OutpostService
 import OutpostStorage
 import OutpostStore
-import OutpostService
 import OutpostSync
 import OutpostWire
 
@@ -24,21 +24,25 @@ extension ReplicasController {
         // Reading an uploaded file is blocking work: off the cooperative pool.
         let upload = parsed.upload
         let (edits, editBytes) = try await JobRunner.blocking { [self] in try loadEdits(upload, service: serviceName, replicaId: replica.id) }
-        let plan = try SyncPlanner.plan(parsed, replica: replica, edits: edits, currentGeneration: try store.edits.currentGeneration(),
-                                        limits: syncLimits, serviceHasAttachments: { id in
-            service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
-        })
+        let plan = try SyncPlanner.plan(
+            parsed, replica: replica, edits: edits, currentGeneration: try store.edits.currentGeneration(),
+            limits: syncLimits,
+            serviceHasAttachments: { id in
+                service.layers.first { $0.definition.id == id }?.definition.hasAttachments ?? false
+            })
         let base = serviceURL(request, service: serviceName)
         let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: replica) : (.null, [:])
-        let work = SyncWork(store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
-                            serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger,
-                            requestRecord: plan.isAsync ? nil : context.record)
+        let work = SyncWork(
+            store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
+            serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger,
+            requestRecord: plan.isAsync ? nil : context.record)
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
-            let job = JobRecord(id: jobId, serviceName: serviceName, kind: .synchronizeReplica, replicaId: replica.id,
-                                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: store.clock.milliseconds(),
-                                owner: replica.owner)
+            let job = JobRecord(
+                id: jobId, serviceName: serviceName, kind: .synchronizeReplica, replicaId: replica.id,
+                replicaName: replica.name, transportType: .url, responseType: .edits, submittedAt: store.clock.milliseconds(),
+                owner: replica.owner)
             let ticket = try runner.admit(caller: context.jobCaller)
             do { try store.jobs.saveJob(job) } catch {
                 runner.cancel(ticket)
@@ -52,9 +56,10 @@ extension ReplicasController {
 
         if plan.deliversByURL {
             let done = try await JobRunner.blocking { try work.toFile() }
-            let answer = ReplicaFileAnswer(responseType: done.summary.responseType, replicaName: replica.name, replicaId: replica.id,
-                                           generations: replica.generations(answered: done.summary.generations),
-                                           url: done.fileName.map { "\(resultBase(request, service: serviceName))/\($0)" })
+            let answer = ReplicaFileAnswer(
+                responseType: done.summary.responseType, replicaName: replica.name, replicaId: replica.id,
+                generations: replica.generations(answered: done.summary.generations),
+                url: done.fileName.map { "\(resultBase(request, service: serviceName))/\($0)" })
             return RESTResponse.json(answer.json, parameters: p)
         }
         let bytes = try await JobRunner.blocking { try work.toMemory() }
@@ -85,8 +90,9 @@ extension ReplicasController {
                 }
                 return (try SynchronizeReplicaRequest.parseEdits(json, parameter: "editsUploadID"), [UInt8](data))
             case .sqlite:
-                let limits = UntrustedFileLimits(maximumFileBytes: Int.max, maximumValueBytes: syncLimits.maxAttachmentBytes + 1024,
-                                                 maximumChanges: syncLimits.maxEdits)
+                let limits = UntrustedFileLimits(
+                    maximumFileBytes: Int.max, maximumValueBytes: syncLimits.maxAttachmentBytes + 1024,
+                    maximumChanges: syncLimits.maxEdits)
                 return (try Self.deltaEdits(path: path, itemID: itemID, replicaId: replicaId, limits: limits), [UInt8](data))
             }
         }
@@ -105,8 +111,9 @@ extension ReplicasController {
             throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' is a \(delta.kind.rawValue) delta, not an upload delta")
         }
         guard GlobalID.normalize(changes.replicaId) == replicaId else {
-            throw ArcGISError.invalidParameter("editsUploadID",
-                                               "upload '\(itemID)' holds the changes of replica '\(changes.replicaId)', not of \(replicaId)")
+            throw ArcGISError.invalidParameter(
+                "editsUploadID",
+                "upload '\(itemID)' holds the changes of replica '\(changes.replicaId)', not of \(replicaId)")
         }
         return changes.layers.map(\.edits).filter { $0.count > 0 || $0.attachments != nil }
     }
@@ -168,12 +175,15 @@ struct SyncWork: Sendable {
             exporting()
             return try writeAnswer(upload)
         }
-        let summary = outcome.answer, upload = outcome.upload
+        let summary = outcome.answer
+        let upload = outcome.upload
         let edits = upload?.results.reduce(0) { $0 + $1.all.count } ?? 0
         requestRecord?.note("edits", edits)
         requestRecord?.note("conflicts", upload?.conflictsRecorded ?? 0)
         requestRecord?.note("changes", summary.changes)
-        logger.info("replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploaded - started), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(clock.now - uploaded) (\(summary.responseType.rawValue))")
+        logger.info(
+            "replica \(plan.replica.id): \(edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploaded - started), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(clock.now - uploaded) (\(summary.responseType.rawValue))"
+        )
         return summary
     }
 
@@ -191,14 +201,16 @@ struct SyncWork: Sendable {
         do {
             let summary = try run(exporting: exporting) { upload in
                 if plan.dataFormat == .sqlite {
-                    return try store.sync.writeSyncDelta(plan, upload: upload, to: temporary, serviceURL: serviceURL,
-                                                    serviceJSON: serviceJSON, layerJSON: layerJSON)
+                    return try store.sync.writeSyncDelta(
+                        plan, upload: upload, to: temporary, serviceURL: serviceURL,
+                        serviceJSON: serviceJSON, layerJSON: layerJSON)
                 }
                 FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
-                let summary = try store.sync.writeSyncAnswer(plan, upload: upload, write: { try handle.write(contentsOf: $0) },
-                                                        attachmentURL: attachmentURLs)
+                let summary = try store.sync.writeSyncAnswer(
+                    plan, upload: upload, write: { try handle.write(contentsOf: $0) },
+                    attachmentURL: attachmentURLs)
                 try handle.synchronize()
                 return summary
             }

@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import Logging
 import OutpostGeoPackage
+import OutpostService
 import OutpostStorage
 import OutpostStore
-import OutpostService
 import OutpostSync
 import OutpostWire
 
@@ -45,12 +45,14 @@ struct ReplicasController: Sendable {
         let replicaId = GlobalID.make()
         let owner = context.user?.name ?? ""
         let planBox = PlanBox()
-        let reserved = try store.replicas.reserveReplicaName({ taken in
-            let plan = try ReplicaPlanner.plan(parsed, service: service.definition, replicaId: replicaId, owner: owner,
-                                               takenNames: taken, reference: reference, now: now)
-            planBox.plan = plan
-            return plan.definition.name
-        }, service: serviceName)
+        let reserved = try store.replicas.reserveReplicaName(
+            { taken in
+                let plan = try ReplicaPlanner.plan(
+                    parsed, service: service.definition, replicaId: replicaId, owner: owner,
+                    takenNames: taken, reference: reference, now: now)
+                planBox.plan = plan
+                return plan.definition.name
+            }, service: serviceName)
         guard let plan = planBox.plan else { throw ArcGISError.internalError("no replica plan") }
         let store = self.store
         do {
@@ -63,11 +65,13 @@ struct ReplicasController: Sendable {
         // Registering existing data: no data, just an id and generations (§4.7).
         if let registration = plan.registration {
             defer { store.replicas.releaseReplicaName(reserved, service: serviceName) }
-            let definition = try ReplicaPlanner.registeredGenerations(registration, for: plan.definition, reference: reference,
-                                                                      currentGeneration: try store.edits.currentGeneration())
+            let definition = try ReplicaPlanner.registeredGenerations(
+                registration, for: plan.definition, reference: reference,
+                currentGeneration: try store.edits.currentGeneration())
             let registered = try store.replicas.registerReplica(definition, copiedFrom: registrationFacts?.originId)
-            let answer = ReplicaRegistrationAnswer(replicaName: registered.name, replicaId: registered.id, generations: registered.generations,
-                                                   syncModel: registered.syncModel, targetType: registered.targetType)
+            let answer = ReplicaRegistrationAnswer(
+                replicaName: registered.name, replicaId: registered.id, generations: registered.generations,
+                syncModel: registered.syncModel, targetType: registered.targetType)
             logger.info("registered existing data as replica \(registered.id) (\(registered.name)) of \(serviceName)")
             return RESTResponse.json(answer.json, parameters: p)
         }
@@ -75,13 +79,15 @@ struct ReplicasController: Sendable {
         let base = serviceURL(request, service: serviceName)
         // A replica file keeps the service and layer resources as served; JSON replicas do not.
         let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: plan.definition) : (.null, [:])
-        let export = ExportWork(store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
-                                resultBase: resultBase(request, service: serviceName), reservedName: reserved)
+        let export = ExportWork(
+            store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
+            resultBase: resultBase(request, service: serviceName), reservedName: reserved)
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
-            let job = JobRecord(id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
-                                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now, owner: owner)
+            let job = JobRecord(
+                id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
+                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now, owner: owner)
             let ticket: JobRunner.Ticket
             do {
                 ticket = try runner.admit(caller: context.jobCaller)
@@ -97,15 +103,17 @@ struct ReplicasController: Sendable {
             runner.submit(ticket) {
                 await Self.run(job: job, export: export, logger: logger)
             }
-            let submission = ReplicaJobSubmission(statusURL: "\(base)/jobs/\(jobId)", replicaId: plan.definition.id,
-                                                  replicaName: plan.definition.name, targetType: plan.definition.targetType)
+            let submission = ReplicaJobSubmission(
+                statusURL: "\(base)/jobs/\(jobId)", replicaId: plan.definition.id,
+                replicaName: plan.definition.name, targetType: plan.definition.targetType)
             return RESTResponse.json(submission.json, parameters: p)
         }
 
         if plan.deliversByURL {
             let (definition, name) = try await JobRunner.blocking { try export.toFile(phase: { _ in }) }
-            let answer = ReplicaFileAnswer(responseType: .data, replicaName: definition.name, replicaId: definition.id,
-                                           generations: definition.generations, url: "\(export.resultBase)/\(name)")
+            let answer = ReplicaFileAnswer(
+                responseType: .data, replicaName: definition.name, replicaId: definition.id,
+                generations: definition.generations, url: "\(export.resultBase)/\(name)")
             return RESTResponse.json(answer.json, parameters: p)
         }
 
@@ -126,9 +134,10 @@ struct ReplicasController: Sendable {
 
     /// Runs a job's work on the blocking pool and saves each step: started, the phases the
     /// work reports, then completed with its result file, or failed with its error.
-    static func runJob(_ job: JobRecord, store: FeatureStore, logger: Logger,
-                       work: @escaping @Sendable (_ phase: @escaping (JobStatus) -> Void) throws -> String) async
-    {
+    static func runJob(
+        _ job: JobRecord, store: FeatureStore, logger: Logger,
+        work: @escaping @Sendable (_ phase: @escaping (JobStatus) -> Void) throws -> String
+    ) async {
         let box = JobBox(record: job)
         func advance(_ event: JobEvent) {
             guard let next = try? box.record.applying(event, at: store.clock.milliseconds()) else { return }
@@ -159,8 +168,9 @@ struct ReplicasController: Sendable {
         guard let id = context.parameters.get("job"), let job = try store.jobs.job(id: id),
             ServiceDefinition.normalizedName(job.serviceName) == ServiceDefinition.normalizedName(serviceName)
         else {
-            throw ArcGISError(kind: .notFound, message: "Job not found.",
-                              details: ["No job '\(context.parameters.get("job") ?? "")' on service \(serviceName)."])
+            throw ArcGISError(
+                kind: .notFound, message: "Job not found.",
+                details: ["No job '\(context.parameters.get("job") ?? "")' on service \(serviceName)."])
         }
         guard context.mayManage(replicaOwner: job.owner) else { throw Authenticator.forbidden }
         let url = job.resultFile.map { "\(resultBase(request, service: serviceName))/\($0)" }
@@ -169,11 +179,15 @@ struct ReplicasController: Sendable {
 
     func resultFile(_ request: Request, context: OutpostRequestContext) async throws -> Response {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
-        guard let name = context.parameters.get("file"), ResultFiles.isValidName(name), context.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(name)),
+        guard let name = context.parameters.get("file"), ResultFiles.isValidName(name),
+            context.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(name)),
             let path = files.open(name)
         else {
-            throw ArcGISError(kind: .notFound, message: "Result file not found.",
-                              details: ["The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."])
+            throw ArcGISError(
+                kind: .notFound, message: "Result file not found.",
+                details: [
+                    "The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."
+                ])
         }
         var headers: HTTPFields = [
             .contentType: name.hasSuffix(".json") ? "application/json; charset=utf-8" : "application/geopackage+sqlite3",
@@ -239,7 +253,8 @@ struct ReplicasController: Sendable {
         let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.features.fullExtent(of: service))
         var layerJSON: [Int: JSONValue] = [:]
         for layer in service.layers where replica.layer(id: layer.definition.id) != nil {
-            let state = FeatureServiceMetadata.LayerState(extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
+            let state = FeatureServiceMetadata.LayerState(
+                extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
             layerJSON[layer.definition.id] = FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
         }
         return (serviceJSON, layerJSON)
@@ -296,15 +311,17 @@ struct ExportWork: Sendable {
             var definition: ReplicaDefinition
             switch plan.dataFormat {
             case .sqlite:
-                (definition, _) = try store.sync.exportReplica(plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
-                                                          serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+                (definition, _) = try store.sync.exportReplica(
+                    plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
+                    serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
             case .json:
                 FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
                 let urls = attachmentURLs
-                (definition, _) = try store.sync.exportReplica(plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
-                                                          serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+                (definition, _) = try store.sync.exportReplica(
+                    plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
+                    serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
                 try handle.synchronize()
             }
             if definition.isRegistered {
@@ -326,8 +343,9 @@ struct ExportWork: Sendable {
     func toMemory() throws -> [UInt8] {
         defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         var bytes: [UInt8] = []
-        let (definition, _) = try store.sync.exportReplica(plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
-                                                      serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
+        let (definition, _) = try store.sync.exportReplica(
+            plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
+            serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
         if definition.isRegistered { try store.replicas.registerReplica(definition) }
         return bytes
     }

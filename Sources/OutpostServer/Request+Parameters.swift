@@ -59,8 +59,10 @@ extension Request {
     /// `admission` decides, as the body arrives, whether it may be read on (token security):
     /// nothing past its preamble, and no file part, is read before it admits the caller.
     /// Limits are enforced while streaming: the first byte over a limit stops the reading.
-    func receiveForm(query: RequestParameters, limits: UploadLimits, temporaryDirectory: String,
-                     admission: inout BodyAdmission) async throws -> ReceivedForm {
+    func receiveForm(
+        query: RequestParameters, limits: UploadLimits, temporaryDirectory: String,
+        admission: inout BodyAdmission
+    ) async throws -> ReceivedForm {
         var form = ReceivedForm(parameters: query, files: [])
         guard method == .post else {
             try admission.finish()
@@ -68,8 +70,9 @@ extension Request {
         }
         let contentType = headers[.contentType] ?? ""
         func tooLarge() -> ArcGISError {
-            ArcGISError(kind: .tooLarge, message: "Request body too large.",
-                        details: ["The body exceeds the limit of \(limits.maxBodyBytes) bytes."])
+            ArcGISError(
+                kind: .tooLarge, message: "Request body too large.",
+                details: ["The body exceeds the limit of \(limits.maxBodyBytes) bytes."])
         }
         if announcesBody(over: limits.maxBodyBytes) { throw tooLarge() }
         if let boundary = MultipartStreamParser.boundary(fromContentType: contentType) {
@@ -93,7 +96,9 @@ extension Request {
                                 try admission.check(received: received, fileBegins: true)
                                 try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
                                 let path = (temporaryDirectory as NSString).appendingPathComponent("upload-\(UUID().uuidString)")
-                                file = (try SpoolFile(path: path), UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0))
+                                file = (
+                                    try SpoolFile(path: path), UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0)
+                                )
                             } else {
                                 field = (name, [])
                             }

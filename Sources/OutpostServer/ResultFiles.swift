@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import OutpostWire
+import Synchronization
 
 /// Result files of replica operations, under `<data>/replicafiles/`, served at
 /// `/arcgis/rest/services/<service>/replicafiles/<name>` (a sibling of `FeatureServer`, as on

@@ -18,9 +18,11 @@ public final class ServerMetrics: Sendable {
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [.milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                                                   .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
-                                                   .seconds(5), .seconds(10), .seconds(30)]
+        factory.defaultDurationHistogramBuckets = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+            .seconds(5), .seconds(10), .seconds(30),
+        ]
         self.factory = factory
     }
 
@@ -81,8 +83,10 @@ public final class ServerMetrics: Sendable {
         if segments[kind] == "replicafiles" { return "replicaFile" }
         if segments[kind] == "VersionManagementServer" { return "versionManagement" }
         guard let first = rest.first else { return "service" }
-        let named: Set = ["applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "createReplica",
-                          "synchronizeReplica", "unRegisterReplica", "addAttachment", "updateAttachment", "deleteAttachments", "layers"]
+        let named: Set = [
+            "applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "createReplica",
+            "synchronizeReplica", "unRegisterReplica", "addAttachment", "updateAttachment", "deleteAttachments", "layers",
+        ]
         if let last = rest.last, named.contains(last) { return last }
         switch first {
         case "replicas": return rest.count == 1 ? "replicas" : rest.last == "conflicts" ? "replicaConflicts" : "replicaInfo"

@@ -15,13 +15,14 @@ struct ServicesController: Sendable {
             authInfo["tokenServicesUrl"] = .string("\(scheme)://\(request.head.authority ?? "127.0.0.1")/arcgis/tokens/generateToken")
             authInfo["shortLivedTokenValidity"] = .int(Int64(tokenMinutes))
         }
-        return RESTResponse.json([
-            "currentVersion": .double(FeatureServiceMetadata.currentVersion),
-            "fullVersion": "11.1.0",
-            "soapUrl": .null,
-            "secureSoapUrl": .null,
-            "authInfo": .object(authInfo),
-        ], parameters: p)
+        return RESTResponse.json(
+            [
+                "currentVersion": .double(FeatureServiceMetadata.currentVersion),
+                "fullVersion": "11.1.0",
+                "soapUrl": .null,
+                "secureSoapUrl": .null,
+                "authInfo": .object(authInfo),
+            ], parameters: p)
     }
 
     /// The root folder: its folders, and the services outside any folder.
@@ -31,14 +32,15 @@ struct ServicesController: Sendable {
         for folder in definitions.compactMap(\.folder) where !folders.contains(where: { $0.caseInsensitiveCompare(folder) == .orderedSame }) {
             folders.append(folder)
         }
-        return RESTResponse.json([
-            "currentVersion": .double(FeatureServiceMetadata.currentVersion),
-            // The ArcGIS API for Python in standalone-server mode (ServicesDirectory) reads
-            // `gis.version` from this document and compares it with lists such as [10, 3].
-            "version": [11, 1],
-            "folders": .array(folders.sorted { $0.lowercased() < $1.lowercased() }.map { .string($0) }),
-            "services": .array(definitions.filter { $0.folder == nil }.map(Self.entry)),
-        ], parameters: p)
+        return RESTResponse.json(
+            [
+                "currentVersion": .double(FeatureServiceMetadata.currentVersion),
+                // The ArcGIS API for Python in standalone-server mode (ServicesDirectory) reads
+                // `gis.version` from this document and compares it with lists such as [10, 3].
+                "version": [11, 1],
+                "folders": .array(folders.sorted { $0.lowercased() < $1.lowercased() }.map { .string($0) }),
+                "services": .array(definitions.filter { $0.folder == nil }.map(Self.entry)),
+            ], parameters: p)
     }
 
     /// A folder: its services, named `Folder/Name` as ArcGIS Server names them. Folders exist
@@ -50,11 +52,12 @@ struct ServicesController: Sendable {
         guard !services.isEmpty else {
             throw ArcGISError(kind: .notFound, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
         }
-        return RESTResponse.json([
-            "currentVersion": .double(FeatureServiceMetadata.currentVersion),
-            "folders": [],
-            "services": .array(services.map(Self.entry)),
-        ], parameters: p)
+        return RESTResponse.json(
+            [
+                "currentVersion": .double(FeatureServiceMetadata.currentVersion),
+                "folders": [],
+                "services": .array(services.map(Self.entry)),
+            ], parameters: p)
     }
 
     private static func entry(_ service: ServiceDefinition) -> JSONValue {
@@ -85,7 +88,8 @@ struct ServicesController: Sendable {
     }
 
     private func layerJSON(_ layer: StoredLayer, service: StoredService) throws -> JSONValue {
-        let state = FeatureServiceMetadata.LayerState(extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
+        let state = FeatureServiceMetadata.LayerState(
+            extent: try store.features.extent(of: layer), lastEditDate: try store.features.lastEditDate(of: layer))
         return FeatureServiceMetadata.layerJSON(layer.definition, service: service.definition, state: state)
     }
 }

@@ -11,8 +11,9 @@ struct UploadsController: Sendable {
         guard let file = form.file(named: "file") else {
             throw ArcGISError.invalidParameter("file", "send the file as the multipart part 'file'")
         }
-        let item = try store.uploads.createUpload(service: try context.serviceName(), name: file.filename ?? "upload",
-                                          description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size)
+        let item = try store.uploads.createUpload(
+            service: try context.serviceName(), name: file.filename ?? "upload",
+            description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size)
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
@@ -29,7 +30,8 @@ struct UploadsController: Sendable {
         guard let partId = try form.parameters.int("partId") ?? form.parameters.int("partNumber") else {
             throw ArcGISError.missingParameter("partId")
         }
-        let item = try store.uploads.addUploadPart(service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
+        let item = try store.uploads.addUploadPart(
+            service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
@@ -55,8 +57,9 @@ struct UploadsController: Sendable {
 
     private func itemID(_ context: OutpostRequestContext) throws -> String {
         guard let id = context.parameters.get("item"), isValidUploadID(id) else {
-            throw ArcGISError(kind: .notFound, message: "Upload item not found.",
-                              details: ["'\(context.parameters.get("item") ?? "")' is not an upload item id."])
+            throw ArcGISError(
+                kind: .notFound, message: "Upload item not found.",
+                details: ["'\(context.parameters.get("item") ?? "")' is not an upload item id."])
         }
         return id
     }

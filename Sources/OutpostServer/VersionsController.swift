@@ -11,8 +11,9 @@ struct VersionsController: Sendable {
     private func versioned(_ context: OutpostRequestContext) throws -> String {
         let service = try store.service(named: try context.serviceName())
         guard service.definition.isVersioned else {
-            throw ArcGISError(kind: .notFound, message: "Service not found.",
-                              details: ["\(service.definition.name) has no versioned data, so no VersionManagementServer."])
+            throw ArcGISError(
+                kind: .notFound, message: "Service not found.",
+                details: ["\(service.definition.name) has no versioned data, so no VersionManagementServer."])
         }
         return service.definition.name
     }
@@ -26,8 +27,11 @@ struct VersionsController: Sendable {
 
     func root(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let service = try versioned(context)
-        return RESTResponse.json(["defaultVersionName": .string(FeatureStore.defaultVersionName), "serviceName": .string(service),
-                                  "capabilities": "versionManagement"], parameters: p)
+        return RESTResponse.json(
+            [
+                "defaultVersionName": .string(FeatureStore.defaultVersionName), "serviceName": .string(service),
+                "capabilities": "versionManagement",
+            ], parameters: p)
     }
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -61,9 +65,12 @@ struct VersionsController: Sendable {
             throw ArcGISError.invalidParameter("withPost", "a reconcile without post is not supported; send withPost=true")
         }
         let post = try store.versions.reconcileAndPost(service: service, version: version.name)
-        return RESTResponse.json(["success": true, "hasConflicts": .bool(post.conflicts > 0), "conflictCount": .int(Int64(post.conflicts)),
-                                  "postedEdits": .int(Int64(post.posted)), "didPost": .bool(post.posted > 0),
-                                  "moment": post.generation.map { .int($0) } ?? .null], parameters: p)
+        return RESTResponse.json(
+            [
+                "success": true, "hasConflicts": .bool(post.conflicts > 0), "conflictCount": .int(Int64(post.conflicts)),
+                "postedEdits": .int(Int64(post.posted)), "didPost": .bool(post.posted > 0),
+                "moment": post.generation.map { .int($0) } ?? .null,
+            ], parameters: p)
     }
 
     func conflicts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

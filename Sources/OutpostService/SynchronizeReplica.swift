@@ -37,8 +37,9 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
         guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
         let outcome = try backend.sync.applySyncUpload(plan, fingerprint: fingerprint)
         if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
-            throw ArcGISError(kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
-                              details: Self.failures(in: outcome.results))
+            throw ArcGISError(
+                kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
+                details: Self.failures(in: outcome.results))
         }
         return outcome
     }

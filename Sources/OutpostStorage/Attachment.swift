@@ -10,8 +10,10 @@ public struct AttachmentInfo: Sendable, Equatable {
     public var keywords: String
 
     public var json: JSONValue {
-        ["id": .int(id), "globalId": .string(globalId), "name": .string(name), "contentType": .string(contentType),
-         "size": .int(size), "keywords": .string(keywords)]
+        [
+            "id": .int(id), "globalId": .string(globalId), "name": .string(name), "contentType": .string(contentType),
+            "size": .int(size), "keywords": .string(keywords),
+        ]
     }
 
     public init(id: Int64, globalId: String, name: String, contentType: String, size: Int64, keywords: String) {

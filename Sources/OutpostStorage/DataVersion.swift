@@ -14,9 +14,10 @@ public struct DataVersion: Sendable, Equatable {
     /// The DEFAULT generation it branched from, or was last posted at.
     public var baseGeneration: Int64 = 0
 
-    public init(name: String, parent: String?, replicaId: String?, access: String, description: String, creationDate: Int64,
-                guid: String?, baseGeneration: Int64 = 0)
-    {
+    public init(
+        name: String, parent: String?, replicaId: String?, access: String, description: String, creationDate: Int64,
+        guid: String?, baseGeneration: Int64 = 0
+    ) {
         self.name = name
         self.parent = parent
         self.replicaId = replicaId
@@ -31,21 +32,23 @@ public struct DataVersion: Sendable, Equatable {
 
     /// The `versionInfo` of ArcGIS's version management.
     public var json: JSONValue {
-        ["versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
-         "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
-         "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
-         "baseGeneration": .int(baseGeneration)]
+        [
+            "versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
+            "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
+            "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
+            "baseGeneration": .int(baseGeneration),
+        ]
     }
 }
 
-    public struct VersionPost: Sendable, Equatable {
-        public var posted: Int
-        public var conflicts: Int
-        public var generation: Int64?
+public struct VersionPost: Sendable, Equatable {
+    public var posted: Int
+    public var conflicts: Int
+    public var generation: Int64?
 
     public init(posted: Int, conflicts: Int, generation: Int64?) {
         self.posted = posted
         self.conflicts = conflicts
         self.generation = generation
     }
-    }
+}

@@ -39,7 +39,9 @@ public protocol FeatureQuerying: Sendable {
     func lastEditDate(of layer: StoredLayer) throws -> Int64
     func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup]
     /// Nil when the attachment is not the feature's.
-    func attachmentContent(layer: StoredLayer, objectId: Int64, attachmentId: Int64) throws
+    func attachmentContent(
+        layer: StoredLayer, objectId: Int64, attachmentId: Int64
+    ) throws
         -> (name: String, contentType: String, content: AttachmentContent)?
 }
 
@@ -54,12 +56,18 @@ public protocol FeatureEditing: Sendable {
     func applyEdits(service: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws -> EditOutcome
     /// Bulk load (import, demo data): one transaction, one generation.
     @discardableResult func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64]
-    func addAttachment(service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext) throws
+    func addAttachment(
+        service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext
+    ) throws
         -> EditResult
-    func updateAttachment(service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput,
-                          context: EditContext) throws -> EditResult
-    func deleteAttachments(service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool,
-                           context: EditContext) throws -> [EditResult]
+    func updateAttachment(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput,
+        context: EditContext
+    ) throws -> EditResult
+    func deleteAttachments(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool,
+        context: EditContext
+    ) throws -> [EditResult]
 }
 
 extension FeatureEditing {
@@ -78,13 +86,19 @@ extension FeatureEditing {
 public protocol SyncStore: Sendable {
     /// Checks a plan against the data before any work (spatial references, filters).
     func validate(_ plan: ReplicaPlan) throws
-    func exportReplica(_ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
-                       phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, ReplicaExportCounts)
+    func exportReplica(
+        _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
+        phase: (JobStatus) -> Void
+    ) throws -> (ReplicaDefinition, ReplicaExportCounts)
     func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome
-    func writeSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
-                         attachmentURL: ((Int, Int64, Int64) -> String)?) throws -> SyncAnswerSummary
-    func writeSyncDelta(_ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String, serviceJSON: JSONValue,
-                        layerJSON: [Int: JSONValue]) throws -> SyncAnswerSummary
+    func writeSyncAnswer(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
+        attachmentURL: ((Int, Int64, Int64) -> String)?
+    ) throws -> SyncAnswerSummary
+    func writeSyncDelta(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String, serviceJSON: JSONValue,
+        layerJSON: [Int: JSONValue]
+    ) throws -> SyncAnswerSummary
     /// Records the generations handed out (and unregisters when `close`).
     func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws
 }
@@ -95,7 +109,9 @@ public protocol VersionStore: Sendable {
     func createVersion(service: String, name: String, description: String, access: String) throws -> DataVersion
     func version(service: String, named name: String) throws -> DataVersion?
     func deleteVersion(service: String, named name: String) throws
-    func applyVersionEdits(service: String, version name: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws
+    func applyVersionEdits(
+        service: String, version name: String, edits: [LayerEdits], options: EditOptions, context: EditContext
+    ) throws
         -> EditOutcome
     func reconcileAndPost(service: String, version name: String) throws -> VersionPost
     func query(_ query: LayerQuery, service: String, layer layerId: Int, version name: String) throws -> QueryAnswer

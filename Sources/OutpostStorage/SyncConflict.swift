@@ -23,7 +23,10 @@ public struct SyncConflict: Sendable, Equatable {
     /// for object-level conflicts.
     public var fields: JSONValue? = nil
 
-    public init(id: Int64, layerId: Int, globalId: String, objectId: Int64?, uploadOperation: String, overwrittenChange: String, overwrittenGeneration: Int64, overwrittenBy: String?, feature: JSONValue?, generation: Int64, recordedAt: Int64, fields: JSONValue? = nil) {
+    public init(
+        id: Int64, layerId: Int, globalId: String, objectId: Int64?, uploadOperation: String, overwrittenChange: String, overwrittenGeneration: Int64,
+        overwrittenBy: String?, feature: JSONValue?, generation: Int64, recordedAt: Int64, fields: JSONValue? = nil
+    ) {
         self.id = id
         self.layerId = layerId
         self.globalId = globalId

@@ -19,7 +19,9 @@ public struct UploadItem: Sendable, Equatable {
     }
 
     public var json: JSONValue {
-        ["itemID": .string(itemID), "itemName": .string(itemName), "description": .string(description),
-         "date": .int(date), "committed": .bool(committed)]
+        [
+            "itemID": .string(itemID), "itemName": .string(itemName), "description": .string(description),
+            "date": .int(date), "committed": .bool(committed),
+        ]
     }
 }

@@ -11,20 +11,26 @@ extension Catalog {
             var layers: [StoredLayer] = []
             for layerRow in try Row.fetchAll(db, sql: "SELECT * FROM outpost_layers WHERE service = ? ORDER BY layer_id", arguments: [name]) {
                 let layerId: Int = layerRow["layer_id"]
-                let fields = try Row.fetchAll(db, sql: "SELECT * FROM outpost_fields WHERE service = ? AND layer_id = ? ORDER BY position",
-                                              arguments: [name, layerId]).map { f -> FieldDefinition in
+                let fields = try Row.fetchAll(
+                    db, sql: "SELECT * FROM outpost_fields WHERE service = ? AND layer_id = ? ORDER BY position",
+                    arguments: [name, layerId]
+                ).map { f -> FieldDefinition in
                     FieldDefinition(
                         name: f["name"], type: EsriFieldType(rawValue: f["type"]) ?? .string, alias: f["alias"],
                         length: f["length"], nullable: f["nullable"], editable: f["editable"],
                         defaultValue: (try? JSONParser.parse(f["default_value"] as String)) ?? .null,
                         domain: (try? JSONParser.parse(f["domain"] as String)) ?? .null)
                 }
-                let relationships = try Row.fetchAll(db, sql: "SELECT * FROM outpost_relationships WHERE service = ? AND layer_id = ? ORDER BY relationship_id",
-                                                     arguments: [name, layerId]).compactMap { r -> RelationshipDefinition? in
+                let relationships = try Row.fetchAll(
+                    db, sql: "SELECT * FROM outpost_relationships WHERE service = ? AND layer_id = ? ORDER BY relationship_id",
+                    arguments: [name, layerId]
+                ).compactMap { r -> RelationshipDefinition? in
                     guard let cardinality = RelationshipDefinition.Cardinality(rawValue: r["cardinality"]),
-                        let role = RelationshipDefinition.Role(rawValue: r["role"]) else { return nil }
-                    return RelationshipDefinition(id: r["relationship_id"], name: r["name"], relatedTableId: r["related_table_id"],
-                                                  cardinality: cardinality, role: role, keyField: r["key_field"], composite: r["composite"])
+                        let role = RelationshipDefinition.Role(rawValue: r["role"])
+                    else { return nil }
+                    return RelationshipDefinition(
+                        id: r["relationship_id"], name: r["name"], relatedTableId: r["related_table_id"],
+                        cardinality: cardinality, role: role, keyField: r["key_field"], composite: r["composite"])
                 }
                 var editFieldsInfo: LayerDefinition.EditFieldsInfo?
                 if let text: String = layerRow["edit_fields_info"], let json = try? JSONParser.parse(text) {
@@ -44,8 +50,10 @@ extension Catalog {
                     displayField: layerRow["display_field"], hasAttachments: layerRow["has_attachments"],
                     relationships: relationships, editFieldsInfo: editFieldsInfo,
                     maxRecordCount: layerRow["max_record_count"])
-                layers.append(StoredLayer(definition: definition, serviceName: name, tableName: layerRow["table_name"],
-                                          isVersioned: row["is_versioned"]))
+                layers.append(
+                    StoredLayer(
+                        definition: definition, serviceName: name, tableName: layerRow["table_name"],
+                        isVersioned: row["is_versioned"]))
             }
             let definition = ServiceDefinition(
                 name: name, description: row["description"], isVersioned: row["is_versioned"],

@@ -13,7 +13,9 @@ enum ChangeFeedPrefilter {
     /// reads the rows new to the replica, `.update` the rows it holds (updates and deletes),
     /// its own writes among them. `skipsOwnWrites`: the replica's own writes are never sent
     /// (no echo), so they are not read.
-    static func changedRows(_ pass: DownloadChange, alias: String, since: Int64, replicaId: String, skipsOwnWrites: Bool)
+    static func changedRows(
+        _ pass: DownloadChange, alias: String, since: Int64, replicaId: String, skipsOwnWrites: Bool
+    )
         -> (condition: String, arguments: [DatabaseValue])
     {
         // New to the replica unless it existed at the generation, the replica's own sync
@@ -21,8 +23,10 @@ enum ChangeFeedPrefilter {
         let creator = creatorColumn(alias: alias)
         let (since, replica) = (since.databaseValue, replicaId.databaseValue)
         if pass == .add {
-            return ("\(alias).outpost_gen > ? AND \(alias).outpost_created_gen > ? AND \(creator) IS NOT ? AND \(alias).outpost_replica IS NOT ?",
-                    [since, since, replica, replica])
+            return (
+                "\(alias).outpost_gen > ? AND \(alias).outpost_created_gen > ? AND \(creator) IS NOT ? AND \(alias).outpost_replica IS NOT ?",
+                [since, since, replica, replica]
+            )
         }
         let held = "(\(alias).outpost_created_gen <= ? OR \(creator) IS ? OR \(alias).outpost_replica IS ?)"
         if skipsOwnWrites {

@@ -1,6 +1,6 @@
-import OutpostStorage
 import Foundation
 import OutpostGeometry
+import OutpostStorage
 import OutpostWire
 
 /// The demo services `outpost serve` seeds into an empty data folder.
@@ -36,13 +36,17 @@ public enum DemoData {
         let citiesLayer = LayerDefinition(
             id: 0, name: "Cities", kind: .featureLayer, description: "Natural Earth populated places",
             geometryType: .point, spatialReference: .wgs84,
-            fields: LayerDefinition.withSystemFields([
-                FieldDefinition(name: "name", type: .string, alias: "Name", length: 80),
-                FieldDefinition(name: "rank", type: .integer, alias: "Rank"),
-            ] + tracking),
+            fields: LayerDefinition.withSystemFields(
+                [
+                    FieldDefinition(name: "name", type: .string, alias: "Name", length: 80),
+                    FieldDefinition(name: "rank", type: .integer, alias: "Rank"),
+                ] + tracking),
             displayField: "name", hasAttachments: true,
-            relationships: [RelationshipDefinition(id: 0, name: "City inspections", relatedTableId: 3, cardinality: .oneToMany,
-                                                   role: .origin, keyField: "GlobalID")],
+            relationships: [
+                RelationshipDefinition(
+                    id: 0, name: "City inspections", relatedTableId: 3, cardinality: .oneToMany,
+                    role: .origin, keyField: "GlobalID")
+            ],
             editFieldsInfo: editFields, maxRecordCount: 2000)
         let countriesLayer = LayerDefinition(
             id: 1, name: "Countries", kind: .featureLayer, description: "Natural Earth 1:110m countries",
@@ -76,21 +80,27 @@ public enum DemoData {
                 FieldDefinition(name: "notes", type: .string, alias: "Notes", length: 500),
             ]),
             displayField: "inspector",
-            relationships: [RelationshipDefinition(id: 0, name: "City inspections", relatedTableId: 0, cardinality: .oneToMany,
-                                                   role: .destination, keyField: "CityGlobalID")],
+            relationships: [
+                RelationshipDefinition(
+                    id: 0, name: "City inspections", relatedTableId: 0, cardinality: .oneToMany,
+                    role: .destination, keyField: "CityGlobalID")
+            ],
             maxRecordCount: 2000)
-        try store.schema.createService(ServiceDefinition(
-            name: "Demo", description: "Outpost demo service: Natural Earth places and countries with generated data.",
-            spatialReference: .wgs84, maxRecordCount: 2000,
-            layers: [citiesLayer, countriesLayer, treesLayer, inspectionsTable]))
+        try store.schema.createService(
+            ServiceDefinition(
+                name: "Demo", description: "Outpost demo service: Natural Earth places and countries with generated data.",
+                spatialReference: .wgs84, maxRecordCount: 2000,
+                layers: [citiesLayer, countriesLayer, treesLayer, inspectionsTable]))
 
         let now = Int64(1_763_769_600_000)  // 2025-11-22, fixed so seeds are identical
         var cityRows: [FeatureRow] = []
         for (index, city) in cities.enumerated() {
-            cityRows.append(FeatureRow(attributes: [
-                "name": city.properties["name"] ?? .null, "rank": .int(Int64(index + 1)),
-                "CreationDate": .int(now), "Creator": "outpost-seed", "EditDate": .int(now), "Editor": "outpost-seed",
-            ], geometry: city.geometry))
+            cityRows.append(
+                FeatureRow(
+                    attributes: [
+                        "name": city.properties["name"] ?? .null, "rank": .int(Int64(index + 1)),
+                        "CreationDate": .int(now), "Creator": "outpost-seed", "EditDate": .int(now), "Editor": "outpost-seed",
+                    ], geometry: city.geometry))
         }
         try store.edits.insert(cityRows, service: "Demo", layer: 0)
 
@@ -102,18 +112,22 @@ public enum DemoData {
         }
         try store.edits.insert(countryRows, service: "Demo", layer: 1)
 
-        let species = ["Tilia cordata", "Acer platanoides", "Quercus robur", "Platanus x hispanica", "Aesculus hippocastanum",
-                       "Betula pendula", "Robinia pseudoacacia", "Fraxinus excelsior"]
+        let species = [
+            "Tilia cordata", "Acer platanoides", "Quercus robur", "Platanus x hispanica", "Aesculus hippocastanum",
+            "Betula pendula", "Robinia pseudoacacia", "Fraxinus excelsior",
+        ]
         var treeRows: [FeatureRow] = []
         for _ in 0..<2500 {
             let x = 13.2 + random.nextDouble() * 0.4
             let y = 52.4 + random.nextDouble() * 0.2
-            treeRows.append(FeatureRow(attributes: [
-                "species": .string(species[Int(random.next() % UInt64(species.count))]),
-                "height_m": .double((random.nextDouble() * 300).rounded() / 10 + 2),
-                "planted": .int(now - Int64(random.next() % (60 * 365)) * 86_400_000),
-                "healthy": .int(random.nextDouble() < 0.85 ? 1 : 0),
-            ], geometry: .point(Point(x: (x * 1e6).rounded() / 1e6, y: (y * 1e6).rounded() / 1e6))))
+            treeRows.append(
+                FeatureRow(
+                    attributes: [
+                        "species": .string(species[Int(random.next() % UInt64(species.count))]),
+                        "height_m": .double((random.nextDouble() * 300).rounded() / 10 + 2),
+                        "planted": .int(now - Int64(random.next() % (60 * 365)) * 86_400_000),
+                        "healthy": .int(random.nextDouble() < 0.85 ? 1 : 0),
+                    ], geometry: .point(Point(x: (x * 1e6).rounded() / 1e6, y: (y * 1e6).rounded() / 1e6))))
         }
         try store.edits.insert(treeRows, service: "Demo", layer: 2)
 
@@ -124,13 +138,14 @@ public enum DemoData {
         var inspectionRows: [FeatureRow] = []
         for index in 0..<600 {
             let city = cityGlobalIDs[Int(random.next() % UInt64(cityGlobalIDs.count))]
-            inspectionRows.append(FeatureRow(attributes: [
-                "CityGlobalID": .string(city),
-                "inspector": .string(inspectors[index % inspectors.count]),
-                "inspected": .int(now - Int64(random.next() % 1000) * 86_400_000),
-                "score": .int(Int64(random.next() % 101)),
-                "notes": index % 7 == 0 ? "Follow-up needed" : .null,
-            ]))
+            inspectionRows.append(
+                FeatureRow(attributes: [
+                    "CityGlobalID": .string(city),
+                    "inspector": .string(inspectors[index % inspectors.count]),
+                    "inspected": .int(now - Int64(random.next() % 1000) * 86_400_000),
+                    "score": .int(Int64(random.next() % 101)),
+                    "notes": index % 7 == 0 ? "Follow-up needed" : .null,
+                ]))
         }
         try store.edits.insert(inspectionRows, service: "Demo", layer: 3)
 
@@ -140,39 +155,49 @@ public enum DemoData {
             var generator = SeededGenerator(seed: 7)
             for (index, city) in cityGlobalIDs.prefix(5).enumerated() {
                 let text = Array("Field note \(index + 1) for city \(city)\n".utf8)
-                try db.execute(sql: "INSERT INTO \(table)(GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, DATA) VALUES (?, ?, 'text/plain', ?, ?, ?)",
-                               arguments: [GlobalID.make(using: &generator), city, "note-\(index + 1).txt", text.count, Data(text)])
+                try db.execute(
+                    sql: "INSERT INTO \(table)(GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, DATA) VALUES (?, ?, 'text/plain', ?, ?, ?)",
+                    arguments: [GlobalID.make(using: &generator), city, "note-\(index + 1).txt", text.count, Data(text)])
             }
         }
 
         let parcelLayer = LayerDefinition(
             id: 0, name: "Parcels", kind: .featureLayer, description: "Generated land parcels (Web Mercator)",
             geometryType: .polygon, spatialReference: .webMercator,
-            fields: LayerDefinition.withSystemFields([
-                FieldDefinition(name: "parcel_id", type: .string, alias: "Parcel", length: 16),
-                FieldDefinition(name: "owner", type: .string, alias: "Owner", length: 64),
-                FieldDefinition(name: "zoning", type: .string, alias: "Zoning", length: 16),
-                FieldDefinition(name: "area_m2", type: .double, alias: "Area (m²)"),
-            ] + tracking),
+            fields: LayerDefinition.withSystemFields(
+                [
+                    FieldDefinition(name: "parcel_id", type: .string, alias: "Parcel", length: 16),
+                    FieldDefinition(name: "owner", type: .string, alias: "Owner", length: 64),
+                    FieldDefinition(name: "zoning", type: .string, alias: "Zoning", length: 16),
+                    FieldDefinition(name: "area_m2", type: .double, alias: "Area (m²)"),
+                ] + tracking),
             displayField: "parcel_id", hasAttachments: true, editFieldsInfo: editFields, maxRecordCount: 2000)
-        try store.schema.createService(ServiceDefinition(
-            name: "Parcels", description: "Outpost demo of a versioned service (per-replica sync).", isVersioned: true,
-            spatialReference: .webMercator, maxRecordCount: 2000, layers: [parcelLayer]))
+        try store.schema.createService(
+            ServiceDefinition(
+                name: "Parcels", description: "Outpost demo of a versioned service (per-replica sync).", isVersioned: true,
+                spatialReference: .webMercator, maxRecordCount: 2000, layers: [parcelLayer]))
         let zones = ["R1", "R2", "C1", "I1", "OS"]
         var parcelRows: [FeatureRow] = []
-        let originX = 1_490_000.0, originY = 6_890_000.0, size = 50.0
+        let originX = 1_490_000.0
+        let originY = 6_890_000.0
+        let size = 50.0
         for row in 0..<20 {
             for column in 0..<20 {
-                let x0 = originX + Double(column) * size, y0 = originY + Double(row) * size
-                let ring = [Point(x: x0, y: y0), Point(x: x0 + size, y: y0), Point(x: x0 + size, y: y0 + size),
-                            Point(x: x0, y: y0 + size), Point(x: x0, y: y0)]
-                parcelRows.append(FeatureRow(attributes: [
-                    "parcel_id": .string("P-\(row * 20 + column + 1)"),
-                    "owner": .string("Owner \(Int(random.next() % 150) + 1)"),
-                    "zoning": .string(zones[Int(random.next() % UInt64(zones.count))]),
-                    "area_m2": .double(size * size),
-                    "CreationDate": .int(now), "Creator": "outpost-seed", "EditDate": .int(now), "Editor": "outpost-seed",
-                ], geometry: .multiPolygon([[ring]])))
+                let x0 = originX + Double(column) * size
+                let y0 = originY + Double(row) * size
+                let ring = [
+                    Point(x: x0, y: y0), Point(x: x0 + size, y: y0), Point(x: x0 + size, y: y0 + size),
+                    Point(x: x0, y: y0 + size), Point(x: x0, y: y0),
+                ]
+                parcelRows.append(
+                    FeatureRow(
+                        attributes: [
+                            "parcel_id": .string("P-\(row * 20 + column + 1)"),
+                            "owner": .string("Owner \(Int(random.next() % 150) + 1)"),
+                            "zoning": .string(zones[Int(random.next() % UInt64(zones.count))]),
+                            "area_m2": .double(size * size),
+                            "CreationDate": .int(now), "Creator": "outpost-seed", "EditDate": .int(now), "Editor": "outpost-seed",
+                        ], geometry: .multiPolygon([[ring]])))
             }
         }
         try store.edits.insert(parcelRows, service: "Parcels", layer: 0)
@@ -189,8 +214,10 @@ public enum DemoData {
         }
         var features: [SourceFeature] = []
         _ = try JSONParser.parseStreaming(bytes: [UInt8](data), arrayKey: "features") { feature in
-            features.append(SourceFeature(properties: feature["properties"]?.objectValue ?? [:],
-                                          geometry: try feature["geometry"].flatMap { try GeoJSONGeometry.decode($0) }))
+            features.append(
+                SourceFeature(
+                    properties: feature["properties"]?.objectValue ?? [:],
+                    geometry: try feature["geometry"].flatMap { try GeoJSONGeometry.decode($0) }))
         }
         return features
     }

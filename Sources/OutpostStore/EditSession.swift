@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
 import OutpostWire
 
 /// One transaction's worth of edits: statements and the rules for adds, updates, deletes.
@@ -86,40 +86,67 @@ struct EditSession {
         guard let parent = edit.parentGlobalId, let file = preparedFiles[edit.globalId] else {
             throw EditFailure(error: .invalid("An attachment add needs parentGlobalId and data or uploadId."), globalId: edit.globalId)
         }
-        guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?", arguments: [parent]) == true else {
+        guard
+            try Bool.fetchOne(
+                db,
+                sql:
+                    "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?",
+                arguments: [parent]) == true
+        else {
             throw EditFailure(error: .missing("parent feature \(parent)"), globalId: edit.globalId)
         }
-        if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) == true {
+        if try Bool.fetchOne(
+            db, sql: "SELECT count(*) > 0 FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId])
+            == true
+        {
             throw EditFailure(error: .duplicateGlobalID(edit.globalId), globalId: edit.globalId)
         }
         let name = SpatiaLiteEdits.sanitizedAttachmentName(edit.name ?? file.uploadName ?? "attachment")
-        try db.execute(sql: """
-            INSERT INTO \(layer.attachmentTable.quotedDatabaseIdentifier)
-                (GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, KEYWORDS, DATA, DATA_PATH, outpost_created_gen, outpost_gen, outpost_replica)
-            VALUES (?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?)
-            """, arguments: [edit.globalId, parent, edit.contentType ?? "application/octet-stream", name, file.size, edit.keywords ?? "",
-                             file.path, generation, generation, context.replicaId])
+        try db.execute(
+            sql: """
+                INSERT INTO \(layer.attachmentTable.quotedDatabaseIdentifier)
+                    (GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, KEYWORDS, DATA, DATA_PATH, outpost_created_gen, outpost_gen, outpost_replica)
+                VALUES (?, ?, ?, ?, ?, ?, X'', ?, ?, ?, ?)
+                """,
+            arguments: [
+                edit.globalId, parent, edit.contentType ?? "application/octet-stream", name, file.size, edit.keywords ?? "",
+                file.path, generation, generation, context.replicaId,
+            ])
         removals.registered.insert(file.path)
         return EditResult(objectId: db.lastInsertedRowID, globalId: edit.globalId)
     }
 
     func updateAttachment(_ edit: AttachmentEdit, in layer: StoredLayer) throws -> EditResult {
-        guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [edit.globalId]) else {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT ATTACHMENTID, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
+                arguments: [edit.globalId])
+        else {
             throw EditFailure(error: .missing("attachment \(edit.globalId)"), globalId: edit.globalId)
         }
         let id: Int64 = row[0]
         var assignments = ["outpost_gen = ?", "outpost_replica = ?"]
         var arguments: [DatabaseValue] = [generation.databaseValue, context.replicaId?.databaseValue ?? .null]
-        if let name = edit.name { assignments.append("ATT_NAME = ?"); arguments.append(SpatiaLiteEdits.sanitizedAttachmentName(name).databaseValue) }
-        if let type = edit.contentType { assignments.append("CONTENT_TYPE = ?"); arguments.append(type.databaseValue) }
-        if let keywords = edit.keywords { assignments.append("KEYWORDS = ?"); arguments.append(keywords.databaseValue) }
+        if let name = edit.name {
+            assignments.append("ATT_NAME = ?")
+            arguments.append(SpatiaLiteEdits.sanitizedAttachmentName(name).databaseValue)
+        }
+        if let type = edit.contentType {
+            assignments.append("CONTENT_TYPE = ?")
+            arguments.append(type.databaseValue)
+        }
+        if let keywords = edit.keywords {
+            assignments.append("KEYWORDS = ?")
+            arguments.append(keywords.databaseValue)
+        }
         let file = preparedFiles[edit.globalId]
         if let file {
             assignments += ["DATA = X''", "DATA_PATH = ?", "DATA_SIZE = ?"]
             arguments += [file.path.databaseValue, file.size.databaseValue]
         }
-        try db.execute(sql: "UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE ATTACHMENTID = ?",
-                       arguments: StatementArguments(arguments + [id.databaseValue]))
+        try db.execute(
+            sql: "UPDATE \(layer.attachmentTable.quotedDatabaseIdentifier) SET \(assignments.joined(separator: ", ")) WHERE ATTACHMENTID = ?",
+            arguments: StatementArguments(arguments + [id.databaseValue]))
         // Only once the row points at the new file: keep it, and let the old one go at commit.
         if let file {
             removals.registered.insert(file.path)
@@ -129,7 +156,13 @@ struct EditSession {
     }
 
     func deleteAttachment(_ globalId: String, from layer: StoredLayer) throws -> EditResult {
-        guard let row = try Row.fetchOne(db, sql: "SELECT ATTACHMENTID, REL_GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?", arguments: [globalId]) else {
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT ATTACHMENTID, REL_GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE GLOBALID = ?",
+                arguments: [globalId])
+        else {
             throw EditFailure(error: .missing("attachment \(globalId)"), globalId: globalId)
         }
         let id: Int64 = row[0]
@@ -164,7 +197,6 @@ struct EditSession {
         var objectId: Int64?
         var globalId: String?
     }
-
 
     // MARK: Adds
 
@@ -215,7 +247,12 @@ struct EditSession {
         do {
             try plan.binder.execute(row, db: db)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?", arguments: [id]) == true {
+            if try Bool.fetchOne(
+                db,
+                sql:
+                    "SELECT count(*) > 0 FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.globalIdField.quotedDatabaseIdentifier) = ?",
+                arguments: [id]) == true
+            {
                 throw EditFailure(error: .duplicateGlobalID(id), globalId: id)
             }
             throw EditFailure(error: .invalid("Constraint violated: \(error.message ?? "")"), globalId: id)
@@ -229,7 +266,8 @@ struct EditSession {
         var columns = layer.definition.fields.filter { $0.type != .oid }.map(\.name)
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
         columns += ["outpost_created_gen", "outpost_gen", "outpost_replica"]
-        let sql = "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+        let sql =
+            "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
         let plan = EditSessionCache.InsertPlan(
             columns: columns, position: Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, $0) }),
             binder: RawStatementBinder(statement: try db.makeStatement(sql: sql)))
@@ -293,32 +331,44 @@ struct EditSession {
     func delete(_ existing: ExistingFeature, from layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
         try archive(existing.objectId, in: layer)
-        try tombstone(kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,
-                      parentGlobalId: nil, createdGeneration: existing.createdGeneration)
+        try tombstone(
+            kind: "feature", layer: layer, globalId: existing.globalId, objectId: existing.objectId,
+            parentGlobalId: nil, createdGeneration: existing.createdGeneration)
         if definition.hasAttachments {
-            let attachments = try Row.fetchAll(db, sql: "SELECT ATTACHMENTID, GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?",
-                                               arguments: [existing.globalId])
+            let attachments = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT ATTACHMENTID, GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?",
+                arguments: [existing.globalId])
             for attachment in attachments {
                 if let path: String = attachment[3] { removals.paths.append(path) }
-                try tombstone(kind: "attachment", layer: layer, globalId: attachment[1], objectId: attachment[0],
-                              parentGlobalId: existing.globalId, createdGeneration: attachment[2])
+                try tombstone(
+                    kind: "attachment", layer: layer, globalId: attachment[1], objectId: attachment[0],
+                    parentGlobalId: existing.globalId, createdGeneration: attachment[2])
             }
-            try db.execute(sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?", arguments: [existing.globalId])
+            try db.execute(
+                sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?", arguments: [existing.globalId])
         }
-        try run("DELETE FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                [existing.objectId])
+        try run(
+            "DELETE FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+            [existing.objectId])
         return EditResult(objectId: existing.objectId, globalId: existing.globalId)
     }
 
-    private func tombstone(kind: String, layer: StoredLayer, globalId: String, objectId: Int64, parentGlobalId: String?,
-                           createdGeneration: Int64) throws
-    {
-        try run("""
+    private func tombstone(
+        kind: String, layer: StoredLayer, globalId: String, objectId: Int64, parentGlobalId: String?,
+        createdGeneration: Int64
+    ) throws {
+        try run(
+            """
             INSERT OR REPLACE INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id,
                 created_generation, generation, replica_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, [layer.serviceName, layer.definition.id, kind, globalId, objectId, parentGlobalId,
-                             createdGeneration, generation, context.replicaId])
+            """,
+            [
+                layer.serviceName, layer.definition.id, kind, globalId, objectId, parentGlobalId,
+                createdGeneration, generation, context.replicaId,
+            ])
     }
 
     // MARK: Shared

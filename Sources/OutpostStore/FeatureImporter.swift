@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
+import OutpostStorage
 import OutpostWire
 
 /// Imports GeoJSON and GeoPackage files as services.
@@ -64,9 +64,10 @@ public struct FeatureImporter {
         }
         let baseName = options.layerName ?? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
         let layer = try inference.layerDefinition(id: 0, name: baseName, wkid: wkid, options: options)
-        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
-                                        spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
-                                        layers: [layer])
+        let service = ServiceDefinition(
+            name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
+            spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
+            layers: [layer])
         let stored = try store.schema.createService(service)
         // Pass 2: convert and insert.
         var rows: [FeatureRow] = []
@@ -86,7 +87,11 @@ public struct FeatureImporter {
     /// The one Esri type that holds every geometry of a generic GeoPackage column, or nil.
     static func inferGeometryType(table: String, column: String, db: Database) throws -> EsriGeometryType? {
         var families = GeometryFamilies()
-        let cursor = try Data.fetchCursor(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL")
+        let cursor = try Data.fetchCursor(
+            db,
+            sql:
+                "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE \(column.quotedDatabaseIdentifier) IS NOT NULL"
+        )
         while let blob = try cursor.next() {
             families.observe(try GeoPackageBinary.decode([UInt8](blob)).geometry)
         }
@@ -114,31 +119,41 @@ public struct FeatureImporter {
             var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
         }
         let tables: [SourceTable] = try source.read { db in
-            let contents = try Row.fetchAll(db, sql: "SELECT table_name, data_type, srs_id FROM gpkg_contents WHERE data_type IN ('features', 'attributes') ORDER BY data_type DESC, table_name")
+            let contents = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT table_name, data_type, srs_id FROM gpkg_contents WHERE data_type IN ('features', 'attributes') ORDER BY data_type DESC, table_name"
+            )
             return try contents.map { row in
                 let name: String = row["table_name"]
                 let dataType: String = row["data_type"]
                 var geometryColumn: String?
                 var geometryType: EsriGeometryType?
                 var wkid = 4326
-                if dataType == "features", let g = try Row.fetchOne(db, sql: "SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", arguments: [name]) {
+                if dataType == "features",
+                    let g = try Row.fetchOne(
+                        db, sql: "SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", arguments: [name])
+                {
                     geometryColumn = g["column_name"]
                     let typeName = (g["geometry_type_name"] as String).uppercased()
-                    geometryType = switch typeName {
-                    case "POINT": .point
-                    case "MULTIPOINT": .multipoint
-                    case "LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE": .polyline
-                    case "POLYGON", "MULTIPOLYGON", "SURFACE", "MULTISURFACE", "CURVEPOLYGON": .polygon
-                    default: nil
-                    }
+                    geometryType =
+                        switch typeName {
+                        case "POINT": .point
+                        case "MULTIPOINT": .multipoint
+                        case "LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE": .polyline
+                        case "POLYGON", "MULTIPOLYGON", "SURFACE", "MULTISURFACE", "CURVEPOLYGON": .polygon
+                        default: nil
+                        }
                     if geometryType == nil, typeName == "GEOMETRY" || typeName == "GEOMETRYCOLLECTION" {
                         // A generic column (GDAL writes GEOMETRY for mixed Polygon/MultiPolygon):
                         // infer the Esri type from the rows, as for GeoJSON.
                         geometryType = try Self.inferGeometryType(table: name, column: g["column_name"], db: db)
                     }
                     let srsID: Int = g["srs_id"]
-                    if let srs = try Row.fetchOne(db, sql: "SELECT organization, organization_coordsys_id FROM gpkg_spatial_ref_sys WHERE srs_id = ?", arguments: [srsID]),
-                        (srs["organization"] as String?)?.uppercased() == "EPSG" {
+                    if let srs = try Row.fetchOne(
+                        db, sql: "SELECT organization, organization_coordsys_id FROM gpkg_spatial_ref_sys WHERE srs_id = ?", arguments: [srsID]),
+                        (srs["organization"] as String?)?.uppercased() == "EPSG"
+                    {
                         wkid = srs["organization_coordsys_id"]
                     } else if srsID > 0 {
                         wkid = srsID
@@ -147,7 +162,8 @@ public struct FeatureImporter {
                 let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [name]).map {
                     (name: $0["name"] as String, declared: ($0["type"] as String?) ?? "", isPrimaryKey: ($0["pk"] as Int) > 0)
                 }
-                return SourceTable(name: name, dataType: dataType, geometryColumn: geometryColumn, geometryType: geometryType, wkid: wkid, columns: columns)
+                return SourceTable(
+                    name: name, dataType: dataType, geometryColumn: geometryColumn, geometryType: geometryType, wkid: wkid, columns: columns)
             }
         }
         guard !tables.isEmpty else { throw StoreError.importFailed("\(path) has no feature or attribute tables") }
@@ -166,7 +182,10 @@ public struct FeatureImporter {
                 if declared.hasPrefix("TEXT") || declared.hasPrefix("VARCHAR") || declared.hasPrefix("CHAR") {
                     type = .string
                     if let open = declared.firstIndex(of: "("), let close = declared.firstIndex(of: ")"),
-                        let n = Int(declared[declared.index(after: open)..<close]) { length = n }
+                        let n = Int(declared[declared.index(after: open)..<close])
+                    {
+                        length = n
+                    }
                 } else if ["TINYINT", "SMALLINT", "BOOLEAN"].contains(declared) {
                     type = .smallInteger
                 } else if ["INT", "INTEGER", "MEDIUMINT"].contains(declared) {
@@ -185,16 +204,18 @@ public struct FeatureImporter {
                 mapping.append((column.name, FieldDefinition(name: names.name(for: column.name), type: type, alias: column.name, length: length)))
             }
             let fields = LayerDefinition.withSystemFields(mapping.map(\.field))
-            layers.append(LayerDefinition(
-                id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
-                geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
-                hasAttachments: options.hasAttachments && table.dataType == "features", maxRecordCount: options.maxRecordCount))
+            layers.append(
+                LayerDefinition(
+                    id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
+                    geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
+                    hasAttachments: options.hasAttachments && table.dataType == "features", maxRecordCount: options.maxRecordCount))
             mappings.append(mapping)
         }
         let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
-        let service = ServiceDefinition(name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
-                                        spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
-                                        layers: layers)
+        let service = ServiceDefinition(
+            name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
+            spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
+            layers: layers)
         try store.schema.createService(service)
         do {
             for (index, table) in tables.enumerated() {
@@ -203,7 +224,8 @@ public struct FeatureImporter {
                 if let geometryColumn = table.geometryColumn { select.append(geometryColumn.quotedDatabaseIdentifier) }
                 let rows: [FeatureRow] = try source.read { db in
                     var result: [FeatureRow] = []
-                    let cursor = try Row.fetchCursor(db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
+                    let cursor = try Row.fetchCursor(
+                        db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
                     while let row = try cursor.next() {
                         var attributes: [String: JSONValue] = [:]
                         for (i, entry) in mapping.enumerated() {
@@ -233,9 +255,10 @@ struct FieldNamer {
     private var used: Set<String> = ["objectid", "globalid", "shape"]
 
     mutating func name(for source: String) -> String {
-        var name = String(source.unicodeScalars.map { scalar -> Character in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) ? Character(scalar) : "_"
-        })
+        var name = String(
+            source.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)) ? Character(scalar) : "_"
+            })
         if name.isEmpty || !(name.unicodeScalars.first!.properties.isAlphabetic) { name = "f_" + name }
         if name.count > 60 { name = String(name.prefix(60)) }
         var candidate = name
@@ -293,8 +316,12 @@ struct SchemaInference {
                 columns[position].sawInteger = true
                 columns[position].allDates = false
                 if i > Int64(Int32.max) || i < Int64(Int32.min) { columns[position].exceedsInt32 = true }
-            case .double: columns[position].sawDouble = true; columns[position].allDates = false
-            case .bool: columns[position].sawBool = true; columns[position].allDates = false
+            case .double:
+                columns[position].sawDouble = true
+                columns[position].allDates = false
+            case .bool:
+                columns[position].sawBool = true
+                columns[position].allDates = false
             case .string(let s):
                 columns[position].sawString = true
                 columns[position].maxLength = max(columns[position].maxLength, s.count)
@@ -330,9 +357,10 @@ struct SchemaInference {
         }
         fields = userFields
         let geometryType = families.esriType
-        return LayerDefinition(id: id, name: name, kind: geometryType == nil ? .table : .featureLayer, geometryType: geometryType,
-                               spatialReference: SpatialReference(wkid: wkid), fields: LayerDefinition.withSystemFields(userFields),
-                               hasAttachments: options.hasAttachments && geometryType != nil, maxRecordCount: options.maxRecordCount)
+        return LayerDefinition(
+            id: id, name: name, kind: geometryType == nil ? .table : .featureLayer, geometryType: geometryType,
+            spatialReference: SpatialReference(wkid: wkid), fields: LayerDefinition.withSystemFields(userFields),
+            hasAttachments: options.hasAttachments && geometryType != nil, maxRecordCount: options.maxRecordCount)
     }
 
     func row(for feature: JSONValue) throws -> FeatureRow {

@@ -12,15 +12,19 @@ public struct SpatiaLiteConflictLog: ConflictLog, StoreRepository {
         let name = try self.service(named: service).definition.name
         guard let id = GlobalID.normalize(replicaId) else { return [] }
         return try pool.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM outpost_conflicts WHERE replica_id = ? AND service = ? ORDER BY conflict_id
-                """, arguments: [id, name]).map { row in
-                SyncConflict(id: row["conflict_id"], layerId: row["layer_id"], globalId: row["global_id"], objectId: row["object_id"],
-                             uploadOperation: row["upload_operation"], overwrittenChange: row["overwritten_change"],
-                             overwrittenGeneration: row["overwritten_generation"], overwrittenBy: row["overwritten_by"],
-                             feature: (row["feature"] as String?).flatMap { try? JSONParser.parse($0) },
-                             generation: row["generation"], recordedAt: row["recorded_at"],
-                             fields: (row["fields"] as String?).flatMap { try? JSONParser.parse($0) })
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM outpost_conflicts WHERE replica_id = ? AND service = ? ORDER BY conflict_id
+                    """, arguments: [id, name]
+            ).map { row in
+                SyncConflict(
+                    id: row["conflict_id"], layerId: row["layer_id"], globalId: row["global_id"], objectId: row["object_id"],
+                    uploadOperation: row["upload_operation"], overwrittenChange: row["overwritten_change"],
+                    overwrittenGeneration: row["overwritten_generation"], overwrittenBy: row["overwritten_by"],
+                    feature: (row["feature"] as String?).flatMap { try? JSONParser.parse($0) },
+                    generation: row["generation"], recordedAt: row["recorded_at"],
+                    fields: (row["fields"] as String?).flatMap { try? JSONParser.parse($0) })
             }
         }
     }

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import OutpostStorage
-import OutpostSync
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
+import OutpostSync
 import OutpostWire
 
 extension SpatiaLiteEdits {
@@ -20,8 +20,9 @@ extension SpatiaLiteEdits {
         let now = clock.milliseconds()
         return try pool.write { db in
             let generation = try SpatiaLiteEdits.allocateGeneration(db, replicaId: nil, at: now)
-            try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
-                           arguments: [now, layer.serviceName, layer.definition.id])
+            try db.execute(
+                sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
+                arguments: [now, layer.serviceName, layer.definition.id])
             let isEmpty = try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM \(layer.tableName.quotedDatabaseIdentifier))") ?? false
             if isEmpty && layer.isSpatial && rows.count > 64 {
                 return try Self.bulkInsert(rows, into: layer, generation: generation, db: db)
@@ -31,7 +32,9 @@ extension SpatiaLiteEdits {
     }
 
     /// Inserts through the ordinary statement path (triggers keep the spatial index).
-    static func insertRows(_ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database) throws -> (ids: [Int64], envelopes: [Envelope?]) {
+    static func insertRows(
+        _ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database
+    ) throws -> (ids: [Int64], envelopes: [Envelope?]) {
         let definition = layer.definition
         let fields = definition.fields.filter { $0.type != .oid }
         var columns = fields.map(\.name.quotedDatabaseIdentifier)
@@ -39,7 +42,8 @@ extension SpatiaLiteEdits {
         let generationPosition = columns.count - 2
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        let statement = try db.makeStatement(sql: "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
+        let statement = try db.makeStatement(
+            sql: "INSERT INTO \(layer.tableName.quotedDatabaseIdentifier) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))")
         let binder = RawStatementBinder(statement: statement)
         var ids: [Int64] = []
         var envelopes: [Envelope?] = []
@@ -66,7 +70,10 @@ extension SpatiaLiteEdits {
                     position = cached
                 } else {
                     let lowered = key.lowercased()
-                    if lowered == objectIdKey { positionByKey[key] = -1; continue }
+                    if lowered == objectIdKey {
+                        positionByKey[key] = -1
+                        continue
+                    }
                     guard let found = positionByLoweredName[lowered] else {
                         throw StoreError.invalidFeature("row \(index): unknown field '\(key)'")
                     }
@@ -109,9 +116,11 @@ extension SpatiaLiteEdits {
     static func bulkInsert(_ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database) throws -> [Int64] {
         // Triggers and secondary indexes (the unique GlobalID index) are set aside and rebuilt
         // once: one sort beats a million random B-tree inserts of random GUIDs.
-        let setAside = try Row.fetchAll(db, sql: """
-            SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND tbl_name = ? AND sql IS NOT NULL
-            """, arguments: [layer.tableName])
+        let setAside = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT type, name, sql FROM sqlite_master WHERE type IN ('trigger', 'index') AND tbl_name = ? AND sql IS NOT NULL
+                """, arguments: [layer.tableName])
         for object in setAside {
             let kind = (object["type"] as String) == "trigger" ? "TRIGGER" : "INDEX"
             try db.execute(sql: "DROP \(kind) \((object["name"] as String).quotedDatabaseIdentifier)")

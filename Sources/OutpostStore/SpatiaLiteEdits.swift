@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import OutpostStorage
-import OutpostSync
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
+import OutpostSync
 import OutpostWire
 
 /// Edit transactions: features and attachments, each stamped with one generation (`FeatureEditing`).
@@ -28,9 +28,10 @@ public struct PreparedAttachmentFile: Sendable {
 extension SpatiaLiteEdits {
     /// Writes inline `data` and copies `uploadId` items into `attachments/`, keyed by the
     /// attachment's GlobalID.
-    func prepareAttachmentFiles(_ edits: [LayerEdits], service: String,
-                                files: [String: (path: String, size: Int)] = [:]) throws -> [String: PreparedAttachmentFile]
-    {
+    func prepareAttachmentFiles(
+        _ edits: [LayerEdits], service: String,
+        files: [String: (path: String, size: Int)] = [:]
+    ) throws -> [String: PreparedAttachmentFile] {
         var prepared: [String: PreparedAttachmentFile] = [:]
         do {
             for (globalId, file) in files {
@@ -50,7 +51,8 @@ extension SpatiaLiteEdits {
                         prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(temporary), size: bytes.count, uploadName: nil)
                     case .uploadId(let id):
                         let copy = try uploads.copyOfUpload(service: service, itemID: id)
-                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(copy.path), size: copy.size, uploadName: copy.name)
+                        prepared[edit.globalId] = PreparedAttachmentFile(
+                            path: try adoptAttachmentFile(copy.path), size: copy.size, uploadName: copy.name)
                     }
                 }
             }
@@ -84,8 +86,9 @@ extension SpatiaLiteEdits {
     /// Allocates the next generation in the caller's transaction: it becomes visible only
     /// when that transaction commits, together with the rows it stamps.
     static func allocateGeneration(_ db: Database, replicaId: String?, at now: Int64) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO outpost_generations(created_at, replica_id) VALUES (?, ?)",
-                       arguments: [now, replicaId])
+        try db.execute(
+            sql: "INSERT INTO outpost_generations(created_at, replica_id) VALUES (?, ?)",
+            arguments: [now, replicaId])
         return db.lastInsertedRowID
     }
 
@@ -106,17 +109,19 @@ extension SpatiaLiteEdits {
     /// keep their error, the others report "Operation rolled back.") and nothing is written.
     /// Without it each edit runs in its own savepoint: a failed edit leaves no trace and the
     /// others commit. Request-level problems (unknown layer, missing capability) throw.
-    public func applyEdits(service serviceName: String, edits: [LayerEdits], options: EditOptions,
-                           context: EditContext = EditContext()) throws -> EditOutcome
-    {
+    public func applyEdits(
+        service serviceName: String, edits: [LayerEdits], options: EditOptions,
+        context: EditContext = EditContext()
+    ) throws -> EditOutcome {
         try applyEdits(service: serviceName, edits: edits, options: options, context: context, files: [:])
     }
 
     /// `files`: attachment bytes already on disk (spooled uploads), by attachment GlobalID;
     /// they are moved in like inline data and removed if not registered.
-    func applyEdits(service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
-                    files: [String: (path: String, size: Int)]) throws -> EditOutcome
-    {
+    func applyEdits(
+        service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
+        files: [String: (path: String, size: Int)]
+    ) throws -> EditOutcome {
         try runEditTransaction(service: serviceName, edits: edits, options: options, context: context, files: files) { editor, layers in
             try zip(edits, layers).map { layerEdits, layer in try editor.apply(layerEdits, to: layer) }
         }
@@ -126,10 +131,11 @@ extension SpatiaLiteEdits {
     /// place, opens one write transaction with one generation, runs `body`, and commits
     /// unless `rollbackOnFailure` and an edit failed. `body` gets the session and the layers
     /// of `edits`, in order.
-    func runEditTransaction(service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
-                            files: [String: (path: String, size: Int)] = [:],
-                            body: (EditSession, [StoredLayer]) throws -> [LayerEditResults]) throws -> EditOutcome
-    {
+    func runEditTransaction(
+        service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
+        files: [String: (path: String, size: Int)] = [:],
+        body: (EditSession, [StoredLayer]) throws -> [LayerEditResults]
+    ) throws -> EditOutcome {
         let service = try self.service(named: serviceName)
         var layers: [StoredLayer] = []
         for layerEdits in edits {
@@ -141,8 +147,9 @@ extension SpatiaLiteEdits {
         }
         for (layerEdits, layer) in zip(edits, layers) where layerEdits.attachments?.isEmpty == false {
             guard layer.definition.hasAttachments else {
-                throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                                  details: ["Layer \(layer.definition.id) does not have attachments."])
+                throw ArcGISError(
+                    kind: .unsupported, message: "Unable to complete operation.",
+                    details: ["Layer \(layer.definition.id) does not have attachments."])
             }
         }
         let moment = clock.milliseconds()
@@ -156,8 +163,9 @@ extension SpatiaLiteEdits {
             let (outcome, removedFiles, registered) = try pool.write { db -> (EditOutcome, [String], Set<String>) in
                 let generation = try Self.allocateGeneration(db, replicaId: context.replicaId, at: moment)
                 let removals = FileRemovals()
-                let editor = EditSession(db: db, generation: generation, moment: moment, context: context, options: options,
-                                         removals: removals, preparedFiles: prepared)
+                let editor = EditSession(
+                    db: db, generation: generation, moment: moment, context: context, options: options,
+                    removals: removals, preparedFiles: prepared)
                 let results = try body(editor, layers)
                 let failed = results.contains { $0.all.contains { !$0.success } }
                 if failed && options.rollbackOnFailure {
@@ -165,11 +173,14 @@ extension SpatiaLiteEdits {
                 }
                 let committed = results.contains { $0.all.contains(where: \.success) }
                 for layer in layers {
-                    try db.execute(sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
-                                   arguments: [moment, layer.serviceName, layer.definition.id])
+                    try db.execute(
+                        sql: "UPDATE outpost_layers SET last_edit_date = ? WHERE service = ? AND layer_id = ?",
+                        arguments: [moment, layer.serviceName, layer.definition.id])
                 }
-                return (EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil),
-                        removals.paths, removals.registered)
+                return (
+                    EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil),
+                    removals.paths, removals.registered
+                )
             }
             keptFiles = registered
             removeDataFiles(removedFiles)
@@ -186,16 +197,18 @@ extension SpatiaLiteEdits {
         let capabilities = Set(service.capabilities.map { $0.lowercased() })
         func require(_ name: String, _ needed: Bool) throws {
             if needed && !capabilities.contains(name.lowercased()) {
-                throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                                  details: ["The service does not allow \(name) (capabilities: \(service.capabilities.joined(separator: ",")))."])
+                throw ArcGISError(
+                    kind: .unsupported, message: "Unable to complete operation.",
+                    details: ["The service does not allow \(name) (capabilities: \(service.capabilities.joined(separator: ",")))."])
             }
         }
         try require("Create", !edits.adds.isEmpty)
         try require("Update", !edits.updates.isEmpty)
         try require("Delete", !edits.deletes.isEmpty || edits.deleteQuery != nil)
         if let attachments = edits.attachments, !attachments.isEmpty {
-            try checkCapabilities(service, attachmentAdd: attachments.updates.isEmpty && attachments.deletes.isEmpty,
-                                  attachmentUpdate: !attachments.updates.isEmpty || !attachments.deletes.isEmpty)
+            try checkCapabilities(
+                service, attachmentAdd: attachments.updates.isEmpty && attachments.deletes.isEmpty,
+                attachmentUpdate: !attachments.updates.isEmpty || !attachments.deletes.isEmpty)
         }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
 import OutpostWire
 
 /// Reading features: queries, counts, extents, attachments, and the bulk load (`FeatureQuerying`).
@@ -19,7 +19,8 @@ extension SpatiaLiteFeatures {
 
     static func extent(of layer: StoredLayer, db: Database) throws -> Envelope {
         guard layer.isSpatial else { return .empty }
-        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM \("\(layer.spatialIndexTable)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") else {
+        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM \("\(layer.spatialIndexTable)_node".quotedDatabaseIdentifier) WHERE nodeno = 1")
+        else {
             return .empty
         }
         return RTreeBulkLoader.extent(ofNode: [UInt8](data))
@@ -29,8 +30,9 @@ extension SpatiaLiteFeatures {
     /// invalidating the cached catalog.
     public func lastEditDate(of layer: StoredLayer) throws -> Int64 {
         try pool.read { db in
-            try Int64.fetchOne(db, sql: "SELECT last_edit_date FROM outpost_layers WHERE service = ? AND layer_id = ?",
-                               arguments: [layer.serviceName, layer.definition.id]) ?? 0
+            try Int64.fetchOne(
+                db, sql: "SELECT last_edit_date FROM outpost_layers WHERE service = ? AND layer_id = ?",
+                arguments: [layer.serviceName, layer.definition.id]) ?? 0
         }
     }
 
@@ -117,9 +119,11 @@ extension SpatiaLiteFeatures {
         }
         let outSR = query.outSR ?? (query.format.isGeoJSON ? .wgs84 : definition.spatialReference)
         if query.returnExtentOnly {
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), min(MbrMinX(t.shape)), min(MbrMinY(t.shape)), max(MbrMaxX(t.shape)), max(MbrMaxY(t.shape))\(from)\(whereSQL)
-                """, arguments: statementArguments)
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*), min(MbrMinX(t.shape)), min(MbrMinY(t.shape)), max(MbrMaxX(t.shape)), max(MbrMaxY(t.shape))\(from)\(whereSQL)
+                    """, arguments: statementArguments)
             let count: Int = row?[0] ?? 0
             var extent = Envelope.empty
             if let row, let xmin: Double = row[1], let ymin: Double = row[2], let xmax: Double = row[3], let ymax: Double = row[4] {
@@ -168,14 +172,18 @@ extension SpatiaLiteFeatures {
         order.append(oid)
         let pageSize = min(query.resultRecordCount ?? definition.maxRecordCount, definition.maxRecordCount)
         let offset = query.resultOffset ?? 0
-        let sql = "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
+        let sql =
+            "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
         var features: [QueriedFeature] = []
         features.reserveCapacity(min(pageSize, 4096))
         var exceeded = false
         let geometryIndex = fields.count
         let rows = try Row.fetchCursor(db, sql: sql, arguments: statementArguments)
         while let row = try rows.next() {
-            if features.count == pageSize { exceeded = true; break }
+            if features.count == pageSize {
+                exceeded = true
+                break
+            }
             var attributes: [JSONValue] = []
             attributes.reserveCapacity(fields.count)
             for index in 0..<fields.count { attributes.append(jsonValue(row[index] as DatabaseValue)) }
@@ -189,9 +197,10 @@ extension SpatiaLiteFeatures {
     }
 
     static func resolver(for definition: LayerDefinition, alias: String = "t") -> WhereCompiler.Resolver {
-        let columns = Dictionary(uniqueKeysWithValues: definition.fields.map {
-            ($0.name.lowercased(), WhereColumn(sql: "\(alias).\($0.name.quotedDatabaseIdentifier)", type: $0.type))
-        })
+        let columns = Dictionary(
+            uniqueKeysWithValues: definition.fields.map {
+                ($0.name.lowercased(), WhereColumn(sql: "\(alias).\($0.name.quotedDatabaseIdentifier)", type: $0.type))
+            })
         return { name in columns[name.lowercased()] }
     }
 
@@ -240,8 +249,10 @@ extension SpatiaLiteFeatures {
         var isEmptyResult: Bool
     }
 
-    static func spatialFilter(_ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, db: Database,
-                              alias: String = "t") throws -> SpatialFilter {
+    static func spatialFilter(
+        _ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, db: Database,
+        alias: String = "t"
+    ) throws -> SpatialFilter {
         let parsed: (Geometry, SpatialReference?)
         do {
             parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
@@ -306,9 +317,10 @@ extension SpatiaLiteFeatures {
 
     /// `outStatistics`, optionally per group (`groupByFieldsForStatistics`), filtered by
     /// `having`, ordered by group fields or output names, paged like features.
-    static func statistics(_ query: LayerQuery, layer: StoredLayer, from: String, arguments: StatementArguments,
-                           db: Database) throws -> QueryAnswer
-    {
+    static func statistics(
+        _ query: LayerQuery, layer: StoredLayer, from: String, arguments: StatementArguments,
+        db: Database
+    ) throws -> QueryAnswer {
         let definition = layer.definition
         var select: [String] = []
         var fields: [(name: String, type: EsriFieldType)] = []
@@ -330,11 +342,12 @@ extension SpatiaLiteFeatures {
             }
             let function = WhereCompiler.aggregates[statistic.kind.rawValue.uppercased()] ?? statistic.kind.rawValue
             select.append("\(function)(t.\(field.name.quotedDatabaseIdentifier))")
-            let type: EsriFieldType = switch statistic.kind {
-            case .count: .integer
-            case .avg, .stddev, .var: .double
-            default: field.type == .oid ? .integer : field.type
-            }
+            let type: EsriFieldType =
+                switch statistic.kind {
+                case .count: .integer
+                case .avg, .stddev, .var: .double
+                default: field.type == .oid ? .integer : field.type
+                }
             guard !fields.contains(where: { $0.name.lowercased() == statistic.outName.lowercased() }) else {
                 throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: the output name '\(statistic.outName)' is used twice")
             }

@@ -11,31 +11,37 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
     public func saveJob(_ job: JobRecord) throws {
         let errorText = job.error.map { $0.json.jsonText }
         try pool.write { db in
-            try db.execute(sql: """
-                INSERT OR REPLACE INTO outpost_jobs(job_id, service, kind, status, replica_id, replica_name, transport_type,
-                    response_type, submission_time, last_updated_time, result_file, error, owner)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
-                                 job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
-                                 job.resultFile, errorText, job.owner])
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO outpost_jobs(job_id, service, kind, status, replica_id, replica_name, transport_type,
+                        response_type, submission_time, last_updated_time, result_file, error, owner)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
+                    job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
+                    job.resultFile, errorText, job.owner,
+                ])
         }
     }
 
     public func job(id: String) throws -> JobRecord? {
         try pool.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outpost_jobs WHERE job_id = ?", arguments: [id]) else { return nil }
-            var job = JobRecord(id: row["job_id"], serviceName: row["service"], kind: JobKind(rawValue: row["kind"]) ?? .createReplica,
-                                replicaId: row["replica_id"], replicaName: row["replica_name"],
-                                transportType: TransportType(lenient: row["transport_type"]) ?? .url,
-                                responseType: ReplicaResponseType(rawValue: row["response_type"]) ?? .data,
-                                submittedAt: row["submission_time"], owner: row["owner"])
+            var job = JobRecord(
+                id: row["job_id"], serviceName: row["service"], kind: JobKind(rawValue: row["kind"]) ?? .createReplica,
+                replicaId: row["replica_id"], replicaName: row["replica_name"],
+                transportType: TransportType(lenient: row["transport_type"]) ?? .url,
+                responseType: ReplicaResponseType(rawValue: row["response_type"]) ?? .data,
+                submittedAt: row["submission_time"], owner: row["owner"])
             job.status = JobStatus(rawValue: row["status"]) ?? .failed
             job.lastUpdatedTime = row["last_updated_time"]
             job.resultFile = row["result_file"]
             if let text: String = row["error"], let json = try? JSONParser.parse(text), let error = json["error"] {
-                job.error = ArcGISError(kind: .init(code: Int(error["code"]?.int64Value ?? 500)),
-                                        message: error["message"]?.stringValue ?? "The job failed.",
-                                        details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+                job.error = ArcGISError(
+                    kind: .init(code: Int(error["code"]?.int64Value ?? 500)),
+                    message: error["message"]?.stringValue ?? "The job failed.",
+                    details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
             }
             return job
         }

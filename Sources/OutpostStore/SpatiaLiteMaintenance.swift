@@ -18,8 +18,9 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
 
     public func counts() throws -> StoreCounts {
         try pool.read { db in
-            StoreCounts(replicas: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas") ?? 0,
-                        conflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_conflicts") ?? 0)
+            StoreCounts(
+                replicas: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas") ?? 0,
+                conflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_conflicts") ?? 0)
         }
     }
 
@@ -36,14 +37,17 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
             var paths = Set<String>()
             for service in catalog.services {
                 for layer in service.layers where layer.definition.hasAttachments {
-                    for path in try String.fetchAll(db, sql: "SELECT DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE DATA_PATH IS NOT NULL") {
+                    for path in try String.fetchAll(
+                        db, sql: "SELECT DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE DATA_PATH IS NOT NULL")
+                    {
                         paths.insert(path)
                     }
                 }
             }
             return paths
         }
-        for name in (try? manager.contentsOfDirectory(atPath: database.attachmentsDirectory)) ?? [] where !referenced.contains("attachments/\(name)") {
+        for name in (try? manager.contentsOfDirectory(atPath: database.attachmentsDirectory)) ?? [] where !referenced.contains("attachments/\(name)")
+        {
             try manager.removeItem(atPath: (database.attachmentsDirectory as NSString).appendingPathComponent(name))
             sweep.attachmentFiles += 1
         }

@@ -15,10 +15,13 @@ extension SpatiaLiteReplicaRegistry {
         let canonical = GlobalID.normalize(referenceId) ?? referenceId
         return try pool.read { db in
             let origin = try String.fetchOne(db, sql: "SELECT origin_id FROM outpost_replica_origins WHERE replica_id = ?", arguments: [canonical])
-            let unregistered = try Set(String.fetchAll(db, sql: "SELECT replica_id FROM outpost_unregistered_replicas WHERE replica_id IN (?, ?)",
-                                                       arguments: [canonical, origin ?? canonical]))
-            return RegistrationFacts(serviceIsVersioned: definition.isVersioned, referenceId: canonical, originId: origin ?? canonical,
-                                     unregistered: unregistered)
+            let unregistered = try Set(
+                String.fetchAll(
+                    db, sql: "SELECT replica_id FROM outpost_unregistered_replicas WHERE replica_id IN (?, ?)",
+                    arguments: [canonical, origin ?? canonical]))
+            return RegistrationFacts(
+                serviceIsVersioned: definition.isVersioned, referenceId: canonical, originId: origin ?? canonical,
+                unregistered: unregistered)
         }
     }
 
@@ -30,8 +33,9 @@ extension SpatiaLiteReplicaRegistry {
     /// Marks ids as unregistered, forever: neither they nor copies of them register again.
     static func recordUnregistered(_ ids: [String], service: String, at now: Int64, db: Database) throws {
         for id in ids {
-            try db.execute(sql: "INSERT OR IGNORE INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (?, ?, ?)",
-                           arguments: [id, service, now])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (?, ?, ?)",
+                arguments: [id, service, now])
         }
     }
 }

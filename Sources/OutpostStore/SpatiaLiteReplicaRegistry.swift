@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -13,8 +13,10 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
     public func replicas(service: String) throws -> [ReplicaDefinition] {
         let name = try self.service(named: service).definition.name
         return try pool.read { db in
-            try String.fetchAll(db, sql: "SELECT replica_id FROM outpost_replicas WHERE service = ? ORDER BY creation_date, name",
-                                arguments: [name]).compactMap { try Self.replica(id: $0, db: db) }
+            try String.fetchAll(
+                db, sql: "SELECT replica_id FROM outpost_replicas WHERE service = ? ORDER BY creation_date, name",
+                arguments: [name]
+            ).compactMap { try Self.replica(id: $0, db: db) }
         }
     }
 
@@ -23,7 +25,9 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
         let name = try self.service(named: service).definition.name
         guard let canonical = GlobalID.normalize(id) else { return nil }
         return try pool.read { db in
-            guard let replica = try Self.replica(id: canonical, db: db), ServiceDefinition.normalizedName(replica.serviceName) == ServiceDefinition.normalizedName(name) else {
+            guard let replica = try Self.replica(id: canonical, db: db),
+                ServiceDefinition.normalizedName(replica.serviceName) == ServiceDefinition.normalizedName(name)
+            else {
                 return nil
             }
             return replica
@@ -32,10 +36,12 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
 
     static func replica(id: String, db: Database) throws -> ReplicaDefinition? {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM outpost_replicas WHERE replica_id = ?", arguments: [id]) else { return nil }
-        let layers = try Row.fetchAll(db, sql: "SELECT * FROM outpost_replica_layers WHERE replica_id = ? ORDER BY layer_id", arguments: [id]).map { layer in
-            ReplicaLayer(layerId: layer["layer_id"], queryOption: ReplicaQueryOption(lenient: layer["query_option"]) ?? .useFilter,
-                         useGeometry: layer["use_geometry"], includeRelated: layer["include_related"],
-                         whereClause: layer["where_clause"], serverGen: layer["server_gen"])
+        let layers = try Row.fetchAll(db, sql: "SELECT * FROM outpost_replica_layers WHERE replica_id = ? ORDER BY layer_id", arguments: [id]).map {
+            layer in
+            ReplicaLayer(
+                layerId: layer["layer_id"], queryOption: ReplicaQueryOption(lenient: layer["query_option"]) ?? .useFilter,
+                useGeometry: layer["use_geometry"], includeRelated: layer["include_related"],
+                whereClause: layer["where_clause"], serverGen: layer["server_gen"])
         }
         var geometry: Geometry?
         if let text: String = row["geometry"], let json = try? JSONParser.parse(text) {
@@ -72,26 +78,35 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
                 geometry.writeEsriJSON(to: &w)
                 geometryText = w.string
             }
-            try db.execute(sql: """
-                INSERT INTO outpost_replicas(replica_id, service, name, owner, sync_model, target_type, sync_direction,
-                    attachments_sync_direction, return_attachments, geometry, geometry_wkid, spatial_reference,
-                    replica_server_gen, creation_date, last_sync_date, sync_data_options)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [stored.id, stored.serviceName, stored.name, stored.owner, stored.syncModel.rawValue,
-                                 stored.targetType.rawValue, stored.syncDirection.rawValue, stored.attachmentsSyncDirection.rawValue,
-                                 stored.returnAttachments, geometryText, stored.geometrySpatialReference.wkid,
-                                 stored.spatialReference.wkid, stored.replicaServerGen, stored.creationDate, stored.lastSyncDate,
-                                 stored.syncDataOptions])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_replicas(replica_id, service, name, owner, sync_model, target_type, sync_direction,
+                        attachments_sync_direction, return_attachments, geometry, geometry_wkid, spatial_reference,
+                        replica_server_gen, creation_date, last_sync_date, sync_data_options)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    stored.id, stored.serviceName, stored.name, stored.owner, stored.syncModel.rawValue,
+                    stored.targetType.rawValue, stored.syncDirection.rawValue, stored.attachmentsSyncDirection.rawValue,
+                    stored.returnAttachments, geometryText, stored.geometrySpatialReference.wkid,
+                    stored.spatialReference.wkid, stored.replicaServerGen, stored.creationDate, stored.lastSyncDate,
+                    stored.syncDataOptions,
+                ])
             for layer in stored.layers {
-                try db.execute(sql: """
-                    INSERT INTO outpost_replica_layers(replica_id, layer_id, query_option, use_geometry, include_related, where_clause, server_gen)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: [stored.id, layer.layerId, layer.queryOption.rawValue, layer.useGeometry, layer.includeRelated,
-                                     layer.whereClause, layer.serverGen])
+                try db.execute(
+                    sql: """
+                        INSERT INTO outpost_replica_layers(replica_id, layer_id, query_option, use_geometry, include_related, where_clause, server_gen)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        stored.id, layer.layerId, layer.queryOption.rawValue, layer.useGeometry, layer.includeRelated,
+                        layer.whereClause, layer.serverGen,
+                    ])
             }
             if versioned {
-                try FeatureStore.createReplicaVersion(service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
-                                              now: clock.milliseconds())
+                try FeatureStore.createReplicaVersion(
+                    service: stored.serviceName, replicaId: stored.id, replicaName: stored.name, db: db,
+                    now: clock.milliseconds())
             }
             if let origin { try Self.recordOrigin(of: stored.id, originId: origin, db: db) }
             return stored

@@ -8,8 +8,9 @@ public struct SpatiaLiteResultFiles: ResultFileRegistry, StoreRepository {
     /// Remembers who may download a result file.
     public func recordResultFile(_ name: String, owner: String) throws {
         try pool.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
-                           arguments: [name, owner, clock.milliseconds()])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
+                arguments: [name, owner, clock.milliseconds()])
         }
     }
 

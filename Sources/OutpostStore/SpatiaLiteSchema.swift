@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
+import OutpostGeometry
 import OutpostStorage
 import OutpostSync
-import OutpostGeometry
 import OutpostWire
 
 /// Services and layers: the catalog and its DDL (`CatalogStore`).
@@ -29,21 +29,28 @@ extension SpatiaLiteSchema {
     public func createService(_ service: ServiceDefinition) throws -> StoredService {
         guard ServiceDefinition.isValidName(service.name) else {
             throw StoreError.invalidName(
-                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')")
+                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')"
+            )
         }
         try Self.validate(service)
         try pool.write { db in
             // Names are matched case-insensitively, so "Water" and "water" would be one service.
-            if let existing = try String.fetchOne(db, sql: "SELECT name FROM outpost_services WHERE name = ? COLLATE NOCASE", arguments: [service.name]) {
+            if let existing = try String.fetchOne(
+                db, sql: "SELECT name FROM outpost_services WHERE name = ? COLLATE NOCASE", arguments: [service.name])
+            {
                 throw StoreError.serviceExists(existing)
             }
             let now = clock.milliseconds()
-            try db.execute(sql: """
-                INSERT INTO outpost_services(name, description, is_versioned, capabilities, wkid, max_record_count, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [service.name, service.description, service.isVersioned,
-                                 service.capabilities.joined(separator: ","), service.spatialReference.wkid,
-                                 service.maxRecordCount, now])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_services(name, description, is_versioned, capabilities, wkid, max_record_count, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    service.name, service.description, service.isVersioned,
+                    service.capabilities.joined(separator: ","), service.spatialReference.wkid,
+                    service.maxRecordCount, now,
+                ])
             let prefix = try Self.freeTablePrefix(service: service, db: db)
             for layer in service.layers {
                 let table = "\(prefix)_\(layer.id)"
@@ -116,7 +123,8 @@ extension SpatiaLiteSchema {
                 }
                 _ = related
                 guard layer.field(named: relationship.keyField) != nil else {
-                    throw StoreError.invalidSchema("relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
+                    throw StoreError.invalidSchema(
+                        "relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
                 }
             }
         }
@@ -145,8 +153,9 @@ extension SpatiaLiteSchema {
         // The layer table and the tables named after it (attachments, history, version rows, R*Tree).
         func isTaken(_ table: String) throws -> Bool {
             let names = [table, "\(table)__attach", "\(table)__history", "\(table)__version_rows", "idx_\(table)_\(StoredLayer.geometryColumn)"]
-            return try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE lower(name) IN (?, ?, ?, ?, ?)",
-                                     arguments: StatementArguments(names.map { $0.lowercased() })) == true
+            return try Bool.fetchOne(
+                db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE lower(name) IN (?, ?, ?, ?, ?)",
+                arguments: StatementArguments(names.map { $0.lowercased() })) == true
         }
         while try service.layers.contains(where: { try isTaken("\(candidate)_\($0.id)") }) {
             number += 1
@@ -167,10 +176,14 @@ extension SpatiaLiteSchema {
         }
         try db.execute(sql: "CREATE TABLE \(table.quotedDatabaseIdentifier) (\(columns.joined(separator: ", ")))")
         try FeatureStore.addChangeTracking(toTable: table, db: db)
-        try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(layer.globalIdField.quotedDatabaseIdentifier))")
+        try db.execute(
+            sql:
+                "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(table.quotedDatabaseIdentifier)(\(layer.globalIdField.quotedDatabaseIdentifier))"
+        )
         if let geometryType = layer.geometryType {
-            let added = try Int.fetchOne(db, sql: "SELECT AddGeometryColumn(?, ?, ?, ?, 'XY')",
-                                         arguments: [table, StoredLayer.geometryColumn, layer.spatialReference.epsg, geometryType.ogcColumnType])
+            let added = try Int.fetchOne(
+                db, sql: "SELECT AddGeometryColumn(?, ?, ?, ?, 'XY')",
+                arguments: [table, StoredLayer.geometryColumn, layer.spatialReference.epsg, geometryType.ogcColumnType])
             guard added == 1 else {
                 throw StoreError.invalidSchema("SpatiaLite refused the geometry column (is EPSG:\(layer.spatialReference.epsg) known?)")
             }
@@ -180,48 +193,63 @@ extension SpatiaLiteSchema {
         }
         if layer.hasAttachments {
             let attach = "\(table)__attach"
-            try db.execute(sql: """
-                CREATE TABLE \(attach.quotedDatabaseIdentifier) (
-                    ATTACHMENTID INTEGER PRIMARY KEY AUTOINCREMENT,
-                    GLOBALID TEXT NOT NULL UNIQUE,
-                    REL_GLOBALID TEXT NOT NULL,
-                    CONTENT_TYPE TEXT NOT NULL,
-                    ATT_NAME TEXT NOT NULL,
-                    DATA_SIZE INTEGER NOT NULL,
-                    KEYWORDS TEXT NOT NULL DEFAULT '',
-                    DATA BLOB NOT NULL,
-                    DATA_PATH TEXT
-                );
-                CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE \(attach.quotedDatabaseIdentifier) (
+                        ATTACHMENTID INTEGER PRIMARY KEY AUTOINCREMENT,
+                        GLOBALID TEXT NOT NULL UNIQUE,
+                        REL_GLOBALID TEXT NOT NULL,
+                        CONTENT_TYPE TEXT NOT NULL,
+                        ATT_NAME TEXT NOT NULL,
+                        DATA_SIZE INTEGER NOT NULL,
+                        KEYWORDS TEXT NOT NULL DEFAULT '',
+                        DATA BLOB NOT NULL,
+                        DATA_PATH TEXT
+                    );
+                    CREATE INDEX \("\(attach)_rel".quotedDatabaseIdentifier) ON \(attach.quotedDatabaseIdentifier)(REL_GLOBALID);
+                    """)
             try FeatureStore.addChangeTracking(toTable: attach, db: db)
         }
         var editFieldsInfo: String?
         if let info = layer.editFieldsInfo {
-            let json: JSONValue = ["creationDateField": .string(info.creationDateField), "creatorField": .string(info.creatorField),
-                                   "editDateField": .string(info.editDateField), "editorField": .string(info.editorField)]
+            let json: JSONValue = [
+                "creationDateField": .string(info.creationDateField), "creatorField": .string(info.creatorField),
+                "editDateField": .string(info.editDateField), "editorField": .string(info.editorField),
+            ]
             editFieldsInfo = json.jsonText
         }
-        try db.execute(sql: """
-            INSERT INTO outpost_layers(service, layer_id, name, kind, description, geometry_type, wkid, object_id_field,
-                global_id_field, display_field, has_attachments, max_record_count, table_name, edit_fields_info, last_edit_date)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [service, layer.id, layer.name, layer.kind.rawValue, layer.description, layer.geometryType?.rawValue,
-                             layer.spatialReference.wkid, layer.objectIdField, layer.globalIdField, layer.displayField,
-                             layer.hasAttachments, layer.maxRecordCount, table, editFieldsInfo, now])
+        try db.execute(
+            sql: """
+                INSERT INTO outpost_layers(service, layer_id, name, kind, description, geometry_type, wkid, object_id_field,
+                    global_id_field, display_field, has_attachments, max_record_count, table_name, edit_fields_info, last_edit_date)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                service, layer.id, layer.name, layer.kind.rawValue, layer.description, layer.geometryType?.rawValue,
+                layer.spatialReference.wkid, layer.objectIdField, layer.globalIdField, layer.displayField,
+                layer.hasAttachments, layer.maxRecordCount, table, editFieldsInfo, now,
+            ])
         for (position, field) in layer.fields.enumerated() {
-            try db.execute(sql: """
-                INSERT INTO outpost_fields(service, layer_id, position, name, type, alias, length, nullable, editable, default_value, domain)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [service, layer.id, position, field.name, field.type.rawValue, field.alias, field.length,
-                                 field.nullable, field.editable, field.defaultValue.jsonText, field.domain.jsonText])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_fields(service, layer_id, position, name, type, alias, length, nullable, editable, default_value, domain)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    service, layer.id, position, field.name, field.type.rawValue, field.alias, field.length,
+                    field.nullable, field.editable, field.defaultValue.jsonText, field.domain.jsonText,
+                ])
         }
         for relationship in layer.relationships {
-            try db.execute(sql: """
-                INSERT INTO outpost_relationships(service, layer_id, relationship_id, name, related_table_id, cardinality, role, key_field, composite)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [service, layer.id, relationship.id, relationship.name, relationship.relatedTableId,
-                                 relationship.cardinality.rawValue, relationship.role.rawValue, relationship.keyField, relationship.composite])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_relationships(service, layer_id, relationship_id, name, related_table_id, cardinality, role, key_field, composite)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    service, layer.id, relationship.id, relationship.name, relationship.relatedTableId,
+                    relationship.cardinality.rawValue, relationship.role.rawValue, relationship.keyField, relationship.composite,
+                ])
         }
     }
 }

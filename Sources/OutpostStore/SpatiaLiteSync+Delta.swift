@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeoPackage
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -11,9 +11,10 @@ extension SpatiaLiteSync {
     /// edit results and the new generations (`docs/replica-format.md`, Deltas). The same
     /// changes as the JSON answer, read the same way (`LayerChangeReader`) in one read
     /// transaction. `path` must not exist; the caller publishes it when this returns.
-    public func writeSyncDelta(_ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String,
-                               serviceJSON: JSONValue, layerJSON: [Int: JSONValue]) throws -> SyncAnswerSummary
-    {
+    public func writeSyncDelta(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String,
+        serviceJSON: JSONValue, layerJSON: [Int: JSONValue]
+    ) throws -> SyncAnswerSummary {
         let replica = plan.replica
         let service = try self.service(named: replica.serviceName)
         let directory = self.directory
@@ -28,8 +29,9 @@ extension SpatiaLiteSync {
             }
             answered.replicaServerGen = answered.layers.map(\.serverGen).min() ?? replica.replicaServerGen
             let systems = try Self.geoPackageSpatialReferences([replica.spatialReference.epsg, 4326], db: db)
-            let writer = try ReplicaFileWriter(path: path, replica: answered, serviceURL: serviceURL, serviceJSON: serviceJSON,
-                                               spatialReferences: systems, delta: ReplicaDeltaHeader(kind: .download, generation: generation))
+            let writer = try ReplicaFileWriter(
+                path: path, replica: answered, serviceURL: serviceURL, serviceJSON: serviceJSON,
+                spatialReferences: systems, delta: ReplicaDeltaHeader(kind: .download, generation: generation))
             var changes = 0
             var replacementRows = 0
             var hasEditResults = false
@@ -40,9 +42,10 @@ extension SpatiaLiteSync {
                     let selection = try Self.selection(for: replicaLayer, of: replica, service: service, useIndex: snapshot, db: db)
                     let definition = selection.layer.definition
                     let withAttachments = definition.hasAttachments && replica.attachmentsSyncDirection != .none
-                    let layerWriter = try writer.beginLayer(ReplicaFileLayer(
-                        definition: definition, layerJSON: layerJSON[definition.id] ?? .null, replicaLayer: replicaLayer,
-                        withAttachments: withAttachments))
+                    let layerWriter = try writer.beginLayer(
+                        ReplicaFileLayer(
+                            definition: definition, layerJSON: layerJSON[definition.id] ?? .null, replicaLayer: replicaLayer,
+                            withAttachments: withAttachments))
                     try writer.recordDeltaLayer(layerId: definition.id, sinceGen: layerPlan.since, replacesRows: snapshot)
                     if let results = resultsByLayer[layerPlan.layerId] {
                         if !results.all.isEmpty { hasEditResults = true }
@@ -62,10 +65,11 @@ extension SpatiaLiteSync {
                         }
                         if downloadsAttachments {
                             try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
-                                try layerWriter.insertAttachment(attachmentId: attachment.id, globalId: attachment.globalId,
-                                                                 parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                                                 contentType: attachment.contentType, keywords: attachment.keywords,
-                                                                 data: try attachment.data())
+                                try layerWriter.insertAttachment(
+                                    attachmentId: attachment.id, globalId: attachment.globalId,
+                                    parentGlobalId: attachment.parentGlobalId, name: attachment.name,
+                                    contentType: attachment.contentType, keywords: attachment.keywords,
+                                    data: try attachment.data())
                             }
                         }
                         replacementRows += layerWriter.featureCount + layerWriter.attachmentCount
@@ -82,10 +86,11 @@ extension SpatiaLiteSync {
                         if downloadsAttachments {
                             for pass in [DownloadChange.add, .update] {
                                 try reader.forEachAttachment(pass, directory: directory, db: db) { attachment in
-                                    try layerWriter.insertAttachment(attachmentId: attachment.id, globalId: attachment.globalId,
-                                                                     parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                                                     contentType: attachment.contentType, keywords: attachment.keywords,
-                                                                     data: try attachment.data(), logging: pass == .add ? .insert : .update)
+                                    try layerWriter.insertAttachment(
+                                        attachmentId: attachment.id, globalId: attachment.globalId,
+                                        parentGlobalId: attachment.parentGlobalId, name: attachment.name,
+                                        contentType: attachment.contentType, keywords: attachment.keywords,
+                                        data: try attachment.data(), logging: pass == .add ? .insert : .update)
                                 }
                             }
                             let deletedAttachments = try reader.deletedAttachments(db: db)
@@ -98,8 +103,9 @@ extension SpatiaLiteSync {
                 let responseType = plan.responseType(hasEditResults: hasEditResults, hasChanges: changes > 0)
                 try writer.setDeltaResponseType(responseType.rawValue)
                 try writer.finish()
-                return SyncAnswerSummary(generation: generation, responseType: responseType, changes: changes,
-                                         replacementRows: replacementRows, generations: generations)
+                return SyncAnswerSummary(
+                    generation: generation, responseType: responseType, changes: changes,
+                    replacementRows: replacementRows, generations: generations)
             } catch {
                 writer.abandon()
                 throw error

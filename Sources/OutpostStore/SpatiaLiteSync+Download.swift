@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -23,9 +23,10 @@ extension SpatiaLiteSync {
     /// GlobalID, filtered by the replica's filters, decided by `SyncRules.download`), and full
     /// data for snapshot layers. One read transaction: the generation handed out is the newest
     /// committed when it began, so a concurrent edit is in this answer or in the next.
-    public func writeSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
-                                attachmentURL: ((Int, Int64, Int64) -> String)?) throws -> SyncAnswerSummary
-    {
+    public func writeSyncAnswer(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
+        attachmentURL: ((Int, Int64, Int64) -> String)?
+    ) throws -> SyncAnswerSummary {
         let replica = plan.replica
         let service = try self.service(named: replica.serviceName)
         let directory = self.directory
@@ -44,7 +45,8 @@ extension SpatiaLiteSync {
             var members = JSONObject()
             replica.generations(answered: generations).write(into: &members)
             for (key, value) in members { sink.w.member(key, value) }
-            sink.w.key("edits"); sink.w.beginArray()
+            sink.w.key("edits")
+            sink.w.beginArray()
             for layerPlan in plan.layers where layerPlan.direction != .snapshot {
                 guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
                 let selection = try Self.selection(for: replicaLayer, of: replica, service: service, useIndex: false, db: db)
@@ -65,8 +67,9 @@ extension SpatiaLiteSync {
                         sink.w.member("deleteResults", .array(attachmentResults.deletes.map(\.json)))
                     }
                     let downloads = plan.downloadsAttachments && layerPlan.direction.downloads && withAttachments
-                    changes += try Self.writeAttachmentChanges(selection, since: downloads ? layerPlan.since : nil, replica: replica,
-                                                               directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                    changes += try Self.writeAttachmentChanges(
+                        selection, since: downloads ? layerPlan.since : nil, replica: replica,
+                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
                     sink.w.endObject()
                 }
                 sink.w.endObject()
@@ -74,7 +77,8 @@ extension SpatiaLiteSync {
             sink.w.endArray()
             let snapshots = plan.layers.filter { $0.direction == .snapshot }
             if !snapshots.isEmpty {
-                sink.w.key("layers"); sink.w.beginArray()
+                sink.w.key("layers")
+                sink.w.beginArray()
                 for layerPlan in snapshots {
                     guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
                     let selection = try Self.selection(for: replicaLayer, of: replica, service: service, db: db)
@@ -90,8 +94,9 @@ extension SpatiaLiteSync {
             sink.w.member("responseType", responseType.rawValue)
             sink.w.endObject()
             try sink.finish()
-            return SyncAnswerSummary(generation: generation, responseType: responseType, changes: changes,
-                                     replacementRows: replacementRows, generations: generations)
+            return SyncAnswerSummary(
+                generation: generation, responseType: responseType, changes: changes,
+                replacementRows: replacementRows, generations: generations)
         }
     }
 
@@ -110,12 +115,15 @@ extension SpatiaLiteSync {
 
     /// `{"adds": […], "updates": […], "deleteIds": […]}`: the layer's changes since the
     /// plan's generation (nothing when the layer does not download). Returns their count.
-    private static func writeFeatureChanges(_ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition,
-                                            db: Database, to sink: inout JSONSink) throws -> Int
-    {
+    private static func writeFeatureChanges(
+        _ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition,
+        db: Database, to sink: inout JSONSink
+    ) throws -> Int {
         sink.w.beginObject()
         guard layerPlan.direction.downloads else {
-            sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
+            sink.w.member("adds", .array([]))
+            sink.w.member("updates", .array([]))
+            sink.w.member("deleteIds", .array([]))
             sink.w.endObject()
             return 0
         }
@@ -139,12 +147,15 @@ extension SpatiaLiteSync {
 
     /// `adds`, `updates`, `deleteIds` of attachments changed since `since` whose feature the
     /// replica holds (nothing when `since` is nil). Returns their count.
-    private static func writeAttachmentChanges(_ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition,
-                                               directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
-                                               to sink: inout JSONSink) throws -> Int
-    {
+    private static func writeAttachmentChanges(
+        _ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition,
+        directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
+        to sink: inout JSONSink
+    ) throws -> Int {
         guard let since else {
-            sink.w.member("adds", .array([])); sink.w.member("updates", .array([])); sink.w.member("deleteIds", .array([]))
+            sink.w.member("adds", .array([]))
+            sink.w.member("updates", .array([]))
+            sink.w.member("deleteIds", .array([]))
             return 0
         }
         let changes = LayerChangeReader(selection: selection, since: since, replica: replica)
@@ -190,14 +201,16 @@ extension SpatiaLiteSync {
                 return
             }
             for (layerId, generation) in generations {
-                try db.execute(sql: "UPDATE outpost_replica_layers SET server_gen = ? WHERE replica_id = ? AND layer_id = ?",
-                               arguments: [generation, replicaId, layerId])
+                try db.execute(
+                    sql: "UPDATE outpost_replica_layers SET server_gen = ? WHERE replica_id = ? AND layer_id = ?",
+                    arguments: [generation, replicaId, layerId])
             }
-            try db.execute(sql: """
-                UPDATE outpost_replicas SET last_sync_date = ?,
-                    replica_server_gen = (SELECT coalesce(min(server_gen), replica_server_gen) FROM outpost_replica_layers WHERE replica_id = ?)
-                WHERE replica_id = ?
-                """, arguments: [now, replicaId, replicaId])
+            try db.execute(
+                sql: """
+                    UPDATE outpost_replicas SET last_sync_date = ?,
+                        replica_server_gen = (SELECT coalesce(min(server_gen), replica_server_gen) FROM outpost_replica_layers WHERE replica_id = ?)
+                    WHERE replica_id = ?
+                    """, arguments: [now, replicaId, replicaId])
         }
     }
 }
@@ -234,13 +247,20 @@ struct LayerChangeReader {
         let (since, replicaId) = (self.since, replica.id)
         var live = liveGlobalIds
         var left = leftFilter
-        defer { liveGlobalIds = live; leftFilter = left }
-        try Self.forEachChangedRow(selection, spatialReference: replica.spatialReference,
-                                   where: prefilter.condition, arguments: prefilter.arguments, db: db) { values, geometry, record, matches, createdBy in
+        defer {
+            liveGlobalIds = live
+            leftFilter = left
+        }
+        try Self.forEachChangedRow(
+            selection, spatialReference: replica.spatialReference,
+            where: prefilter.condition, arguments: prefilter.arguments, db: db
+        ) { values, geometry, record, matches, createdBy in
             let globalId = globalIdIndex.flatMap { String.fromDatabaseValue(values[$0]) }
             if let globalId { live.insert(globalId) }
-            switch SyncRules.download(record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes,
-                                      createdByReplica: createdBy == replicaId) {
+            switch SyncRules.download(
+                record, matchesFilter: matches, since: since, replicaId: replicaId, echoesOwnWrites: echoes,
+                createdByReplica: createdBy == replicaId)
+            {
             case pass:
                 try body(values, geometry)
             case .delete:
@@ -270,17 +290,22 @@ struct LayerChangeReader {
         var deleted: [Deleted] = []
         // Who created each one: the replica whose sync allocated its creation generation.
         let prefilter = ChangeFeedPrefilter.tombstones(alias: "t", since: since)
-        let tombstones = try Row.fetchCursor(db, sql: """
-            SELECT t.global_id, t.object_id, t.created_generation, t.generation, t.replica_id, g.replica_id
-            FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
-            WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND \(prefilter.condition)
-            ORDER BY t.generation, t.global_id
-            """, arguments: StatementArguments([layer.serviceName.databaseValue, layer.definition.id.databaseValue, kind.databaseValue]
-                                               + prefilter.arguments))
+        let tombstones = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT t.global_id, t.object_id, t.created_generation, t.generation, t.replica_id, g.replica_id
+                FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
+                WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND \(prefilter.condition)
+                ORDER BY t.generation, t.global_id
+                """,
+            arguments: StatementArguments(
+                [layer.serviceName.databaseValue, layer.definition.id.databaseValue, kind.databaseValue]
+                    + prefilter.arguments))
         while let row = try tombstones.next() {
             let record = ServerRecord.tombstone(objectId: row[1], createdGen: row[2], deletedGen: row[3], deletedBy: row[4])
             let createdByReplica = (row[5] as String?) == replica.id
-            let change = kind == "attachment"
+            let change =
+                kind == "attachment"
                 ? SyncRules.downloadAttachment(record, parentInFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
                 : SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
             if change == .delete { deleted.append((row[0], row[1])) }
@@ -290,29 +315,33 @@ struct LayerChangeReader {
 
     /// Calls `body` with the attachments to send as `pass`, each decided by
     /// `SyncRules.downloadAttachment` (the pre-filter also keeps to features in the filter).
-    func forEachAttachment(_ pass: DownloadChange, directory: String, db: Database,
-                           _ body: (SpatiaLiteSync.ExportedAttachment) throws -> Void) throws
-    {
+    func forEachAttachment(
+        _ pass: DownloadChange, directory: String, db: Database,
+        _ body: (SpatiaLiteSync.ExportedAttachment) throws -> Void
+    ) throws {
         let layer = selection.layer
         let definition = layer.definition
         let gid = definition.globalIdField.quotedDatabaseIdentifier
         let prefilter = ChangeFeedPrefilter.changedRows(pass, alias: "a", since: since, replicaId: replica.id, skipsOwnWrites: true)
         let columns = SpatiaLiteSync.ExportedAttachment.columns(objectIdField: definition.objectIdField, parent: "t")
         let facts = "a.outpost_created_gen, a.outpost_gen, a.outpost_replica, \(ChangeFeedPrefilter.creatorColumn(alias: "a"))"
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT \(columns), \(facts)
-            FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
-            JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
-            WHERE (\(selection.condition)) AND \(prefilter.condition)
-            ORDER BY a.ATTACHMENTID
-            """, arguments: StatementArguments(selection.arguments + prefilter.arguments))
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT \(columns), \(facts)
+                FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+                JOIN \(layer.tableName.quotedDatabaseIdentifier) t ON t.\(gid) = a.REL_GLOBALID
+                WHERE (\(selection.condition)) AND \(prefilter.condition)
+                ORDER BY a.ATTACHMENTID
+                """, arguments: StatementArguments(selection.arguments + prefilter.arguments))
         while let row = try rows.next() {
             let attachment = SpatiaLiteSync.ExportedAttachment(row: row, directory: directory)
             let facts = row.count - 4
             let record = ServerRecord.row(objectId: attachment.id, createdGen: row[facts], changedGen: row[facts + 1], lastWriter: row[facts + 2])
             // The join above keeps to features in the filter.
-            let change = SyncRules.downloadAttachment(record, parentInFilter: true, since: since, replicaId: replica.id,
-                                                      createdByReplica: (row[facts + 3] as String?) == replica.id)
+            let change = SyncRules.downloadAttachment(
+                record, parentInFilter: true, since: since, replicaId: replica.id,
+                createdByReplica: (row[facts + 3] as String?) == replica.id)
             if change == pass { try body(attachment) }
         }
     }
@@ -320,31 +349,37 @@ struct LayerChangeReader {
     /// Calls `body` with each row of the layer table matching `where` (over `t`): values
     /// aligned with the fields, geometry in `spatialReference`, the row's server record and
     /// whether the replica's filter selects it.
-    private static func forEachChangedRow(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
-                                          arguments: [DatabaseValue], db: Database,
-                                          _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool, String?) throws -> Void) throws
-    {
+    private static func forEachChangedRow(
+        _ selection: ReplicaLayerSelection, spatialReference: SpatialReference, where condition: String,
+        arguments: [DatabaseValue], db: Database,
+        _ body: ([DatabaseValue], OGCGeometry?, ServerRecord, Bool, String?) throws -> Void
+    ) throws {
         let layer = selection.layer
         let definition = layer.definition
         var columns = SpatiaLiteSync.featureColumns(layer, spatialReference: spatialReference)
         // Ordered by generation, the change index's order: by OBJECTID would make SQLite walk
         // the whole table instead of the changes.
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
-        columns += ["t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END",
-                    "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)"]
-        let statement = try db.makeStatement(sql: """
-            SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
-            WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
-            """)
+        columns += [
+            "t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END",
+            "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)",
+        ]
+        let statement = try db.makeStatement(
+            sql: """
+                SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) t
+                WHERE \(condition) ORDER BY t.outpost_gen, \(oid)
+                """)
         let oidIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
         try SpatiaLiteSync.forEachFeatureRow(layer, statement: statement, arguments: StatementArguments(selection.arguments + arguments), db: db) {
             values, geometry, reader, extra in
-            let record = ServerRecord.row(objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
-                                          createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
-                                          changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
-                                          lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
-            try body(values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1,
-                     String.fromDatabaseValue(reader.value(extra + 4)))
+            let record = ServerRecord.row(
+                objectId: Int64.fromDatabaseValue(values[oidIndex]) ?? 0,
+                createdGen: Int64.fromDatabaseValue(reader.value(extra)) ?? 0,
+                changedGen: Int64.fromDatabaseValue(reader.value(extra + 1)) ?? 0,
+                lastWriter: String.fromDatabaseValue(reader.value(extra + 2)))
+            try body(
+                values, geometry, record, Int64.fromDatabaseValue(reader.value(extra + 3)) == 1,
+                String.fromDatabaseValue(reader.value(extra + 4)))
         }
     }
 }

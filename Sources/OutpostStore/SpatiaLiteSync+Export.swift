@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeoPackage
 import OutpostGeometry
 import OutpostSQLite
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -42,9 +42,10 @@ extension SpatiaLiteSync {
     /// An edit committed concurrently is therefore either in the snapshot with a generation
     /// ≤ the reported one, or later than it, and comes with the next sync — never lost
     /// between the two. Returns the definition stamped with that generation.
-    public func exportReplica(_ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue,
-                              layerJSON: [Int: JSONValue], phase: (JobStatus) -> Void = { _ in }) throws -> (ReplicaDefinition, ReplicaExportCounts)
-    {
+    public func exportReplica(
+        _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue,
+        layerJSON: [Int: JSONValue], phase: (JobStatus) -> Void = { _ in }
+    ) throws -> (ReplicaDefinition, ReplicaExportCounts) {
         let service = try self.service(named: plan.definition.serviceName)
         let directory = self.directory
         // Give the memory of a large export back to the system: exports run on pool threads
@@ -64,24 +65,27 @@ extension SpatiaLiteSync {
             switch output {
             case .geoPackage(let path):
                 let systems = try Self.geoPackageSpatialReferences([definition.spatialReference.epsg, 4326], db: db)
-                let writer = try ReplicaFileWriter(path: path, replica: definition, serviceURL: serviceURL, serviceJSON: serviceJSON,
-                                                   spatialReferences: systems)
+                let writer = try ReplicaFileWriter(
+                    path: path, replica: definition, serviceURL: serviceURL, serviceJSON: serviceJSON,
+                    spatialReferences: systems)
                 do {
                     for selection in selections {
                         let layer = selection.layer
                         let withAttachments = layer.definition.hasAttachments && definition.attachmentsSyncDirection != .none
-                        let layerWriter = try writer.beginLayer(ReplicaFileLayer(
-                            definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
-                            replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
+                        let layerWriter = try writer.beginLayer(
+                            ReplicaFileLayer(
+                                definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
+                                replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
                         try layerWriter.insertAll { insert in
                             try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db, insert)
                         }
                         if withAttachments && definition.returnAttachments {
                             try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
-                                try layerWriter.insertAttachment(attachmentId: attachment.id, globalId: attachment.globalId,
-                                                                 parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                                                 contentType: attachment.contentType, keywords: attachment.keywords,
-                                                                 data: try attachment.data())
+                                try layerWriter.insertAttachment(
+                                    attachmentId: attachment.id, globalId: attachment.globalId,
+                                    parentGlobalId: attachment.parentGlobalId, name: attachment.name,
+                                    contentType: attachment.contentType, keywords: attachment.keywords,
+                                    data: try attachment.data())
                             }
                         }
                         try layerWriter.finish()
@@ -105,7 +109,8 @@ extension SpatiaLiteSync {
                 sink.w.member("responseType", ReplicaResponseType.data.rawValue)
                 sink.w.member("syncModel", definition.syncModel.rawValue)
                 sink.w.member("targetType", definition.targetType.rawValue)
-                sink.w.key("layers"); sink.w.beginArray()
+                sink.w.key("layers")
+                sink.w.beginArray()
                 for selection in selections {
                     let layerCounts = try Self.writeLayerData(
                         selection, spatialReference: definition.spatialReference,
@@ -126,9 +131,10 @@ extension SpatiaLiteSync {
     /// layer's `where` and, with `useGeometry`, the rows intersecting the replica geometry
     /// (tables have no geometry to test); `none` takes no rows unless `includeRelated`, which
     /// takes the rows related to the selected rows of origin layers in the replica.
-    static func selection(for replicaLayer: ReplicaLayer, of replica: ReplicaDefinition, service: StoredService,
-                          useIndex: Bool = true, db: Database) throws -> ReplicaLayerSelection
-    {
+    static func selection(
+        for replicaLayer: ReplicaLayer, of replica: ReplicaDefinition, service: StoredService,
+        useIndex: Bool = true, db: Database
+    ) throws -> ReplicaLayerSelection {
         guard let layer = service.layers.first(where: { $0.definition.id == replicaLayer.layerId }) else {
             throw StoreError.layerNotFound(service: service.definition.name, layer: replicaLayer.layerId)
         }
@@ -143,10 +149,13 @@ extension SpatiaLiteSync {
                             $0.relatedTableId == layer.definition.id && $0.role == .origin
                         })?.keyField
                     else { continue }
-                    let (originConditions, originArguments, _) = try filter(for: originReplicaLayer, layer: origin, replica: replica,
-                                                                            alias: "o", useIndex: false, db: db)
+                    let (originConditions, originArguments, _) = try filter(
+                        for: originReplicaLayer, layer: origin, replica: replica,
+                        alias: "o", useIndex: false, db: db)
                     let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
-                    related.append("t.\(relationship.keyField.quotedDatabaseIdentifier) IN (SELECT o.\(originKey.quotedDatabaseIdentifier) FROM \(origin.tableName.quotedDatabaseIdentifier) o\(whereSQL))")
+                    related.append(
+                        "t.\(relationship.keyField.quotedDatabaseIdentifier) IN (SELECT o.\(originKey.quotedDatabaseIdentifier) FROM \(origin.tableName.quotedDatabaseIdentifier) o\(whereSQL))"
+                    )
                     arguments.append(contentsOf: originArguments)
                 }
                 conditions = [related.isEmpty ? "0" : "(" + related.joined(separator: " OR ") + ")"]
@@ -156,15 +165,17 @@ extension SpatiaLiteSync {
             join = ""
         }
         let condition = conditions.isEmpty ? "1" : conditions.map { "(\($0))" }.joined(separator: " AND ")
-        return ReplicaLayerSelection(layer: layer, replicaLayer: replicaLayer,
-                                     from: " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join) WHERE \(condition)", arguments: arguments,
-                                     condition: condition)
+        return ReplicaLayerSelection(
+            layer: layer, replicaLayer: replicaLayer,
+            from: " FROM \(layer.tableName.quotedDatabaseIdentifier) t\(join) WHERE \(condition)", arguments: arguments,
+            condition: condition)
     }
 
     /// The `useFilter` conditions of a layer (none for `all`).
-    private static func filter(for replicaLayer: ReplicaLayer, layer: StoredLayer, replica: ReplicaDefinition, alias: String,
-                               useIndex: Bool, db: Database) throws -> (conditions: [String], arguments: [DatabaseValue], join: String)
-    {
+    private static func filter(
+        for replicaLayer: ReplicaLayer, layer: StoredLayer, replica: ReplicaDefinition, alias: String,
+        useIndex: Bool, db: Database
+    ) throws -> (conditions: [String], arguments: [DatabaseValue], join: String) {
         guard replicaLayer.queryOption == .useFilter else { return ([], [], "") }
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
@@ -197,9 +208,10 @@ extension SpatiaLiteSync {
 
     /// Calls `body` with every selected row: values aligned with the layer's fields (as
     /// stored) and the geometry in `spatialReference`.
-    static func forEachFeature(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, db: Database,
-                               _ body: ([DatabaseValue], OGCGeometry?) throws -> Void) throws
-    {
+    static func forEachFeature(
+        _ selection: ReplicaLayerSelection, spatialReference: SpatialReference, db: Database,
+        _ body: ([DatabaseValue], OGCGeometry?) throws -> Void
+    ) throws {
         let layer = selection.layer
         let columns = featureColumns(layer, spatialReference: spatialReference)
         let oid = "t.\(layer.definition.objectIdField.quotedDatabaseIdentifier)"
@@ -212,9 +224,10 @@ extension SpatiaLiteSync {
     /// Steps a statement whose first columns are `featureColumns(layer, …)`: `body` gets the
     /// field values, the decoded geometry, and the reader with the index of the first column
     /// after them.
-    static func forEachFeatureRow(_ layer: StoredLayer, statement: Statement, arguments: StatementArguments, db: Database,
-                                  _ body: ([DatabaseValue], OGCGeometry?, RawRowReader, Int32) throws -> Void) throws
-    {
+    static func forEachFeatureRow(
+        _ layer: StoredLayer, statement: Statement, arguments: StatementArguments, db: Database,
+        _ body: ([DatabaseValue], OGCGeometry?, RawRowReader, Int32) throws -> Void
+    ) throws {
         let reader = try RawRowReader(statement: statement, arguments: arguments)
         let fieldCount = layer.definition.fields.count
         let next = Int32(fieldCount + (layer.isSpatial ? 1 : 0))
@@ -270,18 +283,21 @@ extension SpatiaLiteSync {
     }
 
     /// Calls `body` with the attachments of the selected rows, in attachment id order.
-    static func forEachAttachment(_ selection: ReplicaLayerSelection, directory: String, db: Database,
-                                  _ body: (ExportedAttachment) throws -> Void) throws
-    {
+    static func forEachAttachment(
+        _ selection: ReplicaLayerSelection, directory: String, db: Database,
+        _ body: (ExportedAttachment) throws -> Void
+    ) throws {
         let layer = selection.layer
         let gid = layer.definition.globalIdField.quotedDatabaseIdentifier
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT \(ExportedAttachment.columns(objectIdField: layer.definition.objectIdField, parent: "p"))
-            FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
-            JOIN \(layer.tableName.quotedDatabaseIdentifier) p ON p.\(gid) = a.REL_GLOBALID
-            WHERE a.REL_GLOBALID IN (SELECT t.\(gid)\(selection.from))
-            ORDER BY a.ATTACHMENTID
-            """, arguments: StatementArguments(selection.arguments))
+        let rows = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT \(ExportedAttachment.columns(objectIdField: layer.definition.objectIdField, parent: "p"))
+                FROM \(layer.attachmentTable.quotedDatabaseIdentifier) a
+                JOIN \(layer.tableName.quotedDatabaseIdentifier) p ON p.\(gid) = a.REL_GLOBALID
+                WHERE a.REL_GLOBALID IN (SELECT t.\(gid)\(selection.from))
+                ORDER BY a.ATTACHMENTID
+                """, arguments: StatementArguments(selection.arguments))
         while let row = try rows.next() {
             try body(ExportedAttachment(row: row, directory: directory))
         }
@@ -289,7 +305,7 @@ extension SpatiaLiteSync {
 
     static func releaseFreeMemory() {
         #if os(Linux)
-        _ = outpostMallocTrim(0)
+            _ = outpostMallocTrim(0)
         #endif
     }
 
@@ -297,19 +313,24 @@ extension SpatiaLiteSync {
     static func geoPackageSpatialReferences(_ codes: [Int], db: Database) throws -> [GeoPackageSpatialReference] {
         var result: [GeoPackageSpatialReference] = []
         for code in Set(codes) {
-            guard let row = try Row.fetchOne(db, sql: "SELECT ref_sys_name, auth_name, auth_srid, srtext FROM spatial_ref_sys WHERE srid = ?",
-                                             arguments: [code]) else { continue }
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT ref_sys_name, auth_name, auth_srid, srtext FROM spatial_ref_sys WHERE srid = ?",
+                    arguments: [code])
+            else { continue }
             let wkt: String = row["srtext"] ?? "undefined"
-            result.append(GeoPackageSpatialReference(srsId: code, name: row["ref_sys_name"] ?? "EPSG:\(code)",
-                                                     organization: (row["auth_name"] as String?)?.uppercased() ?? "EPSG",
-                                                     code: row["auth_srid"] ?? code, definition: wkt.isEmpty ? "undefined" : wkt))
+            result.append(
+                GeoPackageSpatialReference(
+                    srsId: code, name: row["ref_sys_name"] ?? "EPSG:\(code)",
+                    organization: (row["auth_name"] as String?)?.uppercased() ?? "EPSG",
+                    code: row["auth_srid"] ?? code, definition: wkt.isEmpty ? "undefined" : wkt))
         }
         return result
     }
 }
 
 #if os(Linux)
-/// glibc's `malloc_trim` (declared in malloc.h, which Swift's Glibc module does not export).
-@_silgen_name("malloc_trim")
-private func outpostMallocTrim(_ pad: Int) -> Int32
+    /// glibc's `malloc_trim` (declared in malloc.h, which Swift's Glibc module does not export).
+    @_silgen_name("malloc_trim")
+    private func outpostMallocTrim(_ pad: Int) -> Int32
 #endif

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
+import OutpostStorage
 import OutpostWire
 
 /// A JSON document written in pieces of about a megabyte (replica and sync documents can be
@@ -24,7 +24,8 @@ extension SpatiaLiteSync {
     /// One feature: attributes aligned with the layer's fields, geometry in Esri JSON.
     static func writeFeature(_ values: [DatabaseValue], geometry: OGCGeometry?, layer: LayerDefinition, to w: inout JSONWriter) {
         w.beginObject()
-        w.key("attributes"); w.beginObject()
+        w.key("attributes")
+        w.beginObject()
         for (field, value) in zip(layer.fields, values) { w.member(field.name, SpatiaLiteFeatures.jsonValue(value)) }
         w.endObject()
         if let geometry {
@@ -35,9 +36,10 @@ extension SpatiaLiteSync {
     }
 
     /// One attachment: by `url` when `attachmentURL` names one, else with base64 `data`.
-    static func writeAttachment(_ attachment: ExportedAttachment, layerId: Int, attachmentURL: ((Int, Int64, Int64) -> String)?,
-                                to w: inout JSONWriter) throws
-    {
+    static func writeAttachment(
+        _ attachment: ExportedAttachment, layerId: Int, attachmentURL: ((Int, Int64, Int64) -> String)?,
+        to w: inout JSONWriter
+    ) throws {
         w.beginObject()
         w.member("attachmentId", attachment.id)
         w.member("globalId", attachment.globalId)
@@ -56,10 +58,11 @@ extension SpatiaLiteSync {
 
     /// A layer's full data, `{"id", "geometryType", "spatialReference", "features": […],
     /// "attachments": […]}`, as `createReplica` and snapshot syncs send it.
-    static func writeLayerData(_ selection: ReplicaLayerSelection, spatialReference: SpatialReference, withAttachments: Bool,
-                               directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
-                               to sink: inout JSONSink) throws -> ReplicaExportCounts
-    {
+    static func writeLayerData(
+        _ selection: ReplicaLayerSelection, spatialReference: SpatialReference, withAttachments: Bool,
+        directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
+        to sink: inout JSONSink
+    ) throws -> ReplicaExportCounts {
         var counts = ReplicaExportCounts()
         let layer = selection.layer.definition
         sink.w.beginObject()
@@ -68,7 +71,8 @@ extension SpatiaLiteSync {
             sink.w.member("geometryType", geometryType.rawValue)
             sink.w.member("spatialReference", spatialReference.json)
         }
-        sink.w.key("features"); sink.w.beginArray()
+        sink.w.key("features")
+        sink.w.beginArray()
         try forEachFeature(selection, spatialReference: spatialReference, db: db) { values, geometry in
             writeFeature(values, geometry: geometry, layer: layer, to: &sink.w)
             counts.features += 1
@@ -76,7 +80,8 @@ extension SpatiaLiteSync {
         }
         sink.w.endArray()
         if withAttachments {
-            sink.w.key("attachments"); sink.w.beginArray()
+            sink.w.key("attachments")
+            sink.w.beginArray()
             try forEachAttachment(selection, directory: directory, db: db) { attachment in
                 try writeAttachment(attachment, layerId: layer.id, attachmentURL: attachmentURL, to: &sink.w)
                 counts.attachments += 1

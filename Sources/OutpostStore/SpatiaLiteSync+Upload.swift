@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -23,8 +23,10 @@ extension SpatiaLiteSync {
         let conflicts = ConflictCount()
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
-            let outcome = try self.edits.runEditTransaction(service: plan.replica.serviceName, edits: edits, options: options,
-                                                 context: EditContext(replicaId: replicaId)) { editor, layers in
+            let outcome = try self.edits.runEditTransaction(
+                service: plan.replica.serviceName, edits: edits, options: options,
+                context: EditContext(replicaId: replicaId)
+            ) { editor, layers in
                 if let replay = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, db: editor.db) {
                     throw Replayed(results: replay)
                 }
@@ -33,15 +35,19 @@ extension SpatiaLiteSync {
                 for (layerPlan, layer) in zip(uploading, layers) {
                     results.append(try session.apply(layerPlan.edits!, to: layer, since: layerPlan.since))
                 }
-                try Self.saveReceipt(replicaId: replicaId, fingerprint: fingerprint, generation: editor.generation,
-                                     results: results, at: editor.moment, db: editor.db)
+                try Self.saveReceipt(
+                    replicaId: replicaId, fingerprint: fingerprint, generation: editor.generation,
+                    results: results, at: editor.moment, db: editor.db)
                 // Counted from the log: a failed edit's savepoint took its conflict row with it.
-                conflicts.value = try Int.fetchOne(editor.db, sql: "SELECT count(*) FROM outpost_conflicts WHERE generation = ?",
-                                                   arguments: [editor.generation]) ?? 0
+                conflicts.value =
+                    try Int.fetchOne(
+                        editor.db, sql: "SELECT count(*) FROM outpost_conflicts WHERE generation = ?",
+                        arguments: [editor.generation]) ?? 0
                 return results
             }
-            return SyncUploadOutcome(results: outcome.layers, generation: outcome.generation, replayed: false,
-                                     conflictsRecorded: outcome.generation == nil ? 0 : conflicts.value)
+            return SyncUploadOutcome(
+                results: outcome.layers, generation: outcome.generation, replayed: false,
+                conflictsRecorded: outcome.generation == nil ? 0 : conflicts.value)
         } catch let replayed as Replayed {
             return SyncUploadOutcome(results: replayed.results, generation: nil, replayed: true, conflictsRecorded: 0)
         }
@@ -51,8 +57,10 @@ extension SpatiaLiteSync {
 
     /// The results of the replica's last upload when it had this fingerprint.
     static func receipt(replicaId: String, fingerprint: [UInt8], db: Database) throws -> [LayerEditResults]? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT fingerprint, results FROM outpost_sync_receipts WHERE replica_id = ?",
-                                         arguments: [replicaId]),
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT fingerprint, results FROM outpost_sync_receipts WHERE replica_id = ?",
+                arguments: [replicaId]),
             (row["fingerprint"] as Data?) == Data(fingerprint),
             let text: String = row["results"], case .array(let items)? = try? JSONParser.parse(text)
         else { return nil }
@@ -60,14 +68,16 @@ extension SpatiaLiteSync {
         return results.count == items.count ? results : nil
     }
 
-    static func saveReceipt(replicaId: String, fingerprint: [UInt8], generation: Int64, results: [LayerEditResults],
-                            at now: Int64, db: Database) throws
-    {
+    static func saveReceipt(
+        replicaId: String, fingerprint: [UInt8], generation: Int64, results: [LayerEditResults],
+        at now: Int64, db: Database
+    ) throws {
         let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
-        try db.execute(sql: """
-            INSERT OR REPLACE INTO outpost_sync_receipts(replica_id, fingerprint, generation, results, recorded_at)
-            VALUES (?, ?, ?, ?, ?)
-            """, arguments: [replicaId, Data(fingerprint), generation, text, now])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO outpost_sync_receipts(replica_id, fingerprint, generation, results, recorded_at)
+                VALUES (?, ?, ?, ?, ?)
+                """, arguments: [replicaId, Data(fingerprint), generation, text, now])
     }
 }
 
@@ -109,9 +119,10 @@ struct SyncUploadSession {
 
     // MARK: Features
 
-    private func upload(_ operation: UploadOperation, feature: EditFeature?, key: FeatureKey?, layer: StoredLayer,
-                        since: Int64) throws -> EditResult
-    {
+    private func upload(
+        _ operation: UploadOperation, feature: EditFeature?, key: FeatureKey?, layer: StoredLayer,
+        since: Int64
+    ) throws -> EditResult {
         let globalId = try self.globalId(of: feature, key: key, layer: layer)
         let record = try serverRecord(globalId, layer: layer)
         let decision = SyncRules.upload(operation, onto: record, since: since, replicaId: replicaId)
@@ -142,8 +153,9 @@ struct SyncUploadSession {
             if reconciled != nil {
                 // A merge: DEFAULT's row now holds fields the replica has not seen. Written by
                 // "merge:<replica>", it is not the replica's own write, so it comes back to it.
-                try editor.run("UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET outpost_replica = ? WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                               [VersionReconcile.mergeWriter(replicaId), objectId])
+                try editor.run(
+                    "UPDATE \(layer.tableName.quotedDatabaseIdentifier) SET outpost_replica = ? WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                    [VersionReconcile.mergeWriter(replicaId), objectId])
             }
             return result
         case .resurrect:
@@ -185,8 +197,9 @@ struct SyncUploadSession {
 
     func serverRecord(_ globalId: String, layer: StoredLayer) throws -> ServerRecord {
         let definition = layer.definition
-        return try record(globalId, table: layer.tableName, key: definition.objectIdField, globalIdColumn: definition.globalIdField,
-                          kind: "feature", layer: layer)
+        return try record(
+            globalId, table: layer.tableName, key: definition.objectIdField, globalIdColumn: definition.globalIdField,
+            kind: "feature", layer: layer)
     }
 
     /// What the server holds for an attachment's GlobalID (its ATTACHMENTID as the object id).
@@ -194,15 +207,19 @@ struct SyncUploadSession {
         try record(globalId, table: layer.attachmentTable, key: "ATTACHMENTID", globalIdColumn: "GLOBALID", kind: "attachment", layer: layer)
     }
 
-    private func record(_ globalId: String, table: String, key: String, globalIdColumn: String, kind: String,
-                        layer: StoredLayer) throws -> ServerRecord
-    {
-        let rowSQL = "SELECT \(key.quotedDatabaseIdentifier), outpost_created_gen, outpost_gen, outpost_replica FROM \(table.quotedDatabaseIdentifier) WHERE \(globalIdColumn.quotedDatabaseIdentifier) = ?"
+    private func record(
+        _ globalId: String, table: String, key: String, globalIdColumn: String, kind: String,
+        layer: StoredLayer
+    ) throws -> ServerRecord {
+        let rowSQL =
+            "SELECT \(key.quotedDatabaseIdentifier), outpost_created_gen, outpost_gen, outpost_replica FROM \(table.quotedDatabaseIdentifier) WHERE \(globalIdColumn.quotedDatabaseIdentifier) = ?"
         if let row = try Row.fetchOne(try db.cachedStatement(sql: rowSQL), arguments: [globalId]) {
             return .row(objectId: row[0], createdGen: row[1], changedGen: row[2], lastWriter: row[3])
         }
-        let tombstoneSQL = "SELECT object_id, created_generation, generation, replica_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?"
-        if let row = try Row.fetchOne(try db.cachedStatement(sql: tombstoneSQL), arguments: [layer.serviceName, layer.definition.id, kind, globalId]) {
+        let tombstoneSQL =
+            "SELECT object_id, created_generation, generation, replica_id FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?"
+        if let row = try Row.fetchOne(try db.cachedStatement(sql: tombstoneSQL), arguments: [layer.serviceName, layer.definition.id, kind, globalId])
+        {
             return .tombstone(objectId: row[0], createdGen: row[1], deletedGen: row[2], deletedBy: row[3])
         }
         return .absent
@@ -211,7 +228,9 @@ struct SyncUploadSession {
     /// The part of an update the replica changed, against the feature at its generation
     /// (`VersionReconcile`), and the fields DEFAULT changed too (`{"field", "base", "default",
     /// "replica"}` each).
-    private func reconcile(_ feature: EditFeature, objectId: Int64, globalId: String, layer: StoredLayer, since: Int64) throws
+    private func reconcile(
+        _ feature: EditFeature, objectId: Int64, globalId: String, layer: StoredLayer, since: Int64
+    ) throws
         -> (feature: EditFeature, conflicts: [JSONValue])
     {
         let definition = layer.definition
@@ -219,9 +238,11 @@ struct SyncUploadSession {
         var edit: [(String, DatabaseValue)] = []
         var keys: [String: String] = [:]
         for (key, value) in feature.attributes {
-            guard let field = definition.fields.first(where: { $0.name == key }) ?? definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
-                  field.type != .oid, field.type != .globalID, field.editable, !tracking.contains(field.name),
-                  let stored = try? FieldValue.coerce(value, for: field).databaseValue
+            guard
+                let field = definition.fields.first(where: { $0.name == key })
+                    ?? definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
+                field.type != .oid, field.type != .globalID, field.editable, !tracking.contains(field.name),
+                let stored = try? FieldValue.coerce(value, for: field).databaseValue
             else { continue }
             edit.append((field.name, stored))
             keys[field.name] = key
@@ -238,17 +259,27 @@ struct SyncUploadSession {
             row.map { row in Dictionary(uniqueKeysWithValues: columns.enumerated().map { ($1, row[$0] as DatabaseValue) }) }
         }
         // Cached: an upload repeats the same column set for thousands of features.
-        let current = values(try Row.fetchOne(db.cachedStatement(sql: "SELECT \(list) FROM \(t) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?"),
-                                              arguments: [objectId])) ?? [:]
-        let base = values(try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT \(list) FROM \(layer.historyTable.quotedDatabaseIdentifier)
-            WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ? AND outpost_gen <= ? AND outpost_valid_to > ?
-            ORDER BY outpost_gen DESC LIMIT 1
-            """), arguments: [objectId, since, since]))
+        let current =
+            values(
+                try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT \(list) FROM \(t) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?"),
+                    arguments: [objectId])) ?? [:]
+        let base = values(
+            try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(list) FROM \(layer.historyTable.quotedDatabaseIdentifier)
+                        WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ? AND outpost_gen <= ? AND outpost_valid_to > ?
+                        ORDER BY outpost_gen DESC LIMIT 1
+                        """), arguments: [objectId, since, since]))
         let outcome = VersionReconcile.reconcile(base: base, current: current, edit: edit)
         var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
         for field in outcome.write {
-            if field == shape { reduced.geometry = feature.geometry } else if let key = keys[field] { reduced.attributes[key] = feature.attributes[key] }
+            if field == shape {
+                reduced.geometry = feature.geometry
+            } else if let key = keys[field] {
+                reduced.attributes[key] = feature.attributes[key]
+            }
         }
         let editValues = Dictionary(uniqueKeysWithValues: edit)
         let conflicts: [JSONValue] = outcome.conflicts.map { field in
@@ -267,8 +298,10 @@ struct SyncUploadSession {
     /// Copies what the upload is about to overwrite into the conflict log: the live feature
     /// (attributes and geometry as stored), or the delete it undoes; for a reconciled update,
     /// the fields both sides changed.
-    private func recordConflict(_ operation: UploadOperation, record: ServerRecord, globalId: String, layer: StoredLayer,
-                                fields: JSONValue? = nil) throws {
+    private func recordConflict(
+        _ operation: UploadOperation, record: ServerRecord, globalId: String, layer: StoredLayer,
+        fields: JSONValue? = nil
+    ) throws {
         var objectId: Int64?
         var overwrittenGeneration: Int64 = 0
         var overwrittenBy: String?
@@ -288,12 +321,16 @@ struct SyncUploadSession {
             overwrittenBy = deletedBy
             kind = "delete"
         }
-        try db.execute(sql: """
-            INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
-                overwritten_generation, overwritten_by, feature, generation, recorded_at, fields)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [layer.serviceName, replicaId, layer.definition.id, globalId, objectId, "\(operation)", kind,
-                             overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment, fields?.jsonText])
+        try db.execute(
+            sql: """
+                INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
+                    overwritten_generation, overwritten_by, feature, generation, recorded_at, fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                layer.serviceName, replicaId, layer.definition.id, globalId, objectId, "\(operation)", kind,
+                overwrittenGeneration, overwrittenBy, featureText, editor.generation, editor.moment, fields?.jsonText,
+            ])
     }
 
     // MARK: Attachments
@@ -302,8 +339,9 @@ struct SyncUploadSession {
     /// GlobalID).
     private func uploadAttachment(_ edit: AttachmentEdit, isAdd: Bool, layer: StoredLayer) throws -> EditResult {
         let record = try attachmentRecord(edit.globalId, layer: layer)
-        let action = SyncRules.uploadAttachment(isAdd ? .add : .update, onto: record,
-                                                carriesParentAndBytes: edit.parentGlobalId != nil && edit.source != nil, replicaId: replicaId)
+        let action = SyncRules.uploadAttachment(
+            isAdd ? .add : .update, onto: record,
+            carriesParentAndBytes: edit.parentGlobalId != nil && edit.source != nil, replicaId: replicaId)
         switch action {
         case .alreadyApplied(let id):
             return EditResult(objectId: id, globalId: edit.globalId)
@@ -323,8 +361,10 @@ struct SyncUploadSession {
 
     /// A delete of an attachment that is already gone succeeds (a retry, or deleted on both sides).
     private func deleteAttachment(_ globalId: String, layer: StoredLayer) throws -> EditResult {
-        switch SyncRules.uploadAttachment(.delete, onto: try attachmentRecord(globalId, layer: layer), carriesParentAndBytes: false,
-                                          replicaId: replicaId) {
+        switch SyncRules.uploadAttachment(
+            .delete, onto: try attachmentRecord(globalId, layer: layer), carriesParentAndBytes: false,
+            replicaId: replicaId)
+        {
         case .alreadyApplied(let id): return EditResult(objectId: id, globalId: globalId)
         default: return try editor.deleteAttachment(globalId, from: layer)
         }
@@ -335,12 +375,14 @@ struct SyncUploadSession {
     private func recreate(_ recreation: Recreation, kind: String, globalId: String, id: Int64?, layer: StoredLayer) throws {
         if let id {
             let (table, key) = kind == "feature" ? (layer.tableName, layer.definition.objectIdField) : (layer.attachmentTable, "ATTACHMENTID")
-            try db.execute(sql: "UPDATE \(table.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE \(key.quotedDatabaseIdentifier) = ?",
-                           arguments: [recreation.createdGeneration, id])
+            try db.execute(
+                sql: "UPDATE \(table.quotedDatabaseIdentifier) SET outpost_created_gen = ? WHERE \(key.quotedDatabaseIdentifier) = ?",
+                arguments: [recreation.createdGeneration, id])
         }
         if recreation.removesTombstone {
-            try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?",
-                           arguments: [layer.serviceName, layer.definition.id, kind, globalId])
+            try db.execute(
+                sql: "DELETE FROM outpost_tombstones WHERE service = ? AND layer_id = ? AND kind = ? AND global_id = ?",
+                arguments: [layer.serviceName, layer.definition.id, kind, globalId])
         }
     }
 }
@@ -352,8 +394,13 @@ extension SpatiaLiteSync {
         let definition = layer.definition
         var columns = definition.fields.map { $0.name.quotedDatabaseIdentifier }
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
-        guard let row = try Row.fetchOne(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                                         arguments: [objectId]) else { return nil }
+        guard
+            let row = try Row.fetchOne(
+                db,
+                sql:
+                    "SELECT \(columns.joined(separator: ", ")) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                arguments: [objectId])
+        else { return nil }
         var attributes = JSONObject()
         for (index, field) in definition.fields.enumerated() {
             attributes[field.name] = SpatiaLiteFeatures.jsonValue(row[index] as DatabaseValue)

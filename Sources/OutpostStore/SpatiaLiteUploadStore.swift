@@ -19,8 +19,9 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     /// Stores a whole file as a committed item (`uploads/upload`).
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
-                              date: clock.milliseconds(), committed: true, size: Int64(size))
+        let item = UploadItem(
+            itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
+            date: clock.milliseconds(), committed: true, size: Int64(size))
         try FileManager.default.createDirectory(atPath: uploadDirectory(item.itemID), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: sourcePath, toPath: uploadDataPath(item.itemID))
         try insert(item, service: service)
@@ -30,28 +31,35 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     /// Starts a multi-part item (`uploads/register`).
     public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
         _ = try self.service(named: service)
-        let item = UploadItem(itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
-                              date: clock.milliseconds(), committed: false, size: 0)
-        try FileManager.default.createDirectory(atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
-                                                withIntermediateDirectories: true)
+        let item = UploadItem(
+            itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
+            date: clock.milliseconds(), committed: false, size: 0)
+        try FileManager.default.createDirectory(
+            atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
+            withIntermediateDirectories: true)
         try insert(item, service: service)
         return item
     }
 
     private func insert(_ item: UploadItem, service: String) throws {
         try pool.write { db in
-            try db.execute(sql: "INSERT INTO outpost_uploads(item_id, service, item_name, description, created_at, committed, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           arguments: [item.itemID, service, item.itemName, item.description, item.date, item.committed, item.size])
+            try db.execute(
+                sql:
+                    "INSERT INTO outpost_uploads(item_id, service, item_name, description, created_at, committed, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [item.itemID, service, item.itemName, item.description, item.date, item.committed, item.size])
         }
     }
 
     public func upload(service: String, itemID: String) throws -> UploadItem {
-        guard isValidUploadID(itemID), let item = try pool.read({ db in
-            try Row.fetchOne(db, sql: "SELECT * FROM outpost_uploads WHERE item_id = ? AND service = ?", arguments: [itemID, service]).map {
-                UploadItem(itemID: $0["item_id"], itemName: $0["item_name"], description: $0["description"], date: $0["created_at"],
-                           committed: $0["committed"], size: $0["size"])
-            }
-        }) else {
+        guard isValidUploadID(itemID),
+            let item = try pool.read({ db in
+                try Row.fetchOne(db, sql: "SELECT * FROM outpost_uploads WHERE item_id = ? AND service = ?", arguments: [itemID, service]).map {
+                    UploadItem(
+                        itemID: $0["item_id"], itemName: $0["item_name"], description: $0["description"], date: $0["created_at"],
+                        committed: $0["committed"], size: $0["size"])
+                }
+            })
+        else {
             throw ArcGISError(kind: .notFound, message: "Upload item not found.", details: ["No upload item '\(itemID)'."])
         }
         return item
@@ -70,7 +78,8 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
 
     public func uploadParts(service: String, itemID: String) throws -> [String] {
         _ = try upload(service: service, itemID: itemID)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: (uploadDirectory(itemID) as NSString).appendingPathComponent("parts"))) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: (uploadDirectory(itemID) as NSString).appendingPathComponent("parts"))) ?? []
         return names.compactMap(Int.init).sorted().map(String.init)
     }
 
@@ -88,7 +97,9 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
         for part in order {
             guard let number = Int(part) else { throw ArcGISError.invalidParameter("parts", "'\(part)' is not a part id") }
             let path = (uploadDirectory(itemID) as NSString).appendingPathComponent("parts/\(number)")
-            guard let input = FileHandle(forReadingAtPath: path) else { throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded") }
+            guard let input = FileHandle(forReadingAtPath: path) else {
+                throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded")
+            }
             while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try output.write(contentsOf: chunk)
                 size += Int64(chunk.count)

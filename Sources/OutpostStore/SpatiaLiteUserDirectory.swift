@@ -10,8 +10,9 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
     public let database: StoreDatabase
 
     static func passwordHash(_ password: String, salt: Data, rounds: Int) throws -> Data {
-        let key = try KDF.Insecure.PBKDF2.deriveKey(from: Data(password.utf8), salt: salt, using: .sha256, outputByteCount: 32,
-                                                    unsafeUncheckedRounds: rounds)
+        let key = try KDF.Insecure.PBKDF2.deriveKey(
+            from: Data(password.utf8), salt: salt, using: .sha256, outputByteCount: 32,
+            unsafeUncheckedRounds: rounds)
         return key.withUnsafeBytes { Data($0) }
     }
 
@@ -28,8 +29,9 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
             if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_users WHERE lower(name) = lower(?)", arguments: [name]) == true {
                 throw UserFailure.exists(name)
             }
-            try db.execute(sql: "INSERT INTO outpost_users(name, role, salt, hash, rounds, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [name, role.rawValue, salt, hash, rounds, clock.milliseconds()])
+            try db.execute(
+                sql: "INSERT INTO outpost_users(name, role, salt, hash, rounds, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [name, role.rawValue, salt, hash, rounds, clock.milliseconds()])
         }
     }
 
@@ -55,9 +57,11 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
 
     /// The user, when the password is theirs (compared in constant time).
     public func verify(user name: String, password: String) throws -> ServerUser? {
-        guard let row = try pool.read({ db in
-            try Row.fetchOne(db, sql: "SELECT name, role, salt, hash, rounds FROM outpost_users WHERE lower(name) = lower(?)", arguments: [name])
-        }) else {
+        guard
+            let row = try pool.read({ db in
+                try Row.fetchOne(db, sql: "SELECT name, role, salt, hash, rounds FROM outpost_users WHERE lower(name) = lower(?)", arguments: [name])
+            })
+        else {
             // The same work for an unknown user: no timing difference to probe names with.
             _ = try Self.passwordHash(password, salt: Data(count: 16), rounds: passwordRounds)
             return nil
@@ -80,8 +84,9 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
             // Stored hashed: a copy of the database hands out no live token.
-            try db.execute(sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [Self.tokenHash(token), user.name, expires, now])
+            try db.execute(
+                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [Self.tokenHash(token), user.name, expires, now])
         }
         return (token, expires)
     }
@@ -89,10 +94,14 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
     public func check(token: String) throws -> TokenCheck {
         let now = clock.milliseconds()
         return try pool.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
-                WHERE t.token_hash = ?
-                """, arguments: [Self.tokenHash(token)]) else { return .unknown }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
+                        WHERE t.token_hash = ?
+                        """, arguments: [Self.tokenHash(token)])
+            else { return .unknown }
             if (row[0] as Int64) <= now { return .expired }
             return .valid(ServerUser(name: row[1], role: UserRole(rawValue: row[2]) ?? .viewer))
         }

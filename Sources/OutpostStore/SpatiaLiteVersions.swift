@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import OutpostStorage
 import OutpostGeometry
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 
@@ -30,16 +30,22 @@ extension SpatiaLiteVersions {
         }
         let full = "outpost.\(bare)"
         return try pool.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_versions WHERE service = ? AND lower(name) = lower(?)",
-                                 arguments: [stored.definition.name, full]) == true {
+            if try Bool.fetchOne(
+                db, sql: "SELECT count(*) > 0 FROM outpost_versions WHERE service = ? AND lower(name) = lower(?)",
+                arguments: [stored.definition.name, full]) == true
+            {
                 throw VersionFailure.exists(full)
             }
             let now = clock.milliseconds()
-            try db.execute(sql: """
-                INSERT INTO outpost_versions(service, name, parent, replica_id, access, description, created_at, guid, base_generation)
-                VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)
-                """, arguments: [stored.definition.name, full, FeatureStore.defaultVersionName, access, description, now, GlobalID.make(),
-                                 try SpatiaLiteEdits.newestGeneration(db)])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_versions(service, name, parent, replica_id, access, description, created_at, guid, base_generation)
+                    VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    stored.definition.name, full, FeatureStore.defaultVersionName, access, description, now, GlobalID.make(),
+                    try SpatiaLiteEdits.newestGeneration(db),
+                ])
             return try Self.version(full, service: stored.definition.name, db: db)!
         }
     }
@@ -52,10 +58,12 @@ extension SpatiaLiteVersions {
 
     static func version(_ name: String, service: String, db: Database) throws -> DataVersion? {
         let guid = GlobalID.normalize(name)
-        let row = try Row.fetchOne(db, sql: """
-            SELECT name, parent, replica_id, access, description, created_at, guid, base_generation FROM outpost_versions
-            WHERE service = ? AND (lower(name) = lower(?) OR lower(name) = lower('outpost.' || ?) OR guid = ?)
-            """, arguments: [service, name, name, guid])
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT name, parent, replica_id, access, description, created_at, guid, base_generation FROM outpost_versions
+                WHERE service = ? AND (lower(name) = lower(?) OR lower(name) = lower('outpost.' || ?) OR guid = ?)
+                """, arguments: [service, name, name, guid])
         return row.map { DataVersion(row: $0) }
     }
 
@@ -78,9 +86,10 @@ extension SpatiaLiteVersions {
     /// written to the version only, in one transaction; the same validation as DEFAULT edits.
     /// OBJECTIDs of adds are taken from the layer's sequence, so they never collide with
     /// DEFAULT's.
-    public func applyVersionEdits(service: String, version name: String, edits: [LayerEdits], options: EditOptions,
-                                  context: EditContext = EditContext()) throws -> EditOutcome
-    {
+    public func applyVersionEdits(
+        service: String, version name: String, edits: [LayerEdits], options: EditOptions,
+        context: EditContext = EditContext()
+    ) throws -> EditOutcome {
         let stored = try self.service(named: service)
         let moment = clock.milliseconds()
         struct RolledBack: Error { var results: [LayerEditResults] }
@@ -88,16 +97,18 @@ extension SpatiaLiteVersions {
             return try pool.write { db in
                 guard let version = try Self.version(name, service: stored.definition.name, db: db) else { throw VersionFailure.notFound(name) }
                 guard version.parent != nil else { throw VersionFailure.isDefault }
-                let editor = EditSession(db: db, generation: 0, moment: moment, context: context, options: options, removals: FileRemovals(),
-                                         preparedFiles: [:])
+                let editor = EditSession(
+                    db: db, generation: 0, moment: moment, context: context, options: options, removals: FileRemovals(),
+                    preparedFiles: [:])
                 var results: [LayerEditResults] = []
                 for layerEdits in edits {
                     guard let layer = stored.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
                         throw StoreError.layerNotFound(service: service, layer: layerEdits.layerId)
                     }
                     guard layerEdits.attachments == nil else {
-                        throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                                          details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
+                        throw ArcGISError(
+                            kind: .unsupported, message: "Unable to complete operation.",
+                            details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
                     }
                     let writer = VersionWriter(editor: editor, layer: layer, version: version.name)
                     var layerResults = LayerEditResults(layerId: layer.definition.id)
@@ -131,15 +142,19 @@ extension SpatiaLiteVersions {
             throw VersionFailure.notFound(name)
         }
         var post = VersionPost(posted: 0, conflicts: 0, generation: nil)
-        let outcome = try edits.runEditTransaction(service: stored.definition.name, edits: stored.layers.map { LayerEdits(layerId: $0.definition.id) },
-                                             options: EditOptions(rollbackOnFailure: true, useGlobalIds: true),
-                                             context: EditContext(replicaId: nil)) { editor, layers in
+        let outcome = try edits.runEditTransaction(
+            service: stored.definition.name, edits: stored.layers.map { LayerEdits(layerId: $0.definition.id) },
+            options: EditOptions(rollbackOnFailure: true, useGlobalIds: true),
+            context: EditContext(replicaId: nil)
+        ) { editor, layers in
             for layer in layers {
                 post.posted += try VersionPoster(editor: editor, layer: layer, version: version, conflicts: { post.conflicts += 1 }).postAll()
-                try editor.db.execute(sql: "DELETE FROM \(layer.versionTable.quotedDatabaseIdentifier) WHERE outpost_version = ?", arguments: [version.name])
+                try editor.db.execute(
+                    sql: "DELETE FROM \(layer.versionTable.quotedDatabaseIdentifier) WHERE outpost_version = ?", arguments: [version.name])
             }
-            try editor.db.execute(sql: "UPDATE outpost_versions SET base_generation = ? WHERE service = ? AND name = ?",
-                                  arguments: [editor.generation, stored.definition.name, version.name])
+            try editor.db.execute(
+                sql: "UPDATE outpost_versions SET base_generation = ? WHERE service = ? AND name = ?",
+                arguments: [editor.generation, stored.definition.name, version.name])
             return layers.map { LayerEditResults(layerId: $0.definition.id) }
         }
         post.generation = post.posted > 0 ? outcome.generation : nil
@@ -173,8 +188,9 @@ extension SpatiaLiteVersions {
 
 extension DataVersion {
     init(row: Row) {
-        self.init(name: row["name"], parent: row["parent"], replicaId: row["replica_id"], access: row["access"],
-                  description: row["description"], creationDate: row["created_at"], guid: row["guid"], baseGeneration: row["base_generation"])
+        self.init(
+            name: row["name"], parent: row["parent"], replicaId: row["replica_id"], access: row["access"],
+            description: row["description"], creationDate: row["created_at"], guid: row["guid"], baseGeneration: row["base_generation"])
     }
 }
 
@@ -192,12 +208,15 @@ private struct VersionWriter {
 
     /// The feature as the version sees it: its own row, else DEFAULT's.
     private func current(_ key: FeatureKey) throws -> [String: DatabaseValue]? {
-        let (column, value): (String, DatabaseValue) = switch key {
-        case .objectId(let id): (oid, id.databaseValue)
-        case .globalId(let id): (gid, (GlobalID.normalize(id) ?? id).databaseValue)
-        }
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM \(v) WHERE outpost_version = ? AND \(column.quotedDatabaseIdentifier) = ?",
-                                      arguments: [version, value]) {
+        let (column, value): (String, DatabaseValue) =
+            switch key {
+            case .objectId(let id): (oid, id.databaseValue)
+            case .globalId(let id): (gid, (GlobalID.normalize(id) ?? id).databaseValue)
+            }
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM \(v) WHERE outpost_version = ? AND \(column.quotedDatabaseIdentifier) = ?",
+            arguments: [version, value])
+        {
             return (row["outpost_deleted"] as Int64? ?? 0) == 1 ? nil : dictionary(row)
         }
         return try Row.fetchOne(db, sql: "SELECT * FROM \(t) WHERE \(column.quotedDatabaseIdentifier) = ?", arguments: [value]).map(dictionary)
@@ -214,8 +233,9 @@ private struct VersionWriter {
         row["outpost_version"] = version.databaseValue
         row["outpost_deleted"] = (deleted ? 1 : 0).databaseValue
         let columns = row.keys.sorted()
-        try editor.run("INSERT OR REPLACE INTO \(v) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
-                       StatementArguments(columns.map { row[$0]! }))
+        try editor.run(
+            "INSERT OR REPLACE INTO \(v) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+            StatementArguments(columns.map { row[$0]! }))
     }
 
     private func key(of feature: EditFeature) throws -> FeatureKey {
@@ -244,8 +264,9 @@ private struct VersionWriter {
             for field in [tracking.creatorField, tracking.editorField] { values[field] = editor.context.editor?.databaseValue ?? .null }
         }
         // An OBJECTID DEFAULT will never hand out: taken from the layer's sequence now.
-        try db.execute(sql: "UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(\(oid.quotedDatabaseIdentifier)), 0) FROM \(t))) + 1 WHERE name = ?",
-                       arguments: [layer.tableName])
+        try db.execute(
+            sql: "UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(\(oid.quotedDatabaseIdentifier)), 0) FROM \(t))) + 1 WHERE name = ?",
+            arguments: [layer.tableName])
         let objectId = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [layer.tableName]) ?? 1
         values[oid] = objectId.databaseValue
         values[gid] = globalId.databaseValue
@@ -275,7 +296,8 @@ private struct VersionWriter {
         let normalized: FeatureKey = if case .globalId(let id) = key { .globalId(GlobalID.normalize(id) ?? id) } else { key }
         guard let values = try current(normalized) else { throw EditSession.EditFailure(error: .missing("\(key)")) }
         let globalId = String.fromDatabaseValue(values[gid] ?? .null) ?? ""
-        let inDefault = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(t) WHERE \(gid.quotedDatabaseIdentifier) = ?", arguments: [globalId]) ?? false
+        let inDefault =
+            try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM \(t) WHERE \(gid.quotedDatabaseIdentifier) = ?", arguments: [globalId]) ?? false
         if inDefault {
             try write(values, deleted: true)
         } else {
@@ -316,38 +338,47 @@ private struct VersionPoster {
             let existing = live.map { EditSession.ExistingFeature(objectId: $0[0], globalId: globalId, createdGeneration: $0[1]) }
             let changedSinceBase = (live?[2] as Int64? ?? 0) > version.baseGeneration
             if deleted {
-                guard let existing else { continue }   // deleted in DEFAULT too
+                guard let existing else { continue }  // deleted in DEFAULT too
                 if changedSinceBase { try record(globalId: globalId, objectId: existing.objectId, operation: "delete", fields: nil) }
                 _ = try editor.delete(existing, from: layer)
             } else if let existing {
                 // Field by field against the state the version started from.
                 let edit = editable.map { ($0, row[$0] as DatabaseValue) }
-                let current = try values(of: editable, from: "SELECT \(editable.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(t) WHERE \(gid) = ?",
-                                         [globalId.databaseValue])
-                let base = changedSinceBase
-                    ? try values(of: editable, from: """
-                        SELECT \(editable.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(layer.historyTable.quotedDatabaseIdentifier)
-                        WHERE \(oid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
-                        """, [existing.objectId.databaseValue, version.baseGeneration.databaseValue, version.baseGeneration.databaseValue])
+                let current = try values(
+                    of: editable, from: "SELECT \(editable.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(t) WHERE \(gid) = ?",
+                    [globalId.databaseValue])
+                let base =
+                    changedSinceBase
+                    ? try values(
+                        of: editable,
+                        from: """
+                            SELECT \(editable.map(\.quotedDatabaseIdentifier).joined(separator: ", ")) FROM \(layer.historyTable.quotedDatabaseIdentifier)
+                            WHERE \(oid) = ? AND outpost_gen <= ? AND outpost_valid_to > ? ORDER BY outpost_gen DESC LIMIT 1
+                            """, [existing.objectId.databaseValue, version.baseGeneration.databaseValue, version.baseGeneration.databaseValue])
                     : current
                 let outcome = VersionReconcile.reconcile(base: base, current: current ?? [:], edit: edit)
                 guard !outcome.write.isEmpty else { continue }
                 if !outcome.conflicts.isEmpty {
                     let fields: [JSONValue] = outcome.conflicts.map { field in
-                        ["field": .string(field), "base": SpatiaLiteFeatures.jsonValue(base?[field] ?? .null),
-                         "default": SpatiaLiteFeatures.jsonValue(current?[field] ?? .null), "replica": SpatiaLiteFeatures.jsonValue(row[field] as DatabaseValue)]
+                        [
+                            "field": .string(field), "base": SpatiaLiteFeatures.jsonValue(base?[field] ?? .null),
+                            "default": SpatiaLiteFeatures.jsonValue(current?[field] ?? .null),
+                            "replica": SpatiaLiteFeatures.jsonValue(row[field] as DatabaseValue),
+                        ]
                     }
                     try record(globalId: globalId, objectId: existing.objectId, operation: "update", fields: .array(fields))
                 }
                 try editor.archive(existing.objectId, in: layer)
                 let written = outcome.write + stamped
                 let assignments = written.map { "\($0.quotedDatabaseIdentifier) = ?" } + ["outpost_gen = ?", "outpost_replica = NULL"]
-                try editor.run("UPDATE \(t) SET \(assignments.joined(separator: ", ")) WHERE \(oid) = ?",
-                               StatementArguments(written.map { row[$0] as DatabaseValue } + [editor.generation.databaseValue, existing.objectId.databaseValue]))
+                try editor.run(
+                    "UPDATE \(t) SET \(assignments.joined(separator: ", ")) WHERE \(oid) = ?",
+                    StatementArguments(written.map { row[$0] as DatabaseValue } + [editor.generation.databaseValue, existing.objectId.databaseValue]))
             } else {
                 let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-                try editor.run("INSERT INTO \(t) (\(list), outpost_created_gen, outpost_gen) SELECT \(list), ?, ? FROM \(v) WHERE outpost_version = ? AND \(gid) = ?",
-                               [editor.generation, editor.generation, version.name, globalId])
+                try editor.run(
+                    "INSERT INTO \(t) (\(list), outpost_created_gen, outpost_gen) SELECT \(list), ?, ? FROM \(v) WHERE outpost_version = ? AND \(gid) = ?",
+                    [editor.generation, editor.generation, version.name, globalId])
             }
             posted += 1
         }
@@ -362,15 +393,22 @@ private struct VersionPoster {
 
     private func record(globalId: String, objectId: Int64, operation: String, fields: JSONValue?) throws {
         let feature = try SpatiaLiteSync.featureJSON(objectId: objectId, layer: layer, db: db)?.jsonText
-        let overwritten = try Row.fetchOne(db, sql: "SELECT outpost_gen, outpost_replica FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
-                                           arguments: [objectId])
-        try db.execute(sql: """
-            INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
-                overwritten_generation, overwritten_by, feature, generation, recorded_at, fields)
-            VALUES (?, ?, ?, ?, ?, ?, 'update', ?, ?, ?, ?, ?, ?)
-            """, arguments: [layer.serviceName, version.guid, layer.definition.id, globalId, objectId, operation,
-                             overwritten?[0] as Int64? ?? 0, overwritten?[1] as String?, feature, editor.generation, editor.moment,
-                             fields?.jsonText])
+        let overwritten = try Row.fetchOne(
+            db,
+            sql:
+                "SELECT outpost_gen, outpost_replica FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(layer.definition.objectIdField.quotedDatabaseIdentifier) = ?",
+            arguments: [objectId])
+        try db.execute(
+            sql: """
+                INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
+                    overwritten_generation, overwritten_by, feature, generation, recorded_at, fields)
+                VALUES (?, ?, ?, ?, ?, ?, 'update', ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                layer.serviceName, version.guid, layer.definition.id, globalId, objectId, operation,
+                overwritten?[0] as Int64? ?? 0, overwritten?[1] as String?, feature, editor.generation, editor.moment,
+                fields?.jsonText,
+            ])
         conflicts()
     }
 }

@@ -30,11 +30,13 @@ final class WALCheckpointer: Sendable {
         // Retained for the process: connections may outlive the store that made them by a
         // moment, and a checkpointer is a few bytes.
         let context = Unmanaged.passRetained(self).toOpaque()
-        sqlite3_wal_hook(handle, { context, _, _, pages in
-            guard let context else { return SQLITE_OK }
-            Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages)
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            handle,
+            { context, _, _, pages in
+                guard let context else { return SQLITE_OK }
+                Unmanaged<WALCheckpointer>.fromOpaque(context).takeUnretainedValue().committed(walPages: pages)
+                return SQLITE_OK
+            }, context)
     }
 
     private func committed(walPages: Int32) {

@@ -49,9 +49,10 @@ public struct JobRecord: Sendable, Equatable {
     /// Who submitted it ('' without a user): its status is theirs and the admins' to read.
     public var owner: String = ""
 
-    public init(id: String, serviceName: String, kind: JobKind, replicaId: String, replicaName: String,
-                transportType: TransportType = .url, responseType: ReplicaResponseType = .data, submittedAt: Int64, owner: String = "")
-    {
+    public init(
+        id: String, serviceName: String, kind: JobKind, replicaId: String, replicaName: String,
+        transportType: TransportType = .url, responseType: ReplicaResponseType = .data, submittedAt: Int64, owner: String = ""
+    ) {
         self.owner = owner
         self.id = id
         self.serviceName = serviceName
@@ -85,17 +86,19 @@ public struct JobRecord: Sendable, Equatable {
             next.error = error
         case .serverRestarted:
             next.status = .failed
-            next.error = ArcGISError(kind: .internalError, message: "The job did not finish.",
-                                     details: ["The server restarted while the job was \(status.rawValue); submit the request again."])
+            next.error = ArcGISError(
+                kind: .internalError, message: "The job did not finish.",
+                details: ["The server restarted while the job was \(status.rawValue); submit the request again."])
         }
         return next
     }
 
     /// The status document (§7.3). `resultUrl` is present exactly when the job completed.
     public func status(resultURL: String?) -> ReplicaJobStatus {
-        ReplicaJobStatus(replicaName: replicaName, replicaId: replicaId, transportType: transportType, responseType: responseType,
-                         submissionTime: submissionTime, lastUpdatedTime: lastUpdatedTime, status: status,
-                         resultURL: status == .completed ? resultURL : nil, error: status == .failed ? error : nil)
+        ReplicaJobStatus(
+            replicaName: replicaName, replicaId: replicaId, transportType: transportType, responseType: responseType,
+            submissionTime: submissionTime, lastUpdatedTime: lastUpdatedTime, status: status,
+            resultURL: status == .completed ? resultURL : nil, error: status == .failed ? error : nil)
     }
 
     public func statusJSON(resultURL: String?) -> JSONValue { status(resultURL: resultURL).json }

@@ -27,17 +27,20 @@ public struct RegistrationFacts: Sendable, Equatable {
 public enum RegistrationRules {
     public static func check(_ facts: RegistrationFacts) throws(ArcGISError) {
         if facts.serviceIsVersioned {
-            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                              details: ["Registering existing data is not supported on a versioned feature service."])
+            throw ArcGISError(
+                kind: .unsupported, message: "Unable to complete operation.",
+                details: ["Registering existing data is not supported on a versioned feature service."])
         }
         guard let reference = facts.referenceId else { return }
         if facts.unregistered.contains(reference) {
-            throw ArcGISError(kind: .invalidParameter, message: "Unable to complete operation.",
-                              details: ["Replica '\(reference)' has been unregistered; a geodatabase cannot be registered again once it is unregistered."])
+            throw ArcGISError(
+                kind: .invalidParameter, message: "Unable to complete operation.",
+                details: ["Replica '\(reference)' has been unregistered; a geodatabase cannot be registered again once it is unregistered."])
         }
         if let origin = facts.originId, facts.unregistered.contains(origin) {
-            throw ArcGISError(kind: .invalidParameter, message: "Unable to complete operation.",
-                              details: ["The original geodatabase '\(origin)' of replica '\(reference)' has been unregistered; no copy of it can be registered."])
+            throw ArcGISError(
+                kind: .invalidParameter, message: "Unable to complete operation.",
+                details: ["The original geodatabase '\(origin)' of replica '\(reference)' has been unregistered; no copy of it can be registered."])
         }
     }
 }

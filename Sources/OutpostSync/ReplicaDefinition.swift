@@ -12,9 +12,10 @@ public struct ReplicaLayer: Sendable, Equatable {
     /// replica's generation in the per-replica model).
     public var serverGen: Int64
 
-    public init(layerId: Int, queryOption: ReplicaQueryOption = .useFilter, useGeometry: Bool = true,
-                includeRelated: Bool = false, whereClause: String? = nil, serverGen: Int64 = 0)
-    {
+    public init(
+        layerId: Int, queryOption: ReplicaQueryOption = .useFilter, useGeometry: Bool = true,
+        includeRelated: Bool = false, whereClause: String? = nil, serverGen: Int64 = 0
+    ) {
         self.layerId = layerId
         self.queryOption = queryOption
         self.useGeometry = useGeometry
@@ -50,13 +51,14 @@ public struct ReplicaDefinition: Sendable, Equatable {
     public var lastSyncDate: Int64?
     public var syncDataOptions: Int64
 
-    public init(id: String, name: String, serviceName: String, owner: String = "", syncModel: SyncModel,
-                targetType: ReplicaTargetType = .client, syncDirection: SyncDirection = .bidirectional,
-                attachmentsSyncDirection: AttachmentsSyncDirection = .none, returnAttachments: Bool = false,
-                geometry: Geometry? = nil, geometrySpatialReference: SpatialReference = .wgs84,
-                spatialReference: SpatialReference = .wgs84, layers: [ReplicaLayer], replicaServerGen: Int64 = 0,
-                creationDate: Int64 = 0, lastSyncDate: Int64? = nil, syncDataOptions: Int64 = 0)
-    {
+    public init(
+        id: String, name: String, serviceName: String, owner: String = "", syncModel: SyncModel,
+        targetType: ReplicaTargetType = .client, syncDirection: SyncDirection = .bidirectional,
+        attachmentsSyncDirection: AttachmentsSyncDirection = .none, returnAttachments: Bool = false,
+        geometry: Geometry? = nil, geometrySpatialReference: SpatialReference = .wgs84,
+        spatialReference: SpatialReference = .wgs84, layers: [ReplicaLayer], replicaServerGen: Int64 = 0,
+        creationDate: Int64 = 0, lastSyncDate: Int64? = nil, syncDataOptions: Int64 = 0
+    ) {
         self.id = id
         self.name = name
         self.serviceName = serviceName
@@ -144,13 +146,14 @@ extension ReplicaDefinition {
         object["geometry"] = geometryJSON
         object["spatialReference"] = spatialReference.json
         object["syncDataOptions"] = .int(syncDataOptions)
-        object["layers"] = .array(layers.map { layer in
-            [
-                "id": .int(Int64(layer.layerId)), "queryOption": .string(layer.queryOption.rawValue),
-                "useGeometry": .bool(layer.useGeometry), "includeRelated": .bool(layer.includeRelated),
-                "where": layer.whereClause.map { .string($0) } ?? "",
-            ]
-        })
+        object["layers"] = .array(
+            layers.map { layer in
+                [
+                    "id": .int(Int64(layer.layerId)), "queryOption": .string(layer.queryOption.rawValue),
+                    "useGeometry": .bool(layer.useGeometry), "includeRelated": .bool(layer.includeRelated),
+                    "where": layer.whereClause.map { .string($0) } ?? "",
+                ]
+            })
         return .object(object)
     }
 }

@@ -28,21 +28,25 @@ public enum ReplicaPlanner {
     ///   - replicaId: the id the replica gets (canonical GlobalID form).
     ///   - takenNames: the names of the service's registered replicas.
     ///   - reference: the replica named by `replicaOptions.refReplicaId`, if still registered.
-    public static func plan(_ request: CreateReplicaRequest, service: ServiceDefinition, replicaId: String, owner: String,
-                            takenNames: [String], reference: ReplicaDefinition? = nil, now: Int64) throws(ArcGISError) -> ReplicaPlan
-    {
+    public static func plan(
+        _ request: CreateReplicaRequest, service: ServiceDefinition, replicaId: String, owner: String,
+        takenNames: [String], reference: ReplicaDefinition? = nil, now: Int64
+    ) throws(ArcGISError) -> ReplicaPlan {
         let capabilities = Set(service.capabilities.map { $0.lowercased() })
         guard capabilities.contains("sync") else {
-            throw ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                              details: ["Sync is not enabled on service '\(service.name)' (capabilities: \(service.capabilities.joined(separator: ",")))."])
+            throw ArcGISError(
+                kind: .unsupported, message: "Unable to complete operation.",
+                details: ["Sync is not enabled on service '\(service.name)' (capabilities: \(service.capabilities.joined(separator: ",")))."])
         }
 
         // Sync model: the service decides which one it supports (§9.2).
         let supported: SyncModel = service.isVersioned ? .perReplica : .perLayer
         let syncModel = request.syncModel ?? supported
         if syncModel != .none && syncModel != supported {
-            throw .invalidParameter("syncModel", "\(syncModel.rawValue) is not supported by service '\(service.name)': "
-                + (service.isVersioned ? "versioned data syncs perReplica" : "non-versioned data syncs perLayer"))
+            throw .invalidParameter(
+                "syncModel",
+                "\(syncModel.rawValue) is not supported by service '\(service.name)': "
+                    + (service.isVersioned ? "versioned data syncs perReplica" : "non-versioned data syncs perLayer"))
         }
         if request.registerExistingData != nil && syncModel == .none {
             throw .invalidParameter("replicaOptions", "registering existing data needs syncModel \(supported.rawValue)")
@@ -110,8 +114,10 @@ public enum ReplicaPlanner {
         case (false, nil): attachmentsDirection = .none
         case (false, .some(let direction)) where direction != .bidirectional: attachmentsDirection = direction
         case (let sent, .some(let direction)):
-            throw .invalidParameter("attachmentsSyncDirection",
-                                    "\(direction.rawValue) cannot be combined with returnAttachments=\(sent): with returnAttachments=true use bidirectional or upload, with false use none or upload")
+            throw .invalidParameter(
+                "attachmentsSyncDirection",
+                "\(direction.rawValue) cannot be combined with returnAttachments=\(sent): with returnAttachments=true use bidirectional or upload, with false use none or upload"
+            )
         }
 
         // Directions (§4.2, §9.5).
@@ -122,8 +128,10 @@ public enum ReplicaPlanner {
         case (.server, nil): syncDirection = .download
         case (.server, .some(let direction)) where direction == .upload || direction == .download: syncDirection = direction
         case (let target, .some(let direction)):
-            throw .invalidParameter("syncDirection", "\(direction.rawValue) is not allowed for targetType \(target.rawValue): "
-                + (target == .client ? "use bidirectional or download" : "use upload or download"))
+            throw .invalidParameter(
+                "syncDirection",
+                "\(direction.rawValue) is not allowed for targetType \(target.rawValue): "
+                    + (target == .client ? "use bidirectional or download" : "use upload or download"))
         }
         // A Query+Sync service without editing gives download-only replicas (§2.3).
         if capabilities.isDisjoint(with: ["create", "update", "delete"]) { syncDirection = .download }
@@ -138,21 +146,25 @@ public enum ReplicaPlanner {
             geometry: geometry, geometrySpatialReference: geometrySR,
             spatialReference: request.replicaSR ?? reference?.spatialReference ?? service.spatialReference,
             layers: layers, creationDate: now, syncDataOptions: request.syncDataOptions)
-        return ReplicaPlan(definition: definition, dataFormat: request.dataFormat, transportType: request.transportType,
-                           isAsync: request.isAsync, returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
-                           registration: request.registerExistingData)
+        return ReplicaPlan(
+            definition: definition, dataFormat: request.dataFormat, transportType: request.transportType,
+            isAsync: request.isAsync, returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
+            registration: request.registerExistingData)
     }
 
     /// The generations a registration of existing data starts from: sent in `replicaOptions`,
     /// else the reference replica's. Every layer needs one.
-    public static func registeredGenerations(_ registration: RegisterExistingData, for definition: ReplicaDefinition,
-                                             reference: ReplicaDefinition?, currentGeneration: Int64) throws(ArcGISError) -> ReplicaDefinition
-    {
+    public static func registeredGenerations(
+        _ registration: RegisterExistingData, for definition: ReplicaDefinition,
+        reference: ReplicaDefinition?, currentGeneration: Int64
+    ) throws(ArcGISError) -> ReplicaDefinition {
         var result = definition
         for index in result.layers.indices {
             let id = result.layers[index].layerId
             guard let gen = registration.layerServerGens[id] ?? registration.replicaServerGen ?? reference?.layer(id: id)?.serverGen else {
-                throw .invalidParameter("replicaOptions", "no generation for layer \(id): send replicaServerGen or layerServerGens, or a refReplicaId that is still registered")
+                throw .invalidParameter(
+                    "replicaOptions",
+                    "no generation for layer \(id): send replicaServerGen or layerServerGens, or a refReplicaId that is still registered")
             }
             guard gen <= currentGeneration else {
                 throw .invalidParameter("replicaOptions", "generation \(gen) of layer \(id) is ahead of the server (\(currentGeneration))")

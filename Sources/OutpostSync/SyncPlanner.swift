@@ -82,7 +82,10 @@ public struct SyncLimits: Sendable, Equatable {
             count += attachments.adds.count + attachments.updates.count + attachments.deletes.count
             for edit in attachments.adds + attachments.updates {
                 if case .data(let bytes)? = edit.source, bytes.count > maxAttachmentBytes {
-                    throw .invalidParameter("edits", "attachment \(edit.globalId) has \(bytes.count) bytes; a sync carries attachments of at most \(maxAttachmentBytes) bytes (send larger ones by uploadId)")
+                    throw .invalidParameter(
+                        "edits",
+                        "attachment \(edit.globalId) has \(bytes.count) bytes; a sync carries attachments of at most \(maxAttachmentBytes) bytes (send larger ones by uploadId)"
+                    )
                 }
             }
         }
@@ -98,10 +101,11 @@ public struct SyncLimits: Sendable, Equatable {
 public enum SyncPlanner {
     /// `currentGeneration`: the server's newest; a client claiming a newer one holds data from
     /// elsewhere, and the sync is refused before anything is applied.
-    public static func plan(_ request: SynchronizeReplicaRequest, replica: ReplicaDefinition, edits: [LayerEdits]?,
-                            currentGeneration: Int64 = .max, limits: SyncLimits = .standard,
-                            serviceHasAttachments: (Int) -> Bool = { _ in true }) throws(ArcGISError) -> SyncPlan
-    {
+    public static func plan(
+        _ request: SynchronizeReplicaRequest, replica: ReplicaDefinition, edits: [LayerEdits]?,
+        currentGeneration: Int64 = .max, limits: SyncLimits = .standard,
+        serviceHasAttachments: (Int) -> Bool = { _ in true }
+    ) throws(ArcGISError) -> SyncPlan {
         try limits.check(edits ?? [])
         let topDirection = request.syncDirection ?? .bidirectional
         var layers: [SyncLayerPlan] = []
@@ -142,7 +146,9 @@ public enum SyncPlanner {
 
         for layer in layers where layer.direction.downloads && layer.direction != .snapshot && layer.since > currentGeneration {
             throw .invalidParameter(
-                "syncLayers", "layer \(layer.layerId): generation \(layer.since) is newer than the server's (\(currentGeneration)); was the replica made by another server?")
+                "syncLayers",
+                "layer \(layer.layerId): generation \(layer.since) is newer than the server's (\(currentGeneration)); was the replica made by another server?"
+            )
         }
 
         // The replica's own direction bounds every sync (§9.5).
@@ -164,7 +170,8 @@ public enum SyncPlanner {
         if let edits {
             for layerEdits in edits {
                 guard let index = layers.firstIndex(where: { $0.layerId == layerEdits.layerId }) else {
-                    throw .invalidParameter("edits", "layer \(layerEdits.layerId) is not synced by this request (not in the replica or not in syncLayers)")
+                    throw .invalidParameter(
+                        "edits", "layer \(layerEdits.layerId) is not synced by this request (not in the replica or not in syncLayers)")
                 }
                 if replica.syncDirection == .download && (layerEdits.count > 0 || layerEdits.attachments?.isEmpty == false) {
                     throw .invalidParameter("edits", "replica \(replica.id) is download-only and takes no edits")
@@ -183,10 +190,11 @@ public enum SyncPlanner {
             }
         }
 
-        return SyncPlan(replica: replica, layers: layers, dataFormat: request.dataFormat, transportType: request.transportType,
-                        isAsync: request.isAsync, returnIdsForAdds: request.returnIdsForAdds,
-                        rollbackOnFailure: request.rollbackOnFailure, closeReplica: request.closeReplica,
-                        returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
-                        downloadsAttachments: replica.attachmentsSyncDirection == .bidirectional)
+        return SyncPlan(
+            replica: replica, layers: layers, dataFormat: request.dataFormat, transportType: request.transportType,
+            isAsync: request.isAsync, returnIdsForAdds: request.returnIdsForAdds,
+            rollbackOnFailure: request.rollbackOnFailure, closeReplica: request.closeReplica,
+            returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
+            downloadsAttachments: replica.attachmentsSyncDirection == .bidirectional)
     }
 }

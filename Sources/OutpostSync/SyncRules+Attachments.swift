@@ -38,9 +38,10 @@ extension SyncRules {
     /// the feature's own delete (or absence) speaks for it, so the attachment is not sent.
     /// Otherwise as for features; attachments have no fields the server writes, so the
     /// replica's own writes are never echoed.
-    public static func downloadAttachment(_ record: ServerRecord, parentInFilter: Bool, since generation: Int64, replicaId: String,
-                                          createdByReplica: Bool = false) -> DownloadChange
-    {
+    public static func downloadAttachment(
+        _ record: ServerRecord, parentInFilter: Bool, since generation: Int64, replicaId: String,
+        createdByReplica: Bool = false
+    ) -> DownloadChange {
         if case .row = record, !parentInFilter { return .none }
         return download(record, matchesFilter: true, since: generation, replicaId: replicaId, createdByReplica: createdByReplica)
     }
@@ -50,9 +51,10 @@ extension SyncRules {
     /// update of one the server does not hold adds it when it names its parent and carries its
     /// bytes (`carriesParentAndBytes`), and fails otherwise; a delete of one already gone
     /// succeeds. Attachment overwrites are not kept in the conflict log.
-    public static func uploadAttachment(_ operation: UploadOperation, onto record: ServerRecord, carriesParentAndBytes: Bool,
-                                        replicaId: String) -> AttachmentUploadAction
-    {
+    public static func uploadAttachment(
+        _ operation: UploadOperation, onto record: ServerRecord, carriesParentAndBytes: Bool,
+        replicaId: String
+    ) -> AttachmentUploadAction {
         switch (operation, record) {
         case (.add, .row(let id, _, _, let lastWriter)):
             return lastWriter == replicaId ? .alreadyApplied(attachmentId: id) : .update(attachmentId: id)

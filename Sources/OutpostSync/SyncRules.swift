@@ -70,9 +70,10 @@ public enum SyncRules {
     /// replica's own changes come back as updates carrying them.
     /// `createdByReplica`: the replica's own sync created the feature (it holds it even when it
     /// was created after `generation`: an upload-only sync keeps the generation it sent).
-    public static func download(_ record: ServerRecord, matchesFilter: Bool, since generation: Int64,
-                                replicaId: String, echoesOwnWrites: Bool = false, createdByReplica: Bool = false) -> DownloadChange
-    {
+    public static func download(
+        _ record: ServerRecord, matchesFilter: Bool, since generation: Int64,
+        replicaId: String, echoesOwnWrites: Bool = false, createdByReplica: Bool = false
+    ) -> DownloadChange {
         switch record {
         case .absent:
             return .none
@@ -97,9 +98,10 @@ public enum SyncRules {
     /// generation the upload's edits were made against). Last in wins: the sync being applied
     /// is the later edit; a server change it overwrites that the replica had not seen is
     /// flagged so its values are recorded, never silently lost.
-    public static func upload(_ operation: UploadOperation, onto record: ServerRecord, since generation: Int64,
-                              replicaId: String) -> UploadDecision
-    {
+    public static func upload(
+        _ operation: UploadOperation, onto record: ServerRecord, since generation: Int64,
+        replicaId: String
+    ) -> UploadDecision {
         switch (operation, record) {
         case (.add, .absent):
             return UploadDecision(.insert)

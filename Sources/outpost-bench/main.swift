@@ -29,7 +29,9 @@ case "generate":
     let features = try geodatabase.featureTables().reduce(0) { $0 + (try geodatabase.count($1)) }
     geodatabase.close()
     let bytes = ((try FileManager.default.attributesOfItem(atPath: arguments[2]))[.size] as? NSNumber)?.intValue ?? 0
-    print(#"{"seconds": \#(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), "features": \#(features), "bytes": \#(bytes)}"#)
+    print(
+        #"{"seconds": \#(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18), "features": \#(features), "bytes": \#(bytes)}"#
+    )
 
 case "local-edits":
     guard arguments.count == 4, let layerId = Int(arguments[2]), let count = Int(arguments[3]) else { fail("local-edits FILE LAYER COUNT") }
@@ -64,7 +66,9 @@ case "local-edits":
     try geodatabase.commitTransaction()
     let updateSeconds = clock.now - updateStarted
     func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
-    print(#"{"adds": \#(count), "add_seconds": \#(seconds(addSeconds)), "add_commit_seconds": \#(seconds(commitSeconds)), "updates": \#(count), "update_seconds": \#(seconds(updateSeconds)), "pending_changes": \#(try geodatabase.localEditCount)}"#)
+    print(
+        #"{"adds": \#(count), "add_seconds": \#(seconds(addSeconds)), "add_commit_seconds": \#(seconds(commitSeconds)), "updates": \#(count), "update_seconds": \#(seconds(updateSeconds)), "pending_changes": \#(try geodatabase.localEditCount)}"#
+    )
 
 default:
     fail("unknown command \(command)")

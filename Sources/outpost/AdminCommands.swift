@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import OutpostStorage
 import OutpostService
+import OutpostStorage
 import OutpostStore
 import OutpostSync
 
@@ -51,7 +51,9 @@ struct Replicas: AsyncParsableCommand {
         @Flag(name: .long, help: "Only print what would be unregistered.") var dryRun = false
 
         func validate() throws {
-            if selection.idleDays == nil { throw ValidationError("Give --idle-days N: unregistering every replica is `unRegisterReplica` with replicaID=*.") }
+            if selection.idleDays == nil {
+                throw ValidationError("Give --idle-days N: unregistering every replica is `unRegisterReplica` with replicaID=*.")
+            }
         }
 
         func run() async throws {

@@ -7,7 +7,11 @@ import OutpostWire
 /// keys as on the command line: `{"port": 8080, "max-jobs": 4}`), then the default.
 /// docs/configuration.md lists every key.
 struct LayeredSettings {
-    enum Source: String { case commandLine = "command line", environment, file, defaultValue = "default" }
+    enum Source: String {
+        case commandLine = "command line"
+        case environment, file
+        case defaultValue = "default"
+    }
 
     let environment: [String: String]
     let file: JSONObject
@@ -71,7 +75,9 @@ struct LayeredSettings {
     }
 
     mutating func bool(_ key: String, _ commandLine: Bool?, default defaultValue: Bool) throws -> Bool {
-        guard let (text, source) = text(key, commandLine: commandLine.map { $0 ? "true" : "false" }) else { return record(key, defaultValue, .defaultValue) }
+        guard let (text, source) = text(key, commandLine: commandLine.map { $0 ? "true" : "false" }) else {
+            return record(key, defaultValue, .defaultValue)
+        }
         switch text.lowercased() {
         case "true", "1", "yes", "on": return record(key, true, source)
         case "false", "0", "no", "off": return record(key, false, source)

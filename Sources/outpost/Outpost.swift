@@ -30,20 +30,29 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The port to listen on (default 8080).") var port: Int?
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
     @Flag(name: .long, inversion: .prefixedNo, help: "Seed demo services into an empty data folder (default on).") var demo: Bool?
-    @Option(name: .long, help: "Log level: trace, debug, info (default; one line per request), notice, warning, error, critical.") var logLevel: String?
+    @Option(name: .long, help: "Log level: trace, debug, info (default; one line per request), notice, warning, error, critical.") var logLevel:
+        String?
     @Option(name: .long, help: "Log lines as text (default) or json (one object per line).") var logFormat: String?
     @Option(name: .long, help: "Serve HTTPS with this PEM certificate (chain).") var tlsCert: String?
     @Option(name: .long, help: "The PEM private key of --tls-cert.") var tlsKey: String?
-    @Flag(name: .long, inversion: .prefixedNo, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).") var selfSigned: Bool?
+    @Flag(name: .long, inversion: .prefixedNo, help: "Serve HTTPS with a self-signed certificate made at start-up (tests and local use).")
+    var selfSigned: Bool?
     @Option(name: .long, help: "The largest request body accepted, in megabytes (default 512).") var maxUploadMb: Int?
-    @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download (default 10).") var resultFileIdleMinutes: Double?
+    @Option(name: .long, help: "Minutes a replica result file stays downloadable after its last download (default 10).") var resultFileIdleMinutes:
+        Double?
     @Option(name: .long, help: "Asynchronous replica jobs running at once (default 2).") var maxJobs: Int?
     @Option(name: .long, help: "Asynchronous jobs waiting for a slot before new ones are refused with 429 (default 32).") var maxQueuedJobs: Int?
-    @Option(name: .long, help: "Asynchronous jobs one user (or one address, without token security) may have running or waiting (default 4).") var maxJobsPerUser: Int?
-    @Option(name: .long, help: "Seconds a connection may send nothing (while its request is read, or between requests) before it is closed (default 30).") var idleTimeoutSeconds: Int?
-    @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry (default \(SyncLimits.standard.maxEdits)).") var maxSyncEdits: Int?
-    @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes (default 64).") var maxSyncAttachmentMb: Int?
-    @Flag(name: .long, inversion: .prefixedNo, help: "Require a token of a user (`outpost users add`) on every service request (default off).") var requireAuth: Bool?
+    @Option(name: .long, help: "Asynchronous jobs one user (or one address, without token security) may have running or waiting (default 4).")
+    var maxJobsPerUser: Int?
+    @Option(
+        name: .long, help: "Seconds a connection may send nothing (while its request is read, or between requests) before it is closed (default 30).")
+    var idleTimeoutSeconds: Int?
+    @Option(name: .long, help: "The most feature and attachment edits one synchronizeReplica may carry (default \(SyncLimits.standard.maxEdits)).")
+    var maxSyncEdits: Int?
+    @Option(name: .long, help: "The largest attachment a synchronizeReplica may carry inline, in megabytes (default 64).") var maxSyncAttachmentMb:
+        Int?
+    @Flag(name: .long, inversion: .prefixedNo, help: "Require a token of a user (`outpost users add`) on every service request (default off).")
+    var requireAuth: Bool?
     @Option(name: .long, help: "Minutes a token lives unless the request asks for less (default 60).") var tokenMinutes: Int?
 
     /// The effective settings, each from the first layer that has it.
@@ -70,7 +79,8 @@ struct Serve: AsyncParsableCommand {
             maxJobsPerUser: try layers.int("max-jobs-per-user", maxJobsPerUser, default: 4),
             idleTimeoutSeconds: try layers.int("idle-timeout-seconds", idleTimeoutSeconds, default: 30),
             maxSyncEdits: try layers.int("max-sync-edits", maxSyncEdits, default: SyncLimits.standard.maxEdits),
-            maxSyncAttachmentMb: try layers.int("max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
+            maxSyncAttachmentMb: try layers.int(
+                "max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
             tokenMinutes: try layers.int("token-minutes", tokenMinutes, default: 60),
             testdata: try layers.optionalString("testdata", testdata),
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
@@ -94,8 +104,12 @@ struct Serve: AsyncParsableCommand {
         if settings.maxSyncEdits < 1 { throw ValidationError("max-sync-edits must be at least 1.") }
         if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
         if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
-        guard ["text", "json"].contains(settings.logFormat) else { throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.") }
-        guard Logger.Level(rawValue: settings.logLevel) != nil else { throw ValidationError("log-level '\(settings.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.") }
+        guard ["text", "json"].contains(settings.logFormat) else {
+            throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.")
+        }
+        guard Logger.Level(rawValue: settings.logLevel) != nil else {
+            throw ValidationError("log-level '\(settings.logLevel)' is not one of trace, debug, info, notice, warning, error, critical.")
+        }
         return settings
     }
 
@@ -110,26 +124,30 @@ struct Serve: AsyncParsableCommand {
             let directory = try locateTestdata(settings.testdata)
             let started = Date()
             try DemoData.seed(store, testdataDirectory: directory)
-            logger.info("Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+            logger.info(
+                "Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
+            )
         }
         let limits = UploadLimits(maxBodyBytes: settings.maxUploadMb * 1024 * 1024)
         var tls: TLSSetup?
         if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
         if settings.selfSigned { tls = .selfSigned(hostnames: [settings.host]) }
         let scheme = tls == nil ? "http" : "https"
-        let options = ServerOptions(limits: limits, resultFileIdleTime: settings.resultFileIdleMinutes * 60, maximumConcurrentJobs: settings.maxJobs,
-                                    scheme: scheme,
-                                    syncLimits: SyncLimits(maxEdits: settings.maxSyncEdits, maxAttachmentBytes: settings.maxSyncAttachmentMb * 1024 * 1024),
-                                    requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
-                                    maximumTokenMinutes: max(settings.tokenMinutes, 1440),
-                                    jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
-                                    idleTimeout: TimeInterval(settings.idleTimeoutSeconds))
+        let options = ServerOptions(
+            limits: limits, resultFileIdleTime: settings.resultFileIdleMinutes * 60, maximumConcurrentJobs: settings.maxJobs,
+            scheme: scheme,
+            syncLimits: SyncLimits(maxEdits: settings.maxSyncEdits, maxAttachmentBytes: settings.maxSyncAttachmentMb * 1024 * 1024),
+            requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
+            maximumTokenMinutes: max(settings.tokenMinutes, 1440),
+            jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
+            idleTimeout: TimeInterval(settings.idleTimeoutSeconds))
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
         logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(settings.host):\(settings.port)/arcgis/rest/services")
         if let tls {
-            try await buildTLSApplication(store: store, host: settings.host, port: settings.port, tls: tls, options: options, logger: logger).runService()
+            try await buildTLSApplication(store: store, host: settings.host, port: settings.port, tls: tls, options: options, logger: logger)
+                .runService()
         } else {
             try await buildApplication(store: store, host: settings.host, port: settings.port, options: options, logger: logger).runService()
         }
@@ -179,7 +197,8 @@ func locateTestdata(_ explicit: String?) throws -> String {
         candidates.append(directory.appendingPathComponent("testdata").path)
         directory = directory.deletingLastPathComponent()
     }
-    for candidate in candidates where FileManager.default.fileExists(atPath: (candidate as NSString).appendingPathComponent("naturalearth_cities.geojson")) {
+    for candidate in candidates
+    where FileManager.default.fileExists(atPath: (candidate as NSString).appendingPathComponent("naturalearth_cities.geojson")) {
         return candidate
     }
     throw ValidationError("Demo data not found; pass --testdata DIR or --no-demo.")
@@ -187,8 +206,9 @@ func locateTestdata(_ explicit: String?) throws -> String {
 
 /// `outpost users add|list|remove`: who may use a server started with `--require-auth`.
 struct Users: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage the users of token security (serve --require-auth).",
-                                                    subcommands: [Add.self, List.self, Remove.self])
+    static let configuration = CommandConfiguration(
+        abstract: "Manage the users of token security (serve --require-auth).",
+        subcommands: [Add.self, List.self, Remove.self])
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -243,4 +263,3 @@ struct Users: AsyncParsableCommand {
         }
     }
 }
-

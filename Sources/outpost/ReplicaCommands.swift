@@ -5,9 +5,9 @@ import OutpostConformance
 import OutpostWire
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `outpost replica …`: take a service offline, sync it, register a copy, unregister — the
@@ -77,11 +77,13 @@ struct Replica: AsyncParsableCommand {
             let geodatabase = try Geodatabase.open(file)
             defer { geodatabase.close() }
             let task = try makeTask(try geodatabase.info().serviceURL, connection)
-            let job = task.syncGeodatabase(parameters: SyncGeodatabaseParameters(syncDirection: syncDirection, rollbackOnFailure: rollbackOnFailure),
-                                           geodatabase: geodatabase)
+            let job = task.syncGeodatabase(
+                parameters: SyncGeodatabaseParameters(syncDirection: syncDirection, rollbackOnFailure: rollbackOnFailure),
+                geodatabase: geodatabase)
             if case .sync(let result) = try await runJob(job, title: "sync") {
-                print("uploaded \(result.editsUploaded) edits, applied \(result.changesApplied) server changes"
-                      + (result.changesDeferred > 0 ? ", kept \(result.changesDeferred) local edits made meanwhile" : ""))
+                print(
+                    "uploaded \(result.editsUploaded) edits, applied \(result.changesApplied) server changes"
+                        + (result.changesDeferred > 0 ? ", kept \(result.changesDeferred) local edits made meanwhile" : ""))
                 for failure in result.failedEdits { print("refused: \(failure)") }
                 if !result.failedEdits.isEmpty { throw ExitCode(2) }
             }
@@ -181,7 +183,10 @@ private func runJob(_ job: GeodatabaseJob, title: String) async throws -> JobOut
         } else {
             for message in messages.dropFirst(printedMessages) { print("\(title): \(message.text)") }
             let tenth = Int(progress * 10)
-            if tenth != lastTenth { print("\(title): \(tenth * 10)%"); lastTenth = tenth }
+            if tenth != lastTenth {
+                print("\(title): \(tenth * 10)%")
+                lastTenth = tenth
+            }
         }
         printedMessages = messages.count
         if status == .succeeded || status == .failed { break }

@@ -1,23 +1,23 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
 import OutpostClient
 import OutpostServer
 import OutpostStorage
 import OutpostStore
+import OutpostTestSupport
 import OutpostWire
 import Synchronization
-import OutpostTestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A live Outpost on loopback with freshly seeded demo data; `body` gets the Demo
 /// FeatureServer URL, the store and a scratch folder.
-func withLiveServer(options: ServerOptions = ServerOptions(), _ body: @Sendable (URL, FeatureStore, String) async throws -> Void) async throws
-{
+func withLiveServer(options: ServerOptions = ServerOptions(), _ body: @Sendable (URL, FeatureStore, String) async throws -> Void) async throws {
     let directory = TestFolders.make("client")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let store = try FeatureStore(dataDirectory: (directory as NSString).appendingPathComponent("server"))
@@ -53,7 +53,9 @@ func generateTrees(_ task: GeodatabaseSyncTask, to path: String, attachments: Bo
 
 /// Runs a sync job to its end.
 @discardableResult
-func sync(_ task: GeodatabaseSyncTask, _ geodatabase: Geodatabase, _ parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters())
+func sync(
+    _ task: GeodatabaseSyncTask, _ geodatabase: Geodatabase, _ parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters()
+)
     async throws -> SyncResult
 {
     let job = task.syncGeodatabase(parameters: parameters, geodatabase: geodatabase)
@@ -65,9 +67,11 @@ func sync(_ task: GeodatabaseSyncTask, _ geodatabase: Geodatabase, _ parameters:
 
 /// The server's trees in the corner, GlobalID → attributes.
 func serverTrees(_ connection: ServiceConnection) async throws -> [String: JSONObject] {
-    let answer = try await connection.getJSON(connection.url("2/query"), [
-        ("where", "1=1"), ("outFields", "*"), ("geometry", "13.2,52.4,13.26,52.46"), ("geometryType", "esriGeometryEnvelope"), ("inSR", "4326"),
-    ])
+    let answer = try await connection.getJSON(
+        connection.url("2/query"),
+        [
+            ("where", "1=1"), ("outFields", "*"), ("geometry", "13.2,52.4,13.26,52.46"), ("geometryType", "esriGeometryEnvelope"), ("inSR", "4326"),
+        ])
     var result: [String: JSONObject] = [:]
     for feature in answer["features"]?.arrayValue ?? [] {
         if let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue { result[id] = attributes }
@@ -90,7 +94,8 @@ func sameTrees(_ a: [String: JSONObject], _ b: [String: JSONObject], fields: [St
     guard Set(a.keys) == Set(b.keys) else { return false }
     for (id, attributes) in a {
         for field in fields {
-            let x = attributes[field] ?? .null, y = b[id]?[field] ?? .null
+            let x = attributes[field] ?? .null
+            let y = b[id]?[field] ?? .null
             if x != y && x.doubleValue != y.doubleValue { return false }
         }
     }
@@ -116,7 +121,14 @@ final class LossyGateway: Sendable {
     }
 
     private func takesAFailure(_ path: String) -> Bool {
-        path.hasSuffix(failOn) && remaining.withLock { n in n > 0 ? { n -= 1; return true }() : false }
+        path.hasSuffix(failOn)
+            && remaining.withLock { n in
+                n > 0
+                    ? {
+                        n -= 1
+                        return true
+                    }() : false
+            }
     }
 
     func run(backend: URL, _ body: @Sendable (URL) async throws -> Void) async throws {
@@ -127,8 +139,9 @@ final class LossyGateway: Sendable {
         let handler: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             if let seconds = self.refuseWithRetryAfter, self.takesAFailure(request.uri.path) {
                 self.lost.withLock { $0 += 1 }
-                return Response(status: .tooManyRequests, headers: [.retryAfter: String(seconds), .contentType: "application/json"],
-                                body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":429,"message":"Too many requests.","details":[]}}"#)))
+                return Response(
+                    status: .tooManyRequests, headers: [.retryAfter: String(seconds), .contentType: "application/json"],
+                    body: .init(byteBuffer: ByteBuffer(string: #"{"error":{"code":429,"message":"Too many requests.","details":[]}}"#)))
             }
             var target = URLRequest(url: URL(string: backendOrigin + request.uri.description)!)
             target.httpMethod = request.method.rawValue

@@ -3,8 +3,8 @@ import OutpostClient
 import OutpostConformance
 import OutpostStorage
 import OutpostStore
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 @Suite struct ConformanceTests {
@@ -23,7 +23,10 @@ import Testing
             let parcels = try await ConformanceRunner(connection: ServiceConnection(serviceURL: parcelsURL)).run()
             // A versioned service registers no copies: those two scenarios are unsupported there.
             #expect(parcels.conforms && parcels.passed == ConformanceCatalogue.scenarios.count - 2, "\(parcels.table)")
-            #expect(parcels.entries.filter { $0.status == .unsupported }.map(\.id) == ["register.not-after-unregister", "register.not-after-original-unregistered"])
+            #expect(
+                parcels.entries.filter { $0.status == .unsupported }.map(\.id) == [
+                    "register.not-after-unregister", "register.not-after-original-unregistered",
+                ])
             #expect(parcels.markdown.contains("| `sync.direction-control` Upload-only and download-only syncs |"))
         }
     }
@@ -31,10 +34,13 @@ import Testing
     /// A service with sync disabled is reported, scenario by scenario, as not conforming.
     @Test func aServiceWithoutSyncIsReportedAsFailing() async throws {
         try await withLiveServer { url, store, _ in
-            let layer = LayerDefinition(id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
-                                        fields: LayerDefinition.withSystemFields([FieldDefinition(name: "label", type: .string, length: 64)]))
-            try store.schema.createService(ServiceDefinition(name: "NoSync", capabilities: ["Query", "Create", "Update", "Delete", "Editing"],
-                                                      layers: [layer]))
+            let layer = LayerDefinition(
+                id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
+                fields: LayerDefinition.withSystemFields([FieldDefinition(name: "label", type: .string, length: 64)]))
+            try store.schema.createService(
+                ServiceDefinition(
+                    name: "NoSync", capabilities: ["Query", "Create", "Update", "Delete", "Editing"],
+                    layers: [layer]))
             let noSync = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("NoSync/FeatureServer")
             let report = try await ConformanceRunner(connection: ServiceConnection(serviceURL: noSync)).run()
             #expect(!report.conforms)

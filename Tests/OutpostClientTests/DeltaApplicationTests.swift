@@ -2,6 +2,7 @@ import Foundation
 import OutpostGeometry
 import OutpostWire
 import Testing
+
 @testable import OutpostClient
 
 @Suite struct DeltaApplicationTests {
@@ -20,23 +21,31 @@ import Testing
             let (_, through) = try geodatabase.pendingUpload()
             try geodatabase.update(LocalFeature(attributes: ["GlobalID": .string(held[0]), "height_m": 11.5]), in: trees)
             // Meanwhile online: the same tree changes, and a new tree takes the next OBJECTID.
-            let online = try await task.connection.postForm(task.connection.url("2/applyEdits"), [
-                ("updates", #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":99}}]"#), ("useGlobalIds", "true"),
-                ("adds", #"[{"attributes":{"GlobalID":"{00000000-0000-4000-8000-0000000000AD}","species":"Online"},"geometry":{"x":13.22,"y":52.42}}]"#),
-            ])
+            let online = try await task.connection.postForm(
+                task.connection.url("2/applyEdits"),
+                [
+                    ("updates", #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":99}}]"#), ("useGlobalIds", "true"),
+                    (
+                        "adds",
+                        #"[{"attributes":{"GlobalID":"{00000000-0000-4000-8000-0000000000AD}","species":"Online"},"geometry":{"x":13.22,"y":52.42}}]"#
+                    ),
+                ])
             let onlineObjectId = try #require(online["addResults"]?[0]?["objectId"]?.int64Value)
             // Local adds up to that same OBJECTID: the case under test.
             let localMax = try geodatabase.query(trees).compactMap { $0["OBJECTID"]?.int64Value }.max() ?? 0
-            let addedLocally = try geodatabase.addAll((localMax..<onlineObjectId).map { i in
-                LocalFeature(attributes: ["species": .string("Added meanwhile \(i)")], geometry: .point(Point(x: 13.21, y: 52.41)))
-            }, to: trees)
+            let addedLocally = try geodatabase.addAll(
+                (localMax..<onlineObjectId).map { i in
+                    LocalFeature(attributes: ["species": .string("Added meanwhile \(i)")], geometry: .point(Point(x: 13.21, y: 52.41)))
+                }, to: trees)
             let local = try #require(addedLocally.last)
             #expect(local["OBJECTID"]?.int64Value == onlineObjectId)
             // The download the sync would get.
-            let answer = try await task.connection.postForm(task.connection.url("synchronizeReplica"), [
-                ("replicaID", info.replicaId), ("dataFormat", "sqlite"),
-                ("syncLayers", #"[{"id":2,"serverGen":\#(trees.serverGen),"syncDirection":"download"}]"#),
-            ])
+            let answer = try await task.connection.postForm(
+                task.connection.url("synchronizeReplica"),
+                [
+                    ("replicaID", info.replicaId), ("dataFormat", "sqlite"),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(trees.serverGen),"syncDirection":"download"}]"#),
+                ])
             let deltaURL = try #require(answer["URL"]?.stringValue.flatMap(URL.init(string:)))
             let (bytes, _) = try await task.connection.download(deltaURL, offset: 0, length: 1 << 24)
             let deltaPath = "\(device)/download.gpkg"
@@ -62,14 +71,18 @@ import Testing
             let geodatabase = try await generateTrees(task, to: "\(device)/large.gpkg")
             defer { geodatabase.close() }
             let trees = try geodatabase.featureTable(layerId: 2)
-            try geodatabase.addAll((0..<50).map { i in
-                LocalFeature(attributes: ["species": .string("Batch \(i)")], geometry: .point(Point(x: 13.2 + Double(i) / 1000, y: 52.41)))
-            }, to: trees)
+            try geodatabase.addAll(
+                (0..<50).map { i in
+                    LocalFeature(attributes: ["species": .string("Batch \(i)")], geometry: .point(Point(x: 13.2 + Double(i) / 1000, y: 52.41)))
+                }, to: trees)
             let job = task.syncGeodatabase(geodatabase: geodatabase)
             await job.setInlineEditsLimit(100)
             await job.setPollInterval(.milliseconds(20))
             await job.start()
-            guard case .sync(let result) = try await job.result() else { Issue.record("not a sync"); return }
+            guard case .sync(let result) = try await job.result() else {
+                Issue.record("not a sync")
+                return
+            }
             #expect(result.editsUploaded == 50)
             let state = try JSONParser.parse(String(decoding: try await job.toJSON(), as: UTF8.self))
             #expect(state["editsUploadID"]?.stringValue?.hasPrefix("i") == true)

@@ -17,7 +17,11 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
         try await withLiveServer { url, _, device in
             let task = GeodatabaseSyncTask(url: url)
             var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
-            parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }.map { var o = $0; o.queryOption = .all; return o }
+            parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }.map {
+                var o = $0
+                o.queryOption = .all
+                return o
+            }
             let path = "\(device)/paused.gpkg"
             let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
             #expect(await job.status == .notStarted)
@@ -54,7 +58,8 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
             #expect(await restored.messages.contains { $0.text.contains("resumed") })
             let geodatabase = try Geodatabase.open(path)
             defer { geodatabase.close() }
-            let count = try await task.connection.getJSON(task.connection.url("2/query"), [("where", "1=1"), ("returnCountOnly", "true")])["count"]?.int64Value
+            let count = try await task.connection.getJSON(task.connection.url("2/query"), [("where", "1=1"), ("returnCountOnly", "true")])["count"]?
+                .int64Value
             #expect(try geodatabase.count(try geodatabase.featureTable(layerId: 2)) == Int(count ?? -1))
             #expect(try FileManager.default.contentsOfDirectory(atPath: device).filter { $0.hasSuffix(".partial") }.isEmpty)
         }
@@ -87,7 +92,8 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
             let geodatabase = try await generateTrees(task, to: "\(device)/edited.gpkg")
             defer { geodatabase.close() }
             let trees = try geodatabase.featureTable(layerId: 2)
-            let added = try geodatabase.add(LocalFeature(attributes: ["species": "Once only", "height_m": 2], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            let added = try geodatabase.add(
+                LocalFeature(attributes: ["species": "Once only", "height_m": 2], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
             let syncing = task.syncGeodatabase(geodatabase: geodatabase)
             await syncing.setPollInterval(.milliseconds(10))
             await syncing.start()
@@ -130,7 +136,9 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
                 let trees = try geodatabase.featureTable(layerId: 2)
                 let before = try await serverTrees(task.connection)
                 let ids = before.keys.sorted()
-                try geodatabase.add(LocalFeature(attributes: ["species": "Through a bad link", "height_m": 5], geometry: .point(Point(x: 13.22, y: 52.43))), to: trees)
+                try geodatabase.add(
+                    LocalFeature(attributes: ["species": "Through a bad link", "height_m": 5], geometry: .point(Point(x: 13.22, y: 52.43))), to: trees
+                )
                 try geodatabase.update(LocalFeature(attributes: ["GlobalID": .string(ids[0]), "height_m": 66.5]), in: trees)
                 try geodatabase.delete(globalId: ids[1], from: trees)
                 let generationBefore = try store.edits.currentGeneration()

@@ -13,7 +13,10 @@ import Testing
             let task = GeodatabaseSyncTask(url: url)
             let a = try await generateTrees(task, to: "\(device)/a.gpkg")
             let b = try await generateTrees(task, to: "\(device)/b.gpkg")
-            defer { a.close(); b.close() }
+            defer {
+                a.close()
+                b.close()
+            }
             let server = try await serverTrees(task.connection)
             #expect(sameTrees(try localTrees(a), server))
             #expect(try !a.hasLocalEdits)
@@ -21,7 +24,8 @@ import Testing
             // Offline: A adds, updates and deletes; B updates another tree and the one A deletes.
             let trees = try a.featureTable(layerId: 2)
             let ids = server.keys.sorted()
-            let added = try a.add(LocalFeature(attributes: ["species": "Offline oak", "height_m": 3.5], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            let added = try a.add(
+                LocalFeature(attributes: ["species": "Offline oak", "height_m": 3.5], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
             try a.update(LocalFeature(attributes: ["GlobalID": .string(ids[0]), "height_m": 40.5]), in: trees)
             try a.delete(globalId: ids[1], from: trees)
             try b.update(LocalFeature(attributes: ["GlobalID": .string(ids[2]), "species": "Renamed by B"]), in: trees)
@@ -32,7 +36,7 @@ import Testing
             #expect(first.objectIdsAssigned == 1)
             let second = try await sync(task, b)
             #expect(second.changesApplied == 3)  // A's add, update and delete
-            try await sync(task, a)              // B's update
+            try await sync(task, a)  // B's update
             let now = try await serverTrees(task.connection)
             #expect(sameTrees(try localTrees(a), now))
             #expect(sameTrees(try localTrees(b), now))
@@ -55,7 +59,8 @@ import Testing
             let copyId = try await task.registerSyncEnabledGeodatabase(copy)
             #expect(copyId != (try original.info().replicaId))
             let trees = try copy.featureTable(layerId: 2)
-            let added = try copy.add(LocalFeature(attributes: ["species": "From the copy", "height_m": 1.5], geometry: .point(Point(x: 13.22, y: 52.42))), to: trees)
+            let added = try copy.add(
+                LocalFeature(attributes: ["species": "From the copy", "height_m": 1.5], geometry: .point(Point(x: 13.22, y: 52.42))), to: trees)
             try await sync(task, copy)
             let received = try await sync(task, original)
             #expect(received.changesApplied == 1)
@@ -100,10 +105,11 @@ import Testing
             #expect(tall.allSatisfy { ($0["height_m"]?.doubleValue ?? 0) > 20 })
             let box = Envelope(xmin: 13.2, ymin: 52.4, xmax: 13.23, ymax: 52.43)
             let inBox = try geodatabase.query(trees, envelope: box)
-            #expect(inBox.allSatisfy { feature in
-                guard case .point(let p)? = feature.geometry else { return false }
-                return p.x >= 13.2 && p.x <= 13.23 && p.y >= 52.4 && p.y <= 52.43
-            })
+            #expect(
+                inBox.allSatisfy { feature in
+                    guard case .point(let p)? = feature.geometry else { return false }
+                    return p.x >= 13.2 && p.x <= 13.23 && p.y >= 52.4 && p.y <= 52.43
+                })
             #expect(inBox.count < all.count)
             #expect(throws: (any Error).self) { try geodatabase.query(trees, where: "1=1; DROP TABLE Trees") }
             #expect(try geodatabase.count(trees) == all.count)

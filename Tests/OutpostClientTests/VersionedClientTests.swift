@@ -21,7 +21,8 @@ import Testing
             let ids = try geodatabase.query(parcels).compactMap { $0["GlobalID"]?.stringValue }.sorted()
             #expect(ids.count == 400)
             func server(_ id: String) async throws -> JSONObject? {
-                try await task.connection.getJSON(task.connection.url("0/query"), [("where", "GlobalID = '\(id)'"), ("outFields", "*")])["features"]?[0]?["attributes"]?.objectValue
+                try await task.connection.getJSON(task.connection.url("0/query"), [("where", "GlobalID = '\(id)'"), ("outFields", "*")])["features"]?[
+                    0]?["attributes"]?.objectValue
             }
             let generation = try geodatabase.info().replicaServerGen
 
@@ -33,9 +34,11 @@ import Testing
             #expect(try geodatabase.info().replicaServerGen == generation && !geodatabase.hasLocalEdits)
 
             // Download only: DEFAULT's changes come down; local edits stay pending.
-            _ = try await task.connection.postForm(task.connection.url("0/applyEdits"), [
-                ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[1])","zoning":"Z9"}}]"#),
-            ])
+            _ = try await task.connection.postForm(
+                task.connection.url("0/applyEdits"),
+                [
+                    ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[1])","zoning":"Z9"}}]"#),
+                ])
             try geodatabase.update(LocalFeature(attributes: ["GlobalID": .string(ids[2]), "owner": "Pending"]), in: parcels)
             let down = try await sync(task, geodatabase, SyncGeodatabaseParameters(syncDirection: .download))
             #expect(down.editsUploaded == 0)
@@ -45,9 +48,11 @@ import Testing
             #expect(try await server(ids[2])?["owner"] != "Pending")
 
             // Bidirectional, with DEFAULT changing another field of the same parcel: merged both ways.
-            _ = try await task.connection.postForm(task.connection.url("0/applyEdits"), [
-                ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[2])","zoning":"Z7"}}]"#),
-            ])
+            _ = try await task.connection.postForm(
+                task.connection.url("0/applyEdits"),
+                [
+                    ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[2])","zoning":"Z7"}}]"#),
+                ])
             try await sync(task, geodatabase)
             let merged = try #require(try await server(ids[2]))
             #expect(merged["owner"] == "Pending" && merged["zoning"] == "Z7")

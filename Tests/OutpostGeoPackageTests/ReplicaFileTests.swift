@@ -52,24 +52,32 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
 
     func writeReplica(rows: Int) throws -> String {
         let path = NSTemporaryDirectory() + "replica-\(UUID().uuidString).gpkg"
-        var replica = ReplicaDefinition(id: "{11111111-2222-4333-8444-555555555555}", name: "r", serviceName: "Demo", syncModel: .perLayer,
-                                        attachmentsSyncDirection: .bidirectional, returnAttachments: true,
-                                        layers: [ReplicaLayer(layerId: 2, whereClause: "species <> 'x'")])
+        var replica = ReplicaDefinition(
+            id: "{11111111-2222-4333-8444-555555555555}", name: "r", serviceName: "Demo", syncModel: .perLayer,
+            attachmentsSyncDirection: .bidirectional, returnAttachments: true,
+            layers: [ReplicaLayer(layerId: 2, whereClause: "species <> 'x'")])
         replica.setGeneration(17)
-        let writer = try ReplicaFileWriter(path: path, replica: replica, serviceURL: "http://h/arcgis/rest/services/Demo/FeatureServer",
-                                           serviceJSON: ["name": "Demo"], spatialReferences: [])
-        let layer = try writer.beginLayer(ReplicaFileLayer(definition: Self.points, layerJSON: ["id": 2], replicaLayer: replica.layers[0],
-                                                           withAttachments: true))
+        let writer = try ReplicaFileWriter(
+            path: path, replica: replica, serviceURL: "http://h/arcgis/rest/services/Demo/FeatureServer",
+            serviceJSON: ["name": "Demo"], spatialReferences: [])
+        let layer = try writer.beginLayer(
+            ReplicaFileLayer(
+                definition: Self.points, layerJSON: ["id": 2], replicaLayer: replica.layers[0],
+                withAttachments: true))
         try layer.insertAll { insert in
             for i in 1...rows {
-                try insert([Int64(i).databaseValue, "{00000000-0000-4000-8000-\(String(format: "%012d", i))}".databaseValue,
-                            "tree \(i)".databaseValue, Int64(1_700_000_000_000).databaseValue],
-                           .point(Point(x: Double(i % 100), y: Double(i / 100))))
+                try insert(
+                    [
+                        Int64(i).databaseValue, "{00000000-0000-4000-8000-\(String(format: "%012d", i))}".databaseValue,
+                        "tree \(i)".databaseValue, Int64(1_700_000_000_000).databaseValue,
+                    ],
+                    .point(Point(x: Double(i % 100), y: Double(i / 100))))
             }
         }
-        try layer.insertAttachment(attachmentId: 5, globalId: "{AAAAAAAA-0000-4000-8000-000000000001}",
-                                   parentGlobalId: "{00000000-0000-4000-8000-000000000001}", name: "a.txt", contentType: "text/plain",
-                                   keywords: "", data: Data("hello".utf8))
+        try layer.insertAttachment(
+            attachmentId: 5, globalId: "{AAAAAAAA-0000-4000-8000-000000000001}",
+            parentGlobalId: "{00000000-0000-4000-8000-000000000001}", name: "a.txt", contentType: "text/plain",
+            keywords: "", data: Data("hello".utf8))
         try layer.finish()
         try writer.finish()
         return path
@@ -102,8 +110,10 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         let queue = try ReplicaFile.open(path, readonly: true)
         try queue.read { db throws in
             #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('rtree_Trees_shape')") == "ok")
-            let indexed = try Int.fetchOne(db, sql: "SELECT count(*) FROM rtree_Trees_shape WHERE minx <= 20 AND maxx >= 10 AND miny <= 30 AND maxy >= 20")
-            let scanned = try Int.fetchOne(db, sql: "SELECT count(*) FROM Trees WHERE ST_MinX(shape) BETWEEN 10 AND 20 AND ST_MinY(shape) BETWEEN 20 AND 30")
+            let indexed = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM rtree_Trees_shape WHERE minx <= 20 AND maxx >= 10 AND miny <= 30 AND maxy >= 20")
+            let scanned = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM Trees WHERE ST_MinX(shape) BETWEEN 10 AND 20 AND ST_MinY(shape) BETWEEN 20 AND 30")
             #expect(indexed == scanned && indexed == 11 * 11)
         }
     }
@@ -113,17 +123,19 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         defer { try? FileManager.default.removeItem(atPath: path) }
         let queue = try ReplicaFile.open(path)
         try queue.write { db throws in
-            try db.execute(sql: "INSERT INTO Trees(species, shape) VALUES ('new', ?)",
-                           arguments: [Data(GeoPackageBinary.encode(.point(Point(x: 1, y: 1)), srsID: 4326))])
+            try db.execute(
+                sql: "INSERT INTO Trees(species, shape) VALUES ('new', ?)",
+                arguments: [Data(GeoPackageBinary.encode(.point(Point(x: 1, y: 1)), srsID: 4326))])
             try db.execute(sql: "UPDATE Trees SET species = 'changed' WHERE OBJECTID = 2")
             try db.execute(sql: "DELETE FROM Trees WHERE OBJECTID = 1")
         }
         try queue.read { db throws in
             let log = try Row.fetchAll(db, sql: "SELECT item, operation, global_id, object_id FROM outpost_sync_changes ORDER BY change_id")
             // The cascaded attachment delete may be logged before or after its feature's.
-            #expect(Set(log.map { "\($0["item"] as String) \($0["operation"] as String) \($0["object_id"] as Int64)" }) == [
-                "feature insert 4", "feature update 2", "feature delete 1", "attachment delete 5",
-            ])
+            #expect(
+                Set(log.map { "\($0["item"] as String) \($0["operation"] as String) \($0["object_id"] as Int64)" }) == [
+                    "feature insert 4", "feature update 2", "feature delete 1", "attachment delete 5",
+                ])
             #expect(log.count == 4)
             let added = try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Trees WHERE OBJECTID = 4"))
             #expect(GlobalID.normalize(added) == added)

@@ -1,5 +1,6 @@
-import Testing
 import OutpostWire
+import Testing
+
 @testable import OutpostGeometry
 
 @Suite struct GeometryCodecTests {
@@ -92,7 +93,9 @@ import OutpostWire
     @Test func validationRejectsBrokenGeometry() {
         #expect(throws: GeometryError.self) { try Geometry.point(Point(x: .infinity, y: 0)).validate() }
         #expect(throws: GeometryError.self) { try Geometry.polyline([[Point(x: 0, y: 0)]]).validate() }
-        #expect(throws: GeometryError.self) { try Geometry.polygon([[Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 1), Point(x: 0, y: 2)]]).validate() }
+        #expect(throws: GeometryError.self) {
+            try Geometry.polygon([[Point(x: 0, y: 0), Point(x: 1, y: 0), Point(x: 1, y: 1), Point(x: 0, y: 2)]]).validate()
+        }
         #expect(throws: GeometryError.self) { try Geometry.envelope(Envelope(xmin: 2, ymin: 0, xmax: 1, ymax: 1)).validate() }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import OutpostGeometry
 import OutpostWire
+import Testing
+
+@testable import OutpostGeometry
 
 /// Hostile input for every geometry decoder: Esri JSON, WKB, GeoPackage and SpatiaLite blobs.
 /// Each answers a geometry or a `GeometryError`; valid inputs round-trip.

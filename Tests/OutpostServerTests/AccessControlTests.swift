@@ -1,12 +1,13 @@
 import Foundation
+import GRDB
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostStorage
 import OutpostStore
 import OutpostWire
-import GRDB
-import HTTPTypes
 import Testing
+
 @testable import OutpostServer
 
 @Suite struct AccessControlTests {
@@ -23,7 +24,8 @@ import Testing
             #expect(info["authInfo"]?["isTokenBasedSecurity"] == true)
             #expect(info["authInfo"]?["tokenServicesUrl"]?.stringValue?.hasSuffix("/arcgis/tokens/generateToken") == true)
             func token(_ user: String, _ password: String) async throws -> String {
-                let answer = try await post(client, "/arcgis/tokens/generateToken", [("f", "json"), ("username", user), ("password", password), ("expiration", "30")])
+                let answer = try await post(
+                    client, "/arcgis/tokens/generateToken", [("f", "json"), ("username", user), ("password", password), ("expiration", "30")])
                 #expect(answer["expires"]?.int64Value ?? 0 > Int64(Date().timeIntervalSince1970 * 1000) + 29 * 60_000)
                 return try #require(answer["token"]?.stringValue)
             }
@@ -39,22 +41,28 @@ import Testing
             // A viewer reads (also by header), cannot edit, and gets download-only replicas.
             let vic = try await token("vic", "viewer-pass")
             #expect(try await get(client, "\(layerURL)/query?where=1%3D1&returnCountOnly=true&f=json&token=\(vic)")["count"] == 2500)
-            try await client.execute(uri: "\(layerURL)/query?where=1%3D1&returnCountOnly=true&f=json", method: .get,
-                                     headers: [HTTPField.Name("X-Esri-Authorization")!: "Bearer \(vic)"]) { response in
+            try await client.execute(
+                uri: "\(layerURL)/query?where=1%3D1&returnCountOnly=true&f=json", method: .get,
+                headers: [HTTPField.Name("X-Esri-Authorization")!: "Bearer \(vic)"]
+            ) { response in
                 #expect(json(response)["count"] == 2500)
             }
-            let refusedEdit = try await post(client, "\(layerURL)/applyEdits", [("f", "json"), ("token", vic), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AC01}", height: 1))]")])
+            let refusedEdit = try await post(
+                client, "\(layerURL)/applyEdits",
+                [("f", "json"), ("token", vic), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AC01}", height: 1))]")])
             #expect(refusedEdit["error"]?["code"] == 403)
             let viewerReplica = try await createTreeReplica(client, name: "viewer", extra: [("token", vic), ("syncDirection", "bidirectional")])
             let viewerReplicaId = try #require(viewerReplica["replicaID"]?.stringValue)
             let viewerInfo = try await get(client, "\(serviceURL)/replicas/\(viewerReplicaId)?f=json&token=\(vic)")
             #expect(viewerInfo["syncDirection"] == "download")
             #expect(try store.replicas.replica(service: "Demo", id: viewerReplicaId)?.owner == "vic")
-            let viewerUpload = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("token", vic), ("replicaID", viewerReplicaId),
-                ("syncLayers", #"[{"id":2,"serverGen":\#(viewerReplica["layerServerGens"]?[0]?["serverGen"]?.int64Value ?? 0)}]"#),
-                ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000AC02}", height: 1))]}}]"#),
-            ])
+            let viewerUpload = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("token", vic), ("replicaID", viewerReplicaId),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(viewerReplica["layerServerGens"]?[0]?["serverGen"]?.int64Value ?? 0)}]"#),
+                    ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000AC02}", height: 1))]}}]"#),
+                ])
             #expect(viewerUpload["error"]?["code"] == 400)
 
             // Replicas belong to their owner: another editor may neither sync nor unregister one;
@@ -66,19 +74,26 @@ import Testing
             let ownedId = try #require(owned["replicaID"]?.stringValue)
             let generation = try #require(owned["layerServerGens"]?[0]?["serverGen"]?.int64Value)
             let syncFields: (String) -> [(String, String)] = { token in
-                [("f", "json"), ("token", token), ("replicaID", ownedId), ("transportType", "esriTransportTypeEmbedded"),
-                 ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#)]
+                [
+                    ("f", "json"), ("token", token), ("replicaID", ownedId), ("transportType", "esriTransportTypeEmbedded"),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#),
+                ]
             }
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(ed))["error"]?["code"] == 403)
-            #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ed), ("replicaID", ownedId)])["error"]?["code"] == 403)
+            #expect(
+                try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ed), ("replicaID", ownedId)])["error"]?["code"]
+                    == 403)
             _ = try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ed), ("replicaID", "*")])
             #expect(try store.replicas.replica(service: "Demo", id: ownedId) != nil)
             #expect(try store.replicas.replica(service: "Demo", id: ownedId)?.owner == "eve")
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(eve))["error"] == nil)
             #expect(try await post(client, "\(serviceURL)/synchronizeReplica", syncFields(ada))["error"] == nil)
-            #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", eve), ("replicaID", ownedId)])["success"] == true)
+            #expect(
+                try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", eve), ("replicaID", ownedId)])["success"] == true)
             // Editors edit.
-            let edit = try await post(client, "\(layerURL)/applyEdits", [("f", "json"), ("token", eve), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AC03}", height: 1))]")])
+            let edit = try await post(
+                client, "\(layerURL)/applyEdits",
+                [("f", "json"), ("token", eve), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AC03}", height: 1))]")])
             #expect(edit["addResults"]?[0]?["success"] == true)
             // Removing a user ends their tokens.
             try store.users.removeUser("eve")
@@ -87,13 +102,14 @@ import Testing
     }
 
     @Test func passwordsAreStoredSaltedAndSlow() throws {
-        let store = try FeatureStore(dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-users-\(UUID().uuidString)").path)
+        let store = try FeatureStore(
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-users-\(UUID().uuidString)").path)
         try store.users.addUser("a", role: .viewer, password: "same-password", rounds: 1000)
         try store.users.addUser("b", role: .viewer, password: "same-password", rounds: 1000)
         let rows = try store.read { db in
             try Row.fetchAll(db, sql: "SELECT salt, hash FROM outpost_users ORDER BY name").map { ($0["salt"] as Data, $0["hash"] as Data) }
         }
-        #expect(rows[0].1 != rows[1].1)   // salted: the same password, different hashes
+        #expect(rows[0].1 != rows[1].1)  // salted: the same password, different hashes
         #expect(rows[0].0.count == 16 && rows[0].1.count == 32)
         #expect(passwordRounds >= 600_000)
         #expect(try store.users.verify(user: "a", password: "same-password")?.name == "a")

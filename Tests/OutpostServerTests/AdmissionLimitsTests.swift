@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import OutpostWire
+import Testing
+
 @testable import OutpostServer
 
 /// The bounded job queue and sign-in throttling as values, without HTTP.

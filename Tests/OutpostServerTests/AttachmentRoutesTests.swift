@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import OutpostTestSupport
-import Testing
 import OutpostStorage
 import OutpostStore
+import OutpostTestSupport
 import OutpostWire
+import Testing
+
 @testable import OutpostServer
 
 func withStoreApp(limits: UploadLimits = UploadLimits(), _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
@@ -22,7 +23,9 @@ func multipart(fields: [(String, String)], file: (field: String, name: String, t
         body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
     }
     if let file {
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\nContent-Type: \(file.type)\r\n\r\n".utf8)
+        body += Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(file.field)\"; filename=\"\(file.name)\"\r\nContent-Type: \(file.type)\r\n\r\n"
+                .utf8)
         body += file.bytes
         body += Array("\r\n".utf8)
     }
@@ -60,8 +63,9 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
             let files = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
             #expect(files.count == 1)
 
-            let (updateHeaders, updateBody) = multipart(fields: [("f", "json"), ("attachmentId", "\(attachmentId)")],
-                                                        file: ("attachment", "note.txt", "text/plain", Array("new".utf8)))
+            let (updateHeaders, updateBody) = multipart(
+                fields: [("f", "json"), ("attachmentId", "\(attachmentId)")],
+                file: ("attachment", "note.txt", "text/plain", Array("new".utf8)))
             try await client.execute(uri: "\(cities)/2/updateAttachment", method: .post, headers: updateHeaders, body: updateBody) { response in
                 #expect(json(response)["updateAttachmentResult"]?["success"] == true)
             }
@@ -70,15 +74,18 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).count == 1, "the replaced file is gone")
 
-            try await client.execute(uri: "\(cities)/2/deleteAttachments", method: .post, headers: formHeaders,
-                                     body: form([("f", "json"), ("attachmentIds", "\(attachmentId),99999")])) { response in
+            try await client.execute(
+                uri: "\(cities)/2/deleteAttachments", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("attachmentIds", "\(attachmentId),99999")])
+            ) { response in
                 let results = json(response)["deleteAttachmentResults"]?.arrayValue ?? []
                 #expect(results.map { $0["success"] } == [true, false])
                 #expect(results[1]["error"]?["code"] == 1019)
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).isEmpty)
             let tombstone = try store.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_tombstones WHERE kind = 'attachment' AND object_id = ?", arguments: [attachmentId])
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM outpost_tombstones WHERE kind = 'attachment' AND object_id = ?", arguments: [attachmentId])
             }
             #expect(tombstone == 1)
         }
@@ -86,35 +93,46 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
 
     @Test func attachmentByUploadIdAndMultiPartUploads() async throws {
         try await withStoreApp { client, store in
-            let itemID = try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/register", method: .post, headers: formHeaders,
-                                                  body: form([("f", "json"), ("itemName", "report.pdf")])) { response in
+            let itemID = try await client.execute(
+                uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/register", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("itemName", "report.pdf")])
+            ) { response in
                 #expect(json(response)["item"]?["committed"] == false)
                 return json(response)["item"]?["itemID"]?.stringValue ?? ""
             }
             #expect(isValidUploadID(itemID))
             for (part, text) in [(2, "world"), (1, "hello ")] {
-                let (headers, body) = multipart(fields: [("f", "json"), ("partId", "\(part)")], file: ("file", "blob", "application/octet-stream", Array(text.utf8)))
-                try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/uploadPart", method: .post, headers: headers, body: body) { response in
+                let (headers, body) = multipart(
+                    fields: [("f", "json"), ("partId", "\(part)")], file: ("file", "blob", "application/octet-stream", Array(text.utf8)))
+                try await client.execute(
+                    uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/uploadPart", method: .post, headers: headers, body: body
+                ) { response in
                     #expect(json(response)["success"] == true)
                 }
             }
             try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/parts?f=json", method: .get) { response in
                 #expect(json(response)["parts"] == ["1", "2"])
             }
-            try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/commit", method: .post, headers: formHeaders,
-                                     body: form([("f", "json"), ("parts", "1,2")])) { response in
+            try await client.execute(
+                uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/commit", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("parts", "1,2")])
+            ) { response in
                 #expect(json(response)["item"]?["committed"] == true)
             }
-            try await client.execute(uri: "\(cities)/3/addAttachment", method: .post, headers: formHeaders,
-                                     body: form([("f", "json"), ("uploadId", itemID)])) { response in
+            try await client.execute(
+                uri: "\(cities)/3/addAttachment", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("uploadId", itemID)])
+            ) { response in
                 #expect(json(response)["addAttachmentResult"]?["success"] == true)
             }
             try await client.execute(uri: "\(cities)/3/attachments?f=json", method: .get) { response in
                 let info = json(response)["attachmentInfos"]?.arrayValue?.last
                 #expect(info?["name"] == "report.pdf" && info?["contentType"] == "application/pdf" && info?["size"] == 11)
             }
-            try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/delete", method: .post, headers: formHeaders,
-                                     body: form([("f", "json")])) { response in
+            try await client.execute(
+                uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)/delete", method: .post, headers: formHeaders,
+                body: form([("f", "json")])
+            ) { response in
                 #expect(json(response)["success"] == true)
             }
             try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/\(itemID)?f=json", method: .get) { response in
@@ -131,7 +149,9 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
     @Test func singleShotUploadAndItsInfo() async throws {
         try await withStoreApp { client, _ in
             let (headers, body) = multipart(fields: [("f", "json"), ("description", "lake")], file: ("file", "lake.tif", "image/tiff", [1, 2, 3]))
-            let itemID = try await client.execute(uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/upload", method: .post, headers: headers, body: body) { response in
+            let itemID = try await client.execute(
+                uri: "/arcgis/rest/services/Demo/FeatureServer/uploads/upload", method: .post, headers: headers, body: body
+            ) { response in
                 #expect(json(response)["item"]?["itemName"] == "lake.tif")
                 return json(response)["item"]?["itemID"]?.stringValue ?? ""
             }
@@ -143,7 +163,8 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
 
     @Test func oversizedBodiesAreRefusedAndLeaveNoFiles() async throws {
         try await withStoreApp(limits: UploadLimits(maxBodyBytes: 10_000, maxFieldBytes: 5_000)) { client, store in
-            let (headers, body) = multipart(fields: [("f", "json")], file: ("attachment", "big.bin", "application/octet-stream", Array(repeating: 7, count: 20_000)))
+            let (headers, body) = multipart(
+                fields: [("f", "json")], file: ("attachment", "big.bin", "application/octet-stream", Array(repeating: 7, count: 20_000)))
             try await client.execute(uri: "\(cities)/2/addAttachment", method: .post, headers: headers, body: body) { response in
                 #expect(json(response)["error"]?["code"] == 413)
             }
@@ -187,8 +208,10 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
             let (headers, body) = multipart(fields: [("f", "json")], file: ("attachment", "a.txt", "text/plain", Array("x".utf8)))
             try await client.execute(uri: "\(cities)/7/addAttachment", method: .post, headers: headers, body: body) { _ in }
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).count == 1)
-            try await client.execute(uri: "\(cities)/deleteFeatures", method: .post, headers: formHeaders,
-                                     body: form([("f", "json"), ("objectIds", "7")])) { response in
+            try await client.execute(
+                uri: "\(cities)/deleteFeatures", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("objectIds", "7")])
+            ) { response in
                 #expect(json(response)["deleteResults"]?.arrayValue?.first?["success"] == true)
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).isEmpty)
@@ -207,7 +230,8 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
     @Test func featureAndAttachmentInOneTransaction() async throws {
         try await withStoreApp { client, store in
             let adds = #"[{"attributes":{"name":"Camp","GlobalID":"\#(Self.feature)"},"geometry":{"x":10,"y":50}}]"#
-            let attachments = #"{"adds":[{"globalId":"\#(Self.attachment)","parentGlobalId":"\#(Self.feature)","name":"note.txt","contentType":"text/plain","data":"aGVsbG8gZmllbGQ="}]}"#
+            let attachments =
+                #"{"adds":[{"globalId":"\#(Self.attachment)","parentGlobalId":"\#(Self.feature)","name":"note.txt","contentType":"text/plain","data":"aGVsbG8gZmllbGQ="}]}"#
             let answer = try await applyEdits(client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", attachments)])
             #expect(answer["addResults"]?.arrayValue?.first?["success"] == true)
             let added = try #require(answer["attachments"]?["addResults"]?.arrayValue?.first)
@@ -218,8 +242,11 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
                 #expect(String(buffer: response.body) == "hello field")
             }
             let generations = try store.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(DISTINCT outpost_gen) FROM (SELECT outpost_gen FROM f_demo_0 WHERE GlobalID = ? UNION ALL SELECT outpost_gen FROM f_demo_0__attach WHERE GLOBALID = ?)",
-                                 arguments: [Self.feature, Self.attachment])
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(DISTINCT outpost_gen) FROM (SELECT outpost_gen FROM f_demo_0 WHERE GlobalID = ? UNION ALL SELECT outpost_gen FROM f_demo_0__attach WHERE GLOBALID = ?)",
+                    arguments: [Self.feature, Self.attachment])
             }
             #expect(generations == 1, "the feature and its attachment share one generation")
 
@@ -231,7 +258,8 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
                 #expect(response.headers[.contentDisposition] == "attachment; filename=\"note-v2.txt\"")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).count == 1)
-            let deleted = try await applyEdits(client, [("useGlobalIds", "true"), ("attachments", #"{"deletes":["\#(Self.attachment.lowercased())"]}"#)])
+            let deleted = try await applyEdits(
+                client, [("useGlobalIds", "true"), ("attachments", #"{"deletes":["\#(Self.attachment.lowercased())"]}"#)])
             #expect(deleted["attachments"]?["deleteResults"]?.arrayValue?.first?["success"] == true)
             #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).isEmpty)
         }
@@ -241,7 +269,8 @@ let cities = "/arcgis/rest/services/Demo/FeatureServer/0"
         try await withStoreApp { client, store in
             let adds = #"[{"attributes":{"name":"Camp","GlobalID":"\#(Self.feature)"},"geometry":{"x":10,"y":50}}]"#
             let orphan = #"{"adds":[{"globalId":"\#(Self.attachment)","parentGlobalId":"{00000000-0000-4000-8000-000000000000}","data":"eA=="}]}"#
-            let answer = try await applyEdits(client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", orphan), ("rollbackOnFailure", "true")])
+            let answer = try await applyEdits(
+                client, [("useGlobalIds", "true"), ("adds", adds), ("attachments", orphan), ("rollbackOnFailure", "true")])
             #expect(answer["addResults"]?.arrayValue?.first?["error"]?["code"] == 1003)
             #expect(answer["attachments"]?["addResults"]?.arrayValue?.first?["error"]?["code"] == 1019)
             #expect(try store.features.count(service: "Demo", layer: 0) == 243)

@@ -4,8 +4,8 @@ import HummingbirdTesting
 import OutpostServer
 import OutpostStorage
 import OutpostStore
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 /// Services in folders (`services/<folder>/<name>/FeatureServer`, ArcGIS Server's one level of
@@ -51,9 +51,11 @@ import Testing
             #expect(try await get(client, "\(service)/0?f=json")["hasAttachments"] == true)
             #expect(try await get(client, "\(service)/0/query?where=1%3D1&returnCountOnly=true&f=json")["count"] == 243)
 
-            let added = try await post(client, "\(service)/0/applyEdits", [
-                ("f", "json"), ("adds", #"[{"attributes":{"name":"Base camp"},"geometry":{"x":7.5,"y":46.5}}]"#),
-            ])
+            let added = try await post(
+                client, "\(service)/0/applyEdits",
+                [
+                    ("f", "json"), ("adds", #"[{"attributes":{"name":"Base camp"},"geometry":{"x":7.5,"y":46.5}}]"#),
+                ])
             let oid = try #require(added["addResults"]?[0]?["objectId"]?.int64Value)
             #expect(try store.features.count(service: "Field/Cities", layer: 0) == 244)
             #expect(try store.features.count(service: "Cities", layer: 0) == 243, "the root service of the same name is another service")
@@ -61,11 +63,13 @@ import Testing
             #expect(feature["feature"]?["attributes"]?["name"] == "Base camp")
 
             // A replica file by URL: the URL names the folder and serves a whole GeoPackage.
-            let replica = try await post(client, "\(service)/createReplica", [
-                ("f", "json"), ("replicaName", "field-crew"), ("layers", "0"), ("syncModel", "perLayer"),
-                ("transportType", "esriTransportTypeUrl"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-                ("attachmentsSyncDirection", "bidirectional"),
-            ])
+            let replica = try await post(
+                client, "\(service)/createReplica",
+                [
+                    ("f", "json"), ("replicaName", "field-crew"), ("layers", "0"), ("syncModel", "perLayer"),
+                    ("transportType", "esriTransportTypeUrl"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
+                    ("attachmentsSyncDirection", "bidirectional"),
+                ])
             let fileURL = try #require(replica["URL"]?.stringValue)
             #expect(path(of: fileURL).hasPrefix("/arcgis/rest/services/Field/Cities/replicafiles/"))
             let file = try await downloadFile(client, fileURL)
@@ -73,11 +77,16 @@ import Testing
             let id = try #require(replica["replicaID"]?.stringValue)
             let generation = try #require(replica["layerServerGens"]?[0]?["serverGen"]?.int64Value)
 
-            let synced = try await post(client, "\(service)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", id), ("syncLayers", #"[{"id":0,"serverGen":\#(generation),"syncDirection":"bidirectional"}]"#),
-                ("edits", #"[{"id":0,"features":{"adds":[{"attributes":{"name":"Hut","GlobalID":"{5C3B3A0E-2F57-4C8B-9E51-3B1F1D8E2A11}"},"geometry":{"x":8,"y":46}}]}}]"#),
-                ("transportType", "esriTransportTypeEmbedded"),
-            ])
+            let synced = try await post(
+                client, "\(service)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", id), ("syncLayers", #"[{"id":0,"serverGen":\#(generation),"syncDirection":"bidirectional"}]"#),
+                    (
+                        "edits",
+                        #"[{"id":0,"features":{"adds":[{"attributes":{"name":"Hut","GlobalID":"{5C3B3A0E-2F57-4C8B-9E51-3B1F1D8E2A11}"},"geometry":{"x":8,"y":46}}]}}]"#
+                    ),
+                    ("transportType", "esriTransportTypeEmbedded"),
+                ])
             #expect(synced["error"] == nil, "\(synced)")
             #expect(try store.features.count(service: "Field/Cities", layer: 0) == 245)
             let replicas = try await get(client, "\(service)/replicas?f=json")
@@ -86,10 +95,12 @@ import Testing
             #expect(try await get(client, "/arcgis/rest/services/Cities/FeatureServer/replicas?f=json") == [])
 
             // An asynchronous job's status URL names the folder too.
-            let job = try await post(client, "\(service)/createReplica", [
-                ("f", "json"), ("replicaName", "async-crew"), ("layers", "0"), ("syncModel", "perLayer"), ("async", "true"),
-                ("transportType", "esriTransportTypeUrl"), ("dataFormat", "sqlite"),
-            ])
+            let job = try await post(
+                client, "\(service)/createReplica",
+                [
+                    ("f", "json"), ("replicaName", "async-crew"), ("layers", "0"), ("syncModel", "perLayer"), ("async", "true"),
+                    ("transportType", "esriTransportTypeUrl"), ("dataFormat", "sqlite"),
+                ])
             let status = try #require(job["statusUrl"]?.stringValue)
             #expect(path(of: status).hasPrefix("\(service)/jobs/"))
             var finished = JSONValue.null
@@ -119,7 +130,10 @@ import Testing
             }
             try await client.execute(uri: "\(Self.folderService)/0?f=html", method: .get) { response in
                 let page = String(buffer: response.body)
-                #expect(page.contains(#"<nav class="breadcrumbs"><a href="/arcgis/rest/services?f=html">Home</a> &gt; <a href="/arcgis/rest/services/Field?f=html">Field</a> &gt; <a href="/arcgis/rest/services/Field/Cities/FeatureServer?f=html">Cities (FeatureServer)</a> &gt; 0</nav>"#))
+                #expect(
+                    page.contains(
+                        #"<nav class="breadcrumbs"><a href="/arcgis/rest/services?f=html">Home</a> &gt; <a href="/arcgis/rest/services/Field?f=html">Field</a> &gt; <a href="/arcgis/rest/services/Field/Cities/FeatureServer?f=html">Cities (FeatureServer)</a> &gt; 0</nav>"#
+                    ))
                 #expect(page.contains(#"<a href="/arcgis/rest/services/Field/Cities/FeatureServer/0/query?f=html">query</a>"#))
             }
         }

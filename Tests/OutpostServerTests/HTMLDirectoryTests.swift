@@ -14,7 +14,8 @@ import Testing
         try await withFreshDemoApp { client, _ in
             try await client.execute(uri: "/arcgis/rest/services", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) { response in
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
-                #expect(String(buffer: response.body).contains(#"<a href="/arcgis/rest/services/Demo/FeatureServer?f=html">Demo (FeatureServer)</a>"#))
+                #expect(
+                    String(buffer: response.body).contains(#"<a href="/arcgis/rest/services/Demo/FeatureServer?f=html">Demo (FeatureServer)</a>"#))
             }
             try await client.execute(uri: "/arcgis/rest/services", method: .get, headers: [.accept: "*/*"]) { response in
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
@@ -48,7 +49,8 @@ import Testing
             let hostile = #"<script>alert('x')</script>"#
             let adds = #"[{"attributes":{"species":"\#(hostile)"},"geometry":{"x":13.4,"y":52.5}}]"#
             _ = try await post(client, "\(serviceURL)/2/applyEdits", [("f", "json"), ("adds", adds)])
-            try await client.execute(uri: "\(serviceURL)/2/query?f=html&where=species%20LIKE%20%27%3Cscript%25%27&outFields=species", method: .get) { response in
+            try await client.execute(uri: "\(serviceURL)/2/query?f=html&where=species%20LIKE%20%27%3Cscript%25%27&outFields=species", method: .get) {
+                response in
                 let page = String(buffer: response.body)
                 #expect(!page.contains("<script>"))
                 #expect(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"))

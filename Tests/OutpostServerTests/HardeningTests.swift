@@ -6,16 +6,19 @@ import HummingbirdTesting
 import OutpostGeoPackage
 import OutpostStorage
 import OutpostStore
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 /// One test per finding of the hardening issue: each failed before its fix.
 @Suite struct HardeningTests {
     /// Token security with an admin, an editor and a viewer (few hash rounds: same function, cheaper).
-    static func withSecuredApp(options: ServerOptions = ServerOptions(requireAuth: true),
-                               _ body: @Sendable (any TestClientProtocol, FeatureStore, [String: String]) async throws -> Void) async throws {
+    static func withSecuredApp(
+        options: ServerOptions = ServerOptions(requireAuth: true),
+        _ body: @Sendable (any TestClientProtocol, FeatureStore, [String: String]) async throws -> Void
+    ) async throws {
         try await withFreshDemoApp(options: options) { client, store in
             var tokens: [String: String] = [:]
             for (name, role) in [("ada", UserRole.admin), ("eve", .editor), ("vic", .viewer)] {
@@ -31,13 +34,17 @@ import Testing
             let ors = (1...90).map { "OBJECTID = \($0)" }.joined(separator: " OR ")
             let answer = try await post(client, "\(layerURL)/query", [("f", "json"), ("where", ors), ("returnCountOnly", "true")])
             #expect(answer["count"] == 90, "\(answer)")
-            let refused = try await post(client, "\(layerURL)/query", [("f", "json"), ("where", (1..<70).map { "OBJECTID = \($0) OR (" }.joined() + "OBJECTID = 0" + String(repeating: ")", count: 69))])
+            let refused = try await post(
+                client, "\(layerURL)/query",
+                [("f", "json"), ("where", (1..<70).map { "OBJECTID = \($0) OR (" }.joined() + "OBJECTID = 0" + String(repeating: ")", count: 69))])
             #expect(refused["error"]?["code"] == 400)
             #expect(refused["error"]?["details"]?[0]?.stringValue?.contains("nested too deeply") == true, "\(refused)")
             // An error SQLite raises while running (an ESCAPE of two characters) names no SQL and no table.
             let tableName = try store.layer(service: "Demo", id: 2).tableName
-            try await client.execute(uri: "\(layerURL)/query", method: .post, headers: formHeaders,
-                                     body: form([("f", "json"), ("where", "species LIKE 'a%' ESCAPE 'xy'")])) { response in
+            try await client.execute(
+                uri: "\(layerURL)/query", method: .post, headers: formHeaders,
+                body: form([("f", "json"), ("where", "species LIKE 'a%' ESCAPE 'xy'")])
+            ) { response in
                 let text = String(buffer: response.body)
                 #expect(text.contains("\"error\""), "\(text)")
                 #expect(!text.contains("SELECT") && !text.contains(tableName) && !text.lowercased().contains("escape"), "\(text)")
@@ -73,10 +80,12 @@ import Testing
             let filter = #"{"2":{"queryOption":"useFilter","where":"\#(clause(deepest))"}}"#
             let created = try await createTreeReplica(client, name: "deep", extra: [("layerQueries", filter)])
             let id = try #require(created["replicaID"]?.stringValue, "\(created)")
-            let synced = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", id), ("transportType", "esriTransportTypeEmbedded"),
-                ("syncLayers", #"[{"id":2,"serverGen":0,"syncDirection":"download"}]"#),
-            ])
+            let synced = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", id), ("transportType", "esriTransportTypeEmbedded"),
+                    ("syncLayers", #"[{"id":2,"serverGen":0,"syncDirection":"download"}]"#),
+                ])
             #expect(synced["error"] == nil, "\(synced)")
         }
     }
@@ -94,17 +103,20 @@ import Testing
                 byContinent[continent, default: []].append(feature["attributes"]?["pop_est"]?.doubleValue ?? 0)
             }
             #expect(byContinent.count > 5)
-            let statistics = #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n"},"#
+            let statistics =
+                #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n"},"#
                 + #"{"statisticType":"sum","onStatisticField":"pop_est","outStatisticFieldName":"total"},"#
                 + #"{"statisticType":"min","onStatisticField":"pop_est","outStatisticFieldName":"least"},"#
                 + #"{"statisticType":"max","onStatisticField":"pop_est","outStatisticFieldName":"most"},"#
                 + #"{"statisticType":"avg","onStatisticField":"pop_est","outStatisticFieldName":"mean"},"#
                 + #"{"statisticType":"stddev","onStatisticField":"pop_est","outStatisticFieldName":"sd"},"#
                 + #"{"statisticType":"var","onStatisticField":"pop_est","outStatisticFieldName":"variance"}]"#
-            let answer = try await post(client, "\(countries)/query", [
-                ("f", "json"), ("where", "1=1"), ("outStatistics", statistics), ("groupByFieldsForStatistics", "continent"),
-                ("having", "COUNT(OBJECTID) > 1"), ("orderByFields", "n DESC, continent"),
-            ])
+            let answer = try await post(
+                client, "\(countries)/query",
+                [
+                    ("f", "json"), ("where", "1=1"), ("outStatistics", statistics), ("groupByFieldsForStatistics", "continent"),
+                    ("having", "COUNT(OBJECTID) > 1"), ("orderByFields", "n DESC, continent"),
+                ])
             let features = try #require(answer["features"]?.arrayValue, "\(answer)")
             let expected = byContinent.filter { $0.value.count > 1 }.sorted { ($0.value.count, $1.key) > ($1.value.count, $0.key) }
             #expect(features.map { $0["attributes"]?["continent"]?.stringValue ?? "" } == expected.map(\.key))
@@ -119,13 +131,22 @@ import Testing
                 #expect(abs((attributes["variance"]?.doubleValue ?? 0) - variance) <= 1e-9 * variance)
                 #expect(abs((attributes["sd"]?.doubleValue ?? 0) - variance.squareRoot()) <= 1e-9 * variance.squareRoot())
             }
-            #expect(answer["fields"]?.arrayValue?.map { $0["name"]?.stringValue ?? "" } == ["continent", "n", "total", "least", "most", "mean", "sd", "variance"])
+            #expect(
+                answer["fields"]?.arrayValue?.map { $0["name"]?.stringValue ?? "" } == [
+                    "continent", "n", "total", "least", "most", "mean", "sd", "variance",
+                ])
             // Without grouping: one row; bad requests: clear errors.
-            let one = try await post(client, "\(countries)/query", [("f", "json"), ("outStatistics", #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n"}]"#)])
-            #expect(one["features"]?.arrayValue?.count == 1 && one["features"]?[0]?["attributes"]?["n"]?.int64Value == Int64(byContinent.values.map(\.count).reduce(0, +)))
-            for bad in [[("groupByFieldsForStatistics", "continent")], [("outStatistics", statistics), ("groupByFieldsForStatistics", "nope")],
-                        [("outStatistics", statistics), ("having", "SUM(SUM(pop_est)) > 1")], [("outStatistics", statistics), ("orderByFields", "pop_est")],
-                        [("outStatistics", #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n; DROP"}]"#)]] {
+            let one = try await post(
+                client, "\(countries)/query",
+                [("f", "json"), ("outStatistics", #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n"}]"#)])
+            #expect(
+                one["features"]?.arrayValue?.count == 1
+                    && one["features"]?[0]?["attributes"]?["n"]?.int64Value == Int64(byContinent.values.map(\.count).reduce(0, +)))
+            for bad in [
+                [("groupByFieldsForStatistics", "continent")], [("outStatistics", statistics), ("groupByFieldsForStatistics", "nope")],
+                [("outStatistics", statistics), ("having", "SUM(SUM(pop_est)) > 1")], [("outStatistics", statistics), ("orderByFields", "pop_est")],
+                [("outStatistics", #"[{"statisticType":"count","onStatisticField":"OBJECTID","outStatisticFieldName":"n; DROP"}]"#)],
+            ] {
                 #expect(try await post(client, "\(countries)/query", [("f", "json")] + bad)["error"]?["code"] == 400, "\(bad)")
             }
         }
@@ -134,10 +155,12 @@ import Testing
     @Test func theSeedsRegistrationRulesAreKept() async throws {
         try await withFreshDemoApp { client, _ in
             func register(_ referenceId: String, service: String = serviceURL, layers: String = "2") async throws -> JSONValue {
-                try await post(client, "\(service)/createReplica", [
-                    ("f", "json"), ("layers", layers), ("replicaName", "copy"), ("transportType", "esriTransportTypeEmbedded"),
-                    ("replicaOptions", #"{"registerExistingData":true,"refReplicaId":"\#(referenceId)","replicaServerGen":1}"#),
-                ])
+                try await post(
+                    client, "\(service)/createReplica",
+                    [
+                        ("f", "json"), ("layers", layers), ("replicaName", "copy"), ("transportType", "esriTransportTypeEmbedded"),
+                        ("replicaOptions", #"{"registerExistingData":true,"refReplicaId":"\#(referenceId)","replicaServerGen":1}"#),
+                    ])
             }
             let original = try #require(try await createTreeReplica(client, name: "original")["replicaID"]?.stringValue)
             let copy = try #require(try await register(original)["replicaID"]?.stringValue)
@@ -162,10 +185,13 @@ import Testing
             // Not on a versioned service, which says so.
             let parcels = "/arcgis/rest/services/Parcels/FeatureServer"
             #expect(try await get(client, "\(parcels)?f=json")["syncCapabilities"]?["supportsRegisteringExistingData"] == false)
-            let parcelsReplica = try await post(client, "\(parcels)/createReplica", [
-                ("f", "json"), ("layers", "0"), ("replicaName", "p"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perReplica"),
-            ])
-            let versioned = try await register(try #require(parcelsReplica["replicaID"]?.stringValue, "\(parcelsReplica)"), service: parcels, layers: "0")
+            let parcelsReplica = try await post(
+                client, "\(parcels)/createReplica",
+                [
+                    ("f", "json"), ("layers", "0"), ("replicaName", "p"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perReplica"),
+                ])
+            let versioned = try await register(
+                try #require(parcelsReplica["replicaID"]?.stringValue, "\(parcelsReplica)"), service: parcels, layers: "0")
             #expect(versioned["error"]?["details"]?[0]?.stringValue?.contains("versioned") == true, "\(versioned)")
         }
     }
@@ -176,10 +202,12 @@ import Testing
         let (replicaId, jobPath) = try await Application(router: buildRouter(store: store)).test(.router) { client in
             let created = try await createTreeReplica(client, name: "anonymous")
             let id = try #require(created["replicaID"]?.stringValue)
-            let job = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", id), ("async", "true"),
-                ("syncLayers", #"[{"id":2,"serverGen":\#(try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
-            ])
+            let job = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", id), ("async", "true"),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
+                ])
             return (id, path(of: try #require(job["statusUrl"]?.stringValue)))
         }
         for (name, role) in [("ada", UserRole.admin), ("vic", .viewer), ("eve", .editor)] {
@@ -203,17 +231,21 @@ import Testing
                 #expect(try await get(client, "\(serviceURL)/replicas/\(replicaId)/conflicts?f=json&token=\(other)")["error"]?["code"] == 404)
                 #expect(try await get(client, "\(jobPath)?f=json&token=\(other)")["error"]?["code"] == 403)
                 #expect(try await get(client, "\(resultPath)?token=\(other)")["error"]?["code"] == 404)
-                let sync = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                    ("f", "json"), ("token", other), ("replicaID", replicaId), ("syncLayers", #"[{"id":2,"serverGen":1}]"#),
-                    ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000BB01}", height: 1))]}}]"#),
-                ])
+                let sync = try await post(
+                    client, "\(serviceURL)/synchronizeReplica",
+                    [
+                        ("f", "json"), ("token", other), ("replicaID", replicaId), ("syncLayers", #"[{"id":2,"serverGen":1}]"#),
+                        ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000BB01}", height: 1))]}}]"#),
+                    ])
                 #expect(sync["error"]?["code"] == 403, "\(sync)")
                 _ = try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", other), ("replicaID", "*")])
                 #expect(try store.replicas.replica(service: "Demo", id: replicaId) != nil)
             }
             #expect(try await get(client, "\(serviceURL)/replicas?f=json&token=\(ada)").arrayValue?.count == 1)
             #expect(try await get(client, "\(resultPath)?token=\(ada)")["error"] == nil)
-            #expect(try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ada), ("replicaID", replicaId)])["success"] == true)
+            #expect(
+                try await post(client, "\(serviceURL)/unRegisterReplica", [("f", "json"), ("token", ada), ("replicaID", replicaId)])["success"]
+                    == true)
         }
         try? FileManager.default.removeItem(atPath: store.directory)
     }
@@ -231,14 +263,17 @@ import Testing
             }
             #expect(spooled() == 0)
             // A token field first is read, and admits the file.
-            (headers, body) = multipart(fields: [("f", "json"), ("token", tokens["eve"]!)], file: ("file", "ok.bin", "application/octet-stream", bytes))
+            (headers, body) = multipart(
+                fields: [("f", "json"), ("token", tokens["eve"]!)], file: ("file", "ok.bin", "application/octet-stream", bytes))
             try await client.execute(uri: "\(serviceURL)/uploads/upload", method: .post, headers: headers, body: body) { response in
                 #expect(json(response)["item"]?["itemID"] != nil, "\(json(response))")
             }
             // A form past the 64 KiB preamble without a token: refused; with the token early: read.
             let filler = String(repeating: "x", count: 100 * 1024)
             #expect(try await post(client, "\(layerURL)/query", [("f", "json"), ("junk", filler), ("where", "1=1")])["error"]?["code"] == 499)
-            let early = try await post(client, "\(layerURL)/query", [("token", tokens["vic"]!), ("f", "json"), ("junk", filler), ("where", "1=1"), ("returnCountOnly", "true")])
+            let early = try await post(
+                client, "\(layerURL)/query",
+                [("token", tokens["vic"]!), ("f", "json"), ("junk", filler), ("where", "1=1"), ("returnCountOnly", "true")])
             #expect(early["count"] == 2500, "\(early)")
             // Routes open to anyone (the token service, rest/info) take small forms only.
             let big = [("f", "json"), ("username", "eve"), ("password", String(repeating: "p", count: 100 * 1024))]
@@ -248,8 +283,10 @@ import Testing
             // A viewer's token in the header decides before the body: an edit is refused as 403.
             var bearer = formHeaders
             bearer[.authorization] = "Bearer \(tokens["vic"]!)"
-            try await client.execute(uri: "\(layerURL)/applyEdits", method: .post, headers: bearer,
-                                     body: form([("f", "json"), ("adds", "[]")])) { response in
+            try await client.execute(
+                uri: "\(layerURL)/applyEdits", method: .post, headers: bearer,
+                body: form([("f", "json"), ("adds", "[]")])
+            ) { response in
                 #expect(json(response)["error"]?["code"] == 403)
             }
         }
@@ -301,8 +338,10 @@ import Testing
     @Test func wrongPasswordsAreThrottledPerUserAndAddress() async throws {
         try await Self.withSecuredApp { client, _, _ in
             func attempt(_ password: String) async throws -> (HTTPResponse.Status, JSONValue, String?) {
-                try await client.execute(uri: "/arcgis/tokens/generateToken", method: .post, headers: formHeaders,
-                                         body: form([("f", "json"), ("username", "eve"), ("password", password)])) { response in
+                try await client.execute(
+                    uri: "/arcgis/tokens/generateToken", method: .post, headers: formHeaders,
+                    body: form([("f", "json"), ("username", "eve"), ("password", password)])
+                ) { response in
                     (response.status, json(response), response.headers[.retryAfter])
                 }
             }

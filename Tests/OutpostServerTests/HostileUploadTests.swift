@@ -7,6 +7,7 @@ import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 /// Turns a replica file into the attack of the hardening issue: its attachment table's `data`
@@ -20,11 +21,13 @@ func plantZeroblobAttachments(in file: String, table: String = "Cities__ATTACH",
         try db.execute(sql: create.replacingOccurrences(of: "data BLOB NOT NULL,", with: "data BLOB AS (zeroblob(943718400)) VIRTUAL,"))
         for row in 0..<rows {
             let globalId = String(format: "{00000000-0000-0000-0000-%012d}", row + 1)
-            try db.execute(sql: """
-                INSERT INTO \(table.quotedDatabaseIdentifier)(content_type, GLOBALID, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES ('x/y', ?, ?, 'big.bin', 943718400)
-                """, arguments: [globalId, parent])
-            try db.execute(sql: "INSERT INTO outpost_sync_changes(layer_id, item, global_id, operation) VALUES (?, 'attachment', ?, 'insert')",
-                           arguments: [layerId, globalId])
+            try db.execute(
+                sql: """
+                    INSERT INTO \(table.quotedDatabaseIdentifier)(content_type, GLOBALID, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES ('x/y', ?, ?, 'big.bin', 943718400)
+                    """, arguments: [globalId, parent])
+            try db.execute(
+                sql: "INSERT INTO outpost_sync_changes(layer_id, item, global_id, operation) VALUES (?, 'attachment', ?, 'insert')",
+                arguments: [layerId, globalId])
         }
     }
     try queue.close()
@@ -32,11 +35,13 @@ func plantZeroblobAttachments(in file: String, table: String = "Cities__ATTACH",
 
 /// A GeoPackage replica of the Cities layer with bidirectional attachments, downloaded.
 func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) async throws -> (answer: JSONValue, file: String) {
-    let answer = try await post(client, "\(serviceURL)/createReplica", [
-        ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-        ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-        ("attachmentsSyncDirection", "bidirectional"),
-    ])
+    let answer = try await post(
+        client, "\(serviceURL)/createReplica",
+        [
+            ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
+            ("inSR", "4326"), ("syncModel", "perLayer"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
+            ("attachmentsSyncDirection", "bidirectional"),
+        ])
     return (answer, try await downloadFile(client, try #require(answer["URL"]?.stringValue)))
 }
 
@@ -45,7 +50,9 @@ func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) asy
         try await withFreshDemoApp { client, store in
             let (created, file) = try await createCitiesReplicaFile(client, name: "hostile")
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let parent = try await DatabaseQueue(path: file).read { db in try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities LIMIT 1")) }
+            let parent = try await DatabaseQueue(path: file).read { db in
+                try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities LIMIT 1"))
+            }
             // A genuine file passes the check the client makes of a downloaded replica; a
             // virtual table that is no geometry R-tree does not.
             try ReplicaFile.checkUntrusted(file)
@@ -66,10 +73,13 @@ func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) asy
             // Through the server: a clear 400, and nothing changed.
             let generation = try store.edits.currentGeneration()
             let itemID = try await uploadFile(client, file)
-            let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", try #require(created["replicaID"]?.stringValue)), ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
-                ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", try #require(created["replicaID"]?.stringValue)), ("editsUploadID", itemID),
+                    ("editsUploadFormat", "sqlite"),
+                    ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
+                ])
             #expect(answer["error"]?["code"] == 400, "\(answer)")
             #expect(try store.edits.currentGeneration() == generation)
         }
@@ -85,8 +95,10 @@ func createCitiesReplicaFile(_ client: any TestClientProtocol, name: String) asy
             let queue = try DatabaseQueue(path: file)
             try await queue.write { db in
                 let city = try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities LIMIT 1"))
-                try db.execute(sql: "INSERT INTO Cities__ATTACH(data, content_type, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES (randomblob(300000), 'x/y', ?, 'a.bin', 300000)",
-                               arguments: [city])
+                try db.execute(
+                    sql:
+                        "INSERT INTO Cities__ATTACH(data, content_type, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES (randomblob(300000), 'x/y', ?, 'a.bin', 300000)",
+                    arguments: [city])
             }
             try queue.close()
             #expect(try ReplicaChanges.read(file).layers.first?.edits.attachments?.adds.count == 1)

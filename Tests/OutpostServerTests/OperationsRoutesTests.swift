@@ -34,7 +34,15 @@ import Testing
             #expect(before["outpost_edits_applied_total"] == 0)
             #expect(before["outpost_replicas_registered"] == 0)
             #expect((before["outpost_database_bytes"] ?? 0) > 1_000_000)
-            _ = try await post(client, "\(serviceURL)/2/applyEdits", [("f", "json"), ("adds", #"[{"attributes":{"species":"a"},"geometry":{"x":13.3,"y":52.5}},{"attributes":{"species":"b"},"geometry":{"x":13.3,"y":52.5}}]"#)])
+            _ = try await post(
+                client, "\(serviceURL)/2/applyEdits",
+                [
+                    ("f", "json"),
+                    (
+                        "adds",
+                        #"[{"attributes":{"species":"a"},"geometry":{"x":13.3,"y":52.5}},{"attributes":{"species":"b"},"geometry":{"x":13.3,"y":52.5}}]"#
+                    ),
+                ])
             _ = try await createTreeReplica(client, name: "metrics")
             let after = try await scrape()
             #expect(after["outpost_edits_applied_total"] == 2)
@@ -51,7 +59,8 @@ import Testing
             try await client.execute(uri: "/arcgis/rest/services?f=json", method: .get, headers: [.init("X-Request-Id")!: "trace-42"]) { response in
                 #expect(response.headers[.init("X-Request-Id")!] == "trace-42")
             }
-            try await client.execute(uri: "/arcgis/rest/services?f=json", method: .get, headers: [.init("X-Request-Id")!: "bad id\u{7}"]) { response in
+            try await client.execute(uri: "/arcgis/rest/services?f=json", method: .get, headers: [.init("X-Request-Id")!: "bad id\u{7}"]) {
+                response in
                 #expect(response.headers[.init("X-Request-Id")!]?.count == 36)
             }
         }

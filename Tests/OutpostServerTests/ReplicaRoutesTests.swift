@@ -7,6 +7,7 @@ import OutpostStore
 import OutpostSync
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 let serviceURL = "/arcgis/rest/services/Demo/FeatureServer"
@@ -28,13 +29,15 @@ func path(of url: String) -> String {
 @Suite struct ReplicaRoutesTests {
     @Test func embeddedJSONReplicaHoldsTheFilteredRowsAndIsRegistered() async throws {
         try await withFreshDemoApp { client, store in
-            let answer = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("replicaName", "berlin"), ("layers", "[0, 2, 3]"),
-                ("layerQueries", #"{"2":{"queryOption":"useFilter","where":"height_m > 25"},"3":{"queryOption":"none","includeRelated":true}}"#),
-                ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"), ("inSR", "4326"),
-                ("returnAttachments", "true"), ("returnAttachmentsDataByUrl", "false"),
-                ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/createReplica",
+                [
+                    ("f", "json"), ("replicaName", "berlin"), ("layers", "[0, 2, 3]"),
+                    ("layerQueries", #"{"2":{"queryOption":"useFilter","where":"height_m > 25"},"3":{"queryOption":"none","includeRelated":true}}"#),
+                    ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"), ("inSR", "4326"),
+                    ("returnAttachments", "true"), ("returnAttachmentsDataByUrl", "false"),
+                    ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
+                ])
             #expect(answer["replicaName"] == "berlin")
             #expect(answer["responseType"] == "esriReplicaResponseTypeData")
             #expect(answer["transportType"] == "esriTransportTypeEmbedded")
@@ -80,10 +83,12 @@ func path(of url: String) -> String {
 
     @Test func geoPackageByURLMatchesTheStoreAndReprojects() async throws {
         try await withFreshDemoApp { client, store in
-            let answer = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("replicaName", "gpkg"), ("layers", "0,1"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
-                ("replicaSR", #"{"wkid":102100,"latestWkid":3857}"#), ("transportType", "esriTransportTypeEmbedded"),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/createReplica",
+                [
+                    ("f", "json"), ("replicaName", "gpkg"), ("layers", "0,1"), ("dataFormat", "sqlite"), ("returnAttachments", "true"),
+                    ("replicaSR", #"{"wkid":102100,"latestWkid":3857}"#), ("transportType", "esriTransportTypeEmbedded"),
+                ])
             #expect(answer["transportType"] == "esriTransportTypeUrl")
             let url = try #require(answer["URL"]?.stringValue)
             #expect(answer["responseUrl"]?.stringValue == url)
@@ -129,9 +134,11 @@ func path(of url: String) -> String {
 
     @Test func asyncJobsReportStatusAndAResult() async throws {
         try await withFreshDemoApp { client, _ in
-            let answer = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("layers", "2"), ("dataFormat", "json"), ("async", "true"), ("replicaName", "later"),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/createReplica",
+                [
+                    ("f", "json"), ("layers", "2"), ("dataFormat", "json"), ("async", "true"), ("replicaName", "later"),
+                ])
             let statusURL = try #require(answer["statusUrl"]?.stringValue)
             #expect(statusURL.contains("/FeatureServer/jobs/j") && !statusURL.hasSuffix("/status"))
             #expect(answer["replicaID"]?.stringValue?.hasPrefix("{") == true && answer["targetType"] == "client")
@@ -156,19 +163,20 @@ func path(of url: String) -> String {
     }
 
     /// Each bad request answers a clear error envelope and registers nothing.
-    @Test(arguments: [
-        ([("layers", "9")], "layers"),
-        ([("layers", "0"), ("syncModel", "perReplica")], "syncModel"),
-        ([("layers", "0"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "none")], "attachmentsSyncDirection"),
-        ([("layers", "0"), ("returnAttachments", "false"), ("attachmentsSyncDirection", "bidirectional")], "attachmentsSyncDirection"),
-        ([("layers", "0"), ("dataFormat", "shapefile")], "dataFormat"),
-        ([("layers", "0"), ("layerQueries", #"{"0":{"where":"name = 'x' OR 1=1; --"}}"#)], "layerQueries"),
-        ([("layers", "0"), ("geometry", "1,2,3")], "geometry"),
-        ([("layers", "0"), ("replicaSR", "999999")], "replicaSR"),
-        ([("layers", "0"), ("geometry", "0,0,1,1"), ("inSR", "999999")], "inSR"),
-        ([("layers", "0"), ("targetType", "server"), ("syncDirection", "bidirectional")], "syncDirection"),
-        ([("layers", "0"), ("replicaOptions", #"{"registerExistingData":true}"#)], "replicaOptions"),
-    ] as [([(String, String)], String)])
+    @Test(
+        arguments: [
+            ([("layers", "9")], "layers"),
+            ([("layers", "0"), ("syncModel", "perReplica")], "syncModel"),
+            ([("layers", "0"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "none")], "attachmentsSyncDirection"),
+            ([("layers", "0"), ("returnAttachments", "false"), ("attachmentsSyncDirection", "bidirectional")], "attachmentsSyncDirection"),
+            ([("layers", "0"), ("dataFormat", "shapefile")], "dataFormat"),
+            ([("layers", "0"), ("layerQueries", #"{"0":{"where":"name = 'x' OR 1=1; --"}}"#)], "layerQueries"),
+            ([("layers", "0"), ("geometry", "1,2,3")], "geometry"),
+            ([("layers", "0"), ("replicaSR", "999999")], "replicaSR"),
+            ([("layers", "0"), ("geometry", "0,0,1,1"), ("inSR", "999999")], "inSR"),
+            ([("layers", "0"), ("targetType", "server"), ("syncDirection", "bidirectional")], "syncDirection"),
+            ([("layers", "0"), ("replicaOptions", #"{"registerExistingData":true}"#)], "replicaOptions"),
+        ] as [([(String, String)], String)])
     func invalidRequestsRegisterNothing(pairs: [(String, String)], parameter: String) async throws {
         try await withFreshDemoApp { client, store in
             let answer = try await post(client, "\(serviceURL)/createReplica", [("f", "json")] + pairs)
@@ -182,10 +190,14 @@ func path(of url: String) -> String {
 
     @Test func syncDisabledServicesRefuse() async throws {
         try await withFreshDemoApp { client, store in
-            try store.schema.createService(ServiceDefinition(name: "Plain", capabilities: ["Query"], layers: [
-                LayerDefinition(id: 0, name: "T", kind: .table, geometryType: nil, spatialReference: .wgs84,
-                                fields: LayerDefinition.withSystemFields([])),
-            ]))
+            try store.schema.createService(
+                ServiceDefinition(
+                    name: "Plain", capabilities: ["Query"],
+                    layers: [
+                        LayerDefinition(
+                            id: 0, name: "T", kind: .table, geometryType: nil, spatialReference: .wgs84,
+                            fields: LayerDefinition.withSystemFields([]))
+                    ]))
             let answer = try await post(client, "/arcgis/rest/services/Plain/FeatureServer/createReplica", [("f", "json"), ("layers", "0")])
             #expect(answer["error"]?["details"]?.arrayValue?.first?.stringValue?.contains("Sync is not enabled") == true)
         }
@@ -193,9 +205,11 @@ func path(of url: String) -> String {
 
     @Test func exportsWithSyncModelNoneRegisterNothing() async throws {
         try await withFreshDemoApp { client, store in
-            let answer = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("layers", "1"), ("syncModel", "none"), ("transportType", "esriTransportTypeEmbedded"),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/createReplica",
+                [
+                    ("f", "json"), ("layers", "1"), ("syncModel", "none"), ("transportType", "esriTransportTypeEmbedded"),
+                ])
             #expect(answer["replicaID"] == "")
             #expect(answer["layerServerGens"] == nil && answer["replicaServerGen"] == nil)
             #expect(answer["layers"]?.arrayValue?.first?["features"]?.arrayValue?.count == (try store.features.count(service: "Demo", layer: 1)))
@@ -206,11 +220,17 @@ func path(of url: String) -> String {
     @Test func namesAreMadeUniqueAndGetWorksForRestapi() async throws {
         try await withFreshDemoApp { client, _ in
             for _ in 0..<2 {
-                _ = try await post(client, "\(serviceURL)/createReplica", [("f", "json"), ("layers", "1"), ("replicaName", "same"),
-                                                                          ("transportType", "esriTransportTypeEmbedded")])
+                _ = try await post(
+                    client, "\(serviceURL)/createReplica",
+                    [
+                        ("f", "json"), ("layers", "1"), ("replicaName", "same"),
+                        ("transportType", "esriTransportTypeEmbedded"),
+                    ])
             }
             // restapi sends replica operations as GET with empty parameters.
-            let viaGet = try await get(client, "\(serviceURL)/createReplica?replicaName=same&layers=1&layerQueries=&replicaOptions=&f=pjson&transportType=esriTransportTypeUrl")
+            let viaGet = try await get(
+                client,
+                "\(serviceURL)/createReplica?replicaName=same&layers=1&layerQueries=&replicaOptions=&f=pjson&transportType=esriTransportTypeUrl")
             #expect(viaGet["replicaName"] == "same_1")
             let names = try await get(client, "\(serviceURL)/replicas?f=json").arrayValue?.compactMap { $0["replicaName"]?.stringValue }
             #expect(names == ["same", "same_0", "same_1"])
@@ -221,8 +241,12 @@ func path(of url: String) -> String {
         try await withFreshDemoApp { client, store in
             var ids: [String] = []
             for name in ["a", "b", "c"] {
-                let answer = try await post(client, "\(serviceURL)/createReplica", [("f", "json"), ("layers", "1"), ("replicaName", name),
-                                                                                   ("transportType", "esriTransportTypeEmbedded")])
+                let answer = try await post(
+                    client, "\(serviceURL)/createReplica",
+                    [
+                        ("f", "json"), ("layers", "1"), ("replicaName", name),
+                        ("transportType", "esriTransportTypeEmbedded"),
+                    ])
                 ids.append(try #require(answer["replicaID"]?.stringValue))
             }
             // Any GUID spelling names the replica.
@@ -241,16 +265,21 @@ func path(of url: String) -> String {
 
     @Test func registeringACopyGivesANewIdAndNoData() async throws {
         try await withFreshDemoApp { client, store in
-            let original = try await post(client, "\(serviceURL)/createReplica", [
-                ("f", "json"), ("layers", "0,2"), ("replicaName", "master"), ("dataFormat", "sqlite"),
-                ("layerQueries", #"{"2":{"where":"healthy = 1"}}"#),
-            ])
+            let original = try await post(
+                client, "\(serviceURL)/createReplica",
+                [
+                    ("f", "json"), ("layers", "0,2"), ("replicaName", "master"), ("dataFormat", "sqlite"),
+                    ("layerQueries", #"{"2":{"where":"healthy = 1"}}"#),
+                ])
             let originalId = try #require(original["replicaID"]?.stringValue)
             let generation = try #require(original["layerServerGens"]?.arrayValue?.first?["serverGen"]?.int64Value)
             // The server moves on before the copy is registered.
-            _ = try await post(client, "\(serviceURL)/2/applyEdits", [("f", "json"), ("adds", #"[{"attributes":{"species":"x"},"geometry":{"x":13,"y":52}}]"#)])
-            let options = #"{"registerExistingData":true,"refReplicaId":"\#(originalId)","layerServerGens":[{"id":0,"serverGen":\#(generation)},{"id":2,"serverGen":\#(generation)}]}"#
-            let copy = try await post(client, "\(serviceURL)/createReplica", [("f", "json"), ("replicaName", "device-7"), ("replicaOptions", options)])
+            _ = try await post(
+                client, "\(serviceURL)/2/applyEdits", [("f", "json"), ("adds", #"[{"attributes":{"species":"x"},"geometry":{"x":13,"y":52}}]"#)])
+            let options =
+                #"{"registerExistingData":true,"refReplicaId":"\#(originalId)","layerServerGens":[{"id":0,"serverGen":\#(generation)},{"id":2,"serverGen":\#(generation)}]}"#
+            let copy = try await post(
+                client, "\(serviceURL)/createReplica", [("f", "json"), ("replicaName", "device-7"), ("replicaOptions", options)])
             #expect(copy["responseType"] == "esriReplicaResponseTypeInfo")
             #expect(copy["layers"] == nil && copy["URL"] == nil)
             let copyId = try #require(copy["replicaID"]?.stringValue)
@@ -291,7 +320,8 @@ func path(of url: String) -> String {
     @Test func sweptFilesLeaveNoOwnerBehind() async throws {
         try await withFreshDemoApp { _, store in
             let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"), idleTime: 0)
-            let controller = ReplicasController(store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, logger: .outpostDefault)
+            let controller = ReplicasController(
+                store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, logger: .outpostDefault)
             let name = ResultFiles.newName(extension: "json")
             _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
             try store.resultFiles.recordResultFile(name, owner: "eve")

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import OutpostTestSupport
-import Testing
 import OutpostStorage
 import OutpostStore
+import OutpostTestSupport
 import OutpostWire
+import Testing
+
 @testable import OutpostServer
 
 /// One seeded demo store shared by the read-only route tests.
@@ -43,8 +44,10 @@ let services = "/arcgis/rest/services"
     @Test func serviceMetadataDescribesSyncAndLayers() async throws {
         try await withDemoApp { client in
             // POST with a form body, as the ArcGIS API for Python sends it; service names ignore case.
-            try await client.execute(uri: "\(services)/demo/FeatureServer", method: .post,
-                                     headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "f=json")) { response in
+            try await client.execute(
+                uri: "\(services)/demo/FeatureServer", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "f=json")
+            ) { response in
                 #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
                 let body = json(response)
                 #expect(body["syncEnabled"] == true)
@@ -117,7 +120,9 @@ let services = "/arcgis/rest/services"
                 #expect(body["exceededTransferLimit"] == true)
                 #expect(body["features"]?.arrayValue?.first?["geometry"]?["x"]?.doubleValue != nil)
             }
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&resultOffset=2000&resultRecordCount=1000&f=json", method: .get) { response in
+            try await client.execute(
+                uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&resultOffset=2000&resultRecordCount=1000&f=json", method: .get
+            ) { response in
                 let body = json(response)
                 #expect(body["features"]?.arrayValue?.count == 500)
                 #expect(body["exceededTransferLimit"] == nil)
@@ -127,7 +132,8 @@ let services = "/arcgis/rest/services"
 
     @Test func countIdsAndExtentAnswers() async throws {
         try await withDemoApp { client in
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=OBJECTID%3E0&returnCountOnly=true&f=json", method: .get) { response in
+            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=OBJECTID%3E0&returnCountOnly=true&f=json", method: .get) {
+                response in
                 #expect(json(response) == ["count": 2500])
             }
             try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&returnIdsOnly=true&f=json", method: .get) { response in
@@ -135,11 +141,14 @@ let services = "/arcgis/rest/services"
                 #expect(body["objectIdFieldName"] == "OBJECTID")
                 #expect(body["objectIds"]?.arrayValue?.count == 2500, "ids are never capped by maxRecordCount")
             }
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&returnExtentOnly=true&f=geojson", method: .get) { response in
+            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&returnExtentOnly=true&f=geojson", method: .get) {
+                response in
                 let bbox = json(response)["bbox"]?.arrayValue?.compactMap(\.doubleValue) ?? []
                 #expect(bbox.count == 4 && bbox[0] >= 13.2 && bbox[2] <= 13.6)
             }
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&returnExtentOnly=true&outSR=102100&f=json", method: .get) { response in
+            try await client.execute(
+                uri: "\(services)/Demo/FeatureServer/2/query?where=1%3D1&returnExtentOnly=true&outSR=102100&f=json", method: .get
+            ) { response in
                 let body = json(response)
                 #expect(body["count"] == 2500)
                 #expect(body["extent"]?["xmin"]?.doubleValue ?? 0 > 1_400_000)
@@ -150,7 +159,9 @@ let services = "/arcgis/rest/services"
 
     @Test func geoJSONOutputIsWGS84FeatureCollection() async throws {
         try await withDemoApp { client in
-            try await client.execute(uri: "\(services)/Parcels/FeatureServer/0/query?where=parcel_id%3D'P-1'&outFields=parcel_id&f=geojson", method: .get) { response in
+            try await client.execute(
+                uri: "\(services)/Parcels/FeatureServer/0/query?where=parcel_id%3D'P-1'&outFields=parcel_id&f=geojson", method: .get
+            ) { response in
                 #expect(response.headers[.contentType]?.hasPrefix("application/geo+json") == true)
                 let body = json(response)
                 #expect(body["type"] == "FeatureCollection")
@@ -165,10 +176,13 @@ let services = "/arcgis/rest/services"
 
     @Test func spatialQueryOverPOSTWithJSONGeometry() async throws {
         try await withDemoApp { client in
-            let form = "f=json&geometry=" + FormURLEncoding.percentEncode("{'xmin':5.6,'ymin':49.4,'xmax':6.6,'ymax':50.3,'spatialReference':{'wkid':4326}}")
+            let form =
+                "f=json&geometry=" + FormURLEncoding.percentEncode("{'xmin':5.6,'ymin':49.4,'xmax':6.6,'ymax':50.3,'spatialReference':{'wkid':4326}}")
                 + "&geometryType=esriGeometryEnvelope&spatialRel=esriSpatialRelContains&outFields=name&returnGeometry=false"
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/1/query", method: .post,
-                                     headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form)) { response in
+            try await client.execute(
+                uri: "\(services)/Demo/FeatureServer/1/query", method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: form)
+            ) { response in
                 let names = json(response)["features"]?.arrayValue?.compactMap { $0["attributes"]?["name"]?.stringValue }
                 #expect(names == ["Luxembourg"])
             }
@@ -177,9 +191,12 @@ let services = "/arcgis/rest/services"
 
     @Test func multipartFormBodiesAreRead() async throws {
         try await withDemoApp { client in
-            let body = "--XyZ\r\nContent-Disposition: form-data; name=\"where\"\r\n\r\niso_a3 = 'DEU'\r\n--XyZ\r\nContent-Disposition: form-data; name=\"returnCountOnly\"\r\n\r\ntrue\r\n--XyZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--XyZ--\r\n"
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/1/query", method: .post,
-                                     headers: [.contentType: "multipart/form-data; boundary=XyZ"], body: ByteBuffer(string: body)) { response in
+            let body =
+                "--XyZ\r\nContent-Disposition: form-data; name=\"where\"\r\n\r\niso_a3 = 'DEU'\r\n--XyZ\r\nContent-Disposition: form-data; name=\"returnCountOnly\"\r\n\r\ntrue\r\n--XyZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--XyZ--\r\n"
+            try await client.execute(
+                uri: "\(services)/Demo/FeatureServer/1/query", method: .post,
+                headers: [.contentType: "multipart/form-data; boundary=XyZ"], body: ByteBuffer(string: body)
+            ) { response in
                 #expect(json(response) == ["count": 1])
             }
         }
@@ -198,7 +215,8 @@ let services = "/arcgis/rest/services"
                 #expect(String(buffer: response.body).hasPrefix("Field note 1"))
                 #expect(response.headers[.contentDisposition] == "attachment; filename=\"note-1.txt\"")
             }
-            try await client.execute(uri: "\(services)/Demo/FeatureServer/0/queryAttachments?definitionExpression=1%3D1&f=json", method: .get) { response in
+            try await client.execute(uri: "\(services)/Demo/FeatureServer/0/queryAttachments?definitionExpression=1%3D1&f=json", method: .get) {
+                response in
                 #expect(json(response)["attachmentGroups"]?.arrayValue?.count == 5)
             }
         }
@@ -212,10 +230,19 @@ let services = "/arcgis/rest/services"
         ("\(services)/Demo/FeatureServer/9?f=json", 404, "Layer 9 of service 'Demo' not found."),
         ("\(services)/Demo/FeatureServer/x?f=json", 404, "'x' is not a layer id."),
         ("\(services)/Demo/FeatureServer/0/query?where=nope%3D1&f=json", 400, "'where' parameter is invalid: unknown field 'nope'"),
-        ("\(services)/Demo/FeatureServer/0/query?where=1%3D1%3B%20DROP%20TABLE%20x&f=json", 400, "'where' parameter is invalid: ';' is not allowed in a where clause (at character 4)"),
-        ("\(services)/Demo/FeatureServer/0/query?geometry=1,2,3&f=json", 400, "'geometry' parameter is invalid: Invalid geometry: expected x,y for a point or xmin,ymin,xmax,ymax for an envelope"),
+        (
+            "\(services)/Demo/FeatureServer/0/query?where=1%3D1%3B%20DROP%20TABLE%20x&f=json", 400,
+            "'where' parameter is invalid: ';' is not allowed in a where clause (at character 4)"
+        ),
+        (
+            "\(services)/Demo/FeatureServer/0/query?geometry=1,2,3&f=json", 400,
+            "'geometry' parameter is invalid: Invalid geometry: expected x,y for a point or xmin,ymin,xmax,ymax for an envelope"
+        ),
         ("\(services)/Demo/FeatureServer/0/query?outSR=123456&f=json", 400, "'outSR' parameter is invalid: unknown spatial reference 123456"),
-        ("\(services)/Demo/FeatureServer/0/query?returnGeometry=perhaps&f=json", 400, "'returnGeometry' parameter is invalid: expected true or false, got 'perhaps'"),
+        (
+            "\(services)/Demo/FeatureServer/0/query?returnGeometry=perhaps&f=json", 400,
+            "'returnGeometry' parameter is invalid: expected true or false, got 'perhaps'"
+        ),
         ("\(services)/Demo/FeatureServer/0/query?outFields=nope&f=json", 400, "'outFields' parameter is invalid: unknown field 'nope'"),
         ("\(services)/Demo/FeatureServer/0/query?f=xml", 400, "'f' parameter is invalid: expected json, pjson or geojson"),
         ("\(services)/Demo/FeatureServer/3/query?geometry=1,2&f=json", 400, "'geometry' parameter is invalid: Inspections is a table"),

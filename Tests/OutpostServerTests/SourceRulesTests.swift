@@ -7,7 +7,8 @@ import Testing
     @Test func noSQLTextInTheServerOrTheCLI() throws {
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { root.deleteLastPathComponent() }
-        let pattern = try Regex(#"sql:|\bSELECT\s|\bINSERT\s+INTO\b|\bDELETE\s+FROM\b|\bCREATE\s+(TABLE|INDEX|TRIGGER)\b|\bPRAGMA\s|\bUPDATE\s+\S+\s+SET\b"#)
+        let pattern = try Regex(
+            #"sql:|\bSELECT\s|\bINSERT\s+INTO\b|\bDELETE\s+FROM\b|\bCREATE\s+(TABLE|INDEX|TRIGGER)\b|\bPRAGMA\s|\bUPDATE\s+\S+\s+SET\b"#)
         var offenders: [String] = []
         for module in ["Sources/OutpostServer", "Sources/outpost"] {
             let directory = root.appendingPathComponent(module)
@@ -24,9 +25,11 @@ import Testing
 
     /// The HTTP layer and the CLI know no database library, and no storage module knows HTTP.
     @Test func theServerAndTheCLIImportNoDatabaseLibraryAndStorageNoHTTP() throws {
-        for (module, forbidden) in [("Sources/OutpostServer", "import GRDB"), ("Sources/outpost", "import GRDB"),
-                                    ("Sources/OutpostStorage", "import GRDB"), ("Sources/OutpostStorage", "import Hummingbird"),
-                                    ("Sources/OutpostStore", "import Hummingbird")] {
+        for (module, forbidden) in [
+            ("Sources/OutpostServer", "import GRDB"), ("Sources/outpost", "import GRDB"),
+            ("Sources/OutpostStorage", "import GRDB"), ("Sources/OutpostStorage", "import Hummingbird"),
+            ("Sources/OutpostStore", "import Hummingbird"),
+        ] {
             #expect(try Self.lines(in: module, containing: forbidden).isEmpty, "\(module) has \(forbidden)")
         }
     }

@@ -8,6 +8,7 @@ import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 /// Downloads a file the server handed out by URL to a temporary path.
@@ -46,12 +47,17 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "field"), layer: 2)
             let held = device.features.keys.sorted()
             let added = "{00000000-0000-0000-0000-00000000A001}"
-            _ = try await post(client, "\(layerURL)/applyEdits", [
-                ("f", "json"), ("useGlobalIds", "true"),
-                ("adds", "[\(tree(added, height: 3))]"),
-                ("updates", #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":77}}, {"attributes":{"GlobalID":"\#(held[1])"},"geometry":{"x":13.5,"y":52.5}}]"#),
-                ("deletes", #"["\#(held[2])"]"#),
-            ])
+            _ = try await post(
+                client, "\(layerURL)/applyEdits",
+                [
+                    ("f", "json"), ("useGlobalIds", "true"),
+                    ("adds", "[\(tree(added, height: 3))]"),
+                    (
+                        "updates",
+                        #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":77}}, {"attributes":{"GlobalID":"\#(held[1])"},"geometry":{"x":13.5,"y":52.5}}]"#
+                    ),
+                    ("deletes", #"["\#(held[2])"]"#),
+                ])
             let request: [(String, String)] = [
                 ("f", "json"), ("replicaID", device.id), ("transportType", "esriTransportTypeEmbedded"),
                 ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation),"syncDirection":"download"}]"#),
@@ -92,8 +98,10 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let queue = try DatabaseQueue(path: file)
             defer { try? queue.close() }
             let (applicationId, rows, deletes) = try await queue.read { db in
-                (try Int32.fetchOne(db, sql: "PRAGMA application_id"), try Int.fetchOne(db, sql: "SELECT count(*) FROM Trees"),
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_sync_changes WHERE operation = 'delete'"))
+                (
+                    try Int32.fetchOne(db, sql: "PRAGMA application_id"), try Int.fetchOne(db, sql: "SELECT count(*) FROM Trees"),
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_sync_changes WHERE operation = 'delete'")
+                )
             }
             #expect(applicationId == 0x4750_4B47 && rows == 2 && deletes == 2)
         }
@@ -108,14 +116,14 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             // Offline edits with plain SQL: the file's triggers log them.
             let queue = try ReplicaFile.open(file)
             let (updated, removed): (String, String) = try await queue.write { db in
-                    let ids = try String.fetchAll(db, sql: "SELECT GlobalID FROM Trees ORDER BY OBJECTID LIMIT 2")
-                    let point = GeoPackageBinary.encode(.point(.init(x: 13.21, y: 52.41)), srsID: 4326)
-                    try db.execute(sql: "INSERT INTO Trees(species, height_m, shape) VALUES ('Tilia cordata', 4.5, ?)", arguments: [Data(point)])
-                    try db.execute(sql: "INSERT INTO Trees(species, height_m, shape) VALUES ('Ephemeral', 1, ?)", arguments: [Data(point)])
-                    try db.execute(sql: "DELETE FROM Trees WHERE species = 'Ephemeral'")
-                    try db.execute(sql: "UPDATE Trees SET height_m = 99.5 WHERE GlobalID = ?", arguments: [ids[0]])
-                    try db.execute(sql: "DELETE FROM Trees WHERE GlobalID = ?", arguments: [ids[1]])
-                    return (ids[0], ids[1])
+                let ids = try String.fetchAll(db, sql: "SELECT GlobalID FROM Trees ORDER BY OBJECTID LIMIT 2")
+                let point = GeoPackageBinary.encode(.point(.init(x: 13.21, y: 52.41)), srsID: 4326)
+                try db.execute(sql: "INSERT INTO Trees(species, height_m, shape) VALUES ('Tilia cordata', 4.5, ?)", arguments: [Data(point)])
+                try db.execute(sql: "INSERT INTO Trees(species, height_m, shape) VALUES ('Ephemeral', 1, ?)", arguments: [Data(point)])
+                try db.execute(sql: "DELETE FROM Trees WHERE species = 'Ephemeral'")
+                try db.execute(sql: "UPDATE Trees SET height_m = 99.5 WHERE GlobalID = ?", arguments: [ids[0]])
+                try db.execute(sql: "DELETE FROM Trees WHERE GlobalID = ?", arguments: [ids[1]])
+                return (ids[0], ids[1])
             }
             try queue.close()
             let local = try ReplicaChanges.read(file)
@@ -165,7 +173,9 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let generation = try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value)
             for path in [file, other] {
                 let queue = try ReplicaFile.open(path)
-                try await queue.write { db in try db.execute(sql: "UPDATE Trees SET height_m = 1 WHERE OBJECTID IN (SELECT OBJECTID FROM Trees LIMIT 1)") }
+                try await queue.write { db in
+                    try db.execute(sql: "UPDATE Trees SET height_m = 1 WHERE OBJECTID IN (SELECT OBJECTID FROM Trees LIMIT 1)")
+                }
                 try queue.close()
             }
             // A file whose layer table was swapped for a view: the server reads no view.
@@ -179,20 +189,26 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let notSQLite = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID().uuidString).gpkg").path
             FileManager.default.createFile(atPath: notSQLite, contents: Data("{\"adds\": []}".utf8))
             // A download delta is not an upload.
-            let download = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", replicaId), ("dataFormat", "sqlite"),
-                ("syncLayers", #"[{"id":2,"serverGen":0,"syncDirection":"snapshot"}]"#),
-            ])
+            let download = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", replicaId), ("dataFormat", "sqlite"),
+                    ("syncLayers", #"[{"id":2,"serverGen":0,"syncDirection":"snapshot"}]"#),
+                ])
             let downloadFile = try await downloadFile(client, try #require(download["URL"]?.stringValue))
             defer { for f in [planted, notSQLite, downloadFile] { try? FileManager.default.removeItem(atPath: f) } }
 
             let generationBefore = try store.edits.currentGeneration()
-            for (bad, expected) in [(other, "not of"), (planted, "no table"), (notSQLite, "not a readable GeoPackage"), (downloadFile, "download delta")] {
+            for (bad, expected) in [
+                (other, "not of"), (planted, "no table"), (notSQLite, "not a readable GeoPackage"), (downloadFile, "download delta"),
+            ] {
                 let itemID = try await uploadFile(client, bad)
-                let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                    ("f", "json"), ("replicaID", replicaId), ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
-                    ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#),
-                ])
+                let answer = try await post(
+                    client, "\(serviceURL)/synchronizeReplica",
+                    [
+                        ("f", "json"), ("replicaID", replicaId), ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
+                        ("syncLayers", #"[{"id":2,"serverGen":\#(generation)}]"#),
+                    ])
                 #expect(answer["error"]?["code"] == 400, "\(bad)")
                 let message = answer["error"]?["details"]?.arrayValue?.compactMap(\.stringValue).joined() ?? ""
                 #expect((answer["error"]?["message"]?.stringValue ?? "").contains(expected) || message.contains(expected), "\(answer)")
@@ -209,25 +225,30 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             let queue = try ReplicaFile.open(writerFile)
             let city = try await queue.write { db in
                 let city = try #require(try String.fetchOne(db, sql: "SELECT GlobalID FROM Cities ORDER BY OBJECTID LIMIT 1"))
-                try db.execute(sql: """
-                    INSERT INTO Cities__ATTACH(data, content_type, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES (?, 'text/plain', ?, 'note.txt', 5)
-                    """, arguments: [Data("hello".utf8), city])
+                try db.execute(
+                    sql: """
+                        INSERT INTO Cities__ATTACH(data, content_type, REL_GLOBALID, ATT_NAME, DATA_SIZE) VALUES (?, 'text/plain', ?, 'note.txt', 5)
+                        """, arguments: [Data("hello".utf8), city])
                 return city
             }
             try queue.close()
             let itemID = try await uploadFile(client, writerFile)
-            let uploaded = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", try #require(writer["replicaID"]?.stringValue)), ("dataFormat", "sqlite"),
-                ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(writer["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
-                ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
-            ])
+            let uploaded = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", try #require(writer["replicaID"]?.stringValue)), ("dataFormat", "sqlite"),
+                    ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(writer["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
+                    ("editsUploadID", itemID), ("editsUploadFormat", "sqlite"),
+                ])
             let results = try ReplicaChanges.read(try await downloadFile(client, try #require(uploaded["URL"]?.stringValue))).editResults
             #expect(results.map(\.item) == [.attachment] && results.first?.result.success == true)
 
-            let downloaded = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", try #require(reader["replicaID"]?.stringValue)), ("dataFormat", "sqlite"),
-                ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(reader["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
-            ])
+            let downloaded = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", try #require(reader["replicaID"]?.stringValue)), ("dataFormat", "sqlite"),
+                    ("syncLayers", #"[{"id":0,"serverGen":\#(try #require(reader["layerServerGens"]?[0]?["serverGen"]?.int64Value))}]"#),
+                ])
             let deltaFile = try await downloadFile(client, try #require(downloaded["URL"]?.stringValue))
             defer { try? FileManager.default.removeItem(atPath: deltaFile) }
             let attachments = try #require(try ReplicaChanges.read(deltaFile).layers.first?.edits.attachments)

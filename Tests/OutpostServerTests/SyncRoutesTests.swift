@@ -6,91 +6,8 @@ import OutpostStore
 import OutpostSync
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
-
-/// A device holding one layer of a replica, as a sync client keeps it: GlobalID → feature.
-/// Downloads apply adds and updates as upserts and deleteIds as removals.
-struct DeviceReplica {
-    var id: String
-    var layer: Int
-    var generation: Int64
-    var features: [String: JSONObject] = [:]
-
-    init(created answer: JSONValue, layer: Int) throws {
-        id = try #require(answer["replicaID"]?.stringValue)
-        self.layer = layer
-        generation = try #require(answer["layerServerGens"]?.arrayValue?.first { $0["id"] == .int(Int64(layer)) }?["serverGen"]?.int64Value)
-        for feature in answer["layers"]?.arrayValue?.first(where: { $0["id"] == .int(Int64(layer)) })?["features"]?.arrayValue ?? [] {
-            upsert(feature)
-        }
-    }
-
-    /// Adds a feature, or merges its attributes into the one held.
-    mutating func upsert(_ feature: JSONValue) {
-        guard let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue else { return }
-        var merged = features[id] ?? JSONObject()
-        for (key, value) in attributes { merged[key] = value }
-        features[id] = merged
-    }
-
-    /// Makes local edits (the layer's `features` member of sync edits).
-    mutating func edit(_ edits: JSONValue) {
-        for feature in (edits["adds"]?.arrayValue ?? []) + (edits["updates"]?.arrayValue ?? []) { upsert(feature) }
-        for id in edits["deleteIds"]?.arrayValue ?? [] { features[id.stringValue ?? ""] = nil }
-    }
-
-    /// Takes a sync answer: the layer's changes and its new generation.
-    mutating func receive(_ answer: JSONValue) throws {
-        let entry = answer["edits"]?.arrayValue?.first { $0["id"] == .int(Int64(layer)) }
-        for feature in (entry?["features"]?["adds"]?.arrayValue ?? []) + (entry?["features"]?["updates"]?.arrayValue ?? []) {
-            upsert(feature)
-        }
-        for id in entry?["features"]?["deleteIds"]?.arrayValue ?? [] { features[id.stringValue ?? ""] = nil }
-        if let gen = answer["layerServerGens"]?.arrayValue?.first(where: { $0["id"] == .int(Int64(layer)) })?["serverGen"]?.int64Value {
-            generation = gen
-        }
-    }
-
-    /// Synchronizes bidirectionally with `edits` (the layer's `features` member) and takes the answer.
-    @discardableResult
-    mutating func sync(_ client: any TestClientProtocol, edits: String? = nil, extra: [(String, String)] = []) async throws -> JSONValue {
-        var pairs: [(String, String)] = [
-            ("f", "json"), ("replicaID", id), ("transportType", "esriTransportTypeEmbedded"), ("returnIdsForAdds", "true"),
-            ("syncLayers", #"[{"id":\#(layer),"serverGen":\#(generation),"syncDirection":"bidirectional"}]"#),
-        ]
-        if let edits {
-            edit(try JSONParser.parse(edits))
-            pairs.append(("edits", #"[{"id":\#(layer),"features":\#(edits)}]"#))
-        }
-        let answer = try await post(client, "\(serviceURL)/synchronizeReplica", pairs + extra)
-        if answer["error"] == nil { try receive(answer) }
-        return answer
-    }
-}
-
-/// A small corner of the trees layer, so whole-state comparisons stay small.
-let corner = "13.2,52.4,13.26,52.46"
-
-func createTreeReplica(_ client: any TestClientProtocol, name: String, geometry: String = corner, extra: [(String, String)] = []) async throws -> JSONValue {
-    try await post(client, "\(serviceURL)/createReplica", [
-        ("f", "json"), ("replicaName", name), ("layers", "2"), ("geometry", geometry), ("geometryType", "esriGeometryEnvelope"),
-        ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
-    ] + extra)
-}
-
-/// The server's trees in `geometry`, GlobalID → attributes.
-func serverTrees(_ client: any TestClientProtocol, geometry: String = corner) async throws -> [String: JSONObject] {
-    let answer = try await get(client, "\(layerURL)/query?where=1%3D1&geometry=\(geometry)&outFields=*&f=json")
-    var result: [String: JSONObject] = [:]
-    for feature in answer["features"]?.arrayValue ?? [] {
-        if let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue { result[id] = attributes }
-    }
-    return result
-}
-
-func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.42, species: String = "Quercus robur") -> String {
-    #"{"attributes":{"GlobalID":"\#(globalId)","species":"\#(species)","height_m":\#(height)},"geometry":{"x":\#(x),"y":\#(y)}}"#
-}
 
 @Suite struct SyncRoutesTests {
     @Test func bidirectionalSyncUploadsThenDownloadsTheChangesSinceItsGeneration() async throws {
@@ -99,15 +16,27 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             let held = device.features.keys.sorted()
             #expect(held.count > 20)
             // Online edits after the replica was made.
-            let online = try await post(client, "\(layerURL)/applyEdits", [
-                ("f", "json"), ("useGlobalIds", "true"),
-                ("adds", "[\(tree("{00000000-0000-0000-0000-00000000A001}", height: 3)), \(tree("{00000000-0000-0000-0000-00000000A002}", height: 3, x: 13.5))]"),
-                ("updates", #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":77}}, {"attributes":{"GlobalID":"\#(held[1])"},"geometry":{"x":13.5,"y":52.5}}]"#),
-                ("deletes", #"["\#(held[2])"]"#),
-            ])
+            let online = try await post(
+                client, "\(layerURL)/applyEdits",
+                [
+                    ("f", "json"), ("useGlobalIds", "true"),
+                    (
+                        "adds",
+                        "[\(tree("{00000000-0000-0000-0000-00000000A001}", height: 3)), \(tree("{00000000-0000-0000-0000-00000000A002}", height: 3, x: 13.5))]"
+                    ),
+                    (
+                        "updates",
+                        #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":77}}, {"attributes":{"GlobalID":"\#(held[1])"},"geometry":{"x":13.5,"y":52.5}}]"#
+                    ),
+                    ("deletes", #"["\#(held[2])"]"#),
+                ])
             #expect(online["addResults"]?.arrayValue?.count == 2)
             let added = "{00000000-0000-0000-0000-00000000B001}"
-            let answer = try await device.sync(client, edits: #"{"adds":[\#(tree(added, height: 1))],"updates":[{"attributes":{"GlobalID":"\#(held[3])","height_m":12.5}}],"deleteIds":["\#(held[4])"]}"#)
+            let answer = try await device.sync(
+                client,
+                edits:
+                    #"{"adds":[\#(tree(added, height: 1))],"updates":[{"attributes":{"GlobalID":"\#(held[3])","height_m":12.5}}],"deleteIds":["\#(held[4])"]}"#
+            )
             #expect(answer["responseType"] == "esriReplicaResponseTypeEdits")
             let entry = try #require(answer["edits"]?.arrayValue?.first)
             #expect(entry["addResults"]?[0]?["success"] == true && entry["addResults"]?[0]?["globalId"] == .string(added))
@@ -136,16 +65,23 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, _ in
             var device = try DeviceReplica(created: try await createTreeReplica(client, name: "late"), layer: 2)
             let held = device.features.keys.sorted()
-            _ = try await post(client, "\(layerURL)/applyEdits", [
-                ("f", "json"), ("useGlobalIds", "true"),
-                ("updates", #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":99}}, {"attributes":{"GlobalID":"\#(held[1])","height_m":98}}]"#),
-                ("deletes", #"["\#(held[2])", "\#(held[3])"]"#),
-            ])
+            _ = try await post(
+                client, "\(layerURL)/applyEdits",
+                [
+                    ("f", "json"), ("useGlobalIds", "true"),
+                    (
+                        "updates",
+                        #"[{"attributes":{"GlobalID":"\#(held[0])","height_m":99}}, {"attributes":{"GlobalID":"\#(held[1])","height_m":98}}]"#
+                    ),
+                    ("deletes", #"["\#(held[2])", "\#(held[3])"]"#),
+                ])
             // update over an unseen update, delete over an unseen update, update of a deleted
             // feature (re-created), delete of a deleted feature.
-            let answer = try await device.sync(client, edits: """
-                {"updates":[\(tree(held[0], height: 5)), \(tree(held[2], height: 6))],"deleteIds":["\(held[1])", "\(held[3])"]}
-                """)
+            let answer = try await device.sync(
+                client,
+                edits: """
+                    {"updates":[\(tree(held[0], height: 5)), \(tree(held[2], height: 6))],"deleteIds":["\(held[1])", "\(held[3])"]}
+                    """)
             let entry = try #require(answer["edits"]?.arrayValue?.first)
             #expect(entry["updateResults"]?.arrayValue?.allSatisfy { $0["success"] == true } == true)
             #expect(entry["deleteResults"]?.arrayValue?.allSatisfy { $0["success"] == true } == true)
@@ -173,7 +109,8 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, store in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "flaky"), layer: 2)
             let held = device.features.keys.sorted()
-            let edits = #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000C001}", height: 2))],"updates":[\#(tree(held[0], height: 40))],"deleteIds":["\#(held[1])"]}"#
+            let edits =
+                #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000C001}", height: 2))],"updates":[\#(tree(held[0], height: 40))],"deleteIds":["\#(held[1])"]}"#
             var first = device
             let answer = try await first.sync(client, edits: edits)
             let generations = try store.edits.currentGeneration()
@@ -190,7 +127,8 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             // Without the receipt (another server, or an upload changed in between) the rules
             // alone make the retry harmless: the add is already applied with the same id.
             var changed = device
-            let other = try await changed.sync(client, edits: #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000C001}", height: 2))],"deleteIds":["\#(held[1])"]}"#)
+            let other = try await changed.sync(
+                client, edits: #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000C001}", height: 2))],"deleteIds":["\#(held[1])"]}"#)
             #expect(other["edits"]?[0]?["addResults"] == answer["edits"]?[0]?["addResults"])
             #expect(other["edits"]?[0]?["deleteResults"] == answer["edits"]?[0]?["deleteResults"])
             #expect(try await serverTrees(client).count == count)
@@ -202,7 +140,8 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             var device = try DeviceReplica(created: try await createTreeReplica(client, name: "strict"), layer: 2)
             let held = device.features.keys.sorted()
             let generation = try store.edits.currentGeneration()
-            let edits = #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000D001}", height: 2))],"updates":[{"attributes":{"GlobalID":"\#(held[0])","no_such_field":1}}]}"#
+            let edits =
+                #"{"adds":[\#(tree("{00000000-0000-0000-0000-00000000D001}", height: 2))],"updates":[{"attributes":{"GlobalID":"\#(held[0])","no_such_field":1}}]}"#
             let refused = try await device.sync(client, edits: edits, extra: [("rollbackOnFailure", "true")])
             #expect(refused["error"]?["code"] == 400)
             #expect(refused["error"]?["details"]?.arrayValue?.first?.stringValue?.contains("no_such_field") == true)
@@ -233,7 +172,8 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
                 let added = "{00000000-0000-0000-0000-0000000E000\(index)}"
                 // Device 2 also deletes a feature device 0 updates.
                 let deletes = index == 2 ? #""\#(held[5])""# : ""
-                let updates = [tree(contested, height: Double(100 + index)), tree(own, height: Double(200 + index))]
+                let updates =
+                    [tree(contested, height: Double(100 + index)), tree(own, height: Double(200 + index))]
                     + (index == 0 ? [tree(held[5], height: 300)] : [])
                 edits.append(#"{"adds":[\#(tree(added, height: 1))],"updates":[\#(updates.joined(separator: ","))],"deleteIds":[\#(deletes)]}"#)
             }
@@ -260,11 +200,13 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, _ in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "python"), layer: 2)
             // ArcGIS API for Python defaults: syncLayers=perReplica (a string) and snapshot.
-            let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", device.id), ("transportType", "esriTransportTypeEmbedded"),
-                ("syncLayers", "perReplica"), ("syncDirection", "snapshot"), ("returnIdsForAdds", "false"),
-                ("returnAttachmentDatabyURL", "false"), ("async", "false"), ("dataFormat", "json"), ("rollbackOnFailure", "true"),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", device.id), ("transportType", "esriTransportTypeEmbedded"),
+                    ("syncLayers", "perReplica"), ("syncDirection", "snapshot"), ("returnIdsForAdds", "false"),
+                    ("returnAttachmentDatabyURL", "false"), ("async", "false"), ("dataFormat", "json"), ("rollbackOnFailure", "true"),
+                ])
             #expect(answer["responseType"] == "esriReplicaResponseTypeReplacementData")
             let layer = try #require(answer["layers"]?.arrayValue?.first)
             #expect(Set(layer["features"]?.arrayValue?.compactMap { $0["attributes"]?["GlobalID"]?.stringValue } ?? []) == Set(device.features.keys))
@@ -292,7 +234,13 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
                 [("replicaID", device.id), ("edits", "not json")],
                 [("replicaID", device.id), ("editsUploadID", "i00000000-0000-0000-0000-000000000000"), ("editsUploadFormat", "json")],
                 [("replicaID", device.id), ("syncDirection", "sideways")],
-                [("replicaID", device.id), ("edits", #"[{"id":2,"attachments":{"adds":[{"globalId":"{00000000-0000-0000-0000-000000000001}","parentGlobalId":"{00000000-0000-0000-0000-000000000002}","data":"AA=="}]}}]"#)],
+                [
+                    ("replicaID", device.id),
+                    (
+                        "edits",
+                        #"[{"id":2,"attachments":{"adds":[{"globalId":"{00000000-0000-0000-0000-000000000001}","parentGlobalId":"{00000000-0000-0000-0000-000000000002}","data":"AA=="}]}}]"#
+                    ),
+                ],
             ]
             for pairs in cases {
                 let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [("f", "json")] + pairs)
@@ -309,12 +257,14 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
     @Test func attachmentsAndEditorTrackingTravelWithTheReplica() async throws {
         try await withFreshDemoApp { client, _ in
             let create: (String, String) async throws -> JSONValue = { name, direction in
-                try await post(client, "\(serviceURL)/createReplica", [
-                    ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-                    ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
-                    ("returnAttachments", direction == "none" ? "false" : "true"), ("attachmentsSyncDirection", direction),
-                    ("returnAttachmentsDataByUrl", "false"),
-                ])
+                try await post(
+                    client, "\(serviceURL)/createReplica",
+                    [
+                        ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
+                        ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
+                        ("returnAttachments", direction == "none" ? "false" : "true"), ("attachmentsSyncDirection", direction),
+                        ("returnAttachmentsDataByUrl", "false"),
+                    ])
             }
             var writer = try DeviceReplica(created: try await create("writer", "bidirectional"), layer: 0)
             var reader = try DeviceReplica(created: try await create("reader", "bidirectional"), layer: 0)
@@ -322,11 +272,16 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             let attachment = "{00000000-0000-0000-0000-00000000F001}"
             let answer = try await writer.sync(client, edits: #"{"updates":[{"attributes":{"GlobalID":"\#(city)","rank":1000}}]}"#)
             // Attachments ride in the layer entry next to `features`.
-            let withAttachment = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", writer.id), ("transportType", "esriTransportTypeEmbedded"),
-                ("syncLayers", #"[{"id":0,"serverGen":\#(writer.generation)}]"#),
-                ("edits", #"[{"id":0,"attachments":{"adds":[{"globalId":"\#(attachment)","parentGlobalId":"\#(city)","contentType":"text/plain","name":"note.txt","data":"aGVsbG8="}]}}]"#),
-            ])
+            let withAttachment = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", writer.id), ("transportType", "esriTransportTypeEmbedded"),
+                    ("syncLayers", #"[{"id":0,"serverGen":\#(writer.generation)}]"#),
+                    (
+                        "edits",
+                        #"[{"id":0,"attachments":{"adds":[{"globalId":"\#(attachment)","parentGlobalId":"\#(city)","contentType":"text/plain","name":"note.txt","data":"aGVsbG8="}]}}]"#
+                    ),
+                ])
             #expect(withAttachment["edits"]?[0]?["attachments"]?["addResults"]?[0]?["success"] == true)
             // Editor tracking: the writer's own update comes back with the server's EditDate.
             let echoed = answer["edits"]?[0]?["features"]?["updates"]?.arrayValue ?? []
@@ -341,10 +296,12 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             #expect(reader.features[city]?["rank"] == 1000)
             // A replica without attachment sync refuses attachment edits.
             let plain = try DeviceReplica(created: try await create("plain", "none"), layer: 0)
-            let refused = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", plain.id), ("syncLayers", #"[{"id":0,"serverGen":\#(plain.generation)}]"#),
-                ("edits", #"[{"id":0,"attachments":{"deleteIds":["\#(attachment)"]}}]"#),
-            ])
+            let refused = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", plain.id), ("syncLayers", #"[{"id":0,"serverGen":\#(plain.generation)}]"#),
+                    ("edits", #"[{"id":0,"attachments":{"deleteIds":["\#(attachment)"]}}]"#),
+                ])
             #expect(refused["error"]?["details"]?[0]?.stringValue?.contains("attachmentsSyncDirection") == true)
         }
     }
@@ -356,26 +313,37 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
         try await withFreshDemoApp { client, _ in
             var replicas: [(id: String, generation: Int64)] = []
             for name in ["creator", "deleter", "holder"] {
-                let created = try await post(client, "\(serviceURL)/createReplica", [
-                    ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
-                    ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
-                    ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
-                ])
-                replicas.append((try #require(created["replicaID"]?.stringValue), try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value)))
+                let created = try await post(
+                    client, "\(serviceURL)/createReplica",
+                    [
+                        ("f", "json"), ("replicaName", name), ("layers", "0"), ("geometry", "5,45,20,56"), ("geometryType", "esriGeometryEnvelope"),
+                        ("inSR", "4326"), ("transportType", "esriTransportTypeEmbedded"), ("syncModel", "perLayer"),
+                        ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
+                    ])
+                replicas.append(
+                    (try #require(created["replicaID"]?.stringValue), try #require(created["layerServerGens"]?[0]?["serverGen"]?.int64Value)))
             }
-            let city = try #require(try await get(client, "\(serviceURL)/0/query?f=json&where=1%3D1&geometry=5,45,20,56&geometryType=esriGeometryEnvelope&inSR=4326&outFields=GlobalID&resultRecordCount=1")["features"]?[0]?["attributes"]?["GlobalID"]?.stringValue)
+            let city = try #require(
+                try await get(
+                    client,
+                    "\(serviceURL)/0/query?f=json&where=1%3D1&geometry=5,45,20,56&geometryType=esriGeometryEnvelope&inSR=4326&outFields=GlobalID&resultRecordCount=1"
+                )["features"]?[0]?["attributes"]?["GlobalID"]?.stringValue)
             /// One sync of `replica` with attachment edits; returns the layer entry and keeps the generation.
             func sync(_ index: Int, _ direction: String, _ attachments: String = "{}") async throws -> JSONValue {
-                let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                    ("f", "json"), ("replicaID", replicas[index].id), ("transportType", "esriTransportTypeEmbedded"),
-                    ("syncLayers", #"[{"id":0,"serverGen":\#(replicas[index].generation),"syncDirection":"\#(direction)"}]"#),
-                    ("edits", #"[{"id":0,"attachments":\#(attachments)}]"#),
-                ])
+                let answer = try await post(
+                    client, "\(serviceURL)/synchronizeReplica",
+                    [
+                        ("f", "json"), ("replicaID", replicas[index].id), ("transportType", "esriTransportTypeEmbedded"),
+                        ("syncLayers", #"[{"id":0,"serverGen":\#(replicas[index].generation),"syncDirection":"\#(direction)"}]"#),
+                        ("edits", #"[{"id":0,"attachments":\#(attachments)}]"#),
+                    ])
                 #expect(answer["error"] == nil, "\(answer)")
                 replicas[index].generation = try #require(answer["layerServerGens"]?[0]?["serverGen"]?.int64Value)
                 return answer["edits"]?[0] ?? .null
             }
-            let note = { (id: String) in #"{"globalId":"\#(id)","parentGlobalId":"\#(city)","contentType":"text/plain","name":"n.txt","data":"aGVsbG8="}"# }
+            let note = { (id: String) in
+                #"{"globalId":"\#(id)","parentGlobalId":"\#(city)","contentType":"text/plain","name":"n.txt","data":"aGVsbG8="}"#
+            }
             let deletedIds = { (entry: JSONValue) in entry["attachments"]?["deleteIds"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
             // Created in an upload-only sync (the creator keeps its generation), deleted by another.
@@ -403,11 +371,13 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
     @Test func asyncSyncByURLAndCloseReplica() async throws {
         try await withFreshDemoApp { client, _ in
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "async"), layer: 2)
-            let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", device.id), ("async", "true"),
-                ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
-                ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000AA01}", height: 1))]}}]"#),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", device.id), ("async", "true"),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
+                    ("edits", #"[{"id":2,"features":{"adds":[\#(tree("{00000000-0000-0000-0000-00000000AA01}", height: 1))]}}]"#),
+                ])
             let status = try #require(answer["statusUrl"]?.stringValue)
             var job = JSONValue.null
             for _ in 0..<200 {
@@ -420,11 +390,14 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             #expect(result["edits"]?[0]?["addResults"]?[0]?["success"] == true)
             #expect(result["layerServerGens"]?[0]?["serverGen"]?.int64Value ?? 0 > device.generation)
             // By URL, then closed: the answer names the file and the replica is gone.
-            _ = try await post(client, "\(layerURL)/applyEdits", [("f", "json"), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AA02}", height: 2))]")])
-            let closing = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", device.id), ("closeReplica", "true"),
-                ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
-            ])
+            _ = try await post(
+                client, "\(layerURL)/applyEdits", [("f", "json"), ("adds", "[\(tree("{00000000-0000-0000-0000-00000000AA02}", height: 2))]")])
+            let closing = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", device.id), ("closeReplica", "true"),
+                    ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
+                ])
             #expect(closing["URL"]?.stringValue?.contains("/replicafiles/") == true)
             #expect(closing["responseType"] == "esriReplicaResponseTypeEdits")
             let info = try await get(client, "\(serviceURL)/replicas/\(device.id)?f=json")
@@ -437,10 +410,12 @@ func tree(_ globalId: String, height: Double, x: Double = 13.22, y: Double = 52.
             let device = try DeviceReplica(created: try await createTreeReplica(client, name: "limited"), layer: 2)
             let generation = try store.edits.currentGeneration()
             let adds = (1...3).map { tree("{00000000-0000-0000-0000-00000000C00\($0)}", height: 1) }.joined(separator: ",")
-            let answer = try await post(client, "\(serviceURL)/synchronizeReplica", [
-                ("f", "json"), ("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
-                ("edits", #"[{"id":2,"features":{"adds":[\#(adds)]}}]"#),
-            ])
+            let answer = try await post(
+                client, "\(serviceURL)/synchronizeReplica",
+                [
+                    ("f", "json"), ("replicaID", device.id), ("syncLayers", #"[{"id":2,"serverGen":\#(device.generation)}]"#),
+                    ("edits", #"[{"id":2,"features":{"adds":[\#(adds)]}}]"#),
+                ])
             #expect(answer["error"]?["code"] == 400)
             #expect(answer["error"]?["details"]?[0]?.stringValue?.contains("limit of 2") == true)
             #expect(try store.edits.currentGeneration() == generation)

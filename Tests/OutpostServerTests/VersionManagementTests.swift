@@ -5,6 +5,7 @@ import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 private let parcels = "/arcgis/rest/services/Parcels/FeatureServer"
@@ -15,7 +16,8 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
     var offset = 0
     while true {
         let v = version.map { "&gdbVersion=\(FormURLEncoding.percentEncode($0))" } ?? ""
-        let page = try await get(client, "\(parcels)/0/query?where=1%3D1&outFields=*&returnGeometry=false&resultOffset=\(offset)&resultRecordCount=1000\(v)&f=json")
+        let page = try await get(
+            client, "\(parcels)/0/query?where=1%3D1&outFields=*&returnGeometry=false&resultOffset=\(offset)&resultRecordCount=1000\(v)&f=json")
         let features = page["features"]?.arrayValue ?? []
         for feature in features {
             if let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue { result[id] = attributes }
@@ -38,12 +40,20 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
             let before = try await parcelsIn(client)
             let ids = before.keys.sorted()
             let added = "{00000000-0000-4000-8000-0000000000E1}"
-            let edited = try await post(client, "\(parcels)/0/applyEdits", [
-                ("f", "json"), ("gdbVersion", name), ("useGlobalIds", "true"),
-                ("adds", #"[{"attributes":{"GlobalID":"\#(added)","parcel_id":"P-NEW","owner":"Surveyor"},"geometry":{"rings":[[[1490000,6890000],[1490010,6890000],[1490010,6890010],[1490000,6890000]]],"spatialReference":{"wkid":102100}}}]"#),
-                ("updates", #"[{"attributes":{"GlobalID":"\#(ids[0])","owner":"In version"}},{"attributes":{"GlobalID":"\#(ids[2])","owner":"Version says"}}]"#),
-                ("deletes", #"["\#(ids[1])"]"#),
-            ])
+            let edited = try await post(
+                client, "\(parcels)/0/applyEdits",
+                [
+                    ("f", "json"), ("gdbVersion", name), ("useGlobalIds", "true"),
+                    (
+                        "adds",
+                        #"[{"attributes":{"GlobalID":"\#(added)","parcel_id":"P-NEW","owner":"Surveyor"},"geometry":{"rings":[[[1490000,6890000],[1490010,6890000],[1490010,6890010],[1490000,6890000]]],"spatialReference":{"wkid":102100}}}]"#
+                    ),
+                    (
+                        "updates",
+                        #"[{"attributes":{"GlobalID":"\#(ids[0])","owner":"In version"}},{"attributes":{"GlobalID":"\#(ids[2])","owner":"Version says"}}]"#
+                    ),
+                    ("deletes", #"["\#(ids[1])"]"#),
+                ])
             #expect(edited["addResults"]?[0]?["success"] == true && edited["deleteResults"]?[0]?["success"] == true)
             let addedObjectId = try #require(edited["addResults"]?[0]?["objectId"]?.int64Value)
 
@@ -57,22 +67,28 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
             #expect(count["count"] == 1)
 
             // DEFAULT moves on: another field of one feature, the same field of another.
-            _ = try await post(client, "\(parcels)/0/applyEdits", [
-                ("f", "json"), ("useGlobalIds", "true"),
-                ("updates", #"[{"attributes":{"GlobalID":"\#(ids[0])","zoning":"Z1"}},{"attributes":{"GlobalID":"\#(ids[2])","owner":"Default says"}}]"#),
-            ])
+            _ = try await post(
+                client, "\(parcels)/0/applyEdits",
+                [
+                    ("f", "json"), ("useGlobalIds", "true"),
+                    (
+                        "updates",
+                        #"[{"attributes":{"GlobalID":"\#(ids[0])","zoning":"Z1"}},{"attributes":{"GlobalID":"\#(ids[2])","owner":"Default says"}}]"#
+                    ),
+                ])
             let reconciled = try await post(client, "\(versions)/versions/\(guid)/reconcile", [("f", "json"), ("withPost", "true")])
             #expect(reconciled["success"] == true && reconciled["postedEdits"] == 4)
             #expect(reconciled["hasConflicts"] == true && reconciled["conflictCount"] == 1)
 
             let posted = try await parcelsIn(client)
-            #expect(posted[ids[0]]?["owner"] == "In version" && posted[ids[0]]?["zoning"] == "Z1")   // merged
-            #expect(posted[ids[2]]?["owner"] == "Version says")                                     // conflict: the version wins
+            #expect(posted[ids[0]]?["owner"] == "In version" && posted[ids[0]]?["zoning"] == "Z1")  // merged
+            #expect(posted[ids[2]]?["owner"] == "Version says")  // conflict: the version wins
             #expect(posted[ids[1]] == nil && posted[added]?["OBJECTID"]?.int64Value == addedObjectId)
             let conflicts = try await get(client, "\(versions)/versions/\(guid)/conflicts?f=json")["conflicts"]?.arrayValue ?? []
             #expect(conflicts.count == 1)
             #expect(conflicts.first?["fields"]?[0]?["field"] == "owner" && conflicts.first?["fields"]?[0]?["default"] == "Default says")
-            #expect(conflicts.first?["fields"]?[0]?["replica"] == "Version says" && conflicts.first?["fields"]?[0]?["base"] == before[ids[2]]?["owner"])
+            #expect(
+                conflicts.first?["fields"]?[0]?["replica"] == "Version says" && conflicts.first?["fields"]?[0]?["base"] == before[ids[2]]?["owner"])
             // Posted: the version is empty and reads as DEFAULT.
             #expect(try await parcelsIn(client, version: name) == posted)
 
@@ -89,9 +105,11 @@ private func parcelsIn(_ client: any TestClientProtocol, version: String? = nil)
             #expect(notVersioned["error"]?["code"] == 404)
             let badName = try await post(client, "\(versions)/create", [("f", "json"), ("versionName", "no spaces please")])
             #expect(badName["error"]?["code"] == 400)
-            let unknown = try await post(client, "\(parcels)/0/applyEdits", [
-                ("f", "json"), ("gdbVersion", "outpost.nowhere"), ("updates", #"[{"attributes":{"OBJECTID":1,"owner":"x"}}]"#),
-            ])
+            let unknown = try await post(
+                client, "\(parcels)/0/applyEdits",
+                [
+                    ("f", "json"), ("gdbVersion", "outpost.nowhere"), ("updates", #"[{"attributes":{"OBJECTID":1,"owner":"x"}}]"#),
+                ])
             #expect(unknown["error"]?["code"] == 404)
             let unknownRead = try await get(client, "\(parcels)/0/query?where=1%3D1&gdbVersion=outpost.nowhere&f=json")
             #expect(unknownRead["error"]?["code"] == 404)

@@ -5,6 +5,7 @@ import OutpostStorage
 import OutpostStore
 import OutpostWire
 import Testing
+
 @testable import OutpostServer
 
 private let parcelsURL = "/arcgis/rest/services/Parcels/FeatureServer"
@@ -16,32 +17,38 @@ private struct ParcelReplica {
     var parcels: [String: JSONObject]
 
     static func create(_ client: any TestClientProtocol, name: String, extra: [(String, String)] = []) async throws -> ParcelReplica {
-        let answer = try await post(client, "\(parcelsURL)/createReplica", [
-            ("f", "json"), ("replicaName", name), ("layers", "0"), ("syncModel", "perReplica"),
-            ("transportType", "esriTransportTypeEmbedded"), ("returnAttachments", "false"),
-        ] + extra)
+        let answer = try await post(
+            client, "\(parcelsURL)/createReplica",
+            [
+                ("f", "json"), ("replicaName", name), ("layers", "0"), ("syncModel", "perReplica"),
+                ("transportType", "esriTransportTypeEmbedded"), ("returnAttachments", "false"),
+            ] + extra)
         var parcels: [String: JSONObject] = [:]
         for feature in answer["layers"]?[0]?["features"]?.arrayValue ?? [] {
             if let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue { parcels[id] = attributes }
         }
-        return ParcelReplica(id: try #require(answer["replicaID"]?.stringValue),
-                             generation: try #require(answer["replicaServerGen"]?.int64Value), parcels: parcels)
+        return ParcelReplica(
+            id: try #require(answer["replicaID"]?.stringValue),
+            generation: try #require(answer["replicaServerGen"]?.int64Value), parcels: parcels)
     }
 
     /// Syncs with `updates` (full rows from the replica's copy, with `changes` applied).
-    mutating func sync(_ client: any TestClientProtocol, direction: String = "bidirectional", changes: [String: JSONObject] = [:],
-                       deletes: [String] = []) async throws -> JSONValue
-    {
+    mutating func sync(
+        _ client: any TestClientProtocol, direction: String = "bidirectional", changes: [String: JSONObject] = [:],
+        deletes: [String] = []
+    ) async throws -> JSONValue {
         let updates = changes.sorted { $0.key < $1.key }.map { id, change -> JSONValue in
             var attributes = parcels[id] ?? [:]
             for (key, value) in change { attributes[key] = value }
             return ["attributes": .object(attributes)]
         }
         let edits: JSONValue = [["id": 0, "features": ["adds": [], "updates": .array(updates), "deleteIds": .array(deletes.map { .string($0) })]]]
-        let answer = try await post(client, "\(parcelsURL)/synchronizeReplica", [
-            ("f", "json"), ("replicaID", id), ("replicaServerGen", String(generation)), ("syncDirection", direction),
-            ("transportType", "esriTransportTypeEmbedded"), ("edits", edits.jsonText),
-        ])
+        let answer = try await post(
+            client, "\(parcelsURL)/synchronizeReplica",
+            [
+                ("f", "json"), ("replicaID", id), ("replicaServerGen", String(generation)), ("syncDirection", direction),
+                ("transportType", "esriTransportTypeEmbedded"), ("edits", edits.jsonText),
+            ])
         if let gen = answer["replicaServerGen"]?.int64Value { generation = gen }
         for feature in answer["edits"]?[0]?["features"]?["updates"]?.arrayValue ?? [] {
             if let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue { parcels[id] = attributes }
@@ -88,11 +95,11 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             _ = try await first.sync(client, changes: [parcel: ["owner": "Ana"]])
             _ = try await second.sync(client, changes: [parcel: ["owner": "Bo", "area_m2": 2600]])
             let server = try #require(try await serverParcel(client, parcel))
-            #expect(server["owner"] == "Bo" && server["area_m2"]?.doubleValue == 2600)   // last in wins
+            #expect(server["owner"] == "Bo" && server["area_m2"]?.doubleValue == 2600)  // last in wins
             let conflicts = try await get(client, "\(parcelsURL)/replicas/\(second.id)/conflicts?f=json")["conflicts"]?.arrayValue ?? []
             #expect(conflicts.count == 1)
             let fields = conflicts.first?["fields"]?.arrayValue ?? []
-            #expect(fields.count == 1)   // area_m2 changed on one side only: no conflict
+            #expect(fields.count == 1)  // area_m2 changed on one side only: no conflict
             #expect(fields.first?["field"] == "owner" && fields.first?["base"] == base)
             #expect(fields.first?["default"] == "Ana" && fields.first?["replica"] == "Bo")
             #expect(conflicts.first?["overwrittenBy"]?.stringValue == first.id)
@@ -105,9 +112,11 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             #expect(try store.versions.versions(service: "Parcels").map(\.name).contains { $0.hasPrefix("outpost.field_") })
             #expect(try store.versions.versions(service: "Parcels").first?.name == FeatureStore.defaultVersionName)
             let ids = device.parcels.keys.sorted()
-            _ = try await post(client, "\(parcelsURL)/0/applyEdits", [
-                ("f", "json"), ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[1])","zoning":"OS2"}}]"#),
-            ])
+            _ = try await post(
+                client, "\(parcelsURL)/0/applyEdits",
+                [
+                    ("f", "json"), ("useGlobalIds", "true"), ("updates", #"[{"attributes":{"GlobalID":"\#(ids[1])","zoning":"OS2"}}]"#),
+                ])
             // Upload: the edit is posted, nothing comes back, the generation stays.
             let generation = device.generation
             let upload = try await device.sync(client, direction: "upload", changes: [ids[0]: ["owner": "Up"]])
@@ -119,7 +128,8 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             // (with the replica's own posted edit, as merged on the server).
             let download = try await device.sync(client, direction: "download", changes: [ids[2]: ["owner": "Ignored"]])
             #expect(try await serverParcel(client, ids[2])?["owner"] != "Ignored")
-            let received = Set(download["edits"]?[0]?["features"]?["updates"]?.arrayValue?.compactMap { $0["attributes"]?["GlobalID"]?.stringValue } ?? [])
+            let received = Set(
+                download["edits"]?[0]?["features"]?["updates"]?.arrayValue?.compactMap { $0["attributes"]?["GlobalID"]?.stringValue } ?? [])
             #expect(received == [ids[0], ids[1]])
             #expect(device.parcels[ids[1]]?["zoning"] == "OS2")
             #expect(device.generation > generation)
@@ -140,9 +150,11 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             let refused = try await reader.sync(client, changes: [parcel: ["owner": "Nope"]])
             #expect(refused["error"]?["code"] == 400)
             #expect(try store.edits.currentGeneration() == generation)
-            let perLayer = try await post(client, "\(parcelsURL)/createReplica", [
-                ("f", "json"), ("layers", "0"), ("syncModel", "perLayer"), ("transportType", "esriTransportTypeEmbedded"),
-            ])
+            let perLayer = try await post(
+                client, "\(parcelsURL)/createReplica",
+                [
+                    ("f", "json"), ("layers", "0"), ("syncModel", "perLayer"), ("transportType", "esriTransportTypeEmbedded"),
+                ])
             #expect(perLayer["error"]?["code"] == 400)
             #expect(perLayer["error"]?["details"]?[0]?.stringValue?.contains("perReplica") == true)
         }

@@ -1,10 +1,10 @@
 import GRDB
+import OutpostStorage
 import OutpostSync
-import PropertyBased
 import OutpostTestSupport
+import PropertyBased
 import Testing
 
-import OutpostStorage
 @testable import OutpostStore
 
 /// The change feed's SQL pre-filters (`ChangeFeedPrefilter`) against the rules they stand in
@@ -34,8 +34,9 @@ import OutpostStorage
         await propertyCheck(count: 300, input: Self.rows.array(of: 0...24), Self.creators, Gen.int(in: 0...20), Gen.bool) {
             rows, creators, since, echoes in
             try Self.check(rows, creators: creators, since: Int64(since), skipsOwnWrites: !echoes) { record, inFilter, createdByReplica in
-                SyncRules.download(record, matchesFilter: inFilter, since: Int64(since), replicaId: me, echoesOwnWrites: echoes,
-                                   createdByReplica: createdByReplica)
+                SyncRules.download(
+                    record, matchesFilter: inFilter, since: Int64(since), replicaId: me, echoesOwnWrites: echoes,
+                    createdByReplica: createdByReplica)
             }
         }
     }
@@ -45,8 +46,9 @@ import OutpostStorage
             // The store's attachment query also keeps to features in the filter (its join).
             try Self.check(rows, creators: creators, since: Int64(since), skipsOwnWrites: true, parentCondition: true) {
                 record, inFilter, createdByReplica in
-                SyncRules.downloadAttachment(record, parentInFilter: inFilter, since: Int64(since), replicaId: me,
-                                             createdByReplica: createdByReplica)
+                SyncRules.downloadAttachment(
+                    record, parentInFilter: inFilter, since: Int64(since), replicaId: me,
+                    createdByReplica: createdByReplica)
             }
         }
     }
@@ -57,18 +59,24 @@ import OutpostStorage
             let kept = try queue.write { db in
                 try db.execute(sql: "CREATE TABLE outpost_tombstones(id INTEGER PRIMARY KEY, created_generation, generation, replica_id)")
                 for (index, row) in rows.enumerated() {
-                    try db.execute(sql: "INSERT INTO outpost_tombstones VALUES (?, ?, ?, ?)",
-                                   arguments: [index, row.createdGen, row.changedGen, row.lastWriter])
+                    try db.execute(
+                        sql: "INSERT INTO outpost_tombstones VALUES (?, ?, ?, ?)",
+                        arguments: [index, row.createdGen, row.changedGen, row.lastWriter])
                 }
                 let prefilter = ChangeFeedPrefilter.tombstones(alias: "t", since: Int64(since))
-                return Set(try Int.fetchAll(db, sql: "SELECT id FROM outpost_tombstones t WHERE \(prefilter.condition)",
-                                            arguments: StatementArguments(prefilter.arguments)))
+                return Set(
+                    try Int.fetchAll(
+                        db, sql: "SELECT id FROM outpost_tombstones t WHERE \(prefilter.condition)",
+                        arguments: StatementArguments(prefilter.arguments)))
             }
             for (index, row) in rows.enumerated() {
-                let record = ServerRecord.tombstone(objectId: Int64(index), createdGen: row.createdGen, deletedGen: row.changedGen,
-                                                    deletedBy: row.lastWriter)
+                let record = ServerRecord.tombstone(
+                    objectId: Int64(index), createdGen: row.createdGen, deletedGen: row.changedGen,
+                    deletedBy: row.lastWriter)
                 for createdByReplica in [false, true]
-                where SyncRules.download(record, matchesFilter: false, since: Int64(since), replicaId: me, createdByReplica: createdByReplica) != .none {
+                where SyncRules.download(record, matchesFilter: false, since: Int64(since), replicaId: me, createdByReplica: createdByReplica)
+                    != .none
+                {
                     #expect(kept.contains(index), "dropped \(row), since \(since)")
                 }
             }
@@ -77,28 +85,33 @@ import OutpostStorage
 
     /// Loads `rows` into a table shaped like a layer table, reads each pass through the
     /// pre-filter, and compares with `decide` (record, in filter, created by the replica).
-    private static func check(_ rows: [RandomRow], creators: [Int], since: Int64, skipsOwnWrites: Bool, parentCondition: Bool = false,
-                              decide: (ServerRecord, Bool, Bool) -> DownloadChange) throws
-    {
+    private static func check(
+        _ rows: [RandomRow], creators: [Int], since: Int64, skipsOwnWrites: Bool, parentCondition: Bool = false,
+        decide: (ServerRecord, Bool, Bool) -> DownloadChange
+    ) throws {
         let queue = try DatabaseQueue()
         let passes = try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE outpost_generations(generation INTEGER PRIMARY KEY, replica_id TEXT);
-                CREATE TABLE layer(id INTEGER PRIMARY KEY, outpost_created_gen, outpost_gen, outpost_replica, in_filter);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_generations(generation INTEGER PRIMARY KEY, replica_id TEXT);
+                    CREATE TABLE layer(id INTEGER PRIMARY KEY, outpost_created_gen, outpost_gen, outpost_replica, in_filter);
+                    """)
             for (generation, creator) in creators.enumerated() {
                 try db.execute(sql: "INSERT INTO outpost_generations VALUES (?, ?)", arguments: [generation, [nil, me, other][creator]])
             }
             for (index, row) in rows.enumerated() {
-                try db.execute(sql: "INSERT INTO layer VALUES (?, ?, ?, ?, ?)",
-                               arguments: [index, row.createdGen, row.changedGen, row.lastWriter, row.inFilter])
+                try db.execute(
+                    sql: "INSERT INTO layer VALUES (?, ?, ?, ?, ?)",
+                    arguments: [index, row.createdGen, row.changedGen, row.lastWriter, row.inFilter])
             }
             var passes: [DownloadChange: Set<Int>] = [:]
             for pass in [DownloadChange.add, .update] {
                 let prefilter = ChangeFeedPrefilter.changedRows(pass, alias: "t", since: since, replicaId: me, skipsOwnWrites: skipsOwnWrites)
                 let parent = parentCondition ? "t.in_filter AND " : ""
-                passes[pass] = Set(try Int.fetchAll(db, sql: "SELECT id FROM layer t WHERE \(parent)\(prefilter.condition)",
-                                                    arguments: StatementArguments(prefilter.arguments)))
+                passes[pass] = Set(
+                    try Int.fetchAll(
+                        db, sql: "SELECT id FROM layer t WHERE \(parent)\(prefilter.condition)",
+                        arguments: StatementArguments(prefilter.arguments)))
             }
             return passes
         }

@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
+import OutpostStorage
 import OutpostSync
+import OutpostTestSupport
 import OutpostWire
 import Synchronization
-import OutpostTestSupport
 import Testing
-import OutpostStorage
+
 @testable import OutpostStore
 
 @Suite struct ReplicaExportTests {
@@ -21,17 +22,27 @@ import OutpostStorage
     @Test func concurrentEditsAreEitherInTheSnapshotOrAfterIt() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "Live"))
-        try store.edits.insert((0..<500).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0))],
-                                                     geometry: .point(Point(x: Double($0 % 50), y: Double($0 / 50)))) },
-                         service: "Live", layer: 0)
+        try store.edits.insert(
+            (0..<500).map {
+                FeatureRow(
+                    attributes: ["label": .string("p\($0)"), "value": .int(Int64($0))],
+                    geometry: .point(Point(x: Double($0 % 50), y: Double($0 / 50))))
+            },
+            service: "Live", layer: 0)
         let stop = StopFlag()
         let editor = Thread {
             var n = 0
             while !stop.value.load(ordering: .relaxed) {
                 n += 1
-                _ = try? store.edits.applyEdits(service: "Live", edits: [LayerEdits(layerId: 0, adds: [
-                    EditFeature(attributes: ["label": .string("new\(n)")], geometry: ["x": 1, "y": 1]),
-                ])], options: EditOptions())
+                _ = try? store.edits.applyEdits(
+                    service: "Live",
+                    edits: [
+                        LayerEdits(
+                            layerId: 0,
+                            adds: [
+                                EditFeature(attributes: ["label": .string("new\(n)")], geometry: ["x": 1, "y": 1])
+                            ])
+                    ], options: EditOptions())
             }
         }
         editor.start()
@@ -39,10 +50,12 @@ import OutpostStorage
         let replicaPlan = try plan(service: service.definition)
         for _ in 0..<15 {
             var bytes: [UInt8] = []
-            let (definition, counts) = try store.sync.exportReplica(replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
-                                                               serviceURL: "", serviceJSON: .null, layerJSON: [:])
+            let (definition, counts) = try store.sync.exportReplica(
+                replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
+                serviceURL: "", serviceJSON: .null, layerJSON: [:])
             let document = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
-            let exported = Set(document["layers"]?.arrayValue?.first?["features"]?.arrayValue?.compactMap { $0["attributes"]?["OBJECTID"]?.int64Value } ?? [])
+            let exported = Set(
+                document["layers"]?.arrayValue?.first?["features"]?.arrayValue?.compactMap { $0["attributes"]?["OBJECTID"]?.int64Value } ?? [])
             #expect(exported.count == counts.features)
             let generation = definition.layers[0].serverGen
             let expected = try store.read { db throws in
@@ -57,11 +70,16 @@ import OutpostStorage
     @Test func whereAndGeometryFiltersMatchTheQueryEngine() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "F"))
-        try store.edits.insert((0..<400).map { FeatureRow(attributes: ["label": .string("p\($0)"), "value": .int(Int64($0 % 10))],
-                                                     geometry: .point(Point(x: Double($0 % 20), y: Double($0 / 20)))) },
-                         service: "F", layer: 0)
-        let replicaPlan = try plan(extra: [("geometry", "2,2,9.5,7"), ("layerQueries", #"{"0":{"where":"value IN (1, 3) AND label LIKE 'p%'"}}"#)],
-                                   service: service.definition)
+        try store.edits.insert(
+            (0..<400).map {
+                FeatureRow(
+                    attributes: ["label": .string("p\($0)"), "value": .int(Int64($0 % 10))],
+                    geometry: .point(Point(x: Double($0 % 20), y: Double($0 / 20))))
+            },
+            service: "F", layer: 0)
+        let replicaPlan = try plan(
+            extra: [("geometry", "2,2,9.5,7"), ("layerQueries", #"{"0":{"where":"value IN (1, 3) AND label LIKE 'p%'"}}"#)],
+            service: service.definition)
         let path = NSTemporaryDirectory() + "filters-\(UUID().uuidString).gpkg"
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (_, counts) = try store.sync.exportReplica(replicaPlan, to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:])
@@ -69,7 +87,10 @@ import OutpostStorage
         query.whereClause = "value IN (1, 3) AND label LIKE 'p%'"
         query.geometry = QueryGeometry(text: "2,2,9.5,7", geometryType: .envelope, inSR: nil)
         query.returnIdsOnly = true
-        guard case .objectIds(let ids) = try store.features.query(query, service: "F", layer: 0) else { Issue.record("no ids"); return }
+        guard case .objectIds(let ids) = try store.features.query(query, service: "F", layer: 0) else {
+            Issue.record("no ids")
+            return
+        }
         #expect(counts.features == ids.count && !ids.isEmpty)
         let inFile = try ReplicaFile.open(path, readonly: true).read { db in try Int64.fetchAll(db, sql: "SELECT OBJECTID FROM Points ORDER BY 1") }
         #expect(inFile == ids)
@@ -78,12 +99,15 @@ import OutpostStorage
     @Test func useGeometryFalseIgnoresTheReplicaGeometry() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "G"))
-        try store.edits.insert((0..<100).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
-                         service: "G", layer: 0)
+        try store.edits.insert(
+            (0..<100).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
+            service: "G", layer: 0)
         func exported(_ layerQueries: String) throws -> Int {
             let replicaPlan = try plan(extra: [("geometry", "0,-1,9.5,1"), ("layerQueries", layerQueries)], service: service.definition)
-            return try store.sync.exportReplica(replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
-                                           layerJSON: [:]).1.features
+            return try store.sync.exportReplica(
+                replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+                layerJSON: [:]
+            ).1.features
         }
         #expect(try exported(#"{"0":{"useGeometry":true}}"#) == 10)
         #expect(try exported(#"{"0":{"useGeometry":false}}"#) == 100)
@@ -111,9 +135,13 @@ import OutpostStorage
     @Test func registryRoundTripsADefinition() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "R"))
-        var definition = try plan(extra: [("geometry", #"{"rings":[[[0,0],[0,5],[5,5],[0,0]]]}"#), ("geometryType", "esriGeometryPolygon"),
-                                          ("replicaName", "round"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "upload")],
-                                  service: service.definition).definition
+        var definition = try plan(
+            extra: [
+                ("geometry", #"{"rings":[[[0,0],[0,5],[5,5],[0,0]]]}"#), ("geometryType", "esriGeometryPolygon"),
+                ("replicaName", "round"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "upload"),
+            ],
+            service: service.definition
+        ).definition
         definition.setGeneration(3)
         let stored = try store.replicas.registerReplica(definition)
         #expect(try store.replicas.replica(service: "r", id: definition.id.lowercased()) == stored)

@@ -20,7 +20,10 @@ import Testing
     @Test func onceTheOriginalIsUnregisteredNoCopyRegisters() {
         var facts = copyOf
         facts.unregistered = ["{A}"]
-        do { try RegistrationRules.check(facts); Issue.record("registered") } catch {
+        do {
+            try RegistrationRules.check(facts)
+            Issue.record("registered")
+        } catch {
             #expect(error.details.first?.contains("original geodatabase '{A}'") == true)
         }
     }
@@ -28,7 +31,10 @@ import Testing
     @Test func registeringIsNotSupportedOnAVersionedService() {
         var facts = copyOf
         facts.serviceIsVersioned = true
-        do { try RegistrationRules.check(facts); Issue.record("registered") } catch {
+        do {
+            try RegistrationRules.check(facts)
+            Issue.record("registered")
+        } catch {
             #expect(error.kind == .unsupported && error.details.first?.contains("versioned") == true)
         }
     }

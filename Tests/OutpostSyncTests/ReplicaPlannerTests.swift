@@ -11,26 +11,32 @@ func demoService(versioned: Bool = false, capabilities: [String] = ServiceDefini
         fields: LayerDefinition.withSystemFields([FieldDefinition(name: "name", type: .string), FieldDefinition(name: "rank", type: .integer)]),
         hasAttachments: true,
         relationships: [RelationshipDefinition(id: 0, name: "r", relatedTableId: 3, cardinality: .oneToMany, role: .origin, keyField: "GlobalID")])
-    let countries = LayerDefinition(id: 1, name: "Countries", kind: .featureLayer, geometryType: .polygon, spatialReference: .wgs84,
-                                    fields: LayerDefinition.withSystemFields([FieldDefinition(name: "name", type: .string)]))
+    let countries = LayerDefinition(
+        id: 1, name: "Countries", kind: .featureLayer, geometryType: .polygon, spatialReference: .wgs84,
+        fields: LayerDefinition.withSystemFields([FieldDefinition(name: "name", type: .string)]))
     let inspections = LayerDefinition(
         id: 3, name: "Inspections", kind: .table, geometryType: nil, spatialReference: .wgs84,
         fields: LayerDefinition.withSystemFields([FieldDefinition(name: "CityGlobalID", type: .guid)]),
-        relationships: [RelationshipDefinition(id: 0, name: "r", relatedTableId: 0, cardinality: .oneToMany, role: .destination, keyField: "CityGlobalID")])
+        relationships: [
+            RelationshipDefinition(id: 0, name: "r", relatedTableId: 0, cardinality: .oneToMany, role: .destination, keyField: "CityGlobalID")
+        ])
     return ServiceDefinition(name: "Demo", isVersioned: versioned, capabilities: capabilities, layers: [cities, countries, inspections])
 }
 
-func plan(_ pairs: [(String, String)], service: ServiceDefinition = demoService(), taken: [String] = [],
-          reference: ReplicaDefinition? = nil) throws(ArcGISError) -> ReplicaPlan
-{
+func plan(
+    _ pairs: [(String, String)], service: ServiceDefinition = demoService(), taken: [String] = [],
+    reference: ReplicaDefinition? = nil
+) throws(ArcGISError) -> ReplicaPlan {
     let request = try CreateReplicaRequest.parse(RequestParameters(pairs))
-    return try ReplicaPlanner.plan(request, service: service, replicaId: "{11111111-2222-4333-8444-555555555555}", owner: "ann",
-                                   takenNames: taken, reference: reference, now: 1_700_000_000_000)
+    return try ReplicaPlanner.plan(
+        request, service: service, replicaId: "{11111111-2222-4333-8444-555555555555}", owner: "ann",
+        takenNames: taken, reference: reference, now: 1_700_000_000_000)
 }
 
-func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDefinition = demoService(),
-             sourceLocation: SourceLocation = #_sourceLocation)
-{
+func rejects(
+    _ pairs: [(String, String)], parameter: String, service: ServiceDefinition = demoService(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     do {
         _ = try plan(pairs, service: service)
         Issue.record("expected an error about \(parameter)", sourceLocation: sourceLocation)
@@ -68,10 +74,16 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
     }
 
     @Test func layerQueriesSetEachLayersFilter() throws {
-        let p = try plan([("layers", "0,1,3"), ("layerQueries", """
-            {"0":{"queryOption":"useFilter","where":"rank < 3","useGeometry":false},"1":{"queryOption":"all"},
-             "3":{"queryOption":"none","includeRelated":"true"}}
-            """)])
+        let p = try plan([
+            ("layers", "0,1,3"),
+            (
+                "layerQueries",
+                """
+                {"0":{"queryOption":"useFilter","where":"rank < 3","useGeometry":false},"1":{"queryOption":"all"},
+                 "3":{"queryOption":"none","includeRelated":"true"}}
+                """
+            ),
+        ])
         #expect(p.definition.layer(id: 0) == ReplicaLayer(layerId: 0, queryOption: .useFilter, useGeometry: false, whereClause: "rank < 3"))
         #expect(p.definition.layer(id: 1)?.queryOption == .all)
         #expect(p.definition.layer(id: 3)?.queryOption == ReplicaQueryOption.none)
@@ -88,23 +100,29 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
     }
 
     @Test func geometryTakesEveryTypeAndBothSyntaxes() throws {
-        let envelope = try plan([("layers", "0"), ("geometry", "   -20.000,    30.000,    40.000,    70.000"),
-                                 ("geometryType", "esriGeometryEnvelope")])
+        let envelope = try plan([
+            ("layers", "0"), ("geometry", "   -20.000,    30.000,    40.000,    70.000"),
+            ("geometryType", "esriGeometryEnvelope"),
+        ])
         #expect(envelope.definition.geometry == .envelope(Envelope(xmin: -20, ymin: 30, xmax: 40, ymax: 70)))
         #expect(envelope.definition.geometrySpatialReference == .wgs84)
         let point = try plan([("layers", "0"), ("geometry", "1,2"), ("geometryType", "esriGeometryPoint"), ("inSR", "3857")])
         #expect(point.definition.geometry == .point(Point(x: 1, y: 2)))
         #expect(point.definition.geometrySpatialReference == SpatialReference(wkid: 3857))
-        let polygon = try plan([("layers", "0"), ("geometryType", "esriGeometryPolygon"),
-                                ("geometry", #"{"rings":[[[0,0],[0,10],[10,10],[0,0]]],"spatialReference":{"wkid":102100}}"#)])
+        let polygon = try plan([
+            ("layers", "0"), ("geometryType", "esriGeometryPolygon"),
+            ("geometry", #"{"rings":[[[0,0],[0,10],[10,10],[0,0]]],"spatialReference":{"wkid":102100}}"#),
+        ])
         #expect(polygon.definition.geometry?.geometryType == .polygon)
         #expect(polygon.definition.geometrySpatialReference == SpatialReference(wkid: 102100))
         let line = try plan([("layers", "0"), ("geometry", #"{"paths":[[[0,0],[5,5]]]}"#), ("geometryType", "esriGeometryPolyline")])
         #expect(line.definition.geometry?.geometryType == .polyline)
         let multipoint = try plan([("layers", "0"), ("geometry", #"{"points":[[0,0],[5,5]]}"#), ("geometryType", "esriGeometryMultipoint")])
         #expect(multipoint.definition.geometry?.geometryType == .multipoint)
-        let sample = try plan([("layers", "0"), ("geometry", "{'xmin':-170,'ymin':0,'xmax':0,'ymax':80,'spatialReference':{'wkid':4326}}"),
-                               ("inSR", "{'wkid':4326}")])
+        let sample = try plan([
+            ("layers", "0"), ("geometry", "{'xmin':-170,'ymin':0,'xmax':0,'ymax':80,'spatialReference':{'wkid':4326}}"),
+            ("inSR", "{'wkid':4326}"),
+        ])
         #expect(sample.definition.geometry?.geometryType == .envelope)
         rejects([("layers", "0"), ("geometry", "1,2")], parameter: "geometry")
         rejects([("layers", "0"), ("geometry", "1,2,3")], parameter: "geometry")
@@ -115,8 +133,10 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
     }
 
     @Test func replicaSRAndFormats() throws {
-        let p = try plan([("layers", "0"), ("replicaSR", "{\"wkid\":102100,\"latestWkid\":3857}"), ("dataFormat", "SQLITE"),
-                          ("transportType", "esriTransportTypeEmbedded"), ("async", "True")])
+        let p = try plan([
+            ("layers", "0"), ("replicaSR", "{\"wkid\":102100,\"latestWkid\":3857}"), ("dataFormat", "SQLITE"),
+            ("transportType", "esriTransportTypeEmbedded"), ("async", "True"),
+        ])
         #expect(p.definition.spatialReference == SpatialReference(wkid: 102100))
         #expect(p.dataFormat == .sqlite && p.transportType == .embedded && p.isAsync)
         #expect(p.deliversByURL)
@@ -131,10 +151,11 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
 
     /// §4.5: returnAttachments=true allows bidirectional (default) or upload; false allows
     /// none (default) or upload.
-    @Test(arguments: [
-        ("true", nil, AttachmentsSyncDirection.bidirectional), ("true", "bidirectional", .bidirectional), ("true", "upload", .upload),
-        ("false", nil, AttachmentsSyncDirection.none), ("false", "none", .none), ("false", "upload", .upload),
-    ] as [(String, String?, AttachmentsSyncDirection)])
+    @Test(
+        arguments: [
+            ("true", nil, AttachmentsSyncDirection.bidirectional), ("true", "bidirectional", .bidirectional), ("true", "upload", .upload),
+            ("false", nil, AttachmentsSyncDirection.none), ("false", "none", .none), ("false", "upload", .upload),
+        ] as [(String, String?, AttachmentsSyncDirection)])
     func allowedAttachmentCombinations(returnAttachments: String, direction: String?, expected: AttachmentsSyncDirection) throws {
         var pairs = [("layers", "0"), ("returnAttachments", returnAttachments)]
         if let direction { pairs.append(("attachmentsSyncDirection", direction)) }
@@ -143,7 +164,8 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
 
     @Test func forbiddenAttachmentCombinations() {
         rejects([("layers", "0"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "none")], parameter: "attachmentsSyncDirection")
-        rejects([("layers", "0"), ("returnAttachments", "false"), ("attachmentsSyncDirection", "bidirectional")], parameter: "attachmentsSyncDirection")
+        rejects(
+            [("layers", "0"), ("returnAttachments", "false"), ("attachmentsSyncDirection", "bidirectional")], parameter: "attachmentsSyncDirection")
         rejects([("layers", "0"), ("attachmentsSyncDirection", "sideways")], parameter: "attachmentsSyncDirection")
     }
 
@@ -217,15 +239,17 @@ func rejects(_ pairs: [(String, String)], parameter: String, service: ServiceDef
         let copy = try plan([("replicaOptions", #"{"refReplicaId":"{11111111-2222-4333-8444-555555555555}"}"#)], reference: reference)
         #expect(copy.definition.layers.map(\.layerId) == [0, 3])
         #expect(copy.definition.layer(id: 0)?.whereClause == "rank < 2")
-        let copyStamped = try ReplicaPlanner.registeredGenerations(try #require(copy.registration), for: copy.definition, reference: reference,
-                                                                   currentGeneration: 10)
+        let copyStamped = try ReplicaPlanner.registeredGenerations(
+            try #require(copy.registration), for: copy.definition, reference: reference,
+            currentGeneration: 10)
         #expect(copyStamped.layers.map(\.serverGen) == [4, 4])
         rejects([("layers", "0"), ("replicaOptions", #"{"somethingElse":1}"#)], parameter: "replicaOptions")
         rejects([("layers", "0"), ("replicaOptions", #"{"refReplicaId":"not-a-guid"}"#)], parameter: "replicaOptions")
         rejects([("layers", "0"), ("syncModel", "none"), ("replicaOptions", #"{"registerExistingData":true}"#)], parameter: "replicaOptions")
         do {
             let noGens = try plan([("layers", "0"), ("replicaOptions", #"{"registerExistingData":true}"#)])
-            _ = try ReplicaPlanner.registeredGenerations(try #require(noGens.registration), for: noGens.definition, reference: nil, currentGeneration: 5)
+            _ = try ReplicaPlanner.registeredGenerations(
+                try #require(noGens.registration), for: noGens.definition, reference: nil, currentGeneration: 5)
             Issue.record("generations are required without a registered reference")
         } catch let error as ArcGISError {
             #expect(error.details.joined().contains("no generation for layer 0"))

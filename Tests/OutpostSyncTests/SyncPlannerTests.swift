@@ -1,15 +1,18 @@
-@testable import OutpostSync
 import OutpostWire
 import Testing
 
+@testable import OutpostSync
+
 private let replicaId = "{AAAAAAAA-0000-4000-8000-000000000001}"
 
-private func replica(_ model: SyncModel, direction: SyncDirection = .bidirectional,
-                     attachments: AttachmentsSyncDirection = .none) -> ReplicaDefinition
-{
-    ReplicaDefinition(id: replicaId, name: "r", serviceName: "Demo", syncModel: model, syncDirection: direction,
-                      attachmentsSyncDirection: attachments, returnAttachments: attachments == .bidirectional,
-                      layers: [ReplicaLayer(layerId: 0, serverGen: 7), ReplicaLayer(layerId: 2, serverGen: 9)], replicaServerGen: 7)
+private func replica(
+    _ model: SyncModel, direction: SyncDirection = .bidirectional,
+    attachments: AttachmentsSyncDirection = .none
+) -> ReplicaDefinition {
+    ReplicaDefinition(
+        id: replicaId, name: "r", serviceName: "Demo", syncModel: model, syncDirection: direction,
+        attachmentsSyncDirection: attachments, returnAttachments: attachments == .bidirectional,
+        layers: [ReplicaLayer(layerId: 0, serverGen: 7), ReplicaLayer(layerId: 2, serverGen: 9)], replicaServerGen: 7)
 }
 
 private func request(_ pairs: [(String, String)]) throws -> SynchronizeReplicaRequest {
@@ -33,8 +36,11 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
 
 @Suite struct SyncPlannerTests {
     @Test func perLayerListsLayersWithTheirOwnGenerationAndDirection() throws {
-        let p = try plan([("syncLayers", #"[{"id":2,"serverGen":5,"syncDirection":"download"},{"id":0,"serverGen":6}]"#),
-                          ("syncDirection", "upload")], replica(.perLayer))
+        let p = try plan(
+            [
+                ("syncLayers", #"[{"id":2,"serverGen":5,"syncDirection":"download"},{"id":0,"serverGen":6}]"#),
+                ("syncDirection", "upload"),
+            ], replica(.perLayer))
         #expect(p.layers == [SyncLayerPlan(layerId: 2, direction: .download, since: 5), SyncLayerPlan(layerId: 0, direction: .upload, since: 6)])
         #expect(p.answeredGenerations(current: 20) == [2: 20, 0: 6])
     }
@@ -56,11 +62,13 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         rejects([("syncLayers", #"[{"id":0}]"#)], replica(.perLayer), parameter: "syncLayers")
         rejects([("syncLayers", "[]")], replica(.perLayer), parameter: "syncLayers")
         rejects([("edits", #"[{"id":1,"features":{"adds":[]}}]"#)], replica(.perLayer), parameter: "edits")
-        rejects([("edits", #"[{"id":0,"features":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#)],
-                replica(.perLayer, direction: .download), parameter: "download-only")
+        rejects(
+            [("edits", #"[{"id":0,"features":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#)],
+            replica(.perLayer, direction: .download), parameter: "download-only")
         rejects([("syncDirection", "download")], replica(.perLayer, direction: .upload), parameter: "upload-only")
-        rejects([("edits", #"[{"id":0,"attachments":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#)],
-                replica(.perLayer), parameter: "attachmentsSyncDirection")
+        rejects(
+            [("edits", #"[{"id":0,"attachments":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#)],
+            replica(.perLayer), parameter: "attachmentsSyncDirection")
         #expect(throws: ArcGISError.self) { try request([("edits", "[]"), ("editsUploadID", "i1")]) }
         #expect(throws: ArcGISError.self) { try request([("editsUploadID", "i1")]) }
         #expect(throws: ArcGISError.self) { try request([("replicaServerGen", "-1")]) }
@@ -74,17 +82,22 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         let down = try plan([("syncLayers", #"[{"id":0,"serverGen":7}]"#)], replica(.perLayer, direction: .download))
         #expect(down.layers.first?.direction == .download)
         // Edits sent with a download or snapshot sync are ignored (§5.5).
-        let ignored = try plan([("syncLayers", #"[{"id":0,"serverGen":7,"syncDirection":"download"}]"#),
-                                ("edits", #"[{"id":0,"features":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#)],
-                               replica(.perLayer))
+        let ignored = try plan(
+            [
+                ("syncLayers", #"[{"id":0,"serverGen":7,"syncDirection":"download"}]"#),
+                ("edits", #"[{"id":0,"features":{"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000003}"]}}]"#),
+            ],
+            replica(.perLayer))
         #expect(ignored.layers.first?.edits == nil && ignored.uploadingLayers.isEmpty)
     }
 
     @Test func syncEditsParseTheSyncShapeAndTheApplyEditsShape() throws {
-        let sync = try SynchronizeReplicaRequest.parseEdits(try JSONParser.parse(#"""
-            [{"id":0,"features":{"adds":[{"attributes":{"GlobalID":"{CCCCCCCC-0000-4000-8000-000000000003}"}}],"deleteIds":["{cccccccc-0000-4000-8000-000000000004}"]},
-              "attachments":{"adds":[{"globalId":"{CCCCCCCC-0000-4000-8000-000000000005}","parentGlobalId":"{CCCCCCCC-0000-4000-8000-000000000003}","url":"https://h/arcgis/rest/services/Demo/FeatureServer/uploads/i1234"}],"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000006}"]}}]
-            """#), parameter: "edits")
+        let sync = try SynchronizeReplicaRequest.parseEdits(
+            try JSONParser.parse(
+                #"""
+                [{"id":0,"features":{"adds":[{"attributes":{"GlobalID":"{CCCCCCCC-0000-4000-8000-000000000003}"}}],"deleteIds":["{cccccccc-0000-4000-8000-000000000004}"]},
+                  "attachments":{"adds":[{"globalId":"{CCCCCCCC-0000-4000-8000-000000000005}","parentGlobalId":"{CCCCCCCC-0000-4000-8000-000000000003}","url":"https://h/arcgis/rest/services/Demo/FeatureServer/uploads/i1234"}],"deleteIds":["{CCCCCCCC-0000-4000-8000-000000000006}"]}}]
+                """#), parameter: "edits")
         #expect(sync.first?.adds.count == 1 && sync.first?.deletes == [.globalId("{CCCCCCCC-0000-4000-8000-000000000004}")])
         #expect(sync.first?.attachments?.adds.first?.source == .uploadId("i1234"))
         #expect(sync.first?.attachments?.deletes == ["{CCCCCCCC-0000-4000-8000-000000000006}"])
@@ -103,9 +116,10 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         ([.snapshot, .download], false, false, .replacementData),
     ])
     func responseTypes(directions: [SyncDirection], results: Bool, changes: Bool, expected: ReplicaResponseType) {
-        var p = SyncPlan(replica: replica(.perLayer), layers: [], dataFormat: .json, transportType: .embedded, isAsync: false,
-                         returnIdsForAdds: false, rollbackOnFailure: false, closeReplica: false, returnAttachmentsDataByUrl: true,
-                         downloadsAttachments: false)
+        var p = SyncPlan(
+            replica: replica(.perLayer), layers: [], dataFormat: .json, transportType: .embedded, isAsync: false,
+            returnIdsForAdds: false, rollbackOnFailure: false, closeReplica: false, returnAttachmentsDataByUrl: true,
+            downloadsAttachments: false)
         p.layers = directions.enumerated().map { SyncLayerPlan(layerId: $0.offset, direction: $0.element, since: 1) }
         #expect(p.responseType(hasEditResults: results, hasChanges: changes) == expected)
     }
@@ -114,12 +128,23 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         let adds = (0..<3).map { #"{"attributes":{"GlobalID":"{00000000-0000-4000-8000-00000000000\#($0)}"}}"# }.joined(separator: ",")
         let pairs = [("edits", #"[{"id":2,"features":{"adds":[\#(adds)]}}]"#)]
         let parsed = try request(pairs)
-        guard case .inline(let edits, _)? = parsed.upload else { Issue.record("no inline edits"); return }
+        guard case .inline(let edits, _)? = parsed.upload else {
+            Issue.record("no inline edits")
+            return
+        }
         let small = SyncLimits(maxEdits: 2, maxAttachmentBytes: 4)
         #expect(throws: ArcGISError.self) { try SyncPlanner.plan(parsed, replica: replica(.perLayer), edits: edits, limits: small) }
         _ = try SyncPlanner.plan(parsed, replica: replica(.perLayer), edits: edits, limits: SyncLimits(maxEdits: 3, maxAttachmentBytes: 4))
-        let attachment = try request([("edits", #"[{"id":2,"attachments":{"adds":[{"globalId":"{00000000-0000-4000-8000-000000000009}","parentGlobalId":"{00000000-0000-4000-8000-000000000001}","data":"AAAAAAA="}]}}]"#)])
-        guard case .inline(let attachmentEdits, _)? = attachment.upload else { Issue.record("no inline edits"); return }
+        let attachment = try request([
+            (
+                "edits",
+                #"[{"id":2,"attachments":{"adds":[{"globalId":"{00000000-0000-4000-8000-000000000009}","parentGlobalId":"{00000000-0000-4000-8000-000000000001}","data":"AAAAAAA="}]}}]"#
+            )
+        ])
+        guard case .inline(let attachmentEdits, _)? = attachment.upload else {
+            Issue.record("no inline edits")
+            return
+        }
         let definition = replica(.perLayer, attachments: .bidirectional)
         #expect(throws: ArcGISError.self) { try SyncPlanner.plan(attachment, replica: definition, edits: attachmentEdits, limits: small) }
         _ = try SyncPlanner.plan(attachment, replica: definition, edits: attachmentEdits, limits: SyncLimits(maxEdits: 3, maxAttachmentBytes: 5))

@@ -17,17 +17,39 @@ private let g: Int64 = 10
     }
 
     static let cases: [Case] = [
-        Case(name: "unchanged since the replica's generation", record: .row(objectId: 1, createdGen: 3, changedGen: 9, lastWriter: nil), matches: true, expected: .none),
-        Case(name: "added on the server after it", record: .row(objectId: 1, createdGen: 12, changedGen: 12, lastWriter: nil), matches: true, expected: .add),
-        Case(name: "added outside the filter", record: .row(objectId: 1, createdGen: 12, changedGen: 12, lastWriter: nil), matches: false, expected: .none),
-        Case(name: "updated on the server", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: other), matches: true, expected: .update),
-        Case(name: "updated and moved out of the filter", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: nil), matches: false, expected: .delete),
-        Case(name: "updated into the filter (an upsert on the client)", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: nil), matches: true, expected: .update),
-        Case(name: "the replica's own upload is not echoed", record: .row(objectId: 1, createdGen: 11, changedGen: 11, lastWriter: me), matches: true, expected: .none),
-        Case(name: "deleted on the server", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 11, deletedBy: nil), matches: false, expected: .delete),
-        Case(name: "deleted before the replica's generation", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 8, deletedBy: nil), matches: false, expected: .none),
-        Case(name: "added and deleted since: never reached the replica", record: .tombstone(objectId: 1, createdGen: 11, deletedGen: 12, deletedBy: other), matches: false, expected: .none),
-        Case(name: "deleted by the replica's own upload", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 11, deletedBy: me), matches: false, expected: .none),
+        Case(
+            name: "unchanged since the replica's generation", record: .row(objectId: 1, createdGen: 3, changedGen: 9, lastWriter: nil), matches: true,
+            expected: .none),
+        Case(
+            name: "added on the server after it", record: .row(objectId: 1, createdGen: 12, changedGen: 12, lastWriter: nil), matches: true,
+            expected: .add),
+        Case(
+            name: "added outside the filter", record: .row(objectId: 1, createdGen: 12, changedGen: 12, lastWriter: nil), matches: false,
+            expected: .none),
+        Case(
+            name: "updated on the server", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: other), matches: true,
+            expected: .update),
+        Case(
+            name: "updated and moved out of the filter", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: nil), matches: false,
+            expected: .delete),
+        Case(
+            name: "updated into the filter (an upsert on the client)", record: .row(objectId: 1, createdGen: 3, changedGen: 11, lastWriter: nil),
+            matches: true, expected: .update),
+        Case(
+            name: "the replica's own upload is not echoed", record: .row(objectId: 1, createdGen: 11, changedGen: 11, lastWriter: me), matches: true,
+            expected: .none),
+        Case(
+            name: "deleted on the server", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 11, deletedBy: nil), matches: false,
+            expected: .delete),
+        Case(
+            name: "deleted before the replica's generation", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 8, deletedBy: nil),
+            matches: false, expected: .none),
+        Case(
+            name: "added and deleted since: never reached the replica",
+            record: .tombstone(objectId: 1, createdGen: 11, deletedGen: 12, deletedBy: other), matches: false, expected: .none),
+        Case(
+            name: "deleted by the replica's own upload", record: .tombstone(objectId: 1, createdGen: 3, deletedGen: 11, deletedBy: me),
+            matches: false, expected: .none),
         Case(name: "unknown GlobalID", record: .absent, matches: false, expected: .none),
     ]
 
@@ -59,31 +81,51 @@ private let g: Int64 = 10
 
     static let cases: [Case] = [
         Case(name: "add of a new feature", operation: .add, record: .absent, expected: UploadDecision(.insert)),
-        Case(name: "add retried after a lost answer", operation: .add, record: .row(objectId: 7, createdGen: 11, changedGen: 11, lastWriter: me),
-             expected: UploadDecision(.alreadyApplied(objectId: 7))),
-        Case(name: "add colliding with another writer's GlobalID", operation: .add, record: .row(objectId: 7, createdGen: 11, changedGen: 12, lastWriter: other),
-             expected: UploadDecision(.update(objectId: 7), overwritesUnseenChange: true)),
-        Case(name: "add retried after the replica deleted it", operation: .add, record: .tombstone(objectId: 7, createdGen: 11, deletedGen: 12, deletedBy: me),
-             expected: UploadDecision(.alreadyApplied(objectId: nil))),
-        Case(name: "add of a GlobalID deleted by someone else", operation: .add, record: .tombstone(objectId: 7, createdGen: 11, deletedGen: 12, deletedBy: other),
-             expected: UploadDecision(.resurrect(previousObjectId: 7), overwritesUnseenChange: true)),
-        Case(name: "update of a feature nobody else changed", operation: .update, record: .row(objectId: 3, createdGen: 2, changedGen: 9, lastWriter: nil),
-             expected: UploadDecision(.update(objectId: 3))),
-        Case(name: "update of a feature updated on the server (last in wins)", operation: .update,
-             record: .row(objectId: 3, createdGen: 2, changedGen: 11, lastWriter: other), expected: UploadDecision(.update(objectId: 3), overwritesUnseenChange: true)),
-        Case(name: "update retried after a lost answer", operation: .update, record: .row(objectId: 3, createdGen: 2, changedGen: 11, lastWriter: me),
-             expected: UploadDecision(.update(objectId: 3))),
-        Case(name: "update of a feature deleted on the server", operation: .update,
-             record: .tombstone(objectId: 3, createdGen: 2, deletedGen: 11, deletedBy: other), expected: UploadDecision(.resurrect(previousObjectId: 3), overwritesUnseenChange: true)),
-        Case(name: "update of a feature the replica deleted (a stale retry)", operation: .update,
-             record: .tombstone(objectId: 3, createdGen: 2, deletedGen: 11, deletedBy: me), expected: UploadDecision(.alreadyApplied(objectId: nil))),
+        Case(
+            name: "add retried after a lost answer", operation: .add, record: .row(objectId: 7, createdGen: 11, changedGen: 11, lastWriter: me),
+            expected: UploadDecision(.alreadyApplied(objectId: 7))),
+        Case(
+            name: "add colliding with another writer's GlobalID", operation: .add,
+            record: .row(objectId: 7, createdGen: 11, changedGen: 12, lastWriter: other),
+            expected: UploadDecision(.update(objectId: 7), overwritesUnseenChange: true)),
+        Case(
+            name: "add retried after the replica deleted it", operation: .add,
+            record: .tombstone(objectId: 7, createdGen: 11, deletedGen: 12, deletedBy: me),
+            expected: UploadDecision(.alreadyApplied(objectId: nil))),
+        Case(
+            name: "add of a GlobalID deleted by someone else", operation: .add,
+            record: .tombstone(objectId: 7, createdGen: 11, deletedGen: 12, deletedBy: other),
+            expected: UploadDecision(.resurrect(previousObjectId: 7), overwritesUnseenChange: true)),
+        Case(
+            name: "update of a feature nobody else changed", operation: .update,
+            record: .row(objectId: 3, createdGen: 2, changedGen: 9, lastWriter: nil),
+            expected: UploadDecision(.update(objectId: 3))),
+        Case(
+            name: "update of a feature updated on the server (last in wins)", operation: .update,
+            record: .row(objectId: 3, createdGen: 2, changedGen: 11, lastWriter: other),
+            expected: UploadDecision(.update(objectId: 3), overwritesUnseenChange: true)),
+        Case(
+            name: "update retried after a lost answer", operation: .update, record: .row(objectId: 3, createdGen: 2, changedGen: 11, lastWriter: me),
+            expected: UploadDecision(.update(objectId: 3))),
+        Case(
+            name: "update of a feature deleted on the server", operation: .update,
+            record: .tombstone(objectId: 3, createdGen: 2, deletedGen: 11, deletedBy: other),
+            expected: UploadDecision(.resurrect(previousObjectId: 3), overwritesUnseenChange: true)),
+        Case(
+            name: "update of a feature the replica deleted (a stale retry)", operation: .update,
+            record: .tombstone(objectId: 3, createdGen: 2, deletedGen: 11, deletedBy: me), expected: UploadDecision(.alreadyApplied(objectId: nil))),
         Case(name: "update of a feature the server never had", operation: .update, record: .absent, expected: UploadDecision(.insert)),
-        Case(name: "delete of an unchanged feature", operation: .delete, record: .row(objectId: 4, createdGen: 2, changedGen: 5, lastWriter: nil),
-             expected: UploadDecision(.delete(objectId: 4))),
-        Case(name: "delete of a feature updated on the server (last in wins)", operation: .delete,
-             record: .row(objectId: 4, createdGen: 2, changedGen: 12, lastWriter: other), expected: UploadDecision(.delete(objectId: 4), overwritesUnseenChange: true)),
-        Case(name: "delete of an already deleted feature", operation: .delete, record: .tombstone(objectId: 4, createdGen: 2, deletedGen: 11, deletedBy: other),
-             expected: UploadDecision(.alreadyApplied(objectId: nil))),
+        Case(
+            name: "delete of an unchanged feature", operation: .delete, record: .row(objectId: 4, createdGen: 2, changedGen: 5, lastWriter: nil),
+            expected: UploadDecision(.delete(objectId: 4))),
+        Case(
+            name: "delete of a feature updated on the server (last in wins)", operation: .delete,
+            record: .row(objectId: 4, createdGen: 2, changedGen: 12, lastWriter: other),
+            expected: UploadDecision(.delete(objectId: 4), overwritesUnseenChange: true)),
+        Case(
+            name: "delete of an already deleted feature", operation: .delete,
+            record: .tombstone(objectId: 4, createdGen: 2, deletedGen: 11, deletedBy: other),
+            expected: UploadDecision(.alreadyApplied(objectId: nil))),
         Case(name: "delete of an unknown GlobalID", operation: .delete, record: .absent, expected: UploadDecision(.alreadyApplied(objectId: nil))),
     ]
 
@@ -94,16 +136,17 @@ private let g: Int64 = 10
 }
 
 @Suite struct LocalChangeNettingTests {
-    @Test(arguments: [
-        ([LocalOperation.insert], NetLocalChange?.some(.add)),
-        ([.insert, .update, .update], .add),
-        ([.insert, .update, .delete], nil),
-        ([.update], .update),
-        ([.update, .update], .update),
-        ([.update, .delete], .delete),
-        ([.delete], .delete),
-        ([], nil),
-    ] as [([LocalOperation], NetLocalChange?)])
+    @Test(
+        arguments: [
+            ([LocalOperation.insert], NetLocalChange?.some(.add)),
+            ([.insert, .update, .update], .add),
+            ([.insert, .update, .delete], nil),
+            ([.update], .update),
+            ([.update, .update], .update),
+            ([.update, .delete], .delete),
+            ([.delete], .delete),
+            ([], nil),
+        ] as [([LocalOperation], NetLocalChange?)])
     func nets(_ operations: [LocalOperation], _ expected: NetLocalChange?) {
         #expect(SyncRules.net(operations) == expected)
     }

@@ -6,9 +6,9 @@ import Testing
     let base = ["owner": "Ada", "area": "100", "use": "farm"]
 
     @Test func differentFieldsChangedOnBothSidesMergeWithoutConflict() {
-        let current = ["owner": "Ada", "area": "120", "use": "farm"]          // DEFAULT changed area
+        let current = ["owner": "Ada", "area": "120", "use": "farm"]  // DEFAULT changed area
         let outcome = VersionReconcile.reconcile(base: base, current: current, edit: [("owner", "Bea"), ("area", "100"), ("use", "farm")])
-        #expect(outcome.write == ["owner"])   // the replica's unchanged area is not written back
+        #expect(outcome.write == ["owner"])  // the replica's unchanged area is not written back
         #expect(outcome.conflicts.isEmpty && outcome.merged)
     }
 
@@ -33,6 +33,6 @@ import Testing
         let current = ["owner": "Cy", "area": "100"]
         let outcome = VersionReconcile.reconcile(base: nil, current: current, edit: [("owner", "Bea"), ("area", "100")])
         #expect(outcome.write == ["owner", "area"])
-        #expect(outcome.conflicts == ["owner"])   // DEFAULT differs and nobody can say who changed it: recorded
+        #expect(outcome.conflicts == ["owner"])  // DEFAULT differs and nobody can say who changed it: recorded
     }
 }

@@ -55,11 +55,14 @@ public let testdataDirectory = TestFolders.testdata
 
 /// A service with one point layer (`label` text, `value` integer).
 public func pointLayerService(name: String, wkid: Int = 4326, maxRecordCount: Int = 1000) -> ServiceDefinition {
-    ServiceDefinition(name: name, spatialReference: SpatialReference(wkid: wkid), maxRecordCount: maxRecordCount, layers: [
-        LayerDefinition(id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: SpatialReference(wkid: wkid),
-                        fields: LayerDefinition.withSystemFields([
-                            FieldDefinition(name: "label", type: .string, length: 20),
-                            FieldDefinition(name: "value", type: .integer),
-                        ]), maxRecordCount: maxRecordCount),
-    ])
+    ServiceDefinition(
+        name: name, spatialReference: SpatialReference(wkid: wkid), maxRecordCount: maxRecordCount,
+        layers: [
+            LayerDefinition(
+                id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: SpatialReference(wkid: wkid),
+                fields: LayerDefinition.withSystemFields([
+                    FieldDefinition(name: "label", type: .string, length: 20),
+                    FieldDefinition(name: "value", type: .integer),
+                ]), maxRecordCount: maxRecordCount)
+        ])
 }

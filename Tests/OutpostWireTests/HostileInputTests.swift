@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OutpostWire
 
 /// A seeded generator (SplitMix64): a failing case is reproduced from its seed, printed.
@@ -33,8 +34,9 @@ enum Mutator {
                 let end = min(bytes.count, position + Int.random(in: 1...16, using: &random))
                 bytes.insert(contentsOf: bytes[position..<end], at: position)
             default:
-                bytes.insert(contentsOf: Array(repeating: interesting.randomElement(using: &random)!, count: Int.random(in: 1...300, using: &random)),
-                             at: position)
+                bytes.insert(
+                    contentsOf: Array(repeating: interesting.randomElement(using: &random)!, count: Int.random(in: 1...300, using: &random)),
+                    at: position)
             }
         }
         return bytes
@@ -48,8 +50,10 @@ enum Mutator {
     static let cases = 4000
 
     @Test func jsonParser() {
-        let seeds = [#"{"a":[1,2.5e3,{"b":"c\u00e9\n"}],"d":null,"e":true}"#, #"[{"id":0,"features":{"adds":[],"deleteIds":["{A}"]}}]"#,
-                     "{'single': 'quotes', \"x\": -0.0}"]
+        let seeds = [
+            #"{"a":[1,2.5e3,{"b":"c\u00e9\n"}],"d":null,"e":true}"#, #"[{"id":0,"features":{"adds":[],"deleteIds":["{A}"]}}]"#,
+            "{'single': 'quotes', \"x\": -0.0}",
+        ]
         var random = SeededRandom(seed: 0x5EED_0001)
         var parsed = 0
         for index in 0..<Self.cases {
@@ -62,8 +66,10 @@ enum Mutator {
     }
 
     @Test func whereClauses() {
-        let seeds = ["height_m > 20 AND species LIKE 'Q%'", "OBJECTID IN (1, 2, 3) OR NOT (species IS NULL)",
-                     "planted >= DATE '2020-01-01' AND healthy = 1", "UPPER(species) = 'OAK' AND height_m BETWEEN 1 AND 2"]
+        let seeds = [
+            "height_m > 20 AND species LIKE 'Q%'", "OBJECTID IN (1, 2, 3) OR NOT (species IS NULL)",
+            "planted >= DATE '2020-01-01' AND healthy = 1", "UPPER(species) = 'OAK' AND height_m BETWEEN 1 AND 2",
+        ]
         let columns: [String: WhereColumn] = [
             "height_m": WhereColumn(sql: "t.height_m", type: .double), "species": WhereColumn(sql: "t.species", type: .string),
             "objectid": WhereColumn(sql: "t.OBJECTID", type: .oid), "planted": WhereColumn(sql: "t.planted", type: .date),
@@ -85,7 +91,9 @@ enum Mutator {
     }
 
     @Test func syncEdits() {
-        let seeds = [#"[{"id":2,"features":{"adds":[{"attributes":{"GlobalID":"{00000000-0000-0000-0000-000000000001}","x":1},"geometry":{"x":1,"y":2}}],"updates":[],"deleteIds":["{00000000-0000-0000-0000-000000000002}"]},"attachments":{"adds":[{"globalId":"{00000000-0000-0000-0000-000000000003}","parentGlobalId":"{00000000-0000-0000-0000-000000000001}","data":"AAE="}]}}]"#]
+        let seeds = [
+            #"[{"id":2,"features":{"adds":[{"attributes":{"GlobalID":"{00000000-0000-0000-0000-000000000001}","x":1},"geometry":{"x":1,"y":2}}],"updates":[],"deleteIds":["{00000000-0000-0000-0000-000000000002}"]},"attachments":{"adds":[{"globalId":"{00000000-0000-0000-0000-000000000003}","parentGlobalId":"{00000000-0000-0000-0000-000000000001}","data":"AAE="}]}}]"#
+        ]
         var random = SeededRandom(seed: 0x5EED_0003)
         var accepted = 0
         for _ in 0..<Self.cases {
@@ -97,7 +105,9 @@ enum Mutator {
     }
 
     @Test func multipartBodies() {
-        let body = Array("--B\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\nDATA\r\n--B--\r\n".utf8)
+        let body = Array(
+            "--B\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n--B\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\nDATA\r\n--B--\r\n"
+                .utf8)
         var random = SeededRandom(seed: 0x5EED_0004)
         var complete = 0
         for _ in 0..<Self.cases {
@@ -107,7 +117,10 @@ enum Mutator {
             var failed = false
             while offset < input.count {
                 let end = min(input.count, offset + Int.random(in: 1...64, using: &random))
-                if (try? parser.feed(input[offset..<end])) == nil { failed = true; break }
+                if (try? parser.feed(input[offset..<end])) == nil {
+                    failed = true
+                    break
+                }
                 offset = end
             }
             if !failed, (try? parser.finish()) != nil { complete += 1 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OutpostWire
 
 @Suite struct JSONParserTests {
@@ -27,8 +28,10 @@ import Testing
 
     @Test func streamsArrayElementsWithoutKeepingThem() throws {
         var seen: [JSONValue] = []
-        let rest = try JSONParser.parseStreaming(bytes: Array(#"{"type":"FeatureCollection","features":[{"id":1},{"id":2}],"name":"n"}"#.utf8),
-                                                 arrayKey: "features") { seen.append($0) }
+        let rest = try JSONParser.parseStreaming(
+            bytes: Array(#"{"type":"FeatureCollection","features":[{"id":1},{"id":2}],"name":"n"}"#.utf8),
+            arrayKey: "features"
+        ) { seen.append($0) }
         #expect(seen == [["id": 1], ["id": 2]])
         #expect(rest["features"] == [])
         #expect(rest["name"] == "n")

@@ -1,12 +1,12 @@
 import Testing
+
 @testable import OutpostWire
 
 @Suite struct MultipartStreamParserTests {
-    static let body = Array((
-        "preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n"
-        + "--XyZ\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"a b.txt\"\r\nContent-Type: text/plain\r\n\r\n"
-        + "line1\r\n--XyNot a boundary\r\n--XyZ--\r\n"
-    ).utf8)
+    static let body = Array(
+        ("preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\njson\r\n"
+            + "--XyZ\r\nContent-Disposition: form-data; name=\"attachment\"; filename=\"a b.txt\"\r\nContent-Type: text/plain\r\n\r\n"
+            + "line1\r\n--XyNot a boundary\r\n--XyZ--\r\n").utf8)
 
     /// Feeds the body in chunks of every size; the parts must come out the same.
     @Test(arguments: [1, 2, 3, 5, 7, 16, 64, 4096])

@@ -28,12 +28,15 @@ import Testing
     }
 
     @Test(arguments: [
-        ReplicaJobStatus(replicaName: "a", replicaId: id, transportType: .url, responseType: .data, submissionTime: 1, lastUpdatedTime: 2,
-                         status: .exportingData),
-        ReplicaJobStatus(replicaName: "a", replicaId: id, transportType: .url, responseType: .edits, submissionTime: 1, lastUpdatedTime: 9,
-                         status: .completed, resultURL: "http://h/f.gpkg"),
-        ReplicaJobStatus(replicaName: "a", replicaId: id, transportType: .url, responseType: .data, submissionTime: 1, lastUpdatedTime: 9,
-                         status: .failed, error: failure),
+        ReplicaJobStatus(
+            replicaName: "a", replicaId: id, transportType: .url, responseType: .data, submissionTime: 1, lastUpdatedTime: 2,
+            status: .exportingData),
+        ReplicaJobStatus(
+            replicaName: "a", replicaId: id, transportType: .url, responseType: .edits, submissionTime: 1, lastUpdatedTime: 9,
+            status: .completed, resultURL: "http://h/f.gpkg"),
+        ReplicaJobStatus(
+            replicaName: "a", replicaId: id, transportType: .url, responseType: .data, submissionTime: 1, lastUpdatedTime: 9,
+            status: .failed, error: failure),
     ])
     func jobStatusesRoundTrip(_ status: ReplicaJobStatus) {
         #expect(ReplicaJobStatus(json: status.json) == status)
@@ -41,8 +44,10 @@ import Testing
 
     @Test func registrationAnswersRoundTrip() {
         for answer in [
-            ReplicaRegistrationAnswer(replicaName: "copy", replicaId: Self.id, generations: .perReplica(3), syncModel: .perReplica, targetType: .client),
-            ReplicaRegistrationAnswer(replicaName: "copy", replicaId: Self.id, generations: .perLayer([(1, 4)]), syncModel: .perLayer, targetType: .server),
+            ReplicaRegistrationAnswer(
+                replicaName: "copy", replicaId: Self.id, generations: .perReplica(3), syncModel: .perReplica, targetType: .client),
+            ReplicaRegistrationAnswer(
+                replicaName: "copy", replicaId: Self.id, generations: .perLayer([(1, 4)]), syncModel: .perLayer, targetType: .server),
         ] {
             #expect(ReplicaRegistrationAnswer(json: answer.json) == answer)
         }
@@ -52,8 +57,10 @@ import Testing
         var full = CreateReplicaRequest()
         full.replicaName = "field crew"
         full.layers = [0, 2]
-        full.layerQueries = [0: ReplicaLayerQuery(queryOption: .useFilter, useGeometry: true, includeRelated: false, whereClause: "height > 3"),
-                             2: ReplicaLayerQuery(queryOption: .all)]
+        full.layerQueries = [
+            0: ReplicaLayerQuery(queryOption: .useFilter, useGeometry: true, includeRelated: false, whereClause: "height > 3"),
+            2: ReplicaLayerQuery(queryOption: .all),
+        ]
         full.geometry = QueryGeometry(text: "-10,40,10,50", geometryType: .envelope, inSR: SpatialReference(wkid: 4326))
         full.replicaSR = SpatialReference(wkid: 3857)
         full.transportType = .embedded

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import OutpostWire
 
 @Suite struct WhereParserTests {
@@ -30,7 +31,8 @@ import Testing
     }
 
     @Test func compilesEveryPredicateForm() throws {
-        let fragment = try compile("objectid IN (1, 2, 3) AND name LIKE 'B%' AND pop BETWEEN 1 AND 10 AND name IS NOT NULL AND NOT objectid NOT IN (4)")
+        let fragment = try compile(
+            "objectid IN (1, 2, 3) AND name LIKE 'B%' AND pop BETWEEN 1 AND 10 AND name IS NOT NULL AND NOT objectid NOT IN (4)")
         #expect(fragment.sql.contains("t.\"OBJECTID\" IN (1,2,3)"))
         #expect(fragment.sql.contains("LIKE ?"))
         #expect(fragment.sql.contains("BETWEEN 1 AND 10"))
@@ -81,19 +83,22 @@ import Testing
     }
 
     @Test func limitsLengthAndDepth() {
-        #expect(throws: WhereParser.Error.self) { try WhereParser.parse(String(repeating: "(", count: 500) + "1" + String(repeating: ")", count: 500)) }
+        #expect(throws: WhereParser.Error.self) {
+            try WhereParser.parse(String(repeating: "(", count: 500) + "1" + String(repeating: ")", count: 500))
+        }
         #expect(throws: WhereParser.Error.self) { try WhereParser.parse("a = '" + String(repeating: "x", count: 70_000) + "'") }
     }
 }
 
 @Suite struct LayerQueryTests {
     @Test func parsesTheParametersClientsSend() throws {
-        let query = try LayerQuery.parse(RequestParameters([
-            ("where", "1=1"), ("outFields", "name, pop"), ("returnGeometry", "False"), ("resultOffset", "10"),
-            ("resultRecordCount", "5"), ("orderByFields", "pop DESC,name"), ("f", "pgeojson"),
-            ("geometry", "  -100.000,    30.000,   -90.000,    40.000"), ("geometryType", "esriGeometryEnvelope"),
-            ("inSR", "{\"wkid\":102100}"), ("spatialRel", "esriSpatialRelIntersects"), ("outSR", "3857"),
-        ]))
+        let query = try LayerQuery.parse(
+            RequestParameters([
+                ("where", "1=1"), ("outFields", "name, pop"), ("returnGeometry", "False"), ("resultOffset", "10"),
+                ("resultRecordCount", "5"), ("orderByFields", "pop DESC,name"), ("f", "pgeojson"),
+                ("geometry", "  -100.000,    30.000,   -90.000,    40.000"), ("geometryType", "esriGeometryEnvelope"),
+                ("inSR", "{\"wkid\":102100}"), ("spatialRel", "esriSpatialRelIntersects"), ("outSR", "3857"),
+            ]))
         #expect(query.outFields == ["name", "pop"])
         #expect(!query.returnGeometry)
         #expect(query.resultOffset == 10 && query.resultRecordCount == 5)
@@ -103,8 +108,10 @@ import Testing
         #expect(query.outSR?.epsg == 3857)
     }
 
-    @Test(arguments: [("f", "xml"), ("resultOffset", "-1"), ("resultRecordCount", "ten"), ("spatialRel", "esriSpatialRelNear"),
-                      ("geometryType", "esriGeometryCircle"), ("orderByFields", "name SIDEWAYS"), ("outStatistics", "{}")])
+    @Test(arguments: [
+        ("f", "xml"), ("resultOffset", "-1"), ("resultRecordCount", "ten"), ("spatialRel", "esriSpatialRelNear"),
+        ("geometryType", "esriGeometryCircle"), ("orderByFields", "name SIDEWAYS"), ("outStatistics", "{}"),
+    ])
     func rejectsBadValues(_ name: String, _ value: String) {
         var pairs = [(name, value)]
         if name == "geometryType" { pairs.append(("geometry", "1,2")) }

@@ -15,9 +15,10 @@ public struct AttachmentEdit: Sendable, Equatable {
     public var keywords: String?
     public var source: AttachmentSource?
 
-    public init(globalId: String, parentGlobalId: String?, name: String?, contentType: String?, keywords: String? = nil,
-                source: AttachmentSource?)
-    {
+    public init(
+        globalId: String, parentGlobalId: String?, name: String?, contentType: String?, keywords: String? = nil,
+        source: AttachmentSource?
+    ) {
         self.globalId = globalId
         self.parentGlobalId = parentGlobalId
         self.name = name
@@ -87,9 +88,10 @@ public struct AttachmentEdits: Sendable, Equatable {
             } else if requireParent {
                 throw .invalidParameter(parameter, "attachment \(index) needs 'data' or 'uploadId'")
             }
-            return AttachmentEdit(globalId: globalId, parentGlobalId: parent, name: item.value(forCaseInsensitiveKey: "name")?.stringValue,
-                                  contentType: item.value(forCaseInsensitiveKey: "contentType")?.stringValue,
-                                  keywords: item.value(forCaseInsensitiveKey: "keywords")?.stringValue, source: source)
+            return AttachmentEdit(
+                globalId: globalId, parentGlobalId: parent, name: item.value(forCaseInsensitiveKey: "name")?.stringValue,
+                contentType: item.value(forCaseInsensitiveKey: "contentType")?.stringValue,
+                keywords: item.value(forCaseInsensitiveKey: "keywords")?.stringValue, source: source)
         }
         for (index, value) in try items("adds").enumerated() { edits.adds.append(try edit(value, index: index, requireParent: true)) }
         for (index, value) in try items("updates").enumerated() { edits.updates.append(try edit(value, index: index, requireParent: false)) }

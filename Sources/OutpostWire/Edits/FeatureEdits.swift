@@ -26,9 +26,10 @@ public struct LayerEdits: Sendable, Equatable {
     /// Attachment edits (`useGlobalIds=true`), applied after the feature edits.
     public var attachments: AttachmentEdits?
 
-    public init(layerId: Int, adds: [EditFeature] = [], updates: [EditFeature] = [], deletes: [FeatureKey] = [],
-                attachments: AttachmentEdits? = nil)
-    {
+    public init(
+        layerId: Int, adds: [EditFeature] = [], updates: [EditFeature] = [], deletes: [FeatureKey] = [],
+        attachments: AttachmentEdits? = nil
+    ) {
         self.layerId = layerId
         self.adds = adds
         self.updates = updates
@@ -54,9 +55,10 @@ public struct EditOptions: Sendable, Equatable {
     }
 
     public static func parse(_ p: RequestParameters) throws(ArcGISError) -> EditOptions {
-        EditOptions(rollbackOnFailure: try p.bool("rollbackOnFailure", default: true),
-                    useGlobalIds: try p.bool("useGlobalIds", default: false),
-                    returnEditMoment: try p.bool("returnEditMoment", default: false))
+        EditOptions(
+            rollbackOnFailure: try p.bool("rollbackOnFailure", default: true),
+            useGlobalIds: try p.bool("useGlobalIds", default: false),
+            returnEditMoment: try p.bool("returnEditMoment", default: false))
     }
 }
 
@@ -96,8 +98,10 @@ public struct EditResult: Sendable, Equatable {
     public var success: Bool { error == nil }
 
     public var json: JSONValue {
-        var object: JSONObject = ["objectId": objectId.map { .int($0) } ?? -1, "globalId": globalId.map { .string($0) } ?? .null,
-                                  "success": .bool(success)]
+        var object: JSONObject = [
+            "objectId": objectId.map { .int($0) } ?? -1, "globalId": globalId.map { .string($0) } ?? .null,
+            "success": .bool(success),
+        ]
         if let error { object["error"] = ["code": .int(Int64(error.code)), "description": .string(error.description)] }
         return .object(object)
     }
@@ -149,9 +153,11 @@ public struct LayerEditResults: Sendable, Equatable {
         object["updateResults"] = .array(updateResults.map(\.json))
         object["deleteResults"] = .array(deleteResults.map(\.json))
         if let attachments = attachmentResults {
-            object["attachments"] = ["addResults": .array(attachments.adds.map(\.json)),
-                                     "updateResults": .array(attachments.updates.map(\.json)),
-                                     "deleteResults": .array(attachments.deletes.map(\.json))]
+            object["attachments"] = [
+                "addResults": .array(attachments.adds.map(\.json)),
+                "updateResults": .array(attachments.updates.map(\.json)),
+                "deleteResults": .array(attachments.deletes.map(\.json)),
+            ]
         }
         return .object(object)
     }
@@ -249,8 +255,9 @@ extension EditResult {
         self.init(objectId: objectId == -1 ? nil : objectId, globalId: object["globalId"]?.stringValue)
         if !success {
             let error = object["error"]?.objectValue
-            self.error = EditError(code: Int(error?["code"]?.int64Value ?? 1000),
-                                   description: error?["description"]?.stringValue ?? "Edit failed.")
+            self.error = EditError(
+                code: Int(error?["code"]?.int64Value ?? 1000),
+                description: error?["description"]?.stringValue ?? "Edit failed.")
         }
     }
 }

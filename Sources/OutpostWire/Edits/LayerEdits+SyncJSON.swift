@@ -9,10 +9,11 @@ extension LayerEdits {
         let features: JSONObject = [
             "adds": .array(adds.map(\.json)),
             "updates": .array(updates.map(\.json)),
-            "deleteIds": .array(deletes.compactMap { key in
-                if case .globalId(let id) = key { return .string(id) }
-                return nil
-            }),
+            "deleteIds": .array(
+                deletes.compactMap { key in
+                    if case .globalId(let id) = key { return .string(id) }
+                    return nil
+                }),
         ]
         var entry: JSONObject = ["id": .int(Int64(layerId)), "features": .object(features)]
         if let attachments, !attachments.isEmpty {

@@ -55,10 +55,18 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""), UInt8(ascii: "'"): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
-        case UInt8(ascii: "N"): try expectWord("NaN"); return .double(.nan)
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
+        case UInt8(ascii: "N"):
+            try expectWord("NaN")
+            return .double(.nan)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw fail("Unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
         }
@@ -103,8 +111,14 @@ public struct JSONParser {
             members.append((key: key, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw fail("Unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(members)) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(JSONObject(members))
+            }
             throw fail("Expected ',' or '}'")
         }
     }
@@ -124,8 +138,14 @@ public struct JSONParser {
             elements.append(try parseValue())
             skipWhitespace()
             guard index < bytes.count else { throw fail("Unterminated array") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(elements) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
             throw fail("Expected ',' or ']'")
         }
     }
@@ -208,7 +228,10 @@ public struct JSONParser {
         var negative = false
         var magnitude: UInt64 = 0
         var overflow = false
-        if bytes[index] == UInt8(ascii: "-") { negative = true; index += 1 }
+        if bytes[index] == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
         while index < bytes.count {
             let b = bytes[index]
             if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") {
@@ -245,9 +268,10 @@ extension JSONParser {
     /// Parses a top-level object, handing each element of the array under `key` to
     /// `element` instead of keeping it: a million-feature GeoJSON file is read with one
     /// feature in memory at a time. The returned object has that array emptied.
-    public static func parseStreaming(bytes: [UInt8], arrayKey key: String,
-                                      element: (JSONValue) throws -> Void) throws -> JSONValue
-    {
+    public static func parseStreaming(
+        bytes: [UInt8], arrayKey key: String,
+        element: (JSONValue) throws -> Void
+    ) throws -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer)
             return try parser.parseStreamingObject(arrayKey: key, element: element)
@@ -260,7 +284,10 @@ extension JSONParser {
         index += 1
         var members: [(key: String, value: JSONValue)] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(JSONObject(members)) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(JSONObject(members))
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("Expected a quoted key") }
@@ -280,8 +307,14 @@ extension JSONParser {
                         try element(try parseValue())
                         skipWhitespace()
                         guard index < bytes.count else { throw fail("Unterminated array") }
-                        if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-                        if bytes[index] == UInt8(ascii: "]") { index += 1; break }
+                        if bytes[index] == UInt8(ascii: ",") {
+                            index += 1
+                            continue
+                        }
+                        if bytes[index] == UInt8(ascii: "]") {
+                            index += 1
+                            break
+                        }
                         throw fail("Expected ',' or ']'")
                     }
                 }
@@ -291,8 +324,14 @@ extension JSONParser {
             }
             skipWhitespace()
             guard index < bytes.count else { throw fail("Unterminated object") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; break }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                break
+            }
             throw fail("Expected ',' or '}'")
         }
         skipWhitespace()

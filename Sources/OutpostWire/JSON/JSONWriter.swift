@@ -25,10 +25,24 @@ public struct JSONWriter: Sendable {
 
     // MARK: Structure
 
-    public mutating func beginObject() { prefixValue(); bytes.append(UInt8(ascii: "{")); push() }
-    public mutating func endObject() { pop(); bytes.append(UInt8(ascii: "}")) }
-    public mutating func beginArray() { prefixValue(); bytes.append(UInt8(ascii: "[")); push() }
-    public mutating func endArray() { pop(); bytes.append(UInt8(ascii: "]")) }
+    public mutating func beginObject() {
+        prefixValue()
+        bytes.append(UInt8(ascii: "{"))
+        push()
+    }
+    public mutating func endObject() {
+        pop()
+        bytes.append(UInt8(ascii: "}"))
+    }
+    public mutating func beginArray() {
+        prefixValue()
+        bytes.append(UInt8(ascii: "["))
+        push()
+    }
+    public mutating func endArray() {
+        pop()
+        bytes.append(UInt8(ascii: "]"))
+    }
 
     /// Writes a key; the next value written belongs to it.
     public mutating func key(_ key: String) {
@@ -41,7 +55,10 @@ public struct JSONWriter: Sendable {
 
     private var pendingKey = false
 
-    private mutating func push() { depth += 1; needsComma.append(false) }
+    private mutating func push() {
+        depth += 1
+        needsComma.append(false)
+    }
     private mutating func pop() {
         let hadMembers = needsComma.removeLast()
         depth -= 1
@@ -50,7 +67,10 @@ public struct JSONWriter: Sendable {
 
     private mutating func newline() {
         bytes.append(0x0A)
-        for _ in 0..<depth { bytes.append(0x20); bytes.append(0x20) }
+        for _ in 0..<depth {
+            bytes.append(0x20)
+            bytes.append(0x20)
+        }
     }
 
     private mutating func separator() {
@@ -60,24 +80,42 @@ public struct JSONWriter: Sendable {
     }
 
     private mutating func prefixValue() {
-        if pendingKey { pendingKey = false; return }
+        if pendingKey {
+            pendingKey = false
+            return
+        }
         if depth > 0 { separator() }
     }
 
     // MARK: Scalars
 
-    public mutating func null() { prefixValue(); bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C]) }
+    public mutating func null() {
+        prefixValue()
+        bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
+    }
     public mutating func bool(_ value: Bool) {
         prefixValue()
         bytes.append(contentsOf: value ? Array("true".utf8) : Array("false".utf8))
     }
-    public mutating func int(_ value: Int64) { prefixValue(); appendInteger(value) }
+    public mutating func int(_ value: Int64) {
+        prefixValue()
+        appendInteger(value)
+    }
     public mutating func int(_ value: Int) { int(Int64(value)) }
-    public mutating func double(_ value: Double) { prefixValue(); appendDouble(value) }
-    public mutating func string(_ value: String) { prefixValue(); appendQuoted(value) }
+    public mutating func double(_ value: Double) {
+        prefixValue()
+        appendDouble(value)
+    }
+    public mutating func string(_ value: String) {
+        prefixValue()
+        appendQuoted(value)
+    }
 
     /// Appends already-serialized JSON as one value.
-    public mutating func raw(_ json: [UInt8]) { prefixValue(); bytes.append(contentsOf: json) }
+    public mutating func raw(_ json: [UInt8]) {
+        prefixValue()
+        bytes.append(contentsOf: json)
+    }
 
     public mutating func value(_ value: JSONValue) {
         switch value {
@@ -101,19 +139,43 @@ public struct JSONWriter: Sendable {
     }
 
     // Convenience: key + value.
-    public mutating func member(_ name: String, _ value: JSONValue) { key(name); self.value(value) }
-    public mutating func member(_ name: String, _ value: String) { key(name); string(value) }
-    public mutating func member(_ name: String, _ value: Int) { key(name); int(value) }
-    public mutating func member(_ name: String, _ value: Int64) { key(name); int(value) }
-    public mutating func member(_ name: String, _ value: Double) { key(name); double(value) }
-    public mutating func member(_ name: String, _ value: Bool) { key(name); bool(value) }
+    public mutating func member(_ name: String, _ value: JSONValue) {
+        key(name)
+        self.value(value)
+    }
+    public mutating func member(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+    public mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        int(value)
+    }
+    public mutating func member(_ name: String, _ value: Int64) {
+        key(name)
+        int(value)
+    }
+    public mutating func member(_ name: String, _ value: Double) {
+        key(name)
+        double(value)
+    }
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
 
     private mutating func appendInteger(_ value: Int64) {
-        if value == 0 { bytes.append(UInt8(ascii: "0")); return }
+        if value == 0 {
+            bytes.append(UInt8(ascii: "0"))
+            return
+        }
         var v = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in
             while v > 0 {
@@ -147,11 +209,21 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         for byte in string.utf8 {
             switch byte {
-            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case UInt8(ascii: "\""):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case UInt8(ascii: "\\"):
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(byte)
+            case 0x0A:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "n"))
+            case 0x0D:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "r"))
+            case 0x09:
+                bytes.append(UInt8(ascii: "\\"))
+                bytes.append(UInt8(ascii: "t"))
             case 0..<0x20:
                 bytes.append(contentsOf: Array("\\u00".utf8))
                 bytes.append(Self.hex[Int(byte >> 4)])

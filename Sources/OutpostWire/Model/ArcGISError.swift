@@ -62,8 +62,9 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func tooManyRequests(_ reason: String, retryAfterSeconds: Int) -> ArcGISError {
-        ArcGISError(kind: .tooManyRequests, message: "Too many requests.", details: [reason],
-                    retryAfterSeconds: retryAfterSeconds)
+        ArcGISError(
+            kind: .tooManyRequests, message: "Too many requests.", details: [reason],
+            retryAfterSeconds: retryAfterSeconds)
     }
 
     public var description: String {
@@ -71,13 +72,15 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func invalidParameter(_ name: String, _ reason: String) -> ArcGISError {
-        ArcGISError(kind: .invalidParameter, message: "Invalid or missing input parameters.",
-                    details: ["'\(name)' parameter is invalid: \(reason)"])
+        ArcGISError(
+            kind: .invalidParameter, message: "Invalid or missing input parameters.",
+            details: ["'\(name)' parameter is invalid: \(reason)"])
     }
 
     public static func missingParameter(_ name: String) -> ArcGISError {
-        ArcGISError(kind: .missingParameter, message: "Invalid or missing input parameters.",
-                    details: ["'\(name)' parameter is required."])
+        ArcGISError(
+            kind: .missingParameter, message: "Invalid or missing input parameters.",
+            details: ["'\(name)' parameter is required."])
     }
 
     public static func notFound(_ what: String) -> ArcGISError {
@@ -85,13 +88,15 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public static func unsupported(_ what: String) -> ArcGISError {
-        ArcGISError(kind: .unsupported, message: "Unable to complete operation.",
-                    details: ["\(what) is not supported."])
+        ArcGISError(
+            kind: .unsupported, message: "Unable to complete operation.",
+            details: ["\(what) is not supported."])
     }
 
     public static func invalidQuery(_ reason: String) -> ArcGISError {
-        ArcGISError(kind: .invalidParameter, message: "Unable to perform query. Please check your parameters.",
-                    details: [reason])
+        ArcGISError(
+            kind: .invalidParameter, message: "Unable to perform query. Please check your parameters.",
+            details: [reason])
     }
 
     public static func internalError(_ reason: String) -> ArcGISError {
@@ -119,7 +124,8 @@ extension ArcGISError {
     /// The ArcGIS error any error answers as: its own when it knows one, else an internal
     /// error that names nothing of the server's internals.
     public init(answering error: any Error) {
-        self = (error as? any ArcGISErrorConvertible)?.arcGISError
+        self =
+            (error as? any ArcGISErrorConvertible)?.arcGISError
             ?? .internalError("An unexpected error occurred; the server log has its details.")
     }
 }

@@ -17,7 +17,10 @@ public enum GlobalID {
                 } else {
                     switch byte {
                     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "F"): break
-                    case UInt8(ascii: "a")...UInt8(ascii: "f"): buffer[out] = byte - 32; out += 1; continue
+                    case UInt8(ascii: "a")...UInt8(ascii: "f"):
+                        buffer[out] = byte - 32
+                        out += 1
+                        continue
                     default: return 0
                     }
                 }
@@ -44,14 +47,19 @@ public enum GlobalID {
         let digits: StaticString = "0123456789ABCDEF"
         return String(unsafeUninitializedCapacity: 38) { buffer in
             var out = 0
-            buffer[out] = UInt8(ascii: "{"); out += 1
+            buffer[out] = UInt8(ascii: "{")
+            out += 1
             for (index, byte) in bytes.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { buffer[out] = UInt8(ascii: "-"); out += 1 }
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    buffer[out] = UInt8(ascii: "-")
+                    out += 1
+                }
                 buffer[out] = digits.utf8Start[Int(byte >> 4)]
                 buffer[out + 1] = digits.utf8Start[Int(byte & 0x0F)]
                 out += 2
             }
-            buffer[out] = UInt8(ascii: "}"); out += 1
+            buffer[out] = UInt8(ascii: "}")
+            out += 1
             return out
         }
     }

@@ -12,9 +12,10 @@ public struct LayerDefinition: Sendable, Equatable {
         public var editDateField: String
         public var editorField: String
 
-        public init(creationDateField: String = "CreationDate", creatorField: String = "Creator",
-                    editDateField: String = "EditDate", editorField: String = "Editor")
-        {
+        public init(
+            creationDateField: String = "CreationDate", creatorField: String = "Creator",
+            editDateField: String = "EditDate", editorField: String = "Editor"
+        ) {
             self.creationDateField = creationDateField
             self.creatorField = creatorField
             self.editDateField = editDateField
@@ -37,12 +38,13 @@ public struct LayerDefinition: Sendable, Equatable {
     public var editFieldsInfo: EditFieldsInfo?
     public var maxRecordCount: Int
 
-    public init(id: Int, name: String, kind: Kind, description: String = "", geometryType: EsriGeometryType?,
-                spatialReference: SpatialReference, fields: [FieldDefinition], objectIdField: String = "OBJECTID",
-                globalIdField: String = "GlobalID", displayField: String? = nil, hasAttachments: Bool = false,
-                relationships: [RelationshipDefinition] = [], editFieldsInfo: EditFieldsInfo? = nil,
-                maxRecordCount: Int = 2000)
-    {
+    public init(
+        id: Int, name: String, kind: Kind, description: String = "", geometryType: EsriGeometryType?,
+        spatialReference: SpatialReference, fields: [FieldDefinition], objectIdField: String = "OBJECTID",
+        globalIdField: String = "GlobalID", displayField: String? = nil, hasAttachments: Bool = false,
+        relationships: [RelationshipDefinition] = [], editFieldsInfo: EditFieldsInfo? = nil,
+        maxRecordCount: Int = 2000
+    ) {
         self.id = id
         self.name = name
         self.kind = kind
@@ -52,7 +54,8 @@ public struct LayerDefinition: Sendable, Equatable {
         self.fields = fields
         self.objectIdField = objectIdField
         self.globalIdField = globalIdField
-        self.displayField = displayField
+        self.displayField =
+            displayField
             ?? fields.first(where: { $0.type == .string })?.name ?? objectIdField
         self.hasAttachments = hasAttachments
         self.relationships = relationships
@@ -68,9 +71,10 @@ public struct LayerDefinition: Sendable, Equatable {
     }
 
     /// Adds the OBJECTID and GlobalID fields in front when they are missing.
-    public static func withSystemFields(_ fields: [FieldDefinition], objectIdField: String = "OBJECTID",
-                                        globalIdField: String = "GlobalID") -> [FieldDefinition]
-    {
+    public static func withSystemFields(
+        _ fields: [FieldDefinition], objectIdField: String = "OBJECTID",
+        globalIdField: String = "GlobalID"
+    ) -> [FieldDefinition] {
         var result = fields.filter { $0.type != .oid && $0.type != .globalID }
         result.insert(FieldDefinition(name: globalIdField, type: .globalID, nullable: false, editable: false), at: 0)
         result.insert(FieldDefinition(name: objectIdField, type: .oid, nullable: false, editable: false), at: 0)
@@ -91,10 +95,11 @@ public struct ServiceDefinition: Sendable, Equatable {
 
     public static let defaultCapabilities = ["Create", "Delete", "Query", "Update", "Editing", "Sync", "Uploads"]
 
-    public init(name: String, description: String = "", isVersioned: Bool = false,
-                capabilities: [String] = ServiceDefinition.defaultCapabilities,
-                spatialReference: SpatialReference = .wgs84, maxRecordCount: Int = 2000, layers: [LayerDefinition] = [])
-    {
+    public init(
+        name: String, description: String = "", isVersioned: Bool = false,
+        capabilities: [String] = ServiceDefinition.defaultCapabilities,
+        spatialReference: SpatialReference = .wgs84, maxRecordCount: Int = 2000, layers: [LayerDefinition] = []
+    ) {
         self.name = name
         self.description = description
         self.isVersioned = isVersioned
@@ -130,6 +135,7 @@ public struct ServiceDefinition: Sendable, Equatable {
     }
 
     private static func isIdentifier(_ part: Substring) -> Bool {
-        !part.isEmpty && part.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-" }
+        !part.isEmpty
+            && part.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" || $0 == "-" }
     }
 }

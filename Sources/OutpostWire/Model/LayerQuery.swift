@@ -28,7 +28,8 @@ public struct OutStatistic: Sendable, Equatable {
     /// An output name is an identifier: it names a column of the answer and may be ordered by.
     public static func isValidOutName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 64,
-            first.properties.isAlphabetic || first == "_" else { return false }
+            first.properties.isAlphabetic || first == "_"
+        else { return false }
         return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
     }
 
@@ -157,8 +158,12 @@ extension LayerQuery {
                 guard let type = item.objectValue?.value(forCaseInsensitiveKey: "statisticType")?.stringValue,
                     let kind = OutStatistic.Kind(rawValue: type.lowercased()),
                     let field = item.objectValue?.value(forCaseInsensitiveKey: "onStatisticField")?.stringValue
-                else { throw .invalidParameter("outStatistics", "each entry needs statisticType (count, sum, min, max, avg, stddev, var) and onStatisticField") }
-                let outName = item.objectValue?.value(forCaseInsensitiveKey: "outStatisticFieldName")?.stringValue
+                else {
+                    throw .invalidParameter(
+                        "outStatistics", "each entry needs statisticType (count, sum, min, max, avg, stddev, var) and onStatisticField")
+                }
+                let outName =
+                    item.objectValue?.value(forCaseInsensitiveKey: "outStatisticFieldName")?.stringValue
                     ?? "\(kind.rawValue)_\(field)"
                 guard OutStatistic.isValidOutName(outName) else {
                     throw .invalidParameter("outStatistics", "outStatisticFieldName '\(outName)' must be letters, digits and '_' (at most 64)")

@@ -119,14 +119,15 @@ public enum FeatureServiceMetadata {
             ]
         }
         object["editingInfo"] = ["lastEditDate": .int(state.lastEditDate)]
-        object["relationships"] = .array(layer.relationships.map { relationship in
-            [
-                "id": .int(Int64(relationship.id)), "name": .string(relationship.name),
-                "relatedTableId": .int(Int64(relationship.relatedTableId)),
-                "cardinality": .string(relationship.cardinality.rawValue), "role": .string(relationship.role.rawValue),
-                "keyField": .string(relationship.keyField), "composite": .bool(relationship.composite),
-            ]
-        })
+        object["relationships"] = .array(
+            layer.relationships.map { relationship in
+                [
+                    "id": .int(Int64(relationship.id)), "name": .string(relationship.name),
+                    "relatedTableId": .int(Int64(relationship.relatedTableId)),
+                    "cardinality": .string(relationship.cardinality.rawValue), "role": .string(relationship.role.rawValue),
+                    "keyField": .string(relationship.keyField), "composite": .bool(relationship.composite),
+                ]
+            })
         object["isDataVersioned"] = .bool(service.isVersioned)
         object["isDataArchived"] = .bool(!service.isVersioned)
         object["isDataBranchVersioned"] = false
@@ -177,8 +178,10 @@ public enum FeatureServiceMetadata {
         object["indexes"] = []
         object["types"] = []
         object["templates"] = [
-            ["name": .string(layer.name), "description": "", "drawingTool": .string(drawingTool(for: layer.geometryType)),
-             "prototype": ["attributes": [:]]],
+            [
+                "name": .string(layer.name), "description": "", "drawingTool": .string(drawingTool(for: layer.geometryType)),
+                "prototype": ["attributes": [:]],
+            ]
         ]
         object["supportedQueryFormats"] = "JSON, geoJSON"
         object["hasStaticData"] = false
@@ -199,17 +202,24 @@ public enum FeatureServiceMetadata {
     }
 
     private static func drawingInfo(for geometryType: EsriGeometryType) -> JSONValue {
-        let symbol: JSONValue = switch geometryType {
-        case .point, .multipoint:
-            ["type": "esriSMS", "style": "esriSMSCircle", "color": [0, 112, 255, 255], "size": 6, "angle": 0,
-             "xoffset": 0, "yoffset": 0, "outline": ["color": [255, 255, 255, 255], "width": 1]]
-        case .polyline:
-            ["type": "esriSLS", "style": "esriSLSSolid", "color": [0, 112, 255, 255], "width": 1.5]
-        case .polygon, .envelope:
-            ["type": "esriSFS", "style": "esriSFSSolid", "color": [0, 112, 255, 64],
-             "outline": ["type": "esriSLS", "style": "esriSLSSolid", "color": [0, 112, 255, 255], "width": 1]]
-        }
-        return ["renderer": ["type": "simple", "symbol": symbol, "label": "", "description": ""],
-                "transparency": 0, "labelingInfo": .null]
+        let symbol: JSONValue =
+            switch geometryType {
+            case .point, .multipoint:
+                [
+                    "type": "esriSMS", "style": "esriSMSCircle", "color": [0, 112, 255, 255], "size": 6, "angle": 0,
+                    "xoffset": 0, "yoffset": 0, "outline": ["color": [255, 255, 255, 255], "width": 1],
+                ]
+            case .polyline:
+                ["type": "esriSLS", "style": "esriSLSSolid", "color": [0, 112, 255, 255], "width": 1.5]
+            case .polygon, .envelope:
+                [
+                    "type": "esriSFS", "style": "esriSFSSolid", "color": [0, 112, 255, 64],
+                    "outline": ["type": "esriSLS", "style": "esriSLSSolid", "color": [0, 112, 255, 255], "width": 1],
+                ]
+            }
+        return [
+            "renderer": ["type": "simple", "symbol": symbol, "label": "", "description": ""],
+            "transparency": 0, "labelingInfo": .null,
+        ]
     }
 }

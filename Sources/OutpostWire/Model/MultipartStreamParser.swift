@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A streaming `multipart/form-data` parser (RFC 7578): fed the body chunk by chunk, it
@@ -25,8 +25,8 @@ public struct MultipartStreamParser: Sendable {
     /// Part headers larger than this are refused (a body of only headers is an attack, not a form).
     public static let maximumHeaderBytes = 16 * 1024
 
-    private let opening: [UInt8]     // "--boundary"
-    private let delimiter: [UInt8]   // "\r\n--boundary"
+    private let opening: [UInt8]  // "--boundary"
+    private let delimiter: [UInt8]  // "\r\n--boundary"
     private var state = State.preamble
     private var buffer: [UInt8] = []
 
@@ -51,7 +51,10 @@ public struct MultipartStreamParser: Sendable {
                     return events
                 }
                 guard let after = afterDelimiter(index + opening.count) else { return events }
-                if after.closing { state = .done; continue }
+                if after.closing {
+                    state = .done
+                    continue
+                }
                 buffer.removeFirst(after.offset)
                 state = .headers
             case .headers:

@@ -55,9 +55,10 @@ public struct FieldDefinition: Sendable, Equatable {
     public var defaultValue: JSONValue
     public var domain: JSONValue
 
-    public init(name: String, type: EsriFieldType, alias: String? = nil, length: Int? = nil,
-                nullable: Bool = true, editable: Bool = true, defaultValue: JSONValue = .null, domain: JSONValue = .null)
-    {
+    public init(
+        name: String, type: EsriFieldType, alias: String? = nil, length: Int? = nil,
+        nullable: Bool = true, editable: Bool = true, defaultValue: JSONValue = .null, domain: JSONValue = .null
+    ) {
         self.name = name
         self.type = type
         self.alias = alias ?? name
@@ -122,7 +123,8 @@ public struct SpatialReference: Sendable, Equatable, Hashable {
     public var latestWkid: Int { epsg }
 
     public var json: JSONValue {
-        wkid == latestWkid ? ["wkid": .int(Int64(wkid)), "latestWkid": .int(Int64(latestWkid))]
+        wkid == latestWkid
+            ? ["wkid": .int(Int64(wkid)), "latestWkid": .int(Int64(latestWkid))]
             : ["wkid": .int(Int64(wkid)), "latestWkid": .int(Int64(latestWkid))]
     }
 
@@ -132,7 +134,9 @@ public struct SpatialReference: Sendable, Equatable, Hashable {
         case .int(let i): self.init(wkid: Int(i))
         case .double(let d) where d == d.rounded(): self.init(wkid: Int(d))
         case .string(let s):
-            if let i = Int(s.trimmingWhitespace()) { self.init(wkid: i) } else if let v = try? JSONParser.parse(s), case .object = v {
+            if let i = Int(s.trimmingWhitespace()) {
+                self.init(wkid: i)
+            } else if let v = try? JSONParser.parse(s), case .object = v {
                 self.init(json: v)
             } else {
                 return nil
@@ -194,8 +198,9 @@ public struct Envelope: Sendable, Equatable {
     }
 
     public func intersection(_ other: Envelope) -> Envelope {
-        Envelope(xmin: Swift.max(xmin, other.xmin), ymin: Swift.max(ymin, other.ymin),
-                 xmax: Swift.min(xmax, other.xmax), ymax: Swift.min(ymax, other.ymax))
+        Envelope(
+            xmin: Swift.max(xmin, other.xmin), ymin: Swift.max(ymin, other.ymin),
+            xmax: Swift.min(xmax, other.xmax), ymax: Swift.min(ymax, other.ymax))
     }
 
     public func contains(_ other: Envelope) -> Bool {
@@ -203,7 +208,8 @@ public struct Envelope: Sendable, Equatable {
     }
 
     public func json(spatialReference: SpatialReference?) -> JSONValue {
-        var object: JSONObject = isEmpty
+        var object: JSONObject =
+            isEmpty
             ? ["xmin": .null, "ymin": .null, "xmax": .null, "ymax": .null]
             : ["xmin": .double(xmin), "ymin": .double(ymin), "xmax": .double(xmax), "ymax": .double(ymax)]
         if let spatialReference { object["spatialReference"] = spatialReference.json }
@@ -251,9 +257,10 @@ public struct RelationshipDefinition: Sendable, Equatable {
     public var keyField: String
     public var composite: Bool
 
-    public init(id: Int, name: String, relatedTableId: Int, cardinality: Cardinality, role: Role,
-                keyField: String, composite: Bool = false)
-    {
+    public init(
+        id: Int, name: String, relatedTableId: Int, cardinality: Cardinality, role: Role,
+        keyField: String, composite: Bool = false
+    ) {
         self.id = id
         self.name = name
         self.relatedTableId = relatedTableId

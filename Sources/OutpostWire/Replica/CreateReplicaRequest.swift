@@ -6,9 +6,10 @@ public struct ReplicaLayerQuery: Sendable, Equatable {
     public var includeRelated: Bool?
     public var whereClause: String?
 
-    public init(queryOption: ReplicaQueryOption? = nil, useGeometry: Bool? = nil, includeRelated: Bool? = nil,
-                whereClause: String? = nil)
-    {
+    public init(
+        queryOption: ReplicaQueryOption? = nil, useGeometry: Bool? = nil, includeRelated: Bool? = nil,
+        whereClause: String? = nil
+    ) {
         self.queryOption = queryOption
         self.useGeometry = useGeometry
         self.includeRelated = includeRelated

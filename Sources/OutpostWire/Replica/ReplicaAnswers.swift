@@ -29,10 +29,11 @@ public enum ReplicaGenerations: Sendable, Equatable {
         if let generation = json["replicaServerGen"]?.int64Value {
             self = .perReplica(generation)
         } else if let layers = json["layerServerGens"]?.arrayValue {
-            self = .perLayer(layers.compactMap { item in
-                guard let id = item["id"]?.int64Value, let generation = item["serverGen"]?.int64Value else { return nil }
-                return (Int(id), generation)
-            })
+            self = .perLayer(
+                layers.compactMap { item in
+                    guard let id = item["id"]?.int64Value, let generation = item["serverGen"]?.int64Value else { return nil }
+                    return (Int(id), generation)
+                })
         } else {
             return nil
         }
@@ -62,8 +63,9 @@ public struct ReplicaJobSubmission: Sendable, Equatable {
 
     public init?(json: JSONValue) {
         guard let statusURL = json["statusUrl"]?.stringValue else { return nil }
-        self.init(statusURL: statusURL, replicaId: json["replicaID"]?.stringValue ?? "", replicaName: json["replicaName"]?.stringValue ?? "",
-                  targetType: json["targetType"]?.stringValue.flatMap(ReplicaTargetType.init(rawValue:)))
+        self.init(
+            statusURL: statusURL, replicaId: json["replicaID"]?.stringValue ?? "", replicaName: json["replicaName"]?.stringValue ?? "",
+            targetType: json["targetType"]?.stringValue.flatMap(ReplicaTargetType.init(rawValue:)))
     }
 }
 
@@ -101,9 +103,10 @@ public struct ReplicaFileAnswer: Sendable, Equatable {
 
     public init?(json: JSONValue) {
         guard let id = json["replicaID"]?.stringValue else { return nil }
-        self.init(responseType: json["responseType"]?.stringValue.flatMap(ReplicaResponseType.init(rawValue:)) ?? .data,
-                  replicaName: json["replicaName"]?.stringValue ?? "", replicaId: id, generations: ReplicaGenerations(json: json),
-                  url: (json["responseUrl"] ?? json["URL"])?.stringValue)
+        self.init(
+            responseType: json["responseType"]?.stringValue.flatMap(ReplicaResponseType.init(rawValue:)) ?? .data,
+            replicaName: json["replicaName"]?.stringValue ?? "", replicaId: id, generations: ReplicaGenerations(json: json),
+            url: (json["responseUrl"] ?? json["URL"])?.stringValue)
     }
 }
 
@@ -120,9 +123,10 @@ public struct ReplicaJobStatus: Sendable, Equatable {
     public var resultURL: String?
     public var error: ArcGISError?
 
-    public init(replicaName: String, replicaId: String, transportType: TransportType, responseType: ReplicaResponseType, submissionTime: Int64,
-                lastUpdatedTime: Int64, status: JobStatus, resultURL: String? = nil, error: ArcGISError? = nil)
-    {
+    public init(
+        replicaName: String, replicaId: String, transportType: TransportType, responseType: ReplicaResponseType, submissionTime: Int64,
+        lastUpdatedTime: Int64, status: JobStatus, resultURL: String? = nil, error: ArcGISError? = nil
+    ) {
         self.replicaName = replicaName
         self.replicaId = replicaId
         self.transportType = transportType
@@ -150,15 +154,17 @@ public struct ReplicaJobStatus: Sendable, Equatable {
         guard let status = json["status"]?.stringValue.flatMap(JobStatus.init(rawValue:)) else { return nil }
         var error: ArcGISError?
         if let envelope = json["error"], envelope != .null {
-            error = ArcGISError(kind: .init(code: Int(envelope["code"]?.int64Value ?? 500)),
-                                message: envelope["message"]?.stringValue ?? "The job failed.",
-                                details: envelope["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+            error = ArcGISError(
+                kind: .init(code: Int(envelope["code"]?.int64Value ?? 500)),
+                message: envelope["message"]?.stringValue ?? "The job failed.",
+                details: envelope["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         }
-        self.init(replicaName: json["replicaName"]?.stringValue ?? "", replicaId: json["replicaID"]?.stringValue ?? "",
-                  transportType: json["transportType"]?.stringValue.flatMap(TransportType.init(rawValue:)) ?? .url,
-                  responseType: json["responseType"]?.stringValue.flatMap(ReplicaResponseType.init(rawValue:)) ?? .data,
-                  submissionTime: json["submissionTime"]?.int64Value ?? 0, lastUpdatedTime: json["lastUpdatedTime"]?.int64Value ?? 0,
-                  status: status, resultURL: (json["resultUrl"] ?? json["responseUrl"] ?? json["URL"])?.stringValue, error: error)
+        self.init(
+            replicaName: json["replicaName"]?.stringValue ?? "", replicaId: json["replicaID"]?.stringValue ?? "",
+            transportType: json["transportType"]?.stringValue.flatMap(TransportType.init(rawValue:)) ?? .url,
+            responseType: json["responseType"]?.stringValue.flatMap(ReplicaResponseType.init(rawValue:)) ?? .data,
+            submissionTime: json["submissionTime"]?.int64Value ?? 0, lastUpdatedTime: json["lastUpdatedTime"]?.int64Value ?? 0,
+            status: status, resultURL: (json["resultUrl"] ?? json["responseUrl"] ?? json["URL"])?.stringValue, error: error)
     }
 }
 
@@ -191,8 +197,9 @@ public struct ReplicaRegistrationAnswer: Sendable, Equatable {
 
     public init?(json: JSONValue) {
         guard let id = json["replicaID"]?.stringValue else { return nil }
-        self.init(replicaName: json["replicaName"]?.stringValue ?? "", replicaId: id, generations: ReplicaGenerations(json: json),
-                  syncModel: json["syncModel"]?.stringValue.flatMap(SyncModel.init(rawValue:)) ?? .perReplica,
-                  targetType: json["targetType"]?.stringValue.flatMap(ReplicaTargetType.init(rawValue:)) ?? .client)
+        self.init(
+            replicaName: json["replicaName"]?.stringValue ?? "", replicaId: id, generations: ReplicaGenerations(json: json),
+            syncModel: json["syncModel"]?.stringValue.flatMap(SyncModel.init(rawValue:)) ?? .perReplica,
+            targetType: json["targetType"]?.stringValue.flatMap(ReplicaTargetType.init(rawValue:)) ?? .client)
     }
 }

@@ -37,9 +37,10 @@ extension CreateReplicaRequest {
             if let reference = register.referenceReplicaId { options["refReplicaId"] = .string(reference) }
             if let generation = register.replicaServerGen { options["replicaServerGen"] = .int(generation) }
             if !register.layerServerGens.isEmpty {
-                options["layerServerGens"] = .array(register.layerServerGens.keys.sorted().map {
-                    ["id": .int(Int64($0)), "serverGen": .int(register.layerServerGens[$0]!)]
-                })
+                options["layerServerGens"] = .array(
+                    register.layerServerGens.keys.sorted().map {
+                        ["id": .int(Int64($0)), "serverGen": .int(register.layerServerGens[$0]!)]
+                    })
             }
             fields.append(("replicaOptions", JSONValue.object(options).jsonText))
         }
@@ -56,12 +57,18 @@ extension SynchronizeReplicaRequest {
         case .absent: break
         case .notALayerList(let text): fields.append(("syncLayers", text))
         case .layers(let layers):
-            fields.append(("syncLayers", JSONValue.array(layers.map { layer in
-                var entry: JSONObject = ["id": .int(Int64(layer.layerId))]
-                if let generation = layer.serverGen { entry["serverGen"] = .int(generation) }
-                if let direction = layer.syncDirection { entry["syncDirection"] = .string(direction.rawValue) }
-                return .object(entry)
-            }).jsonText))
+            fields.append(
+                (
+                    "syncLayers",
+                    JSONValue.array(
+                        layers.map { layer in
+                            var entry: JSONObject = ["id": .int(Int64(layer.layerId))]
+                            if let generation = layer.serverGen { entry["serverGen"] = .int(generation) }
+                            if let direction = layer.syncDirection { entry["syncDirection"] = .string(direction.rawValue) }
+                            return .object(entry)
+                        }
+                    ).jsonText
+                ))
         }
         if let syncDirection { fields.append(("syncDirection", syncDirection.rawValue)) }
         switch upload {

@@ -79,7 +79,9 @@ public struct WhereCompiler {
         }
     }
 
-    private static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver, allowingAggregates: Bool)
+    private static func compile(
+        _ expression: WhereExpression, columns resolve: @escaping Resolver, allowingAggregates: Bool
+    )
         throws(ArcGISError) -> SQLFragment
     {
         var compiler = WhereCompiler(resolve: resolve)
@@ -129,20 +131,22 @@ public struct WhereCompiler {
             return "(\(try emit(value)) \(negated ? "NOT IN" : "IN") (\(parts.joined(separator: ","))))"
         case .between(let value, let low, let high, let negated):
             let hint = columnType(value)
-            return "(\(try emit(value)) \(negated ? "NOT BETWEEN" : "BETWEEN") \(try emit(low, hint: hint, under: 3)) AND \(try emit(high, hint: hint, under: 5)))"
+            return
+                "(\(try emit(value)) \(negated ? "NOT BETWEEN" : "BETWEEN") \(try emit(low, hint: hint, under: 3)) AND \(try emit(high, hint: hint, under: 5)))"
         case .isNull(let value, let negated):
             return "(\(try emit(value)) \(negated ? "IS NOT NULL" : "IS NULL"))"
         case .cast(let value, let type):
             return "CAST(\(try emit(value, under: 2)) AS \(type.rawValue))"
         case .extract(let part, let value):
-            let format = switch part {
-            case .year: "%Y"
-            case .month: "%m"
-            case .day: "%d"
-            case .hour: "%H"
-            case .minute: "%M"
-            case .second: "%S"
-            }
+            let format =
+                switch part {
+                case .year: "%Y"
+                case .month: "%m"
+                case .day: "%d"
+                case .hour: "%H"
+                case .minute: "%M"
+                case .second: "%S"
+                }
             return "CAST(strftime('\(format)', (\(try emit(value, under: 7))) / 1000, 'unixepoch') AS INTEGER)"
         case .function(let name, let args):
             return try emitFunction(name, args)
@@ -152,7 +156,9 @@ public struct WhereCompiler {
     /// `lhs op rhs` without outer parentheses. A left operand with the same left-associative
     /// operator (`a OR b OR c` parses as `(a OR b) OR c`) is emitted as a flat chain: the
     /// same meaning, and SQLite's parser stack stays shallow however long the chain is.
-    private mutating func emitChain(_ op: WhereExpression.BinaryOperator, _ lhs: WhereExpression, _ rhs: WhereExpression)
+    private mutating func emitChain(
+        _ op: WhereExpression.BinaryOperator, _ lhs: WhereExpression, _ rhs: WhereExpression
+    )
         throws(ArcGISError) -> String
     {
         let left: String
@@ -203,7 +209,9 @@ public struct WhereCompiler {
     private mutating func emitFunction(_ name: String, _ args: [WhereExpression]) throws(ArcGISError) -> String {
         func arity(_ range: ClosedRange<Int>) throws(ArcGISError) {
             guard range.contains(args.count) else {
-                throw .invalidQuery("'where' parameter is invalid: \(name) takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") argument(s)")
+                throw .invalidQuery(
+                    "'where' parameter is invalid: \(name) takes \(range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)") argument(s)"
+                )
             }
         }
         var emitted: [String] = []

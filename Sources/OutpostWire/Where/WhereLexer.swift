@@ -66,7 +66,11 @@ enum WhereLexer {
                 i += 1
                 var closed = false
                 while i < bytes.count {
-                    if bytes[i] == UInt8(ascii: "\"") { i += 1; closed = true; break }
+                    if bytes[i] == UInt8(ascii: "\"") {
+                        i += 1
+                        closed = true
+                        break
+                    }
                     value.append(bytes[i])
                     i += 1
                 }
@@ -78,13 +82,18 @@ enum WhereLexer {
                 var isReal = false
                 while i < bytes.count {
                     let c = bytes[i]
-                    if c >= 0x30 && c <= 0x39 { i += 1 }
-                    else if c == UInt8(ascii: ".") { isReal = true; i += 1 }
-                    else if (c == UInt8(ascii: "e") || c == UInt8(ascii: "E")) {
+                    if c >= 0x30 && c <= 0x39 {
+                        i += 1
+                    } else if c == UInt8(ascii: ".") {
+                        isReal = true
+                        i += 1
+                    } else if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") {
                         isReal = true
                         i += 1
                         if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-                    } else { break }
+                    } else {
+                        break
+                    }
                 }
                 let text = String(decoding: bytes[start..<i], as: UTF8.self)
                 if !isReal, let value = Int64(text) {

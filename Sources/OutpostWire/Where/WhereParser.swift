@@ -43,7 +43,10 @@ public struct WhereParser {
     }
 
     private mutating func acceptKeyword(_ word: String) -> Bool {
-        if isKeyword(word) { advance(); return true }
+        if isKeyword(word) {
+            advance()
+            return true
+        }
         return false
     }
 
@@ -52,7 +55,10 @@ public struct WhereParser {
     }
 
     private mutating func acceptSymbol(_ symbol: String) -> Bool {
-        if case .symbol(let s) = current.kind, s == symbol { advance(); return true }
+        if case .symbol(let s) = current.kind, s == symbol {
+            advance()
+            return true
+        }
         return false
     }
 
@@ -146,19 +152,28 @@ public struct WhereParser {
     private mutating func parseAdditive() throws(Error) -> WhereExpression {
         var left = try parseMultiplicative()
         while true {
-            if acceptSymbol("+") { left = .binary(.add, left, try parseMultiplicative()) }
-            else if acceptSymbol("-") { left = .binary(.subtract, left, try parseMultiplicative()) }
-            else { return left }
+            if acceptSymbol("+") {
+                left = .binary(.add, left, try parseMultiplicative())
+            } else if acceptSymbol("-") {
+                left = .binary(.subtract, left, try parseMultiplicative())
+            } else {
+                return left
+            }
         }
     }
 
     private mutating func parseMultiplicative() throws(Error) -> WhereExpression {
         var left = try parseUnary()
         while true {
-            if acceptSymbol("*") { left = .binary(.multiply, left, try parseUnary()) }
-            else if acceptSymbol("/") { left = .binary(.divide, left, try parseUnary()) }
-            else if acceptSymbol("%") { left = .binary(.modulo, left, try parseUnary()) }
-            else { return left }
+            if acceptSymbol("*") {
+                left = .binary(.multiply, left, try parseUnary())
+            } else if acceptSymbol("/") {
+                left = .binary(.divide, left, try parseUnary())
+            } else if acceptSymbol("%") {
+                left = .binary(.modulo, left, try parseUnary())
+            } else {
+                return left
+            }
         }
     }
 
@@ -180,10 +195,18 @@ public struct WhereParser {
     private mutating func parsePrimary() throws(Error) -> WhereExpression {
         let token = current
         switch token.kind {
-        case .integer(let value): advance(); return .literal(.integer(value))
-        case .real(let value): advance(); return .literal(.real(value))
-        case .string(let value): advance(); return .literal(.string(value))
-        case .quotedIdentifier(let name): advance(); return .column(name)
+        case .integer(let value):
+            advance()
+            return .literal(.integer(value))
+        case .real(let value):
+            advance()
+            return .literal(.real(value))
+        case .string(let value):
+            advance()
+            return .literal(.string(value))
+        case .quotedIdentifier(let name):
+            advance()
+            return .column(name)
         case .symbol("("):
             advance()
             let inner = try parseOr()
@@ -192,9 +215,15 @@ public struct WhereParser {
         case .word(let word):
             let upper = word.uppercased()
             switch upper {
-            case "NULL": advance(); return .literal(.null)
-            case "TRUE": advance(); return .literal(.boolean(true))
-            case "FALSE": advance(); return .literal(.boolean(false))
+            case "NULL":
+                advance()
+                return .literal(.null)
+            case "TRUE":
+                advance()
+                return .literal(.boolean(true))
+            case "FALSE":
+                advance()
+                return .literal(.boolean(false))
             case "DATE", "TIMESTAMP":
                 advance()
                 guard case .string(let text) = current.kind else {

@@ -15,7 +15,7 @@ struct ContractBackend: Sendable, CustomTestStringConvertible {
 
     /// Every backend. A second backend passes the whole suite by adding one line here.
     static let all: [ContractBackend] = [
-        ContractBackend(name: "SpatiaLite") { clock in try makeTemporaryStore(clock: clock) },
+        ContractBackend(name: "SpatiaLite") { clock in try makeTemporaryStore(clock: clock) }
     ]
 
     /// A fresh backend holding the contract's service, and its clock.
@@ -41,10 +41,12 @@ enum Contract {
     /// Creates (a JSON snapshot) and registers a per-layer bidirectional replica of layer 0.
     static func createReplica(_ backend: some OutpostBackend, name: String = "device", owner: String = "ada") throws -> ReplicaDefinition {
         let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))
-        let plan = try ReplicaPlanner.plan(request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,
-                                           takenNames: [], now: backend.clock.milliseconds())
-        let (definition, _) = try backend.sync.exportReplica(plan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
-                                                        layerJSON: [:], phase: { _ in })
+        let plan = try ReplicaPlanner.plan(
+            request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,
+            takenNames: [], now: backend.clock.milliseconds())
+        let (definition, _) = try backend.sync.exportReplica(
+            plan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+            layerJSON: [:], phase: { _ in })
         return try backend.replicas.registerReplica(definition)
     }
 

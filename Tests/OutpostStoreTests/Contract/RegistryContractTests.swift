@@ -33,8 +33,9 @@ import Testing
     func jobsOutliveTheirProcessAndUnfinishedOnesFailAtStartUp(_ backend: ContractBackend) throws {
         let (store, clock) = try backend.fresh()
         func job(_ id: String) -> JobRecord {
-            JobRecord(id: id, serviceName: Contract.service, kind: .createReplica, replicaId: GlobalID.make(), replicaName: id,
-                      transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
+            JobRecord(
+                id: id, serviceName: Contract.service, kind: .createReplica, replicaId: GlobalID.make(), replicaName: id,
+                transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
         }
         let running = try job("running").applying(.started, at: clock.milliseconds())
         let done = try job("done").applying(.started, at: clock.milliseconds()).applying(.succeeded(resultFile: "f.json"), at: clock.milliseconds())

@@ -10,14 +10,20 @@ import Testing
     func editsCommitWithOneNewGenerationOrNotAtAll(_ backend: ContractBackend) throws {
         let (store, _) = try backend.fresh()
         let before = try store.edits.currentGeneration()
-        let outcome = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("a"), Contract.point("b")])],
-                                           options: EditOptions())
+        let outcome = try store.edits.applyEdits(
+            service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("a"), Contract.point("b")])],
+            options: EditOptions())
         #expect(try outcome.generation == before + 1 && store.edits.currentGeneration() == before + 1)
         #expect(try outcome.layers[0].addResults.allSatisfy(\.success) && store.features.count(service: Contract.service, layer: 0) == 2)
         // rollbackOnFailure: one bad edit (an update of a missing feature) and nothing commits.
-        let failed = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [Contract.point("c")],
-                                                                                        updates: [EditFeature(attributes: ["OBJECTID": .int(999)])])],
-                                          options: EditOptions(rollbackOnFailure: true))
+        let failed = try store.edits.applyEdits(
+            service: Contract.service,
+            edits: [
+                LayerEdits(
+                    layerId: 0, adds: [Contract.point("c")],
+                    updates: [EditFeature(attributes: ["OBJECTID": .int(999)])])
+            ],
+            options: EditOptions(rollbackOnFailure: true))
         #expect(try failed.generation == nil && store.features.count(service: Contract.service, layer: 0) == 2)
         #expect(try store.edits.currentGeneration() == before + 1)
     }
@@ -25,24 +31,39 @@ import Testing
     @Test(arguments: ContractBackend.all)
     func anUploadIsDecidedByTheRulesAndKeepsWhatItOverwrites(_ backend: ContractBackend) throws {
         let (store, clock) = try backend.fresh()
-        let kept = GlobalID.make(), contested = GlobalID.make()
-        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
-            Contract.point("kept", globalId: kept), Contract.point("contested", globalId: contested),
-        ])], options: EditOptions(useGlobalIds: true))
+        let kept = GlobalID.make()
+        let contested = GlobalID.make()
+        _ = try store.edits.applyEdits(
+            service: Contract.service,
+            edits: [
+                LayerEdits(
+                    layerId: 0,
+                    adds: [
+                        Contract.point("kept", globalId: kept), Contract.point("contested", globalId: contested),
+                    ])
+            ], options: EditOptions(useGlobalIds: true))
         let replica = try Contract.createReplica(store)
         // Another writer changes the contested feature after the replica's generation.
-        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, updates: [
-            EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("online")]),
-        ])], options: EditOptions(useGlobalIds: true))
+        _ = try store.edits.applyEdits(
+            service: Contract.service,
+            edits: [
+                LayerEdits(
+                    layerId: 0,
+                    updates: [
+                        EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("online")])
+                    ])
+            ], options: EditOptions(useGlobalIds: true))
         clock.advance(milliseconds: 60_000)
         let added = GlobalID.make()
-        let edits = LayerEdits(layerId: 0, adds: [Contract.point("from the device", globalId: added)],
-                               updates: [EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("device")])],
-                               deletes: [.globalId(kept)])
+        let edits = LayerEdits(
+            layerId: 0, adds: [Contract.point("from the device", globalId: added)],
+            updates: [EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("device")])],
+            deletes: [.globalId(kept)])
         let plan = try Contract.syncPlan(replica, edits: edits)
         let outcome = try store.sync.applySyncUpload(plan, fingerprint: [1, 2, 3])
         #expect(!outcome.replayed && outcome.generation != nil)
-        #expect(outcome.results[0].addResults.allSatisfy(\.success) && outcome.results[0].updateResults.allSatisfy(\.success)
+        #expect(
+            outcome.results[0].addResults.allSatisfy(\.success) && outcome.results[0].updateResults.allSatisfy(\.success)
                 && outcome.results[0].deleteResults.allSatisfy(\.success))
         // Last in wins, and the overwritten online value is in the conflict log, stamped by the clock.
         #expect(outcome.conflictsRecorded == 1)
@@ -60,16 +81,30 @@ import Testing
     @Test(arguments: ContractBackend.all)
     func theChangeFeedSendsWhatTheRulesDecideAndNeverTheReplicasOwnUpload(_ backend: ContractBackend) throws {
         let (store, _) = try backend.fresh()
-        let updated = GlobalID.make(), deleted = GlobalID.make(), untouched = GlobalID.make()
-        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0, adds: [
-            Contract.point("updated", globalId: updated), Contract.point("deleted", globalId: deleted), Contract.point("untouched", globalId: untouched),
-        ])], options: EditOptions(useGlobalIds: true))
+        let updated = GlobalID.make()
+        let deleted = GlobalID.make()
+        let untouched = GlobalID.make()
+        _ = try store.edits.applyEdits(
+            service: Contract.service,
+            edits: [
+                LayerEdits(
+                    layerId: 0,
+                    adds: [
+                        Contract.point("updated", globalId: updated), Contract.point("deleted", globalId: deleted),
+                        Contract.point("untouched", globalId: untouched),
+                    ])
+            ], options: EditOptions(useGlobalIds: true))
         let replica = try Contract.createReplica(store)
         let addedOnline = GlobalID.make()
-        _ = try store.edits.applyEdits(service: Contract.service, edits: [LayerEdits(layerId: 0,
-            adds: [Contract.point("online", globalId: addedOnline)],
-            updates: [EditFeature(attributes: ["GlobalID": .string(updated), "label": .string("changed")])],
-            deletes: [.globalId(deleted)])], options: EditOptions(useGlobalIds: true))
+        _ = try store.edits.applyEdits(
+            service: Contract.service,
+            edits: [
+                LayerEdits(
+                    layerId: 0,
+                    adds: [Contract.point("online", globalId: addedOnline)],
+                    updates: [EditFeature(attributes: ["GlobalID": .string(updated), "label": .string("changed")])],
+                    deletes: [.globalId(deleted)])
+            ], options: EditOptions(useGlobalIds: true))
         let fromDevice = GlobalID.make()
         let plan = try Contract.syncPlan(replica, edits: LayerEdits(layerId: 0, adds: [Contract.point("device", globalId: fromDevice)]))
         let upload = try store.sync.applySyncUpload(plan, fingerprint: [9])

@@ -29,7 +29,9 @@ import Testing
         #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: bobs.id, for: ada) }
         #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: legacy.id, for: ada) }
         let unknown = GlobalID.make()
-        #expect(throws: ArcGISError.replicaNotFound(unknown)) { try administration.unregister(service: Contract.service, replicaId: unknown, for: admin) }
+        #expect(throws: ArcGISError.replicaNotFound(unknown)) {
+            try administration.unregister(service: Contract.service, replicaId: unknown, for: admin)
+        }
         #expect(try administration.unregisterAll(service: Contract.service, for: bob) == 1)
         #expect(try administration.replicas().map(\.id).sorted() == [adas.id, legacy.id].sorted())
         try administration.unregister(service: Contract.service, replicaId: legacy.id, for: admin)
@@ -51,7 +53,12 @@ import Testing
         let plan = try SyncPlanner.plan(request, replica: replica, edits: [edits])
         let generation = try store.edits.currentGeneration()
         let sync = SynchronizeReplica(backend: store, plan: plan, fingerprint: [7])
-        #expect(throws: ArcGISError.self) { _ = try sync.run { _ in Issue.record("no answer after a failed upload"); throw ArcGISError.internalError("") } }
+        #expect(throws: ArcGISError.self) {
+            _ = try sync.run { _ in
+                Issue.record("no answer after a failed upload")
+                throw ArcGISError.internalError("")
+            }
+        }
         #expect(try store.edits.currentGeneration() == generation && store.features.count(service: Contract.service, layer: 0) == 0)
         // Without rollbackOnFailure the good edit commits, and the sync records its generation.
         var lenient = request
