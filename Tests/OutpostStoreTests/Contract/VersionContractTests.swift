@@ -26,7 +26,9 @@ import Testing
             options: EditOptions(useGlobalIds: true))
         #expect(try store.versions.versions(service: "Parcels").map(\.isDefault) == [true])
         let version = try store.versions.createVersion(service: "Parcels", name: "survey", description: "", access: "public")
-        #expect(throws: VersionFailure.self) { try store.versions.createVersion(service: "Parcels", name: "survey", description: "", access: "public") }
+        #expect(throws: VersionFailure.self) {
+            try store.versions.createVersion(service: "Parcels", name: "survey", description: "", access: "public")
+        }
         #expect(throws: VersionFailure.notVersioned("Points")) {
             try store.versions.createVersion(service: "Points", name: "v", description: "", access: "public")
         }
