@@ -7,6 +7,7 @@ import OutpostStorage
 import OutpostStore
 import OutpostSync
 import OutpostWire
+import ServiceLifecycle
 
 /// What the routes need to know beyond the store.
 public struct ServerOptions: Sendable {
@@ -62,6 +63,7 @@ public func buildApplication(
         router: buildRouter(store: store, options: options, logger: logger),
         server: .http1(configuration: .init(idleTimeout: options.idleTimeAmount)),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
+        services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
 }
 
@@ -74,7 +76,23 @@ public func buildTLSApplication(
         router: buildRouter(store: store, options: options, logger: logger),
         server: try .tls(.http1(configuration: .init(idleTimeout: options.idleTimeAmount)), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
+        services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
+}
+
+/// What runs beside the HTTP server in the application's service group (service-lifecycle):
+/// the result-file sweeper.
+func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Logger) -> [any Service] {
+    [
+        ResultFileSweeper(
+            files: ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime),
+            registry: store.resultFiles, interval: .seconds(60), logger: logger)
+    ]
+}
+
+/// Where result files (replica files, sync answers) are published.
+func resultFilesDirectory(_ store: FeatureStore) -> String {
+    (store.directory as NSString).appendingPathComponent("replicafiles")
 }
 
 /// The ArcGIS REST routes. Every resource answers GET and POST (the ArcGIS API for Python
@@ -93,7 +111,7 @@ public func buildRouter(
     router.add(middleware: SecurityHeadersMiddleware())
     let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(
-        directory: (store.directory as NSString).appendingPathComponent("replicafiles"),
+        directory: resultFilesDirectory(store),
         idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(
         store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,

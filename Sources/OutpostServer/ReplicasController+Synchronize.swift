@@ -205,7 +205,7 @@ struct SyncWork: Sendable {
                         plan, upload: upload, to: temporary, serviceURL: serviceURL,
                         serviceJSON: serviceJSON, layerJSON: layerJSON)
                 }
-                FileManager.default.createFile(atPath: temporary, contents: nil)
+                _ = FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
                 let summary = try store.sync.writeSyncAnswer(

@@ -315,7 +315,7 @@ struct ExportWork: Sendable {
                     plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
                     serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
             case .json:
-                FileManager.default.createFile(atPath: temporary, contents: nil)
+                _ = FileManager.default.createFile(atPath: temporary, contents: nil)
                 guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
                 defer { try? handle.close() }
                 let urls = attachmentURLs

@@ -15,13 +15,9 @@ extension SpatiaLiteSync {
         _ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String,
         serviceJSON: JSONValue, layerJSON: [Int: JSONValue]
     ) throws -> SyncAnswerSummary {
-        let replica = plan.replica
-        let service = try self.service(named: replica.serviceName)
-        let directory = self.directory
-        let resultsByLayer = upload?.resultsByLayer ?? [:]
-        return try pool.read { db in
-            let generation = try SpatiaLiteEdits.newestGeneration(db)
-            let generations = plan.answeredGenerations(current: generation)
+        try readAnswer(plan, upload: upload) { answer, db in
+            let (replica, service, directory, resultsByLayer) = (answer.replica, answer.service, answer.directory, answer.resultsByLayer)
+            let (generation, generations) = (answer.generation, answer.generations)
             // The file records the generations the device will hold once it applied the delta.
             var answered = replica
             for index in answered.layers.indices {

@@ -27,13 +27,9 @@ extension SpatiaLiteSync {
         _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
         attachmentURL: ((Int, Int64, Int64) -> String)?
     ) throws -> SyncAnswerSummary {
-        let replica = plan.replica
-        let service = try self.service(named: replica.serviceName)
-        let directory = self.directory
-        let resultsByLayer = upload?.resultsByLayer ?? [:]
-        return try pool.read { db in
-            let generation = try SpatiaLiteEdits.newestGeneration(db)
-            let generations = plan.answeredGenerations(current: generation)
+        try readAnswer(plan, upload: upload) { answer, db in
+            let (replica, service, directory, resultsByLayer) = (answer.replica, answer.service, answer.directory, answer.resultsByLayer)
+            let (generation, generations) = (answer.generation, answer.generations)
             var sink = JSONSink(write: write)
             var changes = 0
             var replacementRows = 0
@@ -186,7 +182,33 @@ extension SpatiaLiteSync {
     }
 }
 
+/// What an answer to a sync reads with: the replica, its service, the upload's results by
+/// layer, and the generation the read began at with the generations handed out.
+struct SyncAnswerContext {
+    var replica: ReplicaDefinition
+    var service: StoredService
+    var directory: String
+    var resultsByLayer: [Int: LayerEditResults]
+    var generation: Int64
+    var generations: [Int: Int64]
+}
+
 extension SpatiaLiteSync {
+    /// Runs `body` in the one read transaction an answer (JSON or GeoPackage delta) is read in:
+    /// the generation handed out is the newest committed when it began.
+    func readAnswer<T: Sendable>(_ plan: SyncPlan, upload: SyncUploadOutcome?, _ body: (SyncAnswerContext, Database) throws -> T) throws -> T {
+        let replica = plan.replica
+        let service = try self.service(named: replica.serviceName)
+        let (directory, resultsByLayer) = (self.directory, upload?.resultsByLayer ?? [:])
+        return try pool.read { db in
+            let generation = try SpatiaLiteEdits.newestGeneration(db)
+            let answer = SyncAnswerContext(
+                replica: replica, service: service, directory: directory, resultsByLayer: resultsByLayer,
+                generation: generation, generations: plan.answeredGenerations(current: generation))
+            return try body(answer, db)
+        }
+    }
+
     /// After a sync: the generations handed out become the replica's, with the sync's date.
     /// With `closeReplica` the replica is unregistered instead.
     public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {

@@ -1,11 +1,14 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import OutpostGeoPackage
 import OutpostStorage
 import OutpostStore
 import OutpostSync
+import OutpostTestSupport
 import OutpostWire
+import ServiceLifecycle
 import Testing
 
 @testable import OutpostServer
@@ -317,6 +320,29 @@ func path(of url: String) -> String {
             #expect(files.open(bad) == nil)
         }
     }
+    /// The sweeper is a service of the application: it removes idle files and forgets their
+    /// owners while the server runs, with no request to trigger it, and stops at shutdown.
+    @Test func theSweeperServiceRemovesIdleFilesWithoutARequest() async throws {
+        let store = try makeTemporaryStore()
+        let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: 0)
+        let name = ResultFiles.newName(extension: "json")
+        _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
+        try files.publish(name)
+        try store.resultFiles.recordResultFile(name, owner: "ada")
+        let sweeper = ResultFileSweeper(
+            files: files, registry: store.resultFiles, interval: .milliseconds(20), logger: Logger(label: "test"))
+        let group = ServiceGroup(services: [sweeper], logger: Logger(label: "test"))
+        let running = Task { try await group.run() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while FileManager.default.fileExists(atPath: files.path(of: name)), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
+        #expect(try store.resultFiles.resultFileOwner(name) == "")
+    }
+
     @Test func sweptFilesLeaveNoOwnerBehind() async throws {
         try await withFreshDemoApp { _, store in
             let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"), idleTime: 0)

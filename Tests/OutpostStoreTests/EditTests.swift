@@ -310,9 +310,9 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         #expect(added.layers[0].attachmentResults?.adds.first?.success == true)
         let kept = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
         #expect(kept.count == 1)
-        FileManager.default.createFile(atPath: store.attachmentsDirectory + "/orphan.bin", contents: Data("never committed".utf8))
+        _ = FileManager.default.createFile(atPath: store.attachmentsDirectory + "/orphan.bin", contents: Data("never committed".utf8))
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: store.temporaryDirectory + "/upload-cut", contents: Data("half a body".utf8))
+        _ = FileManager.default.createFile(atPath: store.temporaryDirectory + "/upload-cut", contents: Data("half a body".utf8))
 
         let sweep = try FeatureStore(dataDirectory: store.directory).maintenance.removeOrphanFiles()
         #expect(sweep == OrphanFileSweep(attachmentFiles: 1, temporaryFiles: 1))

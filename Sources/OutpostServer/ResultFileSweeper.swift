@@ -1,0 +1,37 @@
+import Logging
+import OutpostStorage
+import ServiceLifecycle
+
+/// Removes result files nobody downloaded for `ResultFiles.idleTime`, and forgets their
+/// owners, every `interval` while the server runs, whether or not new replicas are asked for.
+/// A service of the application's service group: it stops at graceful shutdown.
+struct ResultFileSweeper<Registry: ResultFileRegistry>: Service {
+    let files: ResultFiles
+    let registry: Registry
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    try await Task.sleep(for: interval)
+                    sweep()
+                }
+            }
+        } catch is CancellationError {
+            // Graceful shutdown interrupts the wait between sweeps: a normal end.
+        }
+    }
+
+    /// One sweep (also run by requests that make result files, at most once a minute).
+    func sweep() {
+        let removed = files.sweep()
+        guard !removed.isEmpty else { return }
+        do {
+            try registry.forgetResultFiles(removed)
+        } catch {
+            logger.warning("Could not forget removed result files: \(error)")
+        }
+    }
+}
