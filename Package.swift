@@ -88,7 +88,7 @@ let package = Package(
         ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
         // generic over any backend.
-        .target(name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire"]),
+        .target(name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry"]),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
         .target(
             name: "OutpostServer",

@@ -320,7 +320,7 @@ struct ExportWork: Sendable {
                 defer { try? handle.close() }
                 let urls = attachmentURLs
                 (definition, _) = try store.sync.exportReplica(
-                    plan, to: .json(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls),
+                    plan, to: .records(ReplicaJSONWriter(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls)),
                     serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
                 try handle.synchronize()
             }
@@ -344,7 +344,7 @@ struct ExportWork: Sendable {
         defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         var bytes: [UInt8] = []
         let (definition, _) = try store.sync.exportReplica(
-            plan, to: .json(write: { bytes += $0 }, attachmentURL: attachmentURLs),
+            plan, to: .records(ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: attachmentURLs)),
             serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
         if definition.isRegistered { try store.replicas.registerReplica(definition) }
         return bytes

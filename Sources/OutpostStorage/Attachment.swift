@@ -9,13 +9,6 @@ public struct AttachmentInfo: Sendable, Equatable {
     public var size: Int64
     public var keywords: String
 
-    public var json: JSONValue {
-        [
-            "id": .int(id), "globalId": .string(globalId), "name": .string(name), "contentType": .string(contentType),
-            "size": .int(size), "keywords": .string(keywords),
-        ]
-    }
-
     public init(id: Int64, globalId: String, name: String, contentType: String, size: Int64, keywords: String) {
         self.id = id
         self.globalId = globalId

@@ -30,15 +30,6 @@ public struct DataVersion: Sendable, Equatable {
 
     public var isDefault: Bool { parent == nil }
 
-    /// The `versionInfo` of ArcGIS's version management.
-    public var json: JSONValue {
-        [
-            "versionName": .string(name), "versionGuid": guid.map { .string($0) } ?? .null,
-            "parentVersionName": parent.map { .string($0) } ?? .null, "replicaID": replicaId.map { .string($0) } ?? .null,
-            "access": .string(access), "description": .string(description), "creationDate": .int(creationDate),
-            "baseGeneration": .int(baseGeneration),
-        ]
-    }
 }
 
 public struct VersionPost: Sendable, Equatable {

@@ -91,10 +91,8 @@ public protocol SyncStore: Sendable {
         phase: (JobStatus) -> Void
     ) throws -> (ReplicaDefinition, ReplicaExportCounts)
     func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome
-    func writeSyncAnswer(
-        _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
-        attachmentURL: ((Int, Int64, Int64) -> String)?
-    ) throws -> SyncAnswerSummary
+    /// The download of a sync, handed to `receiver` as it is read (one read transaction).
+    func readSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver) throws -> SyncAnswerSummary
     func writeSyncDelta(
         _ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String, serviceJSON: JSONValue,
         layerJSON: [Int: JSONValue]

@@ -41,13 +41,4 @@ public struct SyncConflict: Sendable, Equatable {
         self.fields = fields
     }
 
-    public var json: JSONValue {
-        [
-            "conflictId": .int(id), "layerId": .int(Int64(layerId)), "globalId": .string(globalId),
-            "objectId": objectId.map { .int($0) } ?? .null, "uploadOperation": .string(uploadOperation),
-            "overwrittenChange": .string(overwrittenChange), "overwrittenGeneration": .int(overwrittenGeneration),
-            "overwrittenBy": overwrittenBy.map { .string($0) } ?? .null, "feature": feature ?? .null,
-            "generation": .int(generation), "recordedAt": .int(recordedAt), "fields": fields ?? .null,
-        ]
-    }
 }

@@ -51,10 +51,9 @@ public struct SyncAnswerSummary: Sendable, Equatable {
 public enum ReplicaOutput {
     /// A replica file (GeoPackage) at `path`, which must not exist yet.
     case geoPackage(path: String)
-    /// The replica document as JSON, handed to `write` in pieces of about a megabyte.
-    /// `attachmentURL(layer, objectId, attachmentId)` names attachments sent by URL; nil
-    /// embeds their bytes as base64.
-    case json(write: ([UInt8]) throws -> Void, attachmentURL: ((Int, Int64, Int64) -> String)?)
+    /// The replica's records, handed to a receiver that writes them out (the JSON replica
+    /// document: `ReplicaJSONWriter`).
+    case records(any ReplicaDataReceiver)
 }
 
 /// How many rows a snapshot exported.

@@ -18,10 +18,4 @@ public struct UploadItem: Sendable, Equatable {
         self.size = size
     }
 
-    public var json: JSONValue {
-        [
-            "itemID": .string(itemID), "itemName": .string(itemName), "description": .string(description),
-            "date": .int(date), "committed": .bool(committed),
-        ]
-    }
 }

@@ -11,163 +11,106 @@ public struct SpatiaLiteSync: SyncStore, StoreRepository {
     public let database: StoreDatabase
 }
 
-/// One downloaded change, ready to write.
-private enum ChangeRow {
-    case feature([DatabaseValue], OGCGeometry?)
-    case deleteId(String)
-}
-
 extension SpatiaLiteSync {
-    /// Writes a sync's answer (§5.6): the replica, its new generation(s), per layer the edit
-    /// results of the upload and the server changes since the layer's generation (net per
-    /// GlobalID, filtered by the replica's filters, decided by `SyncRules.download`), and full
-    /// data for snapshot layers. One read transaction: the generation handed out is the newest
-    /// committed when it began, so a concurrent edit is in this answer or in the next.
-    public func writeSyncAnswer(
-        _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
-        attachmentURL: ((Int, Int64, Int64) -> String)?
-    ) throws -> SyncAnswerSummary {
+    /// Reads a sync's answer (§5.6) for `receiver`: per layer the upload's edit results and
+    /// the server changes since the layer's generation (net per GlobalID, filtered by the
+    /// replica's filters, decided by `SyncRules.download`), and full data for snapshot
+    /// layers. One read transaction: the generation handed out is the newest committed when it
+    /// began, so a concurrent edit is in this answer or in the next.
+    public func readSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver) throws
+        -> SyncAnswerSummary
+    {
         try readAnswer(plan, upload: upload) { answer, db in
             let (replica, service, directory, resultsByLayer) = (answer.replica, answer.service, answer.directory, answer.resultsByLayer)
             let (generation, generations) = (answer.generation, answer.generations)
-            var sink = JSONSink(write: write)
             var changes = 0
             var replacementRows = 0
             var hasEditResults = false
-            sink.w.beginObject()
-            sink.w.member("replicaName", replica.name)
-            sink.w.member("replicaID", replica.id)
-            sink.w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
-            var members = JSONObject()
-            replica.generations(answered: generations).write(into: &members)
-            for (key, value) in members { sink.w.member(key, value) }
-            sink.w.key("edits")
-            sink.w.beginArray()
+            try receiver.beginAnswer(replica, deliversByURL: plan.deliversByURL, generations: replica.generations(answered: generations))
             for layerPlan in plan.layers where layerPlan.direction != .snapshot {
                 guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
                 let selection = try Self.selection(for: replicaLayer, of: replica, service: service, useIndex: false, db: db)
+                let layer = selection.layer.definition
                 let results = resultsByLayer[layerPlan.layerId]
                 if let results, !results.all.isEmpty { hasEditResults = true }
-                sink.w.beginObject()
-                sink.w.member("id", layerPlan.layerId)
-                Self.writeResults(results, returnIdsForAdds: plan.returnIdsForAdds, to: &sink.w)
-                sink.w.key("features")
-                changes += try Self.writeFeatureChanges(selection, layerPlan: layerPlan, replica: replica, db: db, to: &sink)
-                let withAttachments = selection.layer.definition.hasAttachments && replica.attachmentsSyncDirection != .none
-                if withAttachments || results?.attachmentResults != nil {
-                    sink.w.key("attachments")
-                    sink.w.beginObject()
-                    if let attachmentResults = results?.attachmentResults {
-                        sink.w.member("addResults", .array(attachmentResults.adds.map(\.json)))
-                        sink.w.member("updateResults", .array(attachmentResults.updates.map(\.json)))
-                        sink.w.member("deleteResults", .array(attachmentResults.deletes.map(\.json)))
-                    }
+                let withAttachments = layer.hasAttachments && replica.attachmentsSyncDirection != .none
+                let answersAttachments = withAttachments || results?.attachmentResults != nil
+                try receiver.beginChanges(layer, results: results, answersAttachments: answersAttachments)
+                changes += try Self.readFeatureChanges(selection, layerPlan: layerPlan, replica: replica, db: db, into: receiver)
+                if answersAttachments {
                     let downloads = plan.downloadsAttachments && layerPlan.direction.downloads && withAttachments
-                    changes += try Self.writeAttachmentChanges(
-                        selection, since: downloads ? layerPlan.since : nil, replica: replica,
-                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
-                    sink.w.endObject()
+                    changes += try Self.readAttachmentChanges(
+                        selection, since: downloads ? layerPlan.since : nil, replica: replica, directory: directory, db: db, into: receiver)
                 }
-                sink.w.endObject()
+                try receiver.endChanges()
             }
-            sink.w.endArray()
             let snapshots = plan.layers.filter { $0.direction == .snapshot }
             if !snapshots.isEmpty {
-                sink.w.key("layers")
-                sink.w.beginArray()
+                try receiver.beginSnapshots()
                 for layerPlan in snapshots {
                     guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
                     let selection = try Self.selection(for: replicaLayer, of: replica, service: service, db: db)
-                    let counts = try Self.writeLayerData(
+                    let counts = try Self.readLayerData(
                         selection, spatialReference: replica.spatialReference,
                         withAttachments: selection.layer.definition.hasAttachments && plan.downloadsAttachments,
-                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                        directory: directory, db: db, into: receiver)
                     replacementRows += counts.features + counts.attachments
                 }
-                sink.w.endArray()
+                try receiver.endSnapshots()
             }
             let responseType = plan.responseType(hasEditResults: hasEditResults, hasChanges: changes > 0)
-            sink.w.member("responseType", responseType.rawValue)
-            sink.w.endObject()
-            try sink.finish()
+            try receiver.finishAnswer(responseType: responseType)
             return SyncAnswerSummary(
                 generation: generation, responseType: responseType, changes: changes,
                 replacementRows: replacementRows, generations: generations)
         }
     }
 
-    /// `addResults`, `updateResults`, `deleteResults` of one layer (empty when it uploaded
-    /// nothing). Without `returnIdsForAdds`, add results carry no object id.
-    static func writeResults(_ results: LayerEditResults?, returnIdsForAdds: Bool, to w: inout JSONWriter) {
-        let adds = (results?.addResults ?? []).map { result -> JSONValue in
-            guard !returnIdsForAdds, case .object(var object) = result.json else { return result.json }
-            object["objectId"] = nil
-            return .object(object)
-        }
-        w.member("addResults", .array(adds))
-        w.member("updateResults", .array((results?.updateResults ?? []).map(\.json)))
-        w.member("deleteResults", .array((results?.deleteResults ?? []).map(\.json)))
-    }
-
-    /// `{"adds": […], "updates": […], "deleteIds": […]}`: the layer's changes since the
-    /// plan's generation (nothing when the layer does not download). Returns their count.
-    private static func writeFeatureChanges(
-        _ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition,
-        db: Database, to sink: inout JSONSink
+    /// The layer's feature changes since the plan's generation, in pass order, then its
+    /// deletes (none when the layer does not download). Returns their count.
+    private static func readFeatureChanges(
+        _ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition, db: Database,
+        into receiver: some ChangeFeedReceiver
     ) throws -> Int {
-        sink.w.beginObject()
         guard layerPlan.direction.downloads else {
-            sink.w.member("adds", .array([]))
-            sink.w.member("updates", .array([]))
-            sink.w.member("deleteIds", .array([]))
-            sink.w.endObject()
+            try receiver.deletedFeatures([])
             return 0
         }
         var changes = LayerChangeReader(selection: selection, since: layerPlan.since, replica: replica)
+        let layer = selection.layer.definition
         var count = 0
         for pass in [DownloadChange.add, .update] {
-            sink.w.key(pass == .add ? "adds" : "updates")
-            sink.w.beginArray()
             try changes.forEachRow(pass, db: db) { values, geometry in
-                writeFeature(values, geometry: geometry, layer: selection.layer.definition, to: &sink.w)
+                try receiver.changedFeature(pass, record(values, geometry: geometry), of: layer)
                 count += 1
-                try sink.flushIfLarge()
             }
-            sink.w.endArray()
         }
         let deleted = try changes.deletes(db: db)
-        sink.w.member("deleteIds", .array(deleted.map { .string($0.globalId) }))
-        sink.w.endObject()
+        try receiver.deletedFeatures(deleted.map(\.globalId))
         return count + deleted.count
     }
 
-    /// `adds`, `updates`, `deleteIds` of attachments changed since `since` whose feature the
-    /// replica holds (nothing when `since` is nil). Returns their count.
-    private static func writeAttachmentChanges(
-        _ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition,
-        directory: String, attachmentURL: ((Int, Int64, Int64) -> String)?, db: Database,
-        to sink: inout JSONSink
+    /// The attachment changes since `since` of features the replica holds, then their
+    /// deletes (none when `since` is nil). Returns their count.
+    private static func readAttachmentChanges(
+        _ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition, directory: String, db: Database,
+        into receiver: some ChangeFeedReceiver
     ) throws -> Int {
         guard let since else {
-            sink.w.member("adds", .array([]))
-            sink.w.member("updates", .array([]))
-            sink.w.member("deleteIds", .array([]))
+            try receiver.deletedAttachments([])
             return 0
         }
         let changes = LayerChangeReader(selection: selection, since: since, replica: replica)
+        let layer = selection.layer.definition
         var count = 0
         for pass in [DownloadChange.add, .update] {
-            sink.w.key(pass == .add ? "adds" : "updates")
-            sink.w.beginArray()
             try changes.forEachAttachment(pass, directory: directory, db: db) { attachment in
-                try writeAttachment(attachment, layerId: selection.layer.definition.id, attachmentURL: attachmentURL, to: &sink.w)
+                try receiver.changedAttachment(pass, attachment.record, of: layer)
                 count += 1
-                try sink.flushIfLarge()
             }
-            sink.w.endArray()
         }
         let deleted = try changes.deletedAttachments(db: db)
-        sink.w.member("deleteIds", .array(deleted.map { .string($0.globalId) }))
+        try receiver.deletedAttachments(deleted.map(\.globalId))
         return count + deleted.count
     }
 

@@ -97,31 +97,17 @@ extension SpatiaLiteSync {
                     writer.abandon()
                     throw error
                 }
-            case .json(let write, let attachmentURL):
-                var sink = JSONSink(write: write)
-                sink.w.beginObject()
-                sink.w.member("replicaName", definition.name)
-                sink.w.member("replicaID", definition.id)
-                var generations = JSONObject()
-                definition.generationMembers(into: &generations)
-                for (key, value) in generations { sink.w.member(key, value) }
-                sink.w.member("transportType", plan.deliversByURL ? TransportType.url.rawValue : TransportType.embedded.rawValue)
-                sink.w.member("responseType", ReplicaResponseType.data.rawValue)
-                sink.w.member("syncModel", definition.syncModel.rawValue)
-                sink.w.member("targetType", definition.targetType.rawValue)
-                sink.w.key("layers")
-                sink.w.beginArray()
+            case .records(let receiver):
+                try receiver.beginReplica(definition, deliversByURL: plan.deliversByURL)
                 for selection in selections {
-                    let layerCounts = try Self.writeLayerData(
+                    let layerCounts = try Self.readLayerData(
                         selection, spatialReference: definition.spatialReference,
                         withAttachments: selection.layer.definition.hasAttachments && definition.returnAttachments,
-                        directory: directory, attachmentURL: attachmentURL, db: db, to: &sink)
+                        directory: directory, db: db, into: receiver)
                     counts.features += layerCounts.features
                     counts.attachments += layerCounts.attachments
                 }
-                sink.w.endArray()
-                sink.w.endObject()
-                try sink.finish()
+                try receiver.endReplica()
             }
             return (definition, counts)
         }

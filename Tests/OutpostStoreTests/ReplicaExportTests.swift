@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
+import OutpostService
 import OutpostStorage
 import OutpostSync
 import OutpostTestSupport
@@ -51,7 +52,7 @@ import Testing
         for _ in 0..<15 {
             var bytes: [UInt8] = []
             let (definition, counts) = try store.sync.exportReplica(
-                replicaPlan, to: .json(write: { bytes += $0 }, attachmentURL: nil),
+                replicaPlan, to: .records(ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: nil)),
                 serviceURL: "", serviceJSON: .null, layerJSON: [:])
             let document = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
             let exported = Set(
@@ -105,7 +106,7 @@ import Testing
         func exported(_ layerQueries: String) throws -> Int {
             let replicaPlan = try plan(extra: [("geometry", "0,-1,9.5,1"), ("layerQueries", layerQueries)], service: service.definition)
             return try store.sync.exportReplica(
-                replicaPlan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+                replicaPlan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null,
                 layerJSON: [:]
             ).1.features
         }

@@ -1,3 +1,4 @@
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostSync
@@ -45,7 +46,7 @@ enum Contract {
             request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,
             takenNames: [], now: backend.clock.milliseconds())
         let (definition, _) = try backend.sync.exportReplica(
-            plan, to: .json(write: { _ in }, attachmentURL: nil), serviceURL: "", serviceJSON: .null,
+            plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null,
             layerJSON: [:], phase: { _ in })
         return try backend.replicas.registerReplica(definition)
     }
