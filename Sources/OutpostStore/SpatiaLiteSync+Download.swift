@@ -17,7 +17,9 @@ extension SpatiaLiteSync {
     /// replica's filters, decided by `SyncRules.download`), and full data for snapshot
     /// layers. One read transaction: the generation handed out is the newest committed when it
     /// began, so a concurrent edit is in this answer or in the next.
-    public func readSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver) throws
+    public func readSyncAnswer(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver
+    ) throws
         -> SyncAnswerSummary
     {
         try readAnswer(plan, upload: upload) { answer, db in
