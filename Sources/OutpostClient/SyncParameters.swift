@@ -1,49 +1,6 @@
 import Foundation
 import OutpostWire
 
-/// What a FeatureServer says about itself that a sync task needs.
-public struct FeatureServiceInfo: Sendable, Equatable {
-    public struct LayerSummary: Sendable, Equatable, Codable {
-        public var id: Int
-        public var name: String
-        public var isTable: Bool
-    }
-
-    public var syncEnabled: Bool
-    public var supportsPerLayerSync: Bool
-    public var supportsPerReplicaSync: Bool
-    public var supportsSyncDirectionControl: Bool
-    public var supportsAttachmentsSyncDirection: Bool
-    public var supportsRegisteringExistingData: Bool
-    public var layers: [LayerSummary]
-    public var spatialReference: SpatialReference?
-    public var fullExtent: Envelope?
-
-    public init(json: JSONValue) {
-        let capabilities = json["syncCapabilities"]
-        syncEnabled = json["syncEnabled"]?.boolValue ?? (json["capabilities"]?.stringValue?.contains("Sync") ?? false)
-        supportsPerLayerSync = capabilities?["supportsPerLayerSync"]?.boolValue ?? false
-        supportsPerReplicaSync = capabilities?["supportsPerReplicaSync"]?.boolValue ?? true
-        supportsSyncDirectionControl = capabilities?["supportsSyncDirectionControl"]?.boolValue ?? false
-        supportsAttachmentsSyncDirection = capabilities?["supportsAttachmentsSyncDirection"]?.boolValue ?? false
-        supportsRegisteringExistingData = capabilities?["supportsRegisteringExistingData"]?.boolValue ?? false
-        func summaries(_ key: String, table: Bool) -> [LayerSummary] {
-            (json[key]?.arrayValue ?? []).compactMap { item in
-                guard let id = item["id"]?.int64Value else { return nil }
-                return LayerSummary(id: Int(id), name: item["name"]?.stringValue ?? "\(id)", isTable: table)
-            }
-        }
-        layers = summaries("layers", table: false) + summaries("tables", table: true)
-        spatialReference = (json["spatialReference"]?["latestWkid"]?.int64Value ?? json["spatialReference"]?["wkid"]?.int64Value)
-            .map { SpatialReference(wkid: Int($0)) }
-        if let e = json["fullExtent"], let xmin = e["xmin"]?.doubleValue, let ymin = e["ymin"]?.doubleValue,
-            let xmax = e["xmax"]?.doubleValue, let ymax = e["ymax"]?.doubleValue
-        {
-            fullExtent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
-        }
-    }
-}
-
 /// How one layer is taken offline (`layerQueries`, §4.3).
 public struct GenerateLayerOption: Sendable, Equatable, Codable {
     public var layerId: Int

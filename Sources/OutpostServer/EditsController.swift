@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostWire
@@ -9,13 +10,8 @@ struct EditsController: Sendable {
 
     /// Edits DEFAULT, or the named version `gdbVersion` names (versioned services).
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
-        let service = try context.serviceName()
-        if let version = p.string("gdbVersion"), !version.isEmpty,
-            try store.versions.version(service: service, named: version).map({ !$0.isDefault }) ?? true
-        {
-            return try store.versions.applyVersionEdits(service: service, version: version, edits: edits, options: options).noted(in: context)
-        }
-        return try store.edits.applyEdits(service: service, edits: edits, options: options).noted(in: context)
+        try ApplyEdits(backend: store).apply(edits, options: options, service: try context.serviceName(), version: p.string("gdbVersion"))
+            .noted(in: context)
     }
 
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

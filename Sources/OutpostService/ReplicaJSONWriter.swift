@@ -62,7 +62,7 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
     }
 
     public func feature(_ feature: FeatureRecord, of layer: LayerDefinition) throws {
-        writeFeature(feature, of: layer)
+        Self.writeFeature(feature, of: layer, to: &w)
         try flushIfLarge()
     }
 
@@ -73,7 +73,7 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
             w.beginArray()
             layerInAttachments = true
         }
-        try writeAttachment(attachment, layerId: layer.id)
+        try Self.writeAttachment(attachment, layerId: layer.id, attachmentURL: attachmentURL, to: &w)
         try flushIfLarge()
     }
 
@@ -151,7 +151,7 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
 
     public func changedFeature(_ change: DownloadChange, _ feature: FeatureRecord, of layer: LayerDefinition) throws {
         enter(change)
-        writeFeature(feature, of: layer)
+        Self.writeFeature(feature, of: layer, to: &w)
         try flushIfLarge()
     }
 
@@ -170,7 +170,7 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
 
     public func changedAttachment(_ change: DownloadChange, _ attachment: AttachmentRecord, of layer: LayerDefinition) throws {
         enter(change)
-        try writeAttachment(attachment, layerId: layer.id)
+        try Self.writeAttachment(attachment, layerId: layer.id, attachmentURL: attachmentURL, to: &w)
         try flushIfLarge()
     }
 
@@ -201,8 +201,11 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
 
     // MARK: Records
 
+    // The record writers take the writer inout: one access to the stored property per record
+    // (each access to a class's stored property is checked for exclusivity at run time).
+
     /// One feature: attributes aligned with the layer's fields, geometry in Esri JSON.
-    private func writeFeature(_ feature: FeatureRecord, of layer: LayerDefinition) {
+    private static func writeFeature(_ feature: FeatureRecord, of layer: LayerDefinition, to w: inout JSONWriter) {
         w.beginObject()
         w.key("attributes")
         w.beginObject()
@@ -216,7 +219,9 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
     }
 
     /// One attachment: by `url` when `attachmentURL` names one, else with base64 `data`.
-    private func writeAttachment(_ attachment: AttachmentRecord, layerId: Int) throws {
+    private static func writeAttachment(
+        _ attachment: AttachmentRecord, layerId: Int, attachmentURL: ((Int, Int64, Int64) -> String)?, to w: inout JSONWriter
+    ) throws {
         w.beginObject()
         w.member("attachmentId", attachment.id)
         w.member("globalId", attachment.globalId)

@@ -81,9 +81,12 @@ extension SpatiaLiteSync {
         var changes = LayerChangeReader(selection: selection, since: layerPlan.since, replica: replica)
         let layer = selection.layer.definition
         var count = 0
+        var record = FeatureRecord(attributes: [], geometry: nil)
+        record.attributes.reserveCapacity(layer.fields.count)
         for pass in [DownloadChange.add, .update] {
             try changes.forEachRow(pass, db: db) { values, geometry in
-                try receiver.changedFeature(pass, record(values, geometry: geometry), of: layer)
+                fill(&record, values, geometry: geometry)
+                try receiver.changedFeature(pass, record, of: layer)
                 count += 1
             }
         }

@@ -7,9 +7,12 @@ import OutpostWire
 /// Replica data as records for a receiver, shared by replica documents and the snapshot
 /// layers of a sync.
 extension SpatiaLiteSync {
-    /// A feature row as a record: values as JSON values, in the layer's field order.
-    static func record(_ values: [DatabaseValue], geometry: OGCGeometry?) -> FeatureRecord {
-        FeatureRecord(attributes: values.map(SpatiaLiteFeatures.jsonValue), geometry: geometry)
+    /// Refills `record` from a row, reusing its storage: a receiver does not keep records, so
+    /// a million rows cost no million arrays.
+    static func fill(_ record: inout FeatureRecord, _ values: [DatabaseValue], geometry: OGCGeometry?) {
+        record.attributes.removeAll(keepingCapacity: true)
+        for value in values { record.attributes.append(SpatiaLiteFeatures.jsonValue(value)) }
+        record.geometry = geometry
     }
 
     /// A layer's full data: `beginLayer`, every feature, its attachments when asked, `endLayer`.
@@ -20,8 +23,11 @@ extension SpatiaLiteSync {
         var counts = ReplicaExportCounts()
         let layer = selection.layer.definition
         try receiver.beginLayer(layer, spatialReference: spatialReference, withAttachments: withAttachments)
+        var record = FeatureRecord(attributes: [], geometry: nil)
+        record.attributes.reserveCapacity(layer.fields.count)
         try forEachFeature(selection, spatialReference: spatialReference, db: db) { values, geometry in
-            try receiver.feature(record(values, geometry: geometry), of: layer)
+            fill(&record, values, geometry: geometry)
+            try receiver.feature(record, of: layer)
             counts.features += 1
         }
         if withAttachments {

@@ -114,3 +114,41 @@ extension ReplicaFileAnswer: CustomTestStringConvertible {
 extension ReplicaJobStatus: CustomTestStringConvertible {
     public var testDescription: String { status.rawValue }
 }
+
+/// The service resource both ways: what the server says of a service, a client reads back.
+@Suite struct ServiceInfoTests {
+    static func service(versioned: Bool) -> ServiceDefinition {
+        ServiceDefinition(
+            name: "S", isVersioned: versioned, spatialReference: SpatialReference(wkid: 3857),
+            layers: [
+                LayerDefinition(
+                    id: 0, name: "Points", kind: .featureLayer, geometryType: .point, spatialReference: SpatialReference(wkid: 3857),
+                    fields: LayerDefinition.withSystemFields([])),
+                LayerDefinition(
+                    id: 4, name: "Notes", kind: .table, geometryType: nil, spatialReference: SpatialReference(wkid: 3857),
+                    fields: LayerDefinition.withSystemFields([])),
+            ])
+    }
+
+    @Test(arguments: [false, true])
+    func syncCapabilitiesRoundTrip(versioned: Bool) {
+        let capabilities = SyncCapabilities(for: Self.service(versioned: versioned))
+        #expect(SyncCapabilities(json: capabilities.json) == capabilities)
+        #expect(capabilities.supportsPerLayerSync == !versioned && capabilities.supportsSyncDirectionControl == versioned)
+    }
+
+    @Test(arguments: [false, true])
+    func whatTheServiceResourceSaysAClientReadsBack(versioned: Bool) {
+        let service = Self.service(versioned: versioned)
+        let extent = Envelope(xmin: -10, ymin: -5, xmax: 10, ymax: 5)
+        let info = FeatureServiceInfo(json: FeatureServiceMetadata.serviceJSON(service, fullExtent: extent))
+        let capabilities = SyncCapabilities(for: service)
+        #expect(info.syncEnabled && info.supportsPerLayerSync == capabilities.supportsPerLayerSync)
+        #expect(info.supportsPerReplicaSync == capabilities.supportsPerReplicaSync)
+        #expect(info.supportsSyncDirectionControl == capabilities.supportsSyncDirectionControl)
+        #expect(info.supportsRegisteringExistingData == capabilities.supportsRegisteringExistingData)
+        #expect(info.supportsAttachmentsSyncDirection == capabilities.supportsAttachmentsSyncDirection)
+        #expect(info.layers.map(\.id) == [0, 4] && info.layers.map(\.isTable) == [false, true] && info.layers.map(\.name) == ["Points", "Notes"])
+        #expect(info.spatialReference?.wkid == 3857 && info.fullExtent == extent)
+    }
+}

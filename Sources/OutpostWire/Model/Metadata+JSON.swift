@@ -17,18 +17,7 @@ public enum FeatureServiceMetadata {
     }
 
     public static func syncCapabilities(for service: ServiceDefinition) -> JSONValue {
-        [
-            "supportsAsync": true,
-            "supportsASync": true,
-            "supportsRegisteringExistingData": .bool(!service.isVersioned),
-            "supportsSyncDirectionControl": .bool(service.isVersioned),
-            "supportsPerLayerSync": .bool(!service.isVersioned),
-            "supportsPerReplicaSync": .bool(service.isVersioned),
-            "supportsSyncModelNone": true,
-            "supportsRollbackOnFailure": true,
-            "supportsAttachmentsSyncDirection": true,
-            "supportsBiDirectionalSyncForServer": false,
-        ]
+        SyncCapabilities(for: service).json
     }
 
     public static func serviceJSON(_ service: ServiceDefinition, fullExtent: Envelope) -> JSONValue {
