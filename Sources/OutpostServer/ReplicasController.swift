@@ -30,45 +30,14 @@ struct ReplicasController: Sendable {
         sweepResultFiles()
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
-        var parsed = try CreateReplicaRequest.parse(p)
-        // A viewer gets a download-only replica, as ArcGIS gives non-owners of Query+Sync services.
-        if context.user?.role == .viewer { parsed.syncDirection = .download }
-        var reference: ReplicaDefinition?
-        var registrationFacts: RegistrationFacts?
-        if let registration = parsed.registerExistingData {
-            let facts = try store.replicas.registrationFacts(service: serviceName, referenceId: registration.referenceReplicaId)
-            try RegistrationRules.check(facts)
-            registrationFacts = facts
-            if let id = registration.referenceReplicaId { reference = try store.replicas.replica(service: serviceName, id: id) }
-        }
-        let now = store.clock.milliseconds()
-        let replicaId = GlobalID.make()
-        let owner = context.user?.name ?? ""
-        let planBox = PlanBox()
-        let reserved = try store.replicas.reserveReplicaName(
-            { taken in
-                let plan = try ReplicaPlanner.plan(
-                    parsed, service: service.definition, replicaId: replicaId, owner: owner,
-                    takenNames: taken, reference: reference, now: now)
-                planBox.plan = plan
-                return plan.definition.name
-            }, service: serviceName)
-        guard let plan = planBox.plan else { throw ArcGISError.internalError("no replica plan") }
+        let creation = CreateReplica(backend: store)
+        let planned = try creation.plan(try CreateReplicaRequest.parse(p), service: serviceName, for: context.caller)
+        let plan = planned.plan
         let store = self.store
-        do {
-            try store.sync.validate(plan)
-        } catch {
-            store.replicas.releaseReplicaName(reserved, service: serviceName)
-            throw error
-        }
 
         // Registering existing data: no data, just an id and generations (§4.7).
-        if let registration = plan.registration {
-            defer { store.replicas.releaseReplicaName(reserved, service: serviceName) }
-            let definition = try ReplicaPlanner.registeredGenerations(
-                registration, for: plan.definition, reference: reference,
-                currentGeneration: try store.edits.currentGeneration())
-            let registered = try store.replicas.registerReplica(definition, copiedFrom: registrationFacts?.originId)
+        if plan.registration != nil {
+            let registered = try creation.registerExistingData(planned)
             let answer = ReplicaRegistrationAnswer(
                 replicaName: registered.name, replicaId: registered.id, generations: registered.generations,
                 syncModel: registered.syncModel, targetType: registered.targetType)
@@ -80,14 +49,15 @@ struct ReplicasController: Sendable {
         // A replica file keeps the service and layer resources as served; JSON replicas do not.
         let (serviceJSON, layerJSON) = plan.dataFormat == .sqlite ? try resources(service, of: plan.definition) : (.null, [:])
         let export = ExportWork(
-            store: store, files: files, plan: plan, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
-            resultBase: resultBase(request, service: serviceName), reservedName: reserved)
+            store: store, files: files, planned: planned, serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON,
+            resultBase: resultBase(request, service: serviceName))
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
             let job = JobRecord(
                 id: jobId, serviceName: serviceName, kind: .createReplica, replicaId: plan.definition.id,
-                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: now, owner: owner)
+                replicaName: plan.definition.name, transportType: .url, responseType: .data, submittedAt: store.clock.milliseconds(),
+                owner: plan.definition.owner)
             let ticket: JobRunner.Ticket
             do {
                 ticket = try runner.admit(caller: context.jobCaller)
@@ -96,7 +66,7 @@ struct ReplicasController: Sendable {
                     throw error
                 }
             } catch {
-                store.replicas.releaseReplicaName(reserved, service: serviceName)
+                creation.release(planned)
                 throw error
             }
             let logger = self.logger
@@ -132,33 +102,24 @@ struct ReplicasController: Sendable {
         }
     }
 
-    /// Runs a job's work on the blocking pool and saves each step: started, the phases the
-    /// work reports, then completed with its result file, or failed with its error.
+    /// Runs a job's work on the blocking pool through the `ReplicaJob` use case (every step
+    /// saved); a failure that is a server fault is logged whole.
     static func runJob(
         _ job: JobRecord, store: FeatureStore, logger: Logger,
-        work: @escaping @Sendable (_ phase: @escaping (JobStatus) -> Void) throws -> String
+        work: @escaping @Sendable (_ phase: (JobStatus) -> Void) throws -> String
     ) async {
-        let box = JobBox(record: job)
-        func advance(_ event: JobEvent) {
-            guard let next = try? box.record.applying(event, at: store.clock.milliseconds()) else { return }
-            box.record = next
-            do { try store.jobs.saveJob(next) } catch { logger.error("job \(next.id): cannot save status: \(error)") }
-        }
-        advance(.started)
-        do {
-            let name = try await JobRunner.blocking {
-                try work { phase in
-                    guard let next = try? box.record.applying(.phase(phase), at: store.clock.milliseconds()) else { return }
-                    box.record = next
-                    try? store.jobs.saveJob(next)
+        let last = try? await JobRunner.blocking {
+            ReplicaJob(backend: store).run(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
+                phase in
+                do {
+                    return try work(phase)
+                } catch {
+                    _ = RESTResponse.arcGISError(from: error, logger: logger)
+                    throw error
                 }
             }
-            advance(.succeeded(resultFile: name))
-        } catch {
-            let arcGISError = RESTResponse.arcGISError(from: error, logger: logger)
-            advance(.failed(arcGISError))
-            logger.error("job \(job.id) failed: \(arcGISError)")
         }
+        if let last, last.status == .failed { logger.error("job \(job.id) failed: \(last.error.map(String.init(describing:)) ?? "")") }
     }
 
     // MARK: Jobs and result files
@@ -280,55 +241,44 @@ struct ReplicasController: Sendable {
     }
 }
 
-/// Carries the plan out of the name-reservation closure.
-private final class PlanBox: @unchecked Sendable {
-    var plan: ReplicaPlan?
-}
-
-/// A job's record while its export runs on another thread.
-private final class JobBox: @unchecked Sendable {
-    var record: JobRecord
-    init(record: JobRecord) { self.record = record }
-}
-
 /// One replica export: snapshot, write, register, publish.
 struct ExportWork: Sendable {
     let store: FeatureStore
     let files: ResultFiles
-    let plan: ReplicaPlan
+    let planned: CreateReplica<FeatureStore>.Planned
     let serviceURL: String
     let serviceJSON: JSONValue
     let layerJSON: [Int: JSONValue]
     let resultBase: String
-    let reservedName: String
 
-    /// Writes the result file, registers the replica, then publishes the file.
+    var plan: ReplicaPlan { planned.plan }
+
+    /// Writes the result file, registers the replica (`CreateReplica.export`), then publishes the file.
     func toFile(phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, String) {
-        defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {
-            var definition: ReplicaDefinition
-            switch plan.dataFormat {
-            case .sqlite:
-                (definition, _) = try store.sync.exportReplica(
-                    plan, to: .geoPackage(path: temporary), serviceURL: serviceURL,
-                    serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
-            case .json:
-                _ = FileManager.default.createFile(atPath: temporary, contents: nil)
-                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
-                defer { try? handle.close() }
-                let urls = attachmentURLs
-                (definition, _) = try store.sync.exportReplica(
-                    plan, to: .records(ReplicaJSONWriter(write: { try handle.write(contentsOf: $0) }, attachmentURL: urls)),
-                    serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
-                try handle.synchronize()
-            }
-            if definition.isRegistered {
-                definition = try store.replicas.registerReplica(definition)
-                if definition.name != plan.definition.name, plan.dataFormat == .sqlite {
-                    try ReplicaFile.setReplicaName(definition.name, in: temporary)
+            let definition = try CreateReplica(backend: store).export(planned) { plan in
+                switch plan.dataFormat {
+                case .sqlite:
+                    return try store.sync.exportReplica(
+                        plan, to: .geoPackage(path: temporary), serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON,
+                        phase: phase
+                    ).0
+                case .json:
+                    _ = FileManager.default.createFile(atPath: temporary, contents: nil)
+                    guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
+                    defer { try? handle.close() }
+                    let (definition, _) = try store.sync.exportReplica(
+                        plan, to: .records(ReplicaJSONWriter(write: { try handle.write(contentsOf: $0) }, attachmentURL: attachmentURLs)),
+                        serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+                    try handle.synchronize()
+                    return definition
                 }
+            }
+            // Another replica took the name meanwhile: the file says the name it registered under.
+            if definition.name != plan.definition.name, plan.dataFormat == .sqlite {
+                try ReplicaFile.setReplicaName(definition.name, in: temporary)
             }
             try store.resultFiles.recordResultFile(name, owner: plan.definition.owner)
             try files.publish(name)
@@ -341,12 +291,13 @@ struct ExportWork: Sendable {
 
     /// The embedded JSON document, registered before it is returned.
     func toMemory() throws -> [UInt8] {
-        defer { store.replicas.releaseReplicaName(reservedName, service: plan.definition.serviceName) }
         var bytes: [UInt8] = []
-        let (definition, _) = try store.sync.exportReplica(
-            plan, to: .records(ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: attachmentURLs)),
-            serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON)
-        if definition.isRegistered { try store.replicas.registerReplica(definition) }
+        _ = try CreateReplica(backend: store).export(planned) { plan in
+            try store.sync.exportReplica(
+                plan, to: .records(ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: attachmentURLs)),
+                serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON
+            ).0
+        }
         return bytes
     }
 

@@ -68,4 +68,72 @@ import Testing
         #expect(outcome.upload?.results[0].addResults.map(\.success) == [true, false])
         #expect(try store.replicas.replica(service: Contract.service, id: replica.id)?.layers[0].serverGen == outcome.answer.generation)
     }
+
+    @Test(arguments: ContractBackend.all)
+    func aReplicaIsPlannedForItsCallerUnderAHeldNameThenExportedAndRegistered(_ backend: ContractBackend) throws {
+        let (store, _) = try backend.fresh()
+        try Self.create(store)
+    }
+
+    static func create(_ store: some OutpostBackend) throws {
+        let creation = CreateReplica(backend: store)
+        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", "crew")]))
+        let viewer = Caller(user: ServerUser(name: "val", role: .viewer))
+        let first = try creation.plan(request, service: Contract.service, for: viewer)
+        #expect(first.plan.definition.syncDirection == .download && first.plan.definition.owner == "val")
+        // While the first holds "crew", the same request gets the next free name.
+        let second = try creation.plan(request, service: Contract.service, for: ada)
+        #expect(first.plan.definition.name == "crew" && second.plan.definition.name == "crew_0")
+        creation.release(second)
+        var written = false
+        let registered = try creation.export(first) { plan in
+            written = true
+            return try store.sync.exportReplica(
+                plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null, layerJSON: [:],
+                phase: { _ in }
+            ).0
+        }
+        #expect(written && registered.name == "crew")
+        #expect(try store.replicas.replica(service: Contract.service, id: registered.id)?.owner == "val")
+        // The name was let go: a third request takes "crew_0", the first one's name being registered.
+        let third = try creation.plan(request, service: Contract.service, for: ada)
+        #expect(third.plan.definition.name == "crew_0")
+        creation.release(third)
+        // Registering existing data: a copy of the registered replica, no export.
+        var copy = CreateReplicaRequest()
+        copy.layers = [0]
+        copy.replicaName = "copy"
+        copy.registerExistingData = RegisterExistingData(referenceReplicaId: registered.id)
+        let registration = try creation.plan(copy, service: Contract.service, for: ada)
+        let copied = try creation.registerExistingData(registration)
+        #expect(copied.id != registered.id && copied.layers[0].serverGen == registered.layers[0].serverGen)
+        #expect(try store.replicas.registrationFacts(service: Contract.service, referenceId: copied.id).originId == registered.id)
+    }
+
+    @Test(arguments: ContractBackend.all)
+    func aJobSavesEveryStepByTheClockAndEndsCompletedOrFailed(_ backend: ContractBackend) throws {
+        let (store, clock) = try backend.fresh()
+        try Self.jobs(store, clock)
+    }
+
+    static func jobs(_ store: some OutpostBackend, _ clock: ManualClock) throws {
+        func job(_ id: String) -> JobRecord {
+            JobRecord(
+                id: id, serviceName: Contract.service, kind: .createReplica, replicaId: GlobalID.make(), replicaName: id,
+                transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
+        }
+        var seen: [JobStatus] = []
+        let done = ReplicaJob(backend: store).run(job("ok")) { phase in
+            seen.append(try! store.jobs.job(id: "ok")!.status)
+            clock.advance(milliseconds: 1_000)
+            phase(.exportingData)
+            seen.append(try! store.jobs.job(id: "ok")!.status)
+            return "file.gpkg"
+        }
+        #expect(seen == [.inProgress, .exportingData])
+        #expect(try done.status == .completed && done.resultFile == "file.gpkg" && store.jobs.job(id: "ok") == done)
+        #expect(done.lastUpdatedTime == clock.milliseconds())
+        let failed = ReplicaJob(backend: store).run(job("bad")) { _ in throw StoreError.serviceNotFound("gone") }
+        #expect(try failed.status == .failed && failed.error?.code == 404 && store.jobs.job(id: "bad") == failed)
+    }
 }
