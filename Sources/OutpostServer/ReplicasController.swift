@@ -22,8 +22,7 @@ struct ReplicasController: Sendable {
 
     /// Removes expired result files (at most once a minute) and what the store kept of them.
     func sweepResultFiles() {
-        let removed = files.sweepIfDue()
-        do { try store.resultFiles.forgetResultFiles(removed) } catch { logger.warning("Could not forget removed result files: \(error)") }
+        files.sweep(ifDue: true, forgettingOwnersIn: store.resultFiles, logger: logger)
     }
 
     func create(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {

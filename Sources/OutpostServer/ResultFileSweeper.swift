@@ -24,9 +24,16 @@ struct ResultFileSweeper<Registry: ResultFileRegistry>: Service {
         }
     }
 
-    /// One sweep (also run by requests that make result files, at most once a minute).
     func sweep() {
-        let removed = files.sweep()
+        files.sweep(forgettingOwnersIn: registry, logger: logger)
+    }
+}
+
+extension ResultFiles {
+    /// Removes idle files and forgets their owners (`ResultFileRegistry`); with `ifDue`, at most
+    /// once a minute (requests that make result files sweep so too).
+    func sweep(ifDue: Bool = false, forgettingOwnersIn registry: some ResultFileRegistry, logger: Logger) {
+        let removed = ifDue ? sweepIfDue() : sweep()
         guard !removed.isEmpty else { return }
         do {
             try registry.forgetResultFiles(removed)

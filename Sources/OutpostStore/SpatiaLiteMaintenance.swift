@@ -68,9 +68,9 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         var report = CompactReport()
         for service in catalog.services {
             let name = service.definition.name
-            let replicas = try SpatiaLiteReplicaRegistry(database: database).replicas(service: name)
+            let registered = try replicas.replicas(service: name)
             try pool.write { db in
-                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: replicas, current: try SpatiaLiteEdits.newestGeneration(db))
+                let oldest = ReplicaHousekeeping.oldestGenerationNeeded(by: registered, current: try SpatiaLiteEdits.newestGeneration(db))
                 try db.execute(sql: "DELETE FROM outpost_tombstones WHERE service = ? AND generation <= ?", arguments: [name, oldest])
                 report.tombstones += db.changesCount
             }

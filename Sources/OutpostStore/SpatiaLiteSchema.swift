@@ -9,16 +9,9 @@ import OutpostWire
 public struct SpatiaLiteSchema: CatalogStore, StoreRepository {
     public let database: StoreDatabase
 
-    public func service(named name: String) throws(StoreError) -> StoredService {
-        guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
-        return service
-    }
+    public func service(named name: String) throws(StoreError) -> StoredService { try catalog.existingService(named: name) }
 
-    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
-        let service = try service(named: name)
-        guard let layer = service.layers.first(where: { $0.definition.id == id }) else { throw .layerNotFound(service: name, layer: id) }
-        return layer
-    }
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog.existingLayer(service: name, id: id) }
 }
 
 extension SpatiaLiteSchema {

@@ -332,7 +332,7 @@ struct LayerChangeReader {
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
         columns += [
             "t.outpost_created_gen", "t.outpost_gen", "t.outpost_replica", "CASE WHEN \(selection.condition) THEN 1 ELSE 0 END",
-            "(SELECT g.replica_id FROM outpost_generations g WHERE g.generation = t.outpost_created_gen)",
+            ChangeFeedPrefilter.creatorColumn(alias: "t"),
         ]
         let statement = try db.makeStatement(
             sql: """

@@ -80,16 +80,7 @@ extension StoreRepository {
     /// A consistent snapshot of all services.
     public var catalog: Catalog { database.catalog }
 
-    func service(named name: String) throws(StoreError) -> StoredService {
-        guard let service = catalog.service(named: name) else { throw .serviceNotFound(name) }
-        return service
-    }
+    func service(named name: String) throws(StoreError) -> StoredService { try catalog.existingService(named: name) }
 
-    func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer {
-        let service = try service(named: name)
-        guard let layer = service.layers.first(where: { $0.definition.id == id }) else {
-            throw .layerNotFound(service: name, layer: id)
-        }
-        return layer
-    }
+    func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog.existingLayer(service: name, id: id) }
 }

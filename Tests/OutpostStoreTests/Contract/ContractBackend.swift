@@ -39,6 +39,11 @@ enum Contract {
         return EditFeature(attributes: attributes, geometry: ["x": .double(x), "y": .double(y)])
     }
 
+    /// Online edits of layer 0 by GlobalID (another writer than the replica), committed.
+    static func edit(_ backend: some OutpostBackend, _ edits: LayerEdits) throws {
+        _ = try backend.edits.applyEdits(service: service, edits: [edits], options: EditOptions(useGlobalIds: true))
+    }
+
     /// Creates (a JSON snapshot) and registers a per-layer bidirectional replica of layer 0.
     static func createReplica(_ backend: some OutpostBackend, name: String = "device", owner: String = "ada") throws -> ReplicaDefinition {
         let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))

@@ -33,26 +33,22 @@ import Testing
         let (store, clock) = try backend.fresh()
         let kept = GlobalID.make()
         let contested = GlobalID.make()
-        _ = try store.edits.applyEdits(
-            service: Contract.service,
-            edits: [
-                LayerEdits(
-                    layerId: 0,
-                    adds: [
-                        Contract.point("kept", globalId: kept), Contract.point("contested", globalId: contested),
-                    ])
-            ], options: EditOptions(useGlobalIds: true))
+        try Contract.edit(
+            store,
+            LayerEdits(
+                layerId: 0,
+                adds: [
+                    Contract.point("kept", globalId: kept), Contract.point("contested", globalId: contested),
+                ]))
         let replica = try Contract.createReplica(store)
         // Another writer changes the contested feature after the replica's generation.
-        _ = try store.edits.applyEdits(
-            service: Contract.service,
-            edits: [
-                LayerEdits(
-                    layerId: 0,
-                    updates: [
-                        EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("online")])
-                    ])
-            ], options: EditOptions(useGlobalIds: true))
+        try Contract.edit(
+            store,
+            LayerEdits(
+                layerId: 0,
+                updates: [
+                    EditFeature(attributes: ["GlobalID": .string(contested), "label": .string("online")])
+                ]))
         clock.advance(milliseconds: 60_000)
         let added = GlobalID.make()
         let edits = LayerEdits(
@@ -84,27 +80,23 @@ import Testing
         let updated = GlobalID.make()
         let deleted = GlobalID.make()
         let untouched = GlobalID.make()
-        _ = try store.edits.applyEdits(
-            service: Contract.service,
-            edits: [
-                LayerEdits(
-                    layerId: 0,
-                    adds: [
-                        Contract.point("updated", globalId: updated), Contract.point("deleted", globalId: deleted),
-                        Contract.point("untouched", globalId: untouched),
-                    ])
-            ], options: EditOptions(useGlobalIds: true))
+        try Contract.edit(
+            store,
+            LayerEdits(
+                layerId: 0,
+                adds: [
+                    Contract.point("updated", globalId: updated), Contract.point("deleted", globalId: deleted),
+                    Contract.point("untouched", globalId: untouched),
+                ]))
         let replica = try Contract.createReplica(store)
         let addedOnline = GlobalID.make()
-        _ = try store.edits.applyEdits(
-            service: Contract.service,
-            edits: [
-                LayerEdits(
-                    layerId: 0,
-                    adds: [Contract.point("online", globalId: addedOnline)],
-                    updates: [EditFeature(attributes: ["GlobalID": .string(updated), "label": .string("changed")])],
-                    deletes: [.globalId(deleted)])
-            ], options: EditOptions(useGlobalIds: true))
+        try Contract.edit(
+            store,
+            LayerEdits(
+                layerId: 0,
+                adds: [Contract.point("online", globalId: addedOnline)],
+                updates: [EditFeature(attributes: ["GlobalID": .string(updated), "label": .string("changed")])],
+                deletes: [.globalId(deleted)]))
         let fromDevice = GlobalID.make()
         let plan = try Contract.syncPlan(replica, edits: LayerEdits(layerId: 0, adds: [Contract.point("device", globalId: fromDevice)]))
         let upload = try store.sync.applySyncUpload(plan, fingerprint: [9])
