@@ -40,7 +40,11 @@ let package = Package(
         .target(name: "OutpostSync", dependencies: ["OutpostWire", "OutpostGeometry"]),
         // The storage seams: the protocols a backend implements (users, uploads, jobs, the
         // replica registry, the conflict log, result files, maintenance) and their values. No SQL.
-        .target(name: "OutpostStorage", dependencies: ["OutpostWire", "OutpostGeometry", "OutpostSync"]),
+        .target(
+            name: "OutpostStorage",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "OutpostSync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // Bulk SQLite helpers shared by the store and the GeoPackage writer (plain SQLite C API).
         .target(
             name: "OutpostSQLite",
@@ -84,6 +88,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
@@ -137,6 +142,8 @@ let package = Package(
                 "OutpostGeoPackage", "OutpostSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

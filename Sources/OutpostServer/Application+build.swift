@@ -59,12 +59,14 @@ public func buildApplication(
     store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
     logger: Logger = .outpostDefault
 ) -> some ApplicationProtocol {
-    Application(
+    var application = Application(
         router: buildRouter(store: store, options: options, logger: logger),
         server: .http1(configuration: .init(idleTimeout: options.idleTimeAmount)),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
+    application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
+    return application
 }
 
 /// The same application over HTTPS.
@@ -72,18 +74,23 @@ public func buildTLSApplication(
     store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
     options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = .outpostDefault
 ) throws -> some ApplicationProtocol {
-    Application(
+    var application = Application(
         router: buildRouter(store: store, options: options, logger: logger),
         server: try .tls(.http1(configuration: .init(idleTimeout: options.idleTimeAmount)), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
+    application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
+    return application
 }
 
 /// What runs beside the HTTP server in the application's service group (service-lifecycle):
-/// the result-file sweeper.
+/// the backend's own services (the WAL checkpointer) and the result-file sweeper. The group
+/// starts them before the server and stops them after it has drained, in reverse order. The
+/// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
+/// first request is accepted.
 func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Logger) -> [any Service] {
-    [
+    store.backgroundServices + [
         ResultFileSweeper(
             files: ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime),
             registry: store.resultFiles, interval: .seconds(60), logger: logger)
@@ -105,7 +112,6 @@ public func buildRouter(
     store: FeatureStore, options: ServerOptions = ServerOptions(),
     logger: Logger = .outpostDefault
 ) -> Router<OutpostRequestContext> {
-    StartupHousekeeping.run(store: store, logger: logger)
     let router = Router(context: OutpostRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())

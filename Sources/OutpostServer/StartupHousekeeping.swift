@@ -4,9 +4,14 @@ import OutpostStore
 
 /// What a server does before it serves: a previous run's unfinished jobs have no worker any
 /// more (they fail, never hang), and files of edits that never committed or of requests cut
-/// off are removed. Contract: run before the first request (no edit in flight).
+/// off are removed. Contract: run before the first request (no edit in flight), which the
+/// application ensures by running it as the HTTP server's prelude in the service group.
 enum StartupHousekeeping {
-    static func run(store: FeatureStore, logger: Logger) {
+    static func run(store: FeatureStore, logger: Logger) async throws {
+        try await StoreCall.run { sweep(store: store, logger: logger) }
+    }
+
+    private static func sweep(store: FeatureStore, logger: Logger) {
         if let failed = try? store.jobs.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
             logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
         }

@@ -1,6 +1,7 @@
 import OutpostGeometry
 import OutpostSync
 import OutpostWire
+import ServiceLifecycle
 
 /// Services and layers: the catalog, and its changes.
 ///
@@ -137,6 +138,10 @@ public protocol OutpostBackend: Sendable {
     var maintenance: Maintenance { get }
     /// Every time the backend stamps.
     var clock: any WallClock { get }
+    /// What the backend needs run while a server uses it, in the server's service group
+    /// (service-lifecycle): the SpatiaLite backend's WAL checkpointer; a networked backend's
+    /// connection pool. The backend works without them running (the CLI, tests).
+    var backgroundServices: [any Service] { get }
 }
 
 extension OutpostBackend {

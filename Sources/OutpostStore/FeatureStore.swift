@@ -4,6 +4,7 @@ import OutpostGeometry
 import OutpostStorage
 import OutpostSync
 import OutpostWire
+import ServiceLifecycle
 
 /// The embedded SpatiaLite backend (`OutpostBackend`): one repository per concern over one
 /// database (`StoreDatabase`). It holds them and the data folder's paths; the SQL is theirs.
@@ -52,6 +53,7 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public var path: String { database.path }
     public var directory: String { database.directory }
     public var clock: any WallClock { database.clock }
+    public var backgroundServices: [any Service] { [database.checkpointer] }
     /// Feature and attachment edits committed since the store was opened (metrics).
     public var editsApplied: Int { database.editsApplied.load(ordering: .relaxed) }
 

@@ -6,7 +6,7 @@ import OutpostWire
 import Synchronization
 
 /// The embedded backend's shared state: one SpatiaLite database (WAL) per data folder, its
-/// background checkpointer, the catalog cache and the clock. Every repository of the
+/// WAL checkpointer, the catalog cache and the clock. Every repository of the
 /// SpatiaLite backend works through it.
 ///
 /// Reads run concurrently on the pool's readers; writes are serialized by SQLite. The
@@ -21,7 +21,8 @@ public final class StoreDatabase: Sendable {
     /// Every time the store stamps (generations, replicas, jobs, tokens, uploads, conflicts).
     public let clock: any WallClock
     let pool: DatabasePool
-    private let checkpointer: WALCheckpointer
+    /// Copies the WAL into the database: a `Service` to run beside a server.
+    public let checkpointer: WALCheckpointer
     private let catalogCache: Mutex<Catalog>
     /// Feature and attachment edits committed since the store was opened (metrics).
     let editsApplied = Atomic<Int>(0)
@@ -48,10 +49,6 @@ public final class StoreDatabase: Sendable {
         pool = try DatabasePool(path: path, configuration: configuration)
         try FeatureStore.migrator.migrate(pool)
         catalogCache = Mutex(try pool.read(Catalog.load))
-    }
-
-    deinit {
-        checkpointer.close()
     }
 
     /// A consistent snapshot of all services.

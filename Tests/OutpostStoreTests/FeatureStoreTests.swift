@@ -35,32 +35,6 @@ import Testing
         }
     }
 
-    @Test func theWALIsCheckpointedInTheBackgroundAfterALargeCommit() async throws {
-        let store = try makeTemporaryStore()
-        // Over the threshold (1,000 pages of 4 KiB): about 2,000 pages of blobs.
-        try store.write { db in
-            try db.execute(sql: "CREATE TABLE bulk(id INTEGER PRIMARY KEY, payload BLOB)")
-            for id in 0..<2000 {
-                try db.execute(sql: "INSERT INTO bulk(payload) VALUES (zeroblob(3500))", arguments: [])
-                _ = id
-            }
-        }
-        // The main file alone (immutable: its WAL ignored) holds the rows once a checkpoint copied
-        // them. Read mid-checkpoint, the file may be half copied: that read fails and is retried.
-        var inMainFile = 0
-        for _ in 0..<100 {
-            var configuration = Configuration()
-            configuration.readonly = true
-            if let file = try? DatabaseQueue(path: "file:\(store.path)?immutable=1", configuration: configuration) {
-                inMainFile = (try? await file.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM bulk") ?? 0 }) ?? 0
-                try? file.close()
-            }
-            if inMainFile == 2000 { break }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(inMainFile == 2000)
-    }
-
     @Test func catalogSurvivesReopeningAndMigrationsRunOnce() throws {
         let store = try makeTemporaryStore()
         try DemoData.seed(store, testdataDirectory: testdataDirectory)
