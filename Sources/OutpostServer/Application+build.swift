@@ -129,11 +129,14 @@ public func buildRouter(
 
     // Everything under /arcgis answers in ArcGIS's forms: the HTML directory outermost (it
     // renders envelopes too), then the envelope, then per role the admission and the form.
-    let arcgis = router.group("arcgis").add(middleware: HTMLDirectoryMiddleware()).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
-    func admitted(_ group: RouterGroup<OutpostRequestContext>, role: UserRole?) -> RouterGroup<OutpostRequestContext> {
+    func answersInArcGISForms(_ group: RouterGroup<OutpostRequestContext>) -> RouterGroup<OutpostRequestContext> {
+        group.add(middleware: HTMLDirectoryMiddleware()).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
+    }
+    let arcgis = answersInArcGISForms(router.group("arcgis"))
+    func admitted(_ group: RouterGroup<OutpostRequestContext>, role: UserRole?, identifies: Bool = false) -> RouterGroup<OutpostRequestContext> {
         group.add(
             middleware: FormAdmissionMiddleware(
-                role: role, authenticator: authenticator, limits: options.limits,
+                role: role, identifies: identifies, authenticator: authenticator, limits: options.limits,
                 temporaryDirectory: store.temporaryDirectory)
         )
         .add(middleware: HTMLFormMiddleware())
@@ -180,6 +183,23 @@ public func buildRouter(
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)
+    }
+
+    // The portal: anyone may ask (item sharing decides what they see), a token names them;
+    // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
+    let portal = PortalController(store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes)
+    let portalReads = RouteCollection(context: OutpostRequestContext.self)
+    portal.addReadRoutes(to: portalReads)
+    let portalChanges = RouteCollection(context: OutpostRequestContext.self)
+    portal.addChangeRoutes(to: portalChanges)
+    let portalTokens = RouteCollection(context: OutpostRequestContext.self)
+        .stateChanging("generateToken", postOnly: options.requireAuth) { _, c in
+            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
+        }
+    for root in [arcgis.group("sharing/rest"), answersInArcGISForms(router.group("sharing/rest"))] {
+        admitted(root.group(), role: nil).addRoutes(portalTokens)
+        admitted(root.group(), role: nil, identifies: true).addRoutes(portalReads)
+        admitted(root.group(), role: .editor).addRoutes(portalChanges)
     }
     return router
 }

@@ -32,9 +32,16 @@ struct Authenticator: Sendable {
     }
 
     /// Decides whether a request's body may be read, and who is asking, for a route needing
-    /// `role` (nil: open to anyone).
-    func admission(_ request: Request, query: RequestParameters, role: UserRole?) throws -> BodyAdmission {
-        guard let role else { return try BodyAdmission(headerToken: nil, required: false) { _ in nil } }
+    /// `role` (nil: open to anyone; then a token, when `identifies`, still names the caller,
+    /// as the portal's item sharing needs, and a bad one is refused).
+    func admission(_ request: Request, query: RequestParameters, role: UserRole?, identifies: Bool = false) throws -> BodyAdmission {
+        guard let role else {
+            guard identifies else { return try BodyAdmission(headerToken: nil, required: false) { _ in nil } }
+            return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: false) { token in
+                guard case .valid(let user) = try store.users.check(token: token) else { throw Self.invalidToken }
+                return user
+            }
+        }
         return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: required) { token in
             let user = try self.user(token: token)
             try self.authorize(user, role)

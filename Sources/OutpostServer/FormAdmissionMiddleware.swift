@@ -13,6 +13,8 @@ struct FormAdmissionMiddleware: RouterMiddleware {
     /// The least role the routes need with token security on; nil: open to anyone, and then
     /// only small forms are read (nobody unauthenticated gets more read).
     let role: UserRole?
+    /// On a route open to anyone, whether a token still names the caller (the portal).
+    var identifies = false
     let authenticator: Authenticator
     let limits: UploadLimits
     let temporaryDirectory: String
@@ -21,7 +23,7 @@ struct FormAdmissionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let query = RequestParameters(FormURLEncoding.decode(request.uri.query ?? ""))
-        var admission = try authenticator.admission(request, query: query, role: role)
+        var admission = try authenticator.admission(request, query: query, role: role, identifies: identifies)
         let form = try await request.receiveForm(
             query: query, limits: role == nil ? Self.openRouteLimits : limits,
             temporaryDirectory: temporaryDirectory, admission: &admission)

@@ -123,6 +123,7 @@ public protocol OutpostBackend: Sendable {
     associatedtype Conflicts: ConflictLog
     associatedtype ResultFiles: ResultFileRegistry
     associatedtype Maintenance: StoreMaintenance
+    associatedtype Portal: PortalStore
 
     var schema: Schema { get }
     var features: Features { get }
@@ -136,6 +137,7 @@ public protocol OutpostBackend: Sendable {
     var conflicts: Conflicts { get }
     var resultFiles: ResultFiles { get }
     var maintenance: Maintenance { get }
+    var portal: Portal { get }
     /// Every time the backend stamps.
     var clock: any WallClock { get }
     /// What the backend needs run while a server uses it, in the server's service group

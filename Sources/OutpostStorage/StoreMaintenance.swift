@@ -42,10 +42,13 @@ public struct OrphanFileSweep: Sendable, Equatable {
     public var attachmentFiles = 0
     /// Spooled request bodies and inline attachment data of requests that never finished.
     public var temporaryFiles = 0
+    /// Folders of portal items whose deletion committed before their files went.
+    public var itemFolders = 0
 
-    public init(attachmentFiles: Int = 0, temporaryFiles: Int = 0) {
+    public init(attachmentFiles: Int = 0, temporaryFiles: Int = 0, itemFolders: Int = 0) {
         self.attachmentFiles = attachmentFiles
         self.temporaryFiles = temporaryFiles
+        self.itemFolders = itemFolders
     }
 }
 

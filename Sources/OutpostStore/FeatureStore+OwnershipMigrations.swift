@@ -5,6 +5,7 @@ extension FeatureStore {
     /// Migrations of the hardening step (owners of jobs and result files, the registration
     /// rules). Registered after the others, forward only.
     static func registerOwnershipMigrations(_ migrator: inout DatabaseMigrator) {
+        defer { registerPortalMigrations(&migrator) }
         migrator.registerMigration("v12-owners-and-registration-lineage") { db in
             // A job and a result file are visible to their owner and admins; rows of jobs made
             // before this migration have no owner ('' = the administrators').

@@ -24,6 +24,7 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public let conflicts: SpatiaLiteConflictLog
     public let resultFiles: SpatiaLiteResultFiles
     public let maintenance: SpatiaLiteMaintenance
+    public let portal: SpatiaLitePortal
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String, clock: any WallClock = SystemClock()) throws {
@@ -41,6 +42,7 @@ public final class FeatureStore: OutpostBackend, Sendable {
         conflicts = SpatiaLiteConflictLog(database: database)
         resultFiles = SpatiaLiteResultFiles(database: database)
         maintenance = SpatiaLiteMaintenance(database: database)
+        portal = SpatiaLitePortal(database: database)
     }
 
     /// Opens the store inside a data folder, creating the folder.

@@ -55,6 +55,12 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
             try manager.removeItem(atPath: (database.temporaryDirectory as NSString).appendingPathComponent(name))
             sweep.temporaryFiles += 1
         }
+        let items = Set(try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM outpost_items") })
+        let itemsDirectory = SpatiaLitePortal(database: database).itemsDirectory
+        for name in (try? manager.contentsOfDirectory(atPath: itemsDirectory)) ?? [] where !items.contains(name) {
+            try manager.removeItem(atPath: (itemsDirectory as NSString).appendingPathComponent(name))
+            sweep.itemFolders += 1
+        }
         return sweep
     }
 

@@ -313,9 +313,15 @@ func feature(_ attributes: JSONObject, x: Double? = nil, y: Double? = nil) -> Ed
         _ = FileManager.default.createFile(atPath: store.attachmentsDirectory + "/orphan.bin", contents: Data("never committed".utf8))
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: store.temporaryDirectory + "/upload-cut", contents: Data("half a body".utf8))
+        // A portal item deleted just before a crash: its row gone, its folder left.
+        let keptItem = try #require(try store.portal.items().first)
+        _ = try store.portal.addResource(item: keptItem.id, name: "kept.txt", data: .bytes([1]))
+        try FileManager.default.createDirectory(
+            atPath: store.directory + "/items/" + PortalNames.newId() + "/data", withIntermediateDirectories: true)
 
         let sweep = try FeatureStore(dataDirectory: store.directory).maintenance.removeOrphanFiles()
-        #expect(sweep == OrphanFileSweep(attachmentFiles: 1, temporaryFiles: 1))
+        #expect(sweep == OrphanFileSweep(attachmentFiles: 1, temporaryFiles: 1, itemFolders: 1))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.directory + "/items") == [keptItem.id])
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory) == kept)
         #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).isEmpty)
     }

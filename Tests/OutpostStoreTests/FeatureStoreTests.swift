@@ -46,7 +46,7 @@ import Testing
                 "v1-spatial-metadata", "v1-catalog", "v2-change-tracking", "v3-attachment-files-and-uploads", "v4-lean-spatial-triggers",
                 "v5-replicas-and-jobs",
                 "v6-sync-conflicts-and-receipts", "v7-change-index-with-writer", "v8-versions-history-and-conflict-fields",
-                "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens", "v12-owners-and-registration-lineage",
+                "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens", "v12-owners-and-registration-lineage", "v13-portal-items",
             ])
         // Versioned layers carry their history and version-row tables; DEFAULT exists.
         let tables = try reopened.read { db in

@@ -1,0 +1,250 @@
+import Foundation
+import Hummingbird
+import OutpostService
+import OutpostStorage
+import OutpostStore
+import OutpostWire
+
+/// The portal (`/arcgis/sharing/rest`, also `/sharing/rest`): its description, users, items
+/// with their data, resources and relationships, and search (docs/portal.md). Items are
+/// filtered by `PortalCaller` before anything about them is answered: an item a caller may
+/// not see is "not found", never "forbidden".
+struct PortalController: Sendable {
+    let store: FeatureStore
+    let requireAuth: Bool
+    let scheme: String
+    let tokenMinutes: Int
+
+    /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
+    /// `accountid:<id>` to its searches).
+    static let organizationId = "0utp0st0rg"
+    static let currentVersion = "2024.1"
+
+    func caller(_ context: OutpostRequestContext) -> PortalCaller {
+        PortalCaller(user: context.user, securityOn: requireAuth)
+    }
+
+    func server(_ request: Request) -> String { "\(scheme)://\(request.head.authority ?? "127.0.0.1")" }
+
+    /// Read routes: anyone, a token naming the caller.
+    func addReadRoutes(to routes: RouteCollection<OutpostRequestContext>) {
+        routes
+            .read("") { _, c in RESTResponse.json(["currentVersion": .string(Self.currentVersion)], parameters: c.form.parameters) }
+            .read("info") { request, c in info(request, c) }
+            .read("portals/self", store: { request, c in try portalSelf(request, c) })
+            .read(
+                "community/self",
+                store: { _, c in
+                    guard let user = c.user else {
+                        throw ArcGISError.forbidden
+                    }
+                    return RESTResponse.json(Self.userJSON(user), parameters: c.form.parameters)
+                }
+            )
+            .read("community/users/:user", store: { _, c in try communityUser(c) })
+            .read("search", store: { request, c in try search(request, c) })
+            .read(
+                "content/items/:item",
+                store: { request, c in
+                    RESTResponse.json(answerJSON(try visibleItem(c), request), parameters: c.form.parameters)
+                }
+            )
+            .read("content/items/:item/data") { request, c in try await data(request, c) }
+            .read("content/items/:item/relatedItems", store: { request, c in try relatedItems(request, c) })
+            .read(
+                "content/items/:item/groups",
+                store: { _, c in
+                    // The groups an item is shared with: Outpost has none.
+                    _ = try visibleItem(c)
+                    return RESTResponse.json(["admin": [], "member": [], "other": []], parameters: c.form.parameters)
+                }
+            )
+            .read("content/items/:item/resources", store: { _, c in try resources(c) })
+            .read("content/items/:item/resources/**") { _, c in try await resource(c) }
+            .read("content/users/:user", store: { request, c in try userContent(request, c, folder: nil) })
+            .read("content/users/:user/items/:item", store: { request, c in try ownedItem(request, c) })
+            .read("content/users/:user/items/:item/status", store: { _, c in try status(c) })
+            .read("content/users/:user/:folder", store: { request, c in try userContent(request, c, folder: c.parameters.get("folder")) })
+            .read("content/users/:user/:folder/items/:item", store: { request, c in try ownedItem(request, c) })
+            .read("content/users/:user/:folder/items/:item/status", store: { _, c in try status(c) })
+    }
+
+    private func info(_ request: Request, _ c: OutpostRequestContext) -> Response {
+        RESTResponse.json(
+            [
+                "owningSystemUrl": .string(server(request) + "/arcgis"),
+                "authInfo": [
+                    "tokenServicesUrl": .string(server(request) + "/arcgis/sharing/rest/generateToken"), "isTokenBasedSecurity": true,
+                    "shortLivedTokenValidity": .int(Int64(tokenMinutes)),
+                ],
+            ], parameters: c.form.parameters)
+    }
+
+    private func portalSelf(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
+        let base = server(request)
+        var answer: JSONObject = [
+            "portalName": "Outpost", "name": "Outpost", "id": .string(Self.organizationId), "isPortal": true, "portalMode": "singletenant",
+            "currentVersion": .string(Self.currentVersion), "allSSL": .bool(scheme == "https"), "access": .string(requireAuth ? "private" : "public"),
+            "urlKey": .null, "customBaseUrl": .null, "portalHostname": .string(request.head.authority ?? "127.0.0.1"),
+            "supportsOAuth": false, "canSearchPublic": true, "canSharePublic": true, "maxTokenExpirationMinutes": .int(Int64(tokenMinutes)),
+            "helperServices": [
+                "packaging": ["url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": 16]
+            ],
+            "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
+        ]
+        answer["user"] = c.user.map(Self.userJSON) ?? .null
+        return RESTResponse.json(.object(answer), parameters: c.form.parameters)
+    }
+
+    private func communityUser(_ c: OutpostRequestContext) throws -> Response {
+        let name = c.parameters.get("user") ?? ""
+        guard caller(c) != .anonymous,
+            let user = try store.users.users().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+        else { throw UserFailure.notFound(name) }
+        return RESTResponse.json(Self.userJSON(user), parameters: c.form.parameters)
+    }
+
+    static func userJSON(_ user: ServerUser) -> JSONValue {
+        let role: String
+        switch user.role {
+        case .admin: role = "org_admin"
+        case .editor: role = "org_publisher"
+        case .viewer: role = "org_user"
+        }
+        var privileges = ["portal:user:joinGroup", "portal:user:viewOrgItems"]
+        if user.role >= .editor { privileges += ["portal:user:createItem", "portal:user:shareToOrg", "portal:user:shareToPublic"] }
+        if user.role == .admin { privileges += ["portal:admin:viewItems", "portal:admin:updateItems", "portal:admin:deleteItems"] }
+        return [
+            "username": .string(user.name), "fullName": .string(user.name), "firstName": .string(user.name), "lastName": "",
+            "role": .string(role), "userType": .string(user.role == .viewer ? "viewerUT" : "creatorUT"),
+            "privileges": .array(privileges.map(JSONValue.string)), "orgId": .string(organizationId), "access": "org", "level": "2",
+        ]
+    }
+
+    // MARK: - Items
+
+    /// Every item the portal has: its own, then one per service.
+    func allItems(_ request: Request) throws -> [PortalItem] {
+        try store.portal.items() + ServiceItems.items(for: store.catalog, server: server(request), securityOn: requireAuth)
+    }
+
+    /// The item the path names, if the caller may see it.
+    func visibleItem(_ c: OutpostRequestContext, _ request: Request? = nil) throws -> PortalItem {
+        try visibleItem(id: c.parameters.get("item") ?? "", c, request)
+    }
+
+    func visibleItem(id: String, _ c: OutpostRequestContext, _ request: Request? = nil) throws -> PortalItem {
+        let item =
+            try store.portal.item(id: id)
+            ?? ServiceItems.items(for: store.catalog, server: request.map(server) ?? "", securityOn: requireAuth).first { $0.id == id }
+        guard let item, caller(c).maySee(item) else { throw PortalFailure.itemNotFound(id) }
+        return item
+    }
+
+    /// An item's JSON, server-relative URLs made absolute for the asking host.
+    func answerJSON(_ item: PortalItem, _ request: Request) -> JSONValue {
+        var item = item
+        if let url = item.url, url.hasPrefix("/arcgis/") { item.url = server(request) + url }
+        return item.json
+    }
+
+    private func ownedItem(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(c, request)
+        return RESTResponse.json(
+            ["item": answerJSON(item, request), "sharing": ["access": .string(item.access.rawValue), "groups": []]], parameters: c.form.parameters)
+    }
+
+    private func status(_ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(c)
+        return RESTResponse.json(["status": "completed", "statusMessage": "", "itemId": .string(item.id)], parameters: c.form.parameters)
+    }
+
+    private func data(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
+        let data = try await StoreCall.run { try store.portal.data(of: try visibleItem(c, request).id) }
+        switch data {
+        case nil:
+            return RESTResponse.json(.object([:]), parameters: c.form.parameters)
+        case .text(let text):
+            guard let json = try? JSONParser.parse(text) else {
+                return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+            }
+            return RESTResponse.json(ServerRelativeURLs.absolute(json, server: server(request)), parameters: c.form.parameters)
+        case .file(let name, let path):
+            return try await Self.file(path: path, name: name, context: c)
+        }
+    }
+
+    private func relatedItems(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
+        let p = c.form.parameters
+        let item = try visibleItem(c, request)
+        let types = Set(
+            (p.string(anyOf: ["relationshipTypes", "relationshipType"]) ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            })
+        let direction = (p.string("direction") ?? "forward").lowercased()
+        guard direction == "forward" || direction == "reverse" else { throw ArcGISError.invalidParameter("direction", "forward or reverse") }
+        let ids = try store.portal.relationships(of: item.id).filter { types.isEmpty || types.contains($0.type.lowercased()) }.compactMap {
+            direction == "forward" ? ($0.origin == item.id ? $0.destination : nil) : ($0.destination == item.id ? $0.origin : nil)
+        }
+        let visible = try ids.compactMap { try store.portal.item(id: $0) }.filter(caller(c).maySee)
+        let page = try Paging(p, total: visible.count)
+        return RESTResponse.json(
+            page.answer(["relatedItems": .array(visible[page.range].map { answerJSON($0, request) })]), parameters: p)
+    }
+
+    private func resources(_ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(c)
+        let all = try store.portal.resources(of: item.id)
+        let page = try Paging(c.form.parameters, total: all.count)
+        let listed: [JSONValue] = all[page.range].map {
+            ["resource": .string($0.name), "created": .int($0.created), "size": .int($0.size), "access": .string(item.access.rawValue)]
+        }
+        return RESTResponse.json(page.answer(["resources": .array(listed)]), parameters: c.form.parameters)
+    }
+
+    private func resource(_ c: OutpostRequestContext) async throws -> Response {
+        let name = c.parameters.getCatchAll().joined(separator: "/")
+        let resource = try await StoreCall.run {
+            try store.portal.resources(of: try visibleItem(c).id).first { $0.name == name }
+        }
+        guard let resource else { throw PortalFailure.resourceNotFound(name) }
+        return try await Self.file(path: resource.path, name: (name as NSString).lastPathComponent, context: c)
+    }
+
+    /// A stored file, streamed from disk.
+    static func file(path: String, name: String, context: OutpostRequestContext) async throws -> Response {
+        let types = [
+            "json": "application/json", "gpkg": "application/geopackage+sqlite3", "png": "image/png", "jpg": "image/jpeg", "zip": "application/zip",
+        ]
+        let type = types[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
+        let body = try await FileIO().loadFile(path: path, context: context)
+        return Response(
+            status: .ok, headers: [.contentType: type, .contentDisposition: "attachment; filename=\"\(name)\""], body: body)
+    }
+
+    private func userContent(_ request: Request, _ c: OutpostRequestContext, folder: String?) throws -> Response {
+        let owner = c.parameters.get("user") ?? ""
+        let caller = caller(c)
+        let folders = caller.maySeeFolders(of: owner) ? try store.portal.folders(owner: owner) : []
+        var current: JSONValue = .null
+        if let folder {
+            guard let found = folders.first(where: { $0.id == folder || $0.title.caseInsensitiveCompare(folder) == .orderedSame }) else {
+                throw PortalFailure.folderNotFound(folder)
+            }
+            current = ["username": .string(owner), "id": .string(found.id), "title": .string(found.title), "created": .int(found.created)]
+        }
+        let folderId = current["id"]?.stringValue
+        let items = try store.portal.items().filter {
+            $0.owner.caseInsensitiveCompare(owner) == .orderedSame && $0.ownerFolder == folderId && caller.maySee($0)
+        }
+        let page = try Paging(c.form.parameters, total: items.count)
+        return RESTResponse.json(
+            page.answer([
+                "username": .string(owner), "currentFolder": current, "items": .array(items[page.range].map { answerJSON($0, request) }),
+                "folders": .array(
+                    folderId == nil
+                        ? folders.map { ["username": .string(owner), "id": .string($0.id), "title": .string($0.title), "created": .int($0.created)] }
+                        : []),
+            ]), parameters: c.form.parameters)
+    }
+}

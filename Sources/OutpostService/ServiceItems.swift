@@ -1,0 +1,43 @@
+import OutpostStorage
+import OutpostWire
+
+/// The portal items standing for the server's own services: one `Feature Service` item per
+/// feature service, derived from the catalog on each request (never stored, so they cannot
+/// drift from it). Their ids are stable: derived from the service's name.
+public enum ServiceItems {
+    /// Who owns the service items: the server itself, as `esri` owns Living Atlas content.
+    public static let owner = "outpost"
+
+    /// Items for every service of `catalog`, with URLs below `server` (`https://host:port`).
+    /// They are public without token security and shared with the organisation with it, as
+    /// the services themselves are.
+    public static func items(for catalog: Catalog, server: String, securityOn: Bool) -> [PortalItem] {
+        catalog.services.map { service in
+            let definition = service.definition
+            var keywords = ["ArcGIS Server", "Data", "Feature Access", "Service", "Singlelayer", "Hosted Service"]
+            if definition.capabilities.contains("Sync") { keywords.append("Sync") }
+            if definition.isVersioned { keywords.append("Versioned") }
+            return PortalItem(
+                id: id(forService: definition.name), owner: owner, title: definition.name, type: "Feature Service",
+                access: securityOn ? .org : .public, created: 0, typeKeywords: keywords, tags: [],
+                snippet: definition.description, description: definition.description,
+                url: "\(server)/arcgis/rest/services/\(definition.name)/FeatureServer", spatialReference: "\(definition.spatialReference.wkid)")
+        }
+    }
+
+    /// A stable item id for a service name: two FNV-1a hashes of the lowercased name, as 32
+    /// hexadecimal digits (an id, not a secret).
+    public static func id(forService name: String) -> String {
+        let bytes = Array("outpost-service:\(name.lowercased())".utf8)
+        func fnv(_ offset: UInt64) -> String {
+            var hash = offset
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
+            let hex = String(hash, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return fnv(0xcbf2_9ce4_8422_2325) + fnv(0x84222325_cbf29ce4)
+    }
+}

@@ -1,0 +1,44 @@
+import OutpostStorage
+import OutpostWire
+
+extension DemoData {
+    /// The demo web map's item id (fixed, so documentation and tests can name it).
+    public static let demoMapId = "de3000000000000000000000000000a1"
+
+    /// The "Demo map" item: every layer and table of the demo services, offline settings
+    /// authored, the `Offline` keyword, public, owned by the server. Its layer URLs are
+    /// server-relative and answered absolute for the asking host.
+    static func seedMap(_ store: FeatureStore) throws {
+        var layers: [JSONValue] = []
+        var tables: [JSONValue] = []
+        for service in store.catalog.services {
+            for layer in service.definition.layers {
+                let entry: JSONValue = [
+                    "id": .string("\(service.definition.name)-\(layer.id)"), "title": .string(layer.name), "layerType": "ArcGISFeatureLayer",
+                    "url": .string("/arcgis/rest/services/\(service.definition.name)/FeatureServer/\(layer.id)"), "visibility": true,
+                    "opacity": 1,
+                ]
+                if layer.kind == .table { tables.append(entry) } else { layers.append(entry) }
+            }
+        }
+        let map: JSONValue = [
+            "operationalLayers": .array(layers), "tables": .array(tables),
+            "baseMap": ["baseMapLayers": [], "title": "No basemap"],
+            "spatialReference": ["wkid": 4326, "latestWkid": 4326], "version": "2.31", "authoringApp": "Outpost", "authoringAppVersion": "1.0",
+            "initialState": [
+                "viewpoint": ["targetGeometry": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]]]
+            ],
+            "applicationProperties": [
+                "offline": [
+                    "editableLayers": ["download": "features", "sync": "syncFeaturesAndAttachments"],
+                    "readonlyLayers": ["downloadAttachments": true],
+                ]
+            ],
+        ]
+        let item = PortalItem(
+            id: demoMapId, owner: "outpost", title: "Demo map", type: "Web Map", access: .public, created: store.clock.milliseconds(),
+            typeKeywords: ["ArcGIS Online", "Explorer Web Map", "Map", "Online Map", "Web Map", "Offline"], tags: ["demo"],
+            snippet: "The demo services' layers, ready to be taken offline.", extent: [[-180, -90], [180, 90]], spatialReference: "4326")
+        try store.portal.addItem(item, data: .text(map.jsonText))
+    }
+}

@@ -1,0 +1,58 @@
+import GRDB
+
+extension FeatureStore {
+    /// The portal's tables (issue 20). Forward only.
+    static func registerPortalMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v13-portal-items") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_items (
+                        id TEXT NOT NULL PRIMARY KEY,
+                        owner TEXT NOT NULL COLLATE NOCASE,
+                        folder TEXT,
+                        title TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        type_keywords TEXT NOT NULL,
+                        tags TEXT NOT NULL,
+                        snippet TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        url TEXT,
+                        access TEXT NOT NULL CHECK (access IN ('private', 'org', 'public')),
+                        created INTEGER NOT NULL,
+                        modified INTEGER NOT NULL,
+                        properties TEXT NOT NULL,
+                        extent TEXT NOT NULL,
+                        spatial_reference TEXT NOT NULL,
+                        name TEXT,
+                        size INTEGER NOT NULL,
+                        thumbnail TEXT,
+                        data_text TEXT,
+                        data_file TEXT
+                    );
+                    CREATE INDEX outpost_items_owner ON outpost_items(owner, folder);
+                    CREATE TABLE outpost_item_relationships (
+                        origin TEXT NOT NULL,
+                        destination TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        created INTEGER NOT NULL,
+                        PRIMARY KEY (origin, destination, type)
+                    );
+                    CREATE INDEX outpost_item_relationships_destination ON outpost_item_relationships(destination);
+                    CREATE TABLE outpost_item_resources (
+                        item TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        created INTEGER NOT NULL,
+                        PRIMARY KEY (item, name)
+                    );
+                    CREATE TABLE outpost_folders (
+                        id TEXT NOT NULL PRIMARY KEY,
+                        owner TEXT NOT NULL COLLATE NOCASE,
+                        title TEXT NOT NULL,
+                        created INTEGER NOT NULL
+                    );
+                    CREATE UNIQUE INDEX outpost_folders_title ON outpost_folders(owner, title COLLATE NOCASE);
+                    """)
+        }
+    }
+}

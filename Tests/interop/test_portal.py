@@ -1,0 +1,107 @@
+"""The portal with the ArcGIS API for Python over HTTPS, token security on: it signs in with
+the server's token service, searches, reads the "Demo map" and its data, lists the map's
+layers and queries them, adds a web map of its own and checks it with `arcgis.map`'s offline
+compatibility check; a private item stays invisible to another user and to anonymous
+callers until it is shared (docs/portal.md)."""
+import json
+import os
+import subprocess
+import tempfile
+import urllib.request
+
+import pytest
+
+arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
+from arcgis.gis import GIS  # noqa: E402
+
+from conftest import BINARY, UNVERIFIED, outpost, running_server  # noqa: E402
+
+DEMO_MAP = "de3000000000000000000000000000a1"
+
+
+@pytest.fixture(scope="module")
+def portal():
+    data = tempfile.mkdtemp(prefix="outpost-portal-")
+    for name in ("ada", "bob"):
+        environment = {**os.environ, "OUTPOST_PASSWORD": f"{name}-password-1"}
+        subprocess.run([BINARY, "users", "add", name, "--role", "editor", "--data", data], env=environment, check=True,
+                       capture_output=True)
+    with running_server(data, "--require-auth", tls=True) as base:
+        yield base, data
+
+
+def sign_in(base, name):
+    return GIS(base, name, f"{name}-password-1", verify_cert=False, use_gen_token=True)
+
+
+def anonymous_search(base, query):
+    url = f"{base}/sharing/rest/search?f=json&q={urllib.parse.quote(query)}"
+    with urllib.request.urlopen(url, context=UNVERIFIED) as response:
+        return json.loads(response.read())
+
+
+def test_signs_in_finds_the_demo_map_and_reads_its_layers(portal):
+    base, _ = portal
+    gis = sign_in(base, "ada")
+    assert gis.users.me.username == "ada"
+    assert gis.properties.portalName == "Outpost"
+    found = gis.content.search('title:"Demo map"')
+    assert [item.id for item in found] == [DEMO_MAP]
+    item = gis.content.get(DEMO_MAP)
+    assert item.type == "Web Map" and "Offline" in item.typeKeywords
+    data = item.get_data()
+    urls = [layer["url"] for layer in data["operationalLayers"]]
+    assert urls and all(url.startswith(base + "/rest/services/") for url in urls), urls
+
+    from arcgis.map import Map
+    layers = Map(item=item).content.layers
+    assert [layer.url for layer in layers] == urls
+    cities = next(layer for layer in layers if layer.url.endswith("/Demo/FeatureServer/0"))
+    assert cities.query(where="1=1", return_count_only=True) == 243
+    services = gis.content.search('type:"Feature Service"')
+    assert sorted(item.title for item in services) == ["Demo", "Parcels"]
+    assert all(item.url.startswith(base + "/rest/services/") for item in services)
+
+
+def test_a_web_map_of_ones_own_passes_the_offline_compatibility_check(portal):
+    base, _ = portal
+    gis = sign_in(base, "ada")
+    data = gis.content.get(DEMO_MAP).get_data()
+    item_id = gis._portal.add_item({"type": "Web Map", "title": "Ada's field map", "text": json.dumps(data),
+                                    "typeKeywords": "Web Map,Offline", "tags": "field"})
+    item = gis.content.get(item_id)
+    assert item.owner == "ada"
+
+    from arcgis.map import Map
+    report = Map(item=item).offline_areas.check_compatibility()
+    assert report.offline_ready, report
+    assert [layer.title for layer in report.operational_layers] == ["Cities", "Countries", "Trees", "Parcels"]
+    assert all(layer.offline_ready for layer in report.operational_layers + report.tables)
+
+    # Marked OfflineDisabled, the same check says no.
+    assert item.update(item_properties={"typeKeywords": "Web Map,OfflineDisabled"})
+    report = Map(item=gis.content.get(item_id)).offline_areas.check_compatibility()
+    assert not report.offline_ready and report.map_issues, report
+
+
+def test_a_private_item_is_not_found_by_others_until_shared(portal):
+    base, data_folder = portal
+    # Added by the operator's CLI beside the running server, owned by ada, private.
+    with open(os.path.join(tempfile.mkdtemp(), "map.json"), "w") as file:
+        json.dump({"operationalLayers": [], "baseMap": {"baseMapLayers": [], "title": "none"}}, file)
+    created = outpost("webmap", "add", file.name, "--title", "Ada's secret map", "--owner", "ada", "--data", data_folder)
+    item_id = created.stdout.strip()
+
+    ada, bob = sign_in(base, "ada"), sign_in(base, "bob")
+    assert [item.id for item in ada.content.search('title:"secret map"')] == [item_id]
+    assert bob.content.search('title:"secret map"') == []
+    assert bob.content.get(item_id) is None
+    assert anonymous_search(base, 'title:"secret map"')["total"] == 0
+
+    ada.content.get(item_id).sharing.sharing_level = "ORGANIZATION"
+    assert [item.id for item in bob.content.search('title:"secret map"')] == [item_id]
+    assert anonymous_search(base, 'title:"secret map"')["total"] == 0
+    # Bob sees it now, but it is still ada's: he cannot delete it.
+    with pytest.raises(Exception):
+        bob.content.get(item_id).delete()
+    assert ada.content.get(item_id) is not None
