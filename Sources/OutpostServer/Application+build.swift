@@ -180,6 +180,7 @@ public func buildRouter(
         .addRoutes(to: routes)
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
+    TileServicesController(store: store).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)
@@ -215,7 +216,7 @@ enum ServiceRoutes {
     static let nameInFolder = "serviceInFolder"
 
     /// What follows a service's name in a path (the service kind, or its result files).
-    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "replicafiles"]
+    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "replicafiles"]
 
     /// Where the service kind sits in a path's segments (`arcgis`, `rest`, `services`, …):
     /// after the name (4), or after the folder and the name (5).

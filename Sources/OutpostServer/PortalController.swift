@@ -125,7 +125,8 @@ struct PortalController: Sendable {
 
     /// Every item the portal has: its own, then one per service.
     func allItems(_ request: Request) throws -> [PortalItem] {
-        try store.portal.items() + ServiceItems.items(for: store.catalog, server: server(request), securityOn: requireAuth)
+        try store.portal.items()
+            + ServiceItems.items(for: store.catalog, tileSets: try store.tiles.tileSets(), server: server(request), securityOn: requireAuth)
     }
 
     /// The item the path names, if the caller may see it.
@@ -136,7 +137,10 @@ struct PortalController: Sendable {
     func visibleItem(id: String, _ c: OutpostRequestContext, _ request: Request? = nil) throws -> PortalItem {
         let item =
             try store.portal.item(id: id)
-            ?? ServiceItems.items(for: store.catalog, server: request.map(server) ?? "", securityOn: requireAuth).first { $0.id == id }
+            ?? ServiceItems.items(
+                for: store.catalog, tileSets: try store.tiles.tileSets(), server: request.map(server) ?? "", securityOn: requireAuth
+            )
+            .first { $0.id == id }
         guard let item, caller(c).maySee(item) else { throw PortalFailure.itemNotFound(id) }
         return item
     }

@@ -27,9 +27,9 @@ struct ServicesController: Sendable {
 
     /// The root folder: its folders, and the services outside any folder.
     func list(_ p: RequestParameters, request: Request) throws -> Response {
-        let definitions = store.catalog.services.map(\.definition)
+        let entries = try allEntries()
         var folders: [String] = []
-        for folder in definitions.compactMap(\.folder) where !folders.contains(where: { $0.caseInsensitiveCompare(folder) == .orderedSame }) {
+        for folder in entries.compactMap(\.folder) where !folders.contains(where: { $0.caseInsensitiveCompare(folder) == .orderedSame }) {
             folders.append(folder)
         }
         return RESTResponse.json(
@@ -39,7 +39,7 @@ struct ServicesController: Sendable {
                 // `gis.version` from this document and compares it with lists such as [10, 3].
                 "version": [11, 1],
                 "folders": .array(folders.sorted { $0.lowercased() < $1.lowercased() }.map { .string($0) }),
-                "services": .array(definitions.filter { $0.folder == nil }.map(Self.entry)),
+                "services": .array(entries.filter { $0.folder == nil }.map(\.json)),
             ], parameters: p)
     }
 
@@ -48,7 +48,7 @@ struct ServicesController: Sendable {
     func folder(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         // `/services/:service` is a folder's path: the one segment names the folder.
         guard let name = context.parameters.get("service") else { throw ArcGISError.notFound("Folder") }
-        let services = store.catalog.services.map(\.definition).filter { $0.folder?.caseInsensitiveCompare(name) == .orderedSame }
+        let services = try allEntries().filter { $0.folder?.caseInsensitiveCompare(name) == .orderedSame }
         guard !services.isEmpty else {
             throw ArcGISError(kind: .notFound, message: "Folder not found.", details: ["There is no folder '\(name)' on this server."])
         }
@@ -56,12 +56,21 @@ struct ServicesController: Sendable {
             [
                 "currentVersion": .double(FeatureServiceMetadata.currentVersion),
                 "folders": [],
-                "services": .array(services.map(Self.entry)),
+                "services": .array(services.map(\.json)),
             ], parameters: p)
     }
 
-    private static func entry(_ service: ServiceDefinition) -> JSONValue {
-        ["name": .string(service.name), "type": "FeatureServer"]
+    /// A service as a directory lists it: feature services, then tile services, by name.
+    struct Entry {
+        var name: String
+        var type: String
+        var folder: String? { name.contains("/") ? String(name.split(separator: "/")[0]) : nil }
+        var json: JSONValue { ["name": .string(name), "type": .string(type)] }
+    }
+
+    func allEntries() throws -> [Entry] {
+        store.catalog.services.map { Entry(name: $0.definition.name, type: "FeatureServer") }
+            + (try store.tiles.tileSets().map { Entry(name: $0.name, type: $0.kind.serviceKind) })
     }
 
     func service(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

@@ -11,7 +11,21 @@ public enum ServiceItems {
     /// Items for every service of `catalog`, with URLs below `server` (`https://host:port`).
     /// They are public without token security and shared with the organisation with it, as
     /// the services themselves are.
-    public static func items(for catalog: Catalog, server: String, securityOn: Bool) -> [PortalItem] {
+    public static func items(for catalog: Catalog, tileSets: [TileSet] = [], server: String, securityOn: Bool) -> [PortalItem] {
+        let tiles = tileSets.map { set in
+            PortalItem(
+                id: id(forService: "\(set.kind.serviceKind):\(set.name)"), owner: owner, title: set.name,
+                type: set.kind == .raster ? "Map Service" : "Vector Tile Service", access: securityOn ? .org : .public, created: set.created,
+                typeKeywords: set.kind == .raster
+                    ? ["ArcGIS Server", "Data", "Map Service", "Service", "Tiled", "Hosted Service"]
+                    : ["ArcGIS Server", "Data", "Vector Tile Service", "Service", "Hosted Service"],
+                snippet: set.description, description: set.description, url: "\(server)/arcgis/rest/services/\(set.name)/\(set.kind.serviceKind)",
+                extent: set.bounds.count == 4 ? [[set.bounds[0], set.bounds[1]], [set.bounds[2], set.bounds[3]]] : [], spatialReference: "102100")
+        }
+        return features(for: catalog, server: server, securityOn: securityOn) + tiles
+    }
+
+    static func features(for catalog: Catalog, server: String, securityOn: Bool) -> [PortalItem] {
         catalog.services.map { service in
             let definition = service.definition
             var keywords = ["ArcGIS Server", "Data", "Feature Access", "Service", "Singlelayer", "Hosted Service"]

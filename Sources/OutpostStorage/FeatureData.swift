@@ -124,6 +124,7 @@ public protocol OutpostBackend: Sendable {
     associatedtype ResultFiles: ResultFileRegistry
     associatedtype Maintenance: StoreMaintenance
     associatedtype Portal: PortalStore
+    associatedtype Tiles: TileSetStore
 
     var schema: Schema { get }
     var features: Features { get }
@@ -138,6 +139,7 @@ public protocol OutpostBackend: Sendable {
     var resultFiles: ResultFiles { get }
     var maintenance: Maintenance { get }
     var portal: Portal { get }
+    var tiles: Tiles { get }
     /// Every time the backend stamps.
     var clock: any WallClock { get }
     /// What the backend needs run while a server uses it, in the server's service group

@@ -1,7 +1,19 @@
+import Foundation
 import OutpostStorage
 import OutpostWire
 
 extension DemoData {
+    /// The demo tile services: names and the files in `testdata/` they are made of
+    /// (`scripts/make-demo-tiles.sh`).
+    public static let demoTileSets = [("DemoBasemap", "demo-raster.mbtiles"), ("DemoVectorBasemap", "demo-vector.mbtiles")]
+
+    static func seedTiles(_ store: FeatureStore, testdataDirectory: String) throws {
+        for (name, file) in demoTileSets {
+            let path = (testdataDirectory as NSString).appendingPathComponent(file)
+            _ = try store.tiles.addTileSet(mbtiles: path, name: name, description: "Outpost demo: Natural Earth (public domain)")
+        }
+    }
+
     /// The demo web map's item id (fixed, so documentation and tests can name it).
     public static let demoMapId = "de3000000000000000000000000000a1"
 
@@ -11,7 +23,7 @@ extension DemoData {
     static func seedMap(_ store: FeatureStore) throws {
         var layers: [JSONValue] = []
         var tables: [JSONValue] = []
-        for service in store.catalog.services {
+        for service in store.catalog.services where !service.definition.layers.isEmpty {
             for layer in service.definition.layers {
                 let entry: JSONValue = [
                     "id": .string("\(service.definition.name)-\(layer.id)"), "title": .string(layer.name), "layerType": "ArcGISFeatureLayer",
@@ -23,11 +35,17 @@ extension DemoData {
         }
         let map: JSONValue = [
             "operationalLayers": .array(layers), "tables": .array(tables),
-            "baseMap": ["baseMapLayers": [], "title": "No basemap"],
-            "spatialReference": ["wkid": 4326, "latestWkid": 4326], "version": "2.31", "authoringApp": "Outpost", "authoringAppVersion": "1.0",
-            "initialState": [
-                "viewpoint": ["targetGeometry": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]]]
+            "baseMap": [
+                "baseMapLayers": [
+                    [
+                        "id": "DemoBasemap", "title": "Demo basemap", "layerType": "ArcGISTiledMapServiceLayer",
+                        "url": "/arcgis/rest/services/DemoBasemap/MapServer", "visibility": true, "opacity": 1,
+                    ]
+                ],
+                "title": "Demo basemap",
             ],
+            "spatialReference": ["wkid": 102100, "latestWkid": 3857], "version": "2.31", "authoringApp": "Outpost", "authoringAppVersion": "1.0",
+            "initialState": ["viewpoint": ["targetGeometry": WebMercatorTiling.extent([-180, -70, 180, 80])]],
             "applicationProperties": [
                 "offline": [
                     "editableLayers": ["download": "features", "sync": "syncFeaturesAndAttachments"],

@@ -201,6 +201,7 @@ public enum DemoData {
             }
         }
         try store.edits.insert(parcelRows, service: "Parcels", layer: 0)
+        try seedTiles(store, testdataDirectory: testdataDirectory)
         try seedMap(store)
     }
 

@@ -1,7 +1,7 @@
 import GRDB
 
 extension FeatureStore {
-    /// The portal's tables (issue 20). Forward only.
+    /// The portal's and the tile services' tables (issue 20). Forward only.
     static func registerPortalMigrations(_ migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v13-portal-items") { db in
             try db.execute(
@@ -52,6 +52,23 @@ extension FeatureStore {
                         created INTEGER NOT NULL
                     );
                     CREATE UNIQUE INDEX outpost_folders_title ON outpost_folders(owner, title COLLATE NOCASE);
+                    """)
+        }
+        migrator.registerMigration("v14-tile-sets") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_tile_sets (
+                        name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+                        kind TEXT NOT NULL CHECK (kind IN ('raster', 'vector')),
+                        format TEXT NOT NULL,
+                        min_zoom INTEGER NOT NULL,
+                        max_zoom INTEGER NOT NULL,
+                        bounds TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        metadata TEXT NOT NULL,
+                        created INTEGER NOT NULL,
+                        file TEXT NOT NULL
+                    );
                     """)
         }
     }

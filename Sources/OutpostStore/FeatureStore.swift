@@ -25,6 +25,7 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public let resultFiles: SpatiaLiteResultFiles
     public let maintenance: SpatiaLiteMaintenance
     public let portal: SpatiaLitePortal
+    public let tiles: SpatiaLiteTileSets
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String, clock: any WallClock = SystemClock()) throws {
@@ -43,6 +44,7 @@ public final class FeatureStore: OutpostBackend, Sendable {
         resultFiles = SpatiaLiteResultFiles(database: database)
         maintenance = SpatiaLiteMaintenance(database: database)
         portal = SpatiaLitePortal(database: database)
+        tiles = SpatiaLiteTileSets(database: database)
     }
 
     /// Opens the store inside a data folder, creating the folder.

@@ -156,7 +156,9 @@ struct Serve: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file as a new service.")
+        abstract:
+            "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file as a new feature service, or an MBTiles file (.mbtiles) as a tile service."
+    )
 
     @Argument(help: "The file to import.") var file: String
     @Option(name: .long, help: "The new service's name (letters, digits, '_' and '-'), optionally in a folder: Folder/Name.") var service: String
@@ -170,6 +172,15 @@ struct Import: AsyncParsableCommand {
 
     func run() async throws {
         let store = try FeatureStore(dataDirectory: data)
+        if file.lowercased().hasSuffix(".mbtiles") {
+            do {
+                let set = try store.tiles.addTileSet(mbtiles: file, name: service, description: nil)
+                print("\(set.name)/\(set.kind.serviceKind): \(set.format) tiles, levels \(set.minZoom) to \(set.maxZoom)")
+            } catch let failure as TileSetFailure {
+                throw ValidationError(failure.description)
+            }
+            return
+        }
         var options = FeatureImporter.Options(serviceName: service, isVersioned: versioned, layerName: layerName)
         if let capabilities {
             options.capabilities = capabilities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }

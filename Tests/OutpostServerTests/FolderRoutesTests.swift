@@ -29,7 +29,10 @@ import Testing
         try await withFolderApp { client, _ in
             let root = try await get(client, "/arcgis/rest/services?f=json")
             #expect(root["folders"] == ["Field"])
-            #expect(root["services"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Cities", "Demo", "Parcels"])
+            #expect(
+                root["services"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [
+                    "Cities", "Demo", "Parcels", "DemoBasemap", "DemoVectorBasemap",
+                ])
             let folder = try await get(client, "/arcgis/rest/services/Field?f=json")
             #expect(folder["services"] == [["name": "Field/Cities", "type": "FeatureServer"]])
             #expect(folder["folders"] == [])

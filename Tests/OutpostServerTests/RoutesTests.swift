@@ -36,7 +36,11 @@ let services = "/arcgis/rest/services"
                 let body = json(response)
                 #expect(body["folders"] == [])
                 #expect(body["version"] == [11, 1], "read by the ArcGIS API for Python as gis.version")
-                #expect(body["services"] == [["name": "Demo", "type": "FeatureServer"], ["name": "Parcels", "type": "FeatureServer"]])
+                #expect(
+                    body["services"] == [
+                        ["name": "Demo", "type": "FeatureServer"], ["name": "Parcels", "type": "FeatureServer"],
+                        ["name": "DemoBasemap", "type": "MapServer"], ["name": "DemoVectorBasemap", "type": "VectorTileServer"],
+                    ])
             }
         }
     }

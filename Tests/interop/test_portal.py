@@ -77,6 +77,9 @@ def test_a_web_map_of_ones_own_passes_the_offline_compatibility_check(portal):
     assert report.offline_ready, report
     assert [layer.title for layer in report.operational_layers] == ["Cities", "Countries", "Trees", "Parcels"]
     assert all(layer.offline_ready for layer in report.operational_layers + report.tables)
+    # The basemap is the demo's tiled map service, which allows exporting its tiles.
+    assert [layer.title for layer in report.basemap_layers] == ["Demo basemap"]
+    assert report.basemap_layers[0].offline_ready, report.basemap_layers
 
     # Marked OfflineDisabled, the same check says no.
     assert item.update(item_properties={"typeKeywords": "Web Map,OfflineDisabled"})

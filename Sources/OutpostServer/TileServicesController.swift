@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import OutpostStorage
+import OutpostStore
+import OutpostWire
+
+/// Tiled map services (`MapServer`, one fused cache) and vector tile services
+/// (`VectorTileServer`) over the store's tile sets (docs/tiles.md). Tiles are answered with
+/// an ETag and long-lived cache headers: a set never changes after import.
+struct TileServicesController: Sendable {
+    let store: FeatureStore
+
+    func addRoutes(to routes: ArcGISRoutes) {
+        routes.viewers
+            .read("MapServer", store: { _, c in try info(c, kind: .raster) })
+            .read("MapServer/tile/:level/:row/:col") { request, c in try await tile(request, c, kind: .raster) }
+            .read("MapServer/tilemap/:level/:row/:col/:width/:height", store: { _, c in try tileMap(c, kind: .raster) })
+            .read("VectorTileServer", store: { _, c in try info(c, kind: .vector) })
+            .read("VectorTileServer/tile/:level/:row/:col") { request, c in try await tile(request, c, kind: .vector) }
+            .read("VectorTileServer/tilemap/:level/:row/:col/:width/:height", store: { _, c in try tileMap(c, kind: .vector) })
+            .read("VectorTileServer/resources/styles", store: { _, c in try style(c) })
+            .read("VectorTileServer/resources/styles/root.json", store: { _, c in try style(c) })
+    }
+
+    /// The set the path names, of the service kind the path says.
+    func tileSet(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet {
+        let name = try c.serviceName()
+        guard let set = try store.tiles.tileSet(named: name), set.kind == kind else {
+            throw ArcGISError(kind: .notFound, message: "Service not found.", details: ["There is no \(kind.serviceKind) '\(name)'."])
+        }
+        return set
+    }
+
+    private func info(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> Response {
+        let set = try tileSet(c, kind: kind)
+        let version = FeatureServiceMetadata.currentVersion
+        let json =
+            kind == .raster ? TileServiceInfo.mapServer(set, currentVersion: version) : TileServiceInfo.vectorTileServer(set, currentVersion: version)
+        return RESTResponse.json(json, parameters: c.form.parameters)
+    }
+
+    private func style(_ c: OutpostRequestContext) throws -> Response {
+        RESTResponse.json(TileServiceInfo.defaultStyle(try tileSet(c, kind: .vector)), parameters: c.form.parameters)
+    }
+
+    /// A tile's bytes; 304 when the client has them, 404 (a plain status, as image clients
+    /// expect) when the set has no such tile.
+    private func tile(_ request: Request, _ c: OutpostRequestContext, kind: TileSet.Kind) async throws -> Response {
+        let (level, row, column) = try address(c)
+        let (set, bytes) = try await StoreCall.run { () -> (TileSet, [UInt8]?) in
+            let set = try tileSet(c, kind: kind)
+            guard set.contains(level: level, row: row, column: column) else { return (set, nil) }
+            return (set, try store.tiles.tile(set: set.name, level: level, row: row, column: column))
+        }
+        guard let bytes else {
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "Tile not found.")))
+        }
+        let etag = "\"\(set.created)-\(level)-\(row)-\(column)\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        headers[.contentType] = WebMercatorTiling.contentType(set.format)
+        // Vector tiles kept gzipped (as MBTiles writers do) go as they are, labelled.
+        if bytes.count > 2, bytes[0] == 0x1f, bytes[1] == 0x8b { headers[.contentEncoding] = "gzip" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `tilemap/{level}/{row}/{column}/{width}/{height}`: which tiles of a block exist.
+    private func tileMap(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> Response {
+        let set = try tileSet(c, kind: kind)
+        let (level, row, column) = try address(c)
+        guard let width = c.parameters.get("width").flatMap(Int.init), let height = c.parameters.get("height").flatMap(Int.init),
+            (1...256).contains(width), (1...256).contains(height)
+        else { throw ArcGISError.invalidParameter("width/height", "1 to 256 tiles") }
+        let grid = try store.tiles.tilesPresent(set: set.name, level: level, row: row, column: column, height: height, width: width)
+        return RESTResponse.json(
+            [
+                "adjusted": false,
+                "location": ["left": .int(Int64(column)), "top": .int(Int64(row)), "width": .int(Int64(width)), "height": .int(Int64(height))],
+                "data": .array(grid.flatMap { $0.map { .int($0 ? 1 : 0) } }),
+            ], parameters: c.form.parameters)
+    }
+
+    /// Level, row and column of the path (a vector tile's column ends in `.pbf`).
+    private func address(_ c: OutpostRequestContext) throws -> (Int, Int, Int) {
+        let column = c.parameters.get("col").map { $0.hasSuffix(".pbf") ? String($0.dropLast(4)) : $0 }
+        guard let level = c.parameters.get("level").flatMap(Int.init), let row = c.parameters.get("row").flatMap(Int.init),
+            let column = column.flatMap(Int.init), (0...30).contains(level), row >= 0, column >= 0
+        else { throw ArcGISError(kind: .notFound, message: "Tile not found.", details: ["The tile address is not level/row/column."]) }
+        return (level, row, column)
+    }
+}

@@ -1,0 +1,35 @@
+import OutpostWire
+
+/// Tile sets the tile services serve, and their tiles.
+///
+/// Contract: a set's tiles never change after it is added (`created` versions them, so
+/// answers may be cached); `tile` takes rows counted from the top (ArcGIS's and XYZ's order)
+/// and answers nil for a tile the set does not have; names compare without case.
+public protocol TileSetStore: Sendable {
+    func tileSets() throws -> [TileSet]
+    func tileSet(named name: String) throws -> TileSet?
+    /// Adds an MBTiles file (copied) as the set `name`; its kind follows its `format`.
+    func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet
+    func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]?
+    /// Which tiles of a block exist, row by row (a `tilemap`).
+    func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]]
+}
+
+/// Why a tile set could not be added.
+public enum TileSetFailure: ArcGISErrorConvertible, Equatable, CustomStringConvertible {
+    case invalidName(String)
+    case exists(String)
+    case unreadable(String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let name): "'\(name)' is not a valid service name (letters, digits, '_' and '-')"
+        case .exists(let name): "a tile service \(name) exists already"
+        case .unreadable(let reason): "not an MBTiles file this server can serve: \(reason)"
+        }
+    }
+
+    public var arcGISError: ArcGISError {
+        ArcGISError(kind: .invalidParameter, message: "Unable to add the tile service.", details: [description])
+    }
+}
