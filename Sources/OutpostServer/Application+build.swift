@@ -180,7 +180,7 @@ public func buildRouter(
         .addRoutes(to: routes)
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
-    TileServicesController(store: store).addRoutes(to: routes)
+    TileServicesController(store: store, cache: TileCache()).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)

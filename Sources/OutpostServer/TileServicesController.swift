@@ -9,6 +9,7 @@ import OutpostWire
 /// an ETag and long-lived cache headers: a set never changes after import.
 struct TileServicesController: Sendable {
     let store: FeatureStore
+    let cache: TileCache
 
     func addRoutes(to routes: ArcGISRoutes) {
         routes.viewers
@@ -47,10 +48,20 @@ struct TileServicesController: Sendable {
     /// expect) when the set has no such tile.
     private func tile(_ request: Request, _ c: OutpostRequestContext, kind: TileSet.Kind) async throws -> Response {
         let (level, row, column) = try address(c)
-        let (set, bytes) = try await StoreCall.run { () -> (TileSet, [UInt8]?) in
-            let set = try tileSet(c, kind: kind)
-            guard set.contains(level: level, row: row, column: column) else { return (set, nil) }
-            return (set, try store.tiles.tile(set: set.name, level: level, row: row, column: column))
+        // Set and tile from memory when seen before; otherwise from the store, on the blocking pool.
+        let name = try c.serviceName()
+        let set: TileSet
+        if let known = cache.set(named: name), known.kind == kind {
+            set = known
+        } else {
+            set = try await StoreCall.run { try tileSet(c, kind: kind) }
+            cache.remember(set)
+        }
+        let key = TileCache.Key(set: set.name.lowercased(), version: set.created, level: level, row: row, column: column)
+        var bytes = cache.tile(key)
+        if bytes == nil, set.contains(level: level, row: row, column: column) {
+            bytes = try await StoreCall.run { try store.tiles.tile(set: set.name, level: level, row: row, column: column) }
+            if let bytes { cache.store(bytes, for: key) }
         }
         guard let bytes else {
             return Response(

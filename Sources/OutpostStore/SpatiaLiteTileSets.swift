@@ -22,8 +22,21 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outpost_tile_sets ORDER BY name").map(Self.tileSet) }
     }
 
+    /// From memory: sets never change, and one added by another process is read on the
+    /// first request that names it.
     public func tileSet(named name: String) throws -> TileSet? {
-        try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM outpost_tile_sets WHERE name = ?", arguments: [name]).map(Self.tileSet) }
+        try entry(named: name)?.set
+    }
+
+    private func entry(named name: String) throws -> TileReaders.Entry? {
+        if let cached = readers.entry(named: name) { return cached }
+        let all = try pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM outpost_tile_sets").map {
+                TileReaders.Entry(set: Self.tileSet($0), file: (tilesDirectory as NSString).appendingPathComponent($0["file"]))
+            }
+        }
+        readers.replaceEntries(all)
+        return readers.entry(named: name)
     }
 
     public func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet {
@@ -103,9 +116,8 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
 
     /// Where a set's file is, or a not-found failure.
     private func file(of set: String) throws -> String {
-        let file = try pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM outpost_tile_sets WHERE name = ?", arguments: [set]) }
-        guard let file else { throw StoreError.serviceNotFound(set) }
-        return (tilesDirectory as NSString).appendingPathComponent(file)
+        guard let entry = try entry(named: set) else { throw StoreError.serviceNotFound(set) }
+        return entry.file
     }
 
     /// An MBTiles file's `metadata` table, read defensively (read only).
@@ -135,10 +147,23 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     }
 }
 
-/// Read-only connections to tile files, a few per file, handed out in turn.
+/// The tile sets by name, and read-only connections to their files, a few per file, handed
+/// out in turn.
 final class TileReaders: Sendable {
+    struct Entry: Sendable {
+        var set: TileSet
+        var file: String
+    }
+
     static let connectionsPerFile = 4
     private let open = Mutex<[String: (queues: [DatabaseQueue], next: Int)]>([:])
+    private let entries = Mutex<[String: Entry]>([:])
+
+    func entry(named name: String) -> Entry? { entries.withLock { $0[name.lowercased()] } }
+
+    func replaceEntries(_ all: [Entry]) {
+        entries.withLock { entries in entries = Dictionary(all.map { ($0.set.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }) }
+    }
 
     func reader(for set: String, file: String) throws -> DatabaseQueue {
         try open.withLock { open in

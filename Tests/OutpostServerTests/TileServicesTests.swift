@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import Hummingbird
 import HummingbirdTesting
-import OutpostServer
 import OutpostStorage
 import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
+
+@testable import OutpostServer
 
 /// The demo's tile services over HTTP (docs/tiles.md).
 @Suite struct TileServicesTests {
@@ -79,5 +80,20 @@ import Testing
             }
         }
         try? FileManager.default.removeItem(atPath: store.directory)
+    }
+}
+
+/// The server's tile cache keeps at most its budget of bytes, the newest tiles first.
+@Suite struct TileCacheTests {
+    @Test func theOldestTilesGoWhenTheBudgetIsSpent() {
+        let cache = TileCache(budget: 1600)
+        func key(_ n: Int, version: Int64 = 1) -> TileCache.Key { TileCache.Key(set: "s", version: version, level: 5, row: n, column: 0) }
+        for n in 0..<20 { cache.store(Array(repeating: UInt8(n), count: 100), for: key(n)) }
+        #expect(cache.byteCount <= 1600)
+        #expect(cache.tile(key(0)) == nil && cache.tile(key(3)) == nil)
+        #expect(cache.tile(key(19)) == Array(repeating: 19, count: 100))
+        #expect(cache.tile(key(19, version: 2)) == nil, "another import of the set is another set")
+        cache.store(Array(repeating: 1, count: 101), for: key(99))
+        #expect(cache.tile(key(99)) == nil, "a tile over a sixteenth of the budget is not kept")
     }
 }
