@@ -15,6 +15,9 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let editsReported = Mutex<Int>(0)
     private let conflictsReported = Mutex<Int?>(nil)
+    /// Each operation's latency timer and per-status counters, made once (labels are bounded):
+    /// making them per request cost a registry lookup and its allocations every time.
+    private let requestHandles = Mutex<[String: (timer: Metrics.Timer, counters: [Int: Metrics.Counter])]>([:])
 
     public init() {
         var factory = PrometheusMetricsFactory(registry: registry)
@@ -28,10 +31,21 @@ public final class ServerMetrics: Sendable {
 
     /// One answered request: its latency per operation, and a count per operation and status.
     func requestFinished(operation: String, status: Int, nanoseconds: Int64) {
-        Metrics.Timer(label: "outpost_request_duration_seconds", dimensions: [("operation", operation)], factory: factory)
-            .recordNanoseconds(nanoseconds)
-        Counter(label: "outpost_requests_total", dimensions: [("operation", operation), ("status", String(status))], factory: factory)
-            .increment()
+        let factory = self.factory
+        let (timer, counter) = requestHandles.withLock { handles in
+            var entry =
+                handles[operation]
+                ?? (Metrics.Timer(label: "outpost_request_duration_seconds", dimensions: [("operation", operation)], factory: factory), [:])
+            let counter =
+                entry.counters[status]
+                ?? Metrics.Counter(
+                    label: "outpost_requests_total", dimensions: [("operation", operation), ("status", String(status))], factory: factory)
+            entry.counters[status] = counter
+            handles[operation] = entry
+            return (entry.timer, counter)
+        }
+        timer.recordNanoseconds(nanoseconds)
+        counter.increment()
     }
 
     /// Reads what the store and the job runner hold, then renders every metric.
@@ -75,6 +89,7 @@ public final class ServerMetrics: Sendable {
             return ["health", "metrics"].contains(segments.first ?? "") ? segments[0] : "other"
         }
         if segments.count >= 3, segments[1] == "tokens" { return "generateToken" }
+        if segments[1] == "sharing" { return "portal" }
         if segments.count == 3 { return segments[2] == "info" ? "info" : "services" }
         if segments.count == 4, segments[2] == "info" { return "healthCheck" }
         if segments.count == 4, segments[2] == "services" { return "folder" }
@@ -83,6 +98,9 @@ public final class ServerMetrics: Sendable {
         if segments[kind] == "replicafiles" { return "replicaFile" }
         if segments[kind] == "VersionManagementServer" { return "versionManagement" }
         guard let first = rest.first else { return "service" }
+        if segments[kind] == "MapServer" || segments[kind] == "VectorTileServer" {
+            return ["tile", "tilemap"].contains(first) ? first : first == "resources" ? "style" : "other"
+        }
         let named: Set = [
             "applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "createReplica",
             "synchronizeReplica", "unRegisterReplica", "addAttachment", "updateAttachment", "deleteAttachments", "layers",

@@ -116,7 +116,9 @@ struct Serve: AsyncParsableCommand {
     func run() async throws {
         let settings: Settings
         do { settings = try self.settings() } catch let error as ValidationError { throw ValidationError(error.message) }
-        var logger = settings.logFormat == "json" ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost")
+        var logger =
+            settings.logFormat == "json"
+            ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost", factory: { TextLogHandler(label: $0) })
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
         let store = try FeatureStore(dataDirectory: settings.data)

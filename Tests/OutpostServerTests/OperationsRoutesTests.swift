@@ -66,6 +66,15 @@ import Testing
         }
     }
 
+    @Test func tileAndPortalRequestsHaveLabelsOfTheirOwn() {
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5") == "tile")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/V/VectorTileServer/tile/3/2/5.pbf") == "tile")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Basemaps/V/VectorTileServer/tilemap/1/0/0/2/2") == "tilemap")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/V/VectorTileServer/resources/styles/root.json") == "style")
+        #expect(ServerMetrics.operationLabel("/arcgis/rest/services/DemoBasemap/MapServer") == "service")
+        #expect(ServerMetrics.operationLabel("/arcgis/sharing/rest/content/items/de3000000000000000000000000000a1/data") == "portal")
+    }
+
     @Test func operationLabelsNameNoIds() {
         #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Demo/FeatureServer/2/query") == "query")
         #expect(ServerMetrics.operationLabel("/arcgis/rest/services/Demo/FeatureServer/replicas/%7BAB%7D") == "replicaInfo")
