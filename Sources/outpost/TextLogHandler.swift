@@ -5,27 +5,19 @@ import Logging
 /// <label>: <metadata> [<source>] <message>`), with the metadata rendered when a line is
 /// written. `StreamLogHandler` renders it whenever it is set, and Hummingbird sets a request id
 /// on every request: a string built and sorted per request even with nothing logged.
-struct TextLogHandler: LogHandler {
+struct TextLogHandler: LineLogHandler {
     let label: String
     var logLevel: Logger.Level = .info
     var metadata: Logger.Metadata = [:]
-    private static let lock = NSLock()
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
+    static var output: FileHandle { .standardError }
 
     func log(
         level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
         file: String, function: String, line: UInt
     ) {
-        let merged = metadata.merging(explicit ?? [:], uniquingKeysWith: { $1 })
+        let merged = merged(explicit)
         let rendered = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let text = "\(Self.timestamp()) \(level) \(label):\(rendered) [\(source)] \(message)\n"
-        Self.lock.lock()
-        defer { Self.lock.unlock() }
-        FileHandle.standardError.write(Data(text.utf8))
+        write("\(Self.timestamp()) \(level) \(label):\(rendered) [\(source)] \(message)\n".utf8)
     }
 
     /// Local time, as `StreamLogHandler` writes it.
