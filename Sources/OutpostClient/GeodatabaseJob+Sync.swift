@@ -38,13 +38,7 @@ extension GeodatabaseJob {
                     fields.append(("edits", try String(contentsOfFile: editsFile, encoding: .utf8)))
                 }
             }
-            let answer = try await connection.postForm(connection.url("synchronizeReplica"), fields)
-            guard let submission = ReplicaJobSubmission(json: answer) else {
-                throw ClientError.invalidResponse("synchronizeReplica answered no statusUrl")
-            }
-            document.statusURL = submission.statusURL
-            document.step = .poll
-            document.progress = 0.15
+            _ = try await submit("synchronizeReplica", fields, progress: 0.15)
             note("sync submitted (\(document.editsUploaded) edits)")
         case .poll:
             try await poll(from: 0.15, to: 0.4)

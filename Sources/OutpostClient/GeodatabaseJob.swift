@@ -227,6 +227,16 @@ public actor GeodatabaseJob {
 
     // MARK: Shared steps
 
+    /// Submits an asynchronous server operation and moves the job on to polling its status.
+    func submit(_ operation: String, _ fields: [(String, String)], progress: Double) async throws -> ReplicaJobSubmission {
+        let answer = try await connection.postForm(connection.url(operation), fields)
+        guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("\(operation) answered no statusUrl") }
+        document.statusURL = submission.statusURL
+        document.step = .poll
+        document.progress = progress
+        return submission
+    }
+
     /// Polls the server job until it completes; records its result URL.
     func poll(from start: Double, to end: Double) async throws {
         guard let statusURL = document.statusURL.flatMap(URL.init(string:)) else { throw ClientError.invalidResponse("no statusUrl") }
@@ -308,13 +318,7 @@ public actor GeodatabaseJob {
             document.step = .submit
         case .submit:
             guard let parameters = document.generate else { throw ClientError.invalidResponse("no parameters") }
-            let answer = try await connection.postForm(connection.url("createReplica"), parameters.formFields)
-            guard let submission = ReplicaJobSubmission(json: answer) else {
-                throw ClientError.invalidResponse("createReplica answered no statusUrl")
-            }
-            document.statusURL = submission.statusURL
-            document.step = .poll
-            document.progress = 0.05
+            let submission = try await submit("createReplica", parameters.formFields, progress: 0.05)
             note("replica \(submission.replicaId) requested")
         case .poll:
             try await poll(from: 0.05, to: 0.3)

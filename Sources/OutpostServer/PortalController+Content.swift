@@ -53,10 +53,8 @@ extension PortalController {
         guard caller(c).mayCreate(for: owner) else {
             throw ArcGISError.forbidden
         }
-        guard
-            try owner == ServiceItems.owner || store.users.users().contains(where: { $0.name.caseInsensitiveCompare(owner) == .orderedSame })
-                || !requireAuth
-        else { throw UserFailure.notFound(owner) }
+        // With token security, content belongs to a user of the server (or to the server itself).
+        guard try !requireAuth || owner == ServiceItems.owner || store.users.user(named: owner) != nil else { throw UserFailure.notFound(owner) }
         let folder = try folderId(owner: owner, c)
         guard let type = p.string("type"), !type.isEmpty else { throw ArcGISError.missingParameter("type") }
         var item = PortalItem(

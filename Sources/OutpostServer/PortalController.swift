@@ -99,7 +99,7 @@ struct PortalController: Sendable {
     private func communityUser(_ c: OutpostRequestContext) throws -> Response {
         let name = c.parameters.get("user") ?? ""
         guard caller(c) != .anonymous,
-            let user = try store.users.users().first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
+            let user = try store.users.user(named: name)
         else { throw UserFailure.notFound(name) }
         return RESTResponse.json(Self.userJSON(user), parameters: c.form.parameters)
     }
@@ -125,8 +125,12 @@ struct PortalController: Sendable {
 
     /// Every item the portal has: its own, then one per service.
     func allItems(_ request: Request) throws -> [PortalItem] {
-        try store.portal.items()
-            + ServiceItems.items(for: store.catalog, tileSets: try store.tiles.tileSets(), server: server(request), securityOn: requireAuth)
+        try store.portal.items() + serviceItems(server: server(request))
+    }
+
+    /// The items of the server's services, their URLs below `server` (empty: left relative).
+    func serviceItems(server: String) throws -> [PortalItem] {
+        ServiceItems.items(for: store.catalog, tileSets: try store.tiles.tileSets(), server: server, securityOn: requireAuth)
     }
 
     /// The item the path names, if the caller may see it.
@@ -137,10 +141,7 @@ struct PortalController: Sendable {
     func visibleItem(id: String, _ c: OutpostRequestContext, _ request: Request? = nil) throws -> PortalItem {
         let item =
             try store.portal.item(id: id)
-            ?? ServiceItems.items(
-                for: store.catalog, tileSets: try store.tiles.tileSets(), server: request.map(server) ?? "", securityOn: requireAuth
-            )
-            .first { $0.id == id }
+            ?? serviceItems(server: request.map(server) ?? "").first { $0.id == id }
         guard let item, caller(c).maySee(item) else { throw PortalFailure.itemNotFound(id) }
         return item
     }
@@ -235,7 +236,7 @@ struct PortalController: Sendable {
             guard let found = folders.first(where: { $0.id == folder || $0.title.caseInsensitiveCompare(folder) == .orderedSame }) else {
                 throw PortalFailure.folderNotFound(folder)
             }
-            current = ["username": .string(owner), "id": .string(found.id), "title": .string(found.title), "created": .int(found.created)]
+            current = found.json
         }
         let folderId = current["id"]?.stringValue
         let items = try store.portal.items().filter {
@@ -247,7 +248,7 @@ struct PortalController: Sendable {
                 "username": .string(owner), "currentFolder": current, "items": .array(items[page.range].map { answerJSON($0, request) }),
                 "folders": .array(
                     folderId == nil
-                        ? folders.map { ["username": .string(owner), "id": .string($0.id), "title": .string($0.title), "created": .int($0.created)] }
+                        ? folders.map(\.json)
                         : []),
             ]), parameters: c.form.parameters)
     }

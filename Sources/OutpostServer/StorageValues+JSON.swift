@@ -43,3 +43,8 @@ extension UploadItem {
         ]
     }
 }
+
+extension PortalFolder {
+    /// A folder as the portal lists it.
+    var json: JSONValue { ["username": .string(owner), "id": .string(id), "title": .string(title), "created": .int(created)] }
+}

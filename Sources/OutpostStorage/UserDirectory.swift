@@ -20,6 +20,11 @@ public protocol UserDirectory: Sendable {
 }
 
 extension UserDirectory {
+    /// The user of that name (names compare without case), if any.
+    public func user(named name: String) throws -> ServerUser? {
+        try users().first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
     public func addUser(_ name: String, role: UserRole, password: String) throws {
         try addUser(name, role: role, password: password, rounds: passwordRounds)
     }

@@ -60,13 +60,7 @@ extension SpatiaLiteSync {
                             try Self.forEachFeature(selection, spatialReference: replica.spatialReference, db: db, insert)
                         }
                         if downloadsAttachments {
-                            try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
-                                try layerWriter.insertAttachment(
-                                    attachmentId: attachment.id, globalId: attachment.globalId,
-                                    parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                    contentType: attachment.contentType, keywords: attachment.keywords,
-                                    data: try attachment.data())
-                            }
+                            try Self.forEachAttachment(selection, directory: directory, db: db) { try $0.write(to: layerWriter) }
                         }
                         replacementRows += layerWriter.featureCount + layerWriter.attachmentCount
                     } else if layerPlan.direction.downloads {
@@ -81,12 +75,8 @@ extension SpatiaLiteSync {
                         changes += layerWriter.featureCount + deleted.count
                         if downloadsAttachments {
                             for pass in [DownloadChange.add, .update] {
-                                try reader.forEachAttachment(pass, directory: directory, db: db) { attachment in
-                                    try layerWriter.insertAttachment(
-                                        attachmentId: attachment.id, globalId: attachment.globalId,
-                                        parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                        contentType: attachment.contentType, keywords: attachment.keywords,
-                                        data: try attachment.data(), logging: pass == .add ? .insert : .update)
+                                try reader.forEachAttachment(pass, directory: directory, db: db) {
+                                    try $0.write(to: layerWriter, logging: pass == .add ? .insert : .update)
                                 }
                             }
                             let deletedAttachments = try reader.deletedAttachments(db: db)

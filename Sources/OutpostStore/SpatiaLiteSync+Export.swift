@@ -80,13 +80,7 @@ extension SpatiaLiteSync {
                             try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db, insert)
                         }
                         if withAttachments && definition.returnAttachments {
-                            try Self.forEachAttachment(selection, directory: directory, db: db) { attachment in
-                                try layerWriter.insertAttachment(
-                                    attachmentId: attachment.id, globalId: attachment.globalId,
-                                    parentGlobalId: attachment.parentGlobalId, name: attachment.name,
-                                    contentType: attachment.contentType, keywords: attachment.keywords,
-                                    data: try attachment.data())
-                            }
+                            try Self.forEachAttachment(selection, directory: directory, db: db) { try $0.write(to: layerWriter) }
                         }
                         try layerWriter.finish()
                         counts.features += layerWriter.featureCount
@@ -265,6 +259,13 @@ extension SpatiaLiteSync {
         func data() throws -> Data {
             if let path { return try Data(contentsOf: URL(fileURLWithPath: path)) }
             return bytes ?? Data()
+        }
+
+        /// Writes this attachment into a replica file or delta being written.
+        func write(to writer: ReplicaLayerWriter, logging operation: DeltaOperation? = nil) throws {
+            try writer.insertAttachment(
+                attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
+                keywords: keywords, data: try data(), logging: operation)
         }
     }
 

@@ -6,7 +6,8 @@ import Synchronization
 
 /// Tile sets as MBTiles files under `tiles/` in the data folder, listed in
 /// `outpost_tile_sets`. Each file is read through a few read-only connections of its own,
-/// opened on first use and kept (tiles never change after import).
+/// opened on first use and kept (tiles never change after import). The server keeps the
+/// tiles it served in memory (`TileCache`), so these reads are its cache misses.
 public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     public let database: StoreDatabase
     let readers: TileReaders
@@ -22,21 +23,8 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outpost_tile_sets ORDER BY name").map(Self.tileSet) }
     }
 
-    /// From memory: sets never change, and one added by another process is read on the
-    /// first request that names it.
     public func tileSet(named name: String) throws -> TileSet? {
-        try entry(named: name)?.set
-    }
-
-    private func entry(named name: String) throws -> TileReaders.Entry? {
-        if let cached = readers.entry(named: name) { return cached }
-        let all = try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outpost_tile_sets").map {
-                TileReaders.Entry(set: Self.tileSet($0), file: (tilesDirectory as NSString).appendingPathComponent($0["file"]))
-            }
-        }
-        readers.replaceEntries(all)
-        return readers.entry(named: name)
+        try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM outpost_tile_sets WHERE name = ?", arguments: [name]).map(Self.tileSet) }
     }
 
     public func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet {
@@ -80,7 +68,7 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     public func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]? {
         // MBTiles counts rows from the bottom (TMS).
         let tmsRow = (1 << level) - 1 - row
-        return try readers.reader(for: set, file: try file(of: set)).read { db in
+        return try readers.reader(for: try file(of: set)).read { db in
             try Data.fetchOne(
                 db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
                 arguments: [level, column, tmsRow]
@@ -91,7 +79,7 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     public func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]] {
         let size = 1 << level
         let (top, bottom) = (size - 1 - row, size - row - height)
-        let present = try readers.reader(for: set, file: try file(of: set)).read { db in
+        let present = try readers.reader(for: try file(of: set)).read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -116,8 +104,9 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
 
     /// Where a set's file is, or a not-found failure.
     private func file(of set: String) throws -> String {
-        guard let entry = try entry(named: set) else { throw StoreError.serviceNotFound(set) }
-        return entry.file
+        let file = try pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM outpost_tile_sets WHERE name = ?", arguments: [set]) }
+        guard let file else { throw StoreError.serviceNotFound(set) }
+        return (tilesDirectory as NSString).appendingPathComponent(file)
     }
 
     /// An MBTiles file's `metadata` table, read defensively (read only).
@@ -147,25 +136,12 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     }
 }
 
-/// The tile sets by name, and read-only connections to their files, a few per file, handed
-/// out in turn.
+/// Read-only connections to tile files, a few per file, handed out in turn.
 final class TileReaders: Sendable {
-    struct Entry: Sendable {
-        var set: TileSet
-        var file: String
-    }
-
     static let connectionsPerFile = 4
     private let open = Mutex<[String: (queues: [DatabaseQueue], next: Int)]>([:])
-    private let entries = Mutex<[String: Entry]>([:])
 
-    func entry(named name: String) -> Entry? { entries.withLock { $0[name.lowercased()] } }
-
-    func replaceEntries(_ all: [Entry]) {
-        entries.withLock { entries in entries = Dictionary(all.map { ($0.set.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }) }
-    }
-
-    func reader(for set: String, file: String) throws -> DatabaseQueue {
+    func reader(for file: String) throws -> DatabaseQueue {
         try open.withLock { open in
             if var entry = open[file] {
                 entry.next = (entry.next + 1) % entry.queues.count

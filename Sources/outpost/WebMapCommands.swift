@@ -23,7 +23,7 @@ struct WebMap: AsyncParsableCommand {
             guard let itemAccess = ItemAccess(rawValue: access) else { throw ValidationError("--access: private, org or public") }
             guard let bytes = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
             let store = try FeatureStore(dataDirectory: data)
-            if owner != ServiceItems.owner, try !store.users.users().contains(where: { $0.name.caseInsensitiveCompare(owner) == .orderedSame }) {
+            if owner != ServiceItems.owner, try store.users.user(named: owner) == nil {
                 throw ValidationError("no user \(owner) (outpost users add)")
             }
             do {

@@ -8,13 +8,6 @@ import Testing
 
 @testable import OutpostStore
 
-/// A store with the demo services, for edit tests (each test gets its own).
-func makeDemoStore() throws -> FeatureStore {
-    let store = try makeTemporaryStore()
-    try DemoData.seed(store, testdataDirectory: testdataDirectory)
-    return store
-}
-
 /// One row as plain values (GRDB rows are not Sendable, so they stay inside the read).
 func fetchRow(_ store: FeatureStore, _ sql: String, _ arguments: [DatabaseValue] = []) throws -> [DatabaseValue]? {
     try store.read { db in try Row.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)).map { Array($0.databaseValues) } }
