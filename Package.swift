@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
         .library(name: "OutpostStore", targets: ["OutpostStore"]),
+        .library(name: "OutpostTilePackage", targets: ["OutpostTilePackage"]),
         .library(name: "OutpostService", targets: ["OutpostService"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
@@ -80,6 +81,16 @@ let package = Package(
             pkgConfig: "spatialite",
             providers: [.apt(["libspatialite-dev"])]
         ),
+        // zlib's CRC-32 (Debian's zlib1g-dev) for the tile package's zip.
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // Tile packages an export writes: .tpkx (Compact Cache V2 bundles in a stored zip)
+        // and MBTiles, streamed from a tile source.
+        .target(
+            name: "OutpostTilePackage",
+            dependencies: [
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // The SpatiaLite feature store: catalog, layer tables, migrations, queries, import.
         .target(
             name: "OutpostStore",
@@ -93,7 +104,8 @@ let package = Package(
         ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
         // generic over any backend.
-        .target(name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry"]),
+        .target(
+            name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage"]),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
         .target(
             name: "OutpostServer",
@@ -131,6 +143,12 @@ let package = Package(
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),
+        .testTarget(
+            name: "OutpostTilePackageTests",
+            dependencies: [
+                "OutpostTilePackage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         .testTarget(
             name: "OutpostGeoPackageTests",
             dependencies: ["OutpostGeoPackage", "OutpostSync", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]

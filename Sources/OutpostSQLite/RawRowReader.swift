@@ -54,3 +54,13 @@ public struct RawRowReader {
         }
     }
 }
+
+extension RawRowReader {
+    /// The column's bytes lent to `body` without a copy (empty for NULL or a zero-length
+    /// blob); valid only during the call.
+    public func withBlob<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}

@@ -40,6 +40,25 @@ public struct RawStatementBinder {
         }
     }
 
+    /// Binds integers then one blob lent for the call (no `Data` made per row), and steps.
+    public func execute(_ integers: [Int64], blob: UnsafeRawBufferPointer, db: Database) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        for (index, value) in integers.enumerated() {
+            let rc = sqlite3_bind_int64(handle, Int32(index + 1), value)
+            guard rc == SQLITE_OK else { throw failure(rc, db: db) }
+        }
+        let rc = sqlite3_bind_blob(
+            handle, Int32(integers.count + 1), blob.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(blob.count), Self.transient)
+        guard rc == SQLITE_OK else { throw failure(rc, db: db) }
+        let step = sqlite3_step(handle)
+        guard step == SQLITE_DONE else {
+            let error = failure(step, db: db)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
     private func failure(_ rc: Int32, db: Database) -> DatabaseError {
         let message = db.sqliteConnection.map { String(cString: sqlite3_errmsg($0)) } ?? "SQLite error \(rc)"
         return DatabaseError(resultCode: ResultCode(rawValue: rc), message: message, sql: statement.sql)

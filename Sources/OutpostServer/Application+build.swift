@@ -31,13 +31,16 @@ public struct ServerOptions: Sendable {
     public var maximumTokenMinutes: Int
     /// Where request, edit, conflict, replica and job figures are recorded for `/metrics`.
     public var metrics: ServerMetrics
+    /// The most tiles one `exportTiles` may take (ArcGIS's `maxExportTilesCount`, 100,000).
+    public var maxExportTiles: Int
 
     public init(
         limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
         scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
-        idleTimeout: TimeInterval = 30
+        idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount
     ) {
+        self.maxExportTiles = max(1, maxExportTiles)
         self.jobLimits = jobLimits ?? JobLimits(running: maximumConcurrentJobs)
         self.idleTimeout = idleTimeout
         self.metrics = metrics
@@ -161,7 +164,11 @@ public func buildRouter(
         }
     admitted(arcgis.group(), role: nil).addRoutes(open)
 
+    let exports = TileExportController(
+        store: store, files: files, runner: runner, scheme: options.scheme, maxExportTiles: options.maxExportTiles, logger: logger)
     let directory = RouteCollection(context: OutpostRequestContext.self)
+    exports.addOutputRoutes(to: directory)
+    directory
         .read("rest/services", store: { request, c in try services.list(c.form.parameters, request: request) })
         .read("rest/services/:service", store: { _, c in try services.folder(c.form.parameters, context: c) })
         .read("rest/**") { request, _ in
@@ -180,7 +187,8 @@ public func buildRouter(
         .addRoutes(to: routes)
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
-    TileServicesController(store: store, cache: TileCache()).addRoutes(to: routes)
+    TileServicesController(store: store, cache: TileCache(), maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
+    exports.addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)

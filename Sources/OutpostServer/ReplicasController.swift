@@ -101,14 +101,14 @@ struct ReplicasController: Sendable {
         }
     }
 
-    /// Runs a job's work on the blocking pool through the `ReplicaJob` use case (every step
+    /// Runs a job's work on the blocking pool through the `JobRun` use case (every step
     /// saved); a failure that is a server fault is logged whole.
     static func runJob(
         _ job: JobRecord, store: FeatureStore, logger: Logger,
         work: @escaping @Sendable (_ phase: (JobStatus) -> Void) throws -> String
     ) async {
         let last = try? await JobRunner.blocking {
-            ReplicaJob(backend: store).run(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
+            JobRun(backend: store).run(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
                 phase in
                 do {
                     return try work(phase)
@@ -149,30 +149,7 @@ struct ReplicasController: Sendable {
                     "The file does not exist or has expired (files are kept \(Int(files.idleTime)) s after their last download) on service \(serviceName)."
                 ])
         }
-        var headers: HTTPFields = [
-            .contentType: name.hasSuffix(".json") ? "application/json; charset=utf-8" : "application/geopackage+sqlite3",
-            .acceptRanges: "bytes",
-        ]
-        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
-        // A client resuming a download asks for the rest (`Range: bytes=N-`, or `N-M`).
-        if let range = request.headers[.range].flatMap({ Self.byteRange($0, size: size) }) {
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
-            let body = try await FileIO().loadFile(path: path, range: range, context: context)
-            return Response(status: .partialContent, headers: headers, body: body)
-        }
-        let body = try await FileIO().loadFile(path: path, context: context)
-        return Response(status: .ok, headers: headers, body: body)
-    }
-
-    /// The one range of `Range: bytes=start-[end]` inside a file of `size` bytes; nil for
-    /// anything else (the whole file is sent).
-    static func byteRange(_ header: String, size: Int) -> ClosedRange<Int>? {
-        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
-        let bounds = header.dropFirst(6).split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard bounds.count == 2, let start = Int(bounds[0].trimmingCharacters(in: .whitespaces)), start >= 0, start < size else { return nil }
-        let endText = bounds[1].trimmingCharacters(in: .whitespaces)
-        let end = endText.isEmpty ? size - 1 : min(Int(endText) ?? -1, size - 1)
-        return end >= start ? start...end : nil
+        return try await ResultFiles.response(serving: path, named: name, request: request, context: context)
     }
 
     // MARK: Registry

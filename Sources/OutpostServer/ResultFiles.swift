@@ -2,9 +2,10 @@ import Foundation
 import OutpostWire
 import Synchronization
 
-/// Result files of replica operations, under `<data>/replicafiles/`, served at
-/// `/arcgis/rest/services/<service>/replicafiles/<name>` (a sibling of `FeatureServer`, as on
-/// ArcGIS Server).
+/// Result files of jobs and requests, under `<data>/replicafiles/`: replica files and sync
+/// answers, served at `/arcgis/rest/services/<service>/replicafiles/<name>` (a sibling of
+/// `FeatureServer`, as on ArcGIS Server), and tile packages, served from the export's output
+/// folder (`/arcgis/rest/directories/arcgisoutput/<job>/<package>`).
 ///
 /// A file is written under a temporary name and renamed into place when complete, so a
 /// download never sees half a file. Files expire after `idleTime` without a download (ArcGIS's
@@ -28,8 +29,14 @@ public struct ResultFiles: Sendable {
     public static func isValidName(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count == 2 && parts[0].count == 32 && parts[0].allSatisfy { $0.isHexDigit && !$0.isUppercase }
-            && ["json", "gpkg"].contains(parts[1])
+            && contentTypes.keys.contains(String(parts[1]))
     }
+
+    /// What each kind of result file is served as.
+    static let contentTypes = [
+        "json": "application/json; charset=utf-8", "gpkg": "application/geopackage+sqlite3", "tpkx": "application/zip",
+        "mbtiles": "application/vnd.sqlite3",
+    ]
 
     public func path(of name: String) -> String { (directory as NSString).appendingPathComponent(name) }
 
@@ -47,6 +54,14 @@ public struct ResultFiles: Sendable {
     public func discard(_ name: String) {
         try? FileManager.default.removeItem(atPath: path(of: ".tmp-\(name)"))
         try? FileManager.default.removeItem(atPath: path(of: name))
+    }
+
+    /// Whether a published file is there and not expired (its idle clock left as it is).
+    public func exists(_ name: String, now: Date = Date()) -> Bool {
+        guard Self.isValidName(name), let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name)),
+            let modified = attributes[.modificationDate] as? Date
+        else { return false }
+        return now.timeIntervalSince(modified) <= idleTime
     }
 
     /// The published file to serve, its idle clock restarted; nil when unknown or expired.

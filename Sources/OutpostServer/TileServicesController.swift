@@ -10,6 +10,8 @@ import OutpostWire
 struct TileServicesController: Sendable {
     let store: FeatureStore
     let cache: TileCache
+    /// The most tiles one export may take (`maxExportTilesCount`).
+    let maxExportTiles: Int
 
     func addRoutes(to routes: ArcGISRoutes) {
         routes.viewers
@@ -24,7 +26,9 @@ struct TileServicesController: Sendable {
     }
 
     /// The set the path names, of the service kind the path says.
-    func tileSet(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet {
+    func tileSet(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet { try Self.tileSet(store, c, kind: kind) }
+
+    static func tileSet(_ store: FeatureStore, _ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet {
         let name = try c.serviceName()
         guard let set = try store.tiles.tileSet(named: name), set.kind == kind else {
             throw ArcGISError(kind: .notFound, message: "Service not found.", details: ["There is no \(kind.serviceKind) '\(name)'."])
@@ -36,7 +40,9 @@ struct TileServicesController: Sendable {
         let set = try tileSet(c, kind: kind)
         let version = FeatureServiceMetadata.currentVersion
         let json =
-            kind == .raster ? TileServiceInfo.mapServer(set, currentVersion: version) : TileServiceInfo.vectorTileServer(set, currentVersion: version)
+            kind == .raster
+            ? TileServiceInfo.mapServer(set, currentVersion: version, maxExportTilesCount: maxExportTiles)
+            : TileServiceInfo.vectorTileServer(set, currentVersion: version, maxExportTilesCount: maxExportTiles)
         return RESTResponse.json(json, parameters: c.form.parameters)
     }
 

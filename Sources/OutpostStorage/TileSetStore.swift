@@ -13,6 +13,13 @@ public protocol TileSetStore: Sendable {
     func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]?
     /// Which tiles of a block exist, row by row (a `tilemap`).
     func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]]
+    /// The tiles of a block with their sizes, in the order `readTiles` hands them (exports
+    /// lay a bundle out from these before they read the bytes).
+    func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile]
+    /// The tiles of a block, their bytes lent to `body` for the call only.
+    func readTiles(
+        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
+    ) throws
 }
 
 /// Why a tile set could not be added.

@@ -71,5 +71,14 @@ extension FeatureStore {
                     );
                     """)
         }
+        migrator.registerMigration("v15-job-progress-and-output") { db in
+            // Tile exports report how far they are; estimates answer a value, not a file.
+            try db.execute(
+                sql: """
+                    ALTER TABLE outpost_jobs ADD COLUMN progress_done INTEGER;
+                    ALTER TABLE outpost_jobs ADD COLUMN progress_total INTEGER;
+                    ALTER TABLE outpost_jobs ADD COLUMN output TEXT;
+                    """)
+        }
     }
 }

@@ -14,13 +14,13 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO outpost_jobs(job_id, service, kind, status, replica_id, replica_name, transport_type,
-                        response_type, submission_time, last_updated_time, result_file, error, owner)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        response_type, submission_time, last_updated_time, result_file, error, owner, progress_done, progress_total, output)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
                     job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
-                    job.resultFile, errorText, job.owner,
+                    job.resultFile, errorText, job.owner, job.progress?.done, job.progress?.total, job.output?.jsonText,
                 ])
         }
     }
@@ -37,6 +37,8 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
             job.status = JobStatus(rawValue: row["status"]) ?? .failed
             job.lastUpdatedTime = row["last_updated_time"]
             job.resultFile = row["result_file"]
+            if let done: Int = row["progress_done"], let total: Int = row["progress_total"] { job.progress = JobProgress(done: done, total: total) }
+            job.output = (row["output"] as String?).flatMap { try? JSONParser.parse($0) }
             if let text: String = row["error"], let json = try? JSONParser.parse(text), let error = json["error"] {
                 job.error = ArcGISError(
                     kind: .init(code: Int(error["code"]?.int64Value ?? 500)),

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostSQLite
 import OutpostStorage
 import OutpostWire
 import Synchronization
@@ -92,6 +93,45 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
             grid[tile.row - row][tile.column - column] = true
         }
         return grid
+    }
+
+    public func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile] {
+        var sizes: [StoredTile] = []
+        try scan(set: set, level: level, rows: rows, columns: columns, column: "length(tile_data)") { tile, reader in
+            sizes.append(StoredTile(row: tile.row, column: tile.column, byteCount: Int(reader.int64(2))))
+        }
+        return sizes
+    }
+
+    public func readTiles(
+        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        try scan(set: set, level: level, rows: rows, columns: columns, column: "tile_data") { tile, reader in
+            try reader.withBlob(2) { bytes in try body(StoredTile(row: tile.row, column: tile.column, byteCount: bytes.count), bytes) }
+        }
+    }
+
+    /// Steps through a block's tiles in the tiles index's order (column, then TMS row), so
+    /// both passes of an export see them alike and SQLite sorts nothing.
+    private func scan(
+        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, column: String,
+        _ body: ((row: Int, column: Int), RawRowReader) throws -> Void
+    ) throws {
+        let last = (1 << level) - 1
+        try readers.reader(for: try file(of: set)).read { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT tile_column, tile_row, \(column) FROM tiles
+                    WHERE zoom_level = ? AND tile_column BETWEEN ? AND ? AND tile_row BETWEEN ? AND ?
+                    ORDER BY tile_column, tile_row
+                    """)
+            let reader = try RawRowReader(
+                statement: statement,
+                arguments: [level, columns.lowerBound, columns.upperBound, last - rows.upperBound, last - rows.lowerBound])
+            while try reader.step(db: db) {
+                try body((last - Int(reader.int64(1)), Int(reader.int64(0))), reader)
+            }
+        }
     }
 
     // MARK: - Files

@@ -4,6 +4,26 @@ import OutpostWire
 public enum JobKind: String, Sendable, Equatable {
     case createReplica
     case synchronizeReplica
+    /// A tile package of a tile service (`exportTiles`).
+    case exportTiles
+    /// The tiles and bytes an `exportTiles` would take (`estimateExportTilesSize`).
+    case estimateExportTilesSize
+
+    /// Answered in the geoprocessing form (`jobStatus`, `results`), not the replica one.
+    public var isGeoprocessing: Bool { self == .exportTiles || self == .estimateExportTilesSize }
+}
+
+/// How far a job is: units of work done of the total (tiles, for exports).
+public struct JobProgress: Sendable, Equatable {
+    public var done: Int
+    public var total: Int
+
+    public init(done: Int, total: Int) {
+        self.done = done
+        self.total = total
+    }
+
+    public var percent: Int { total > 0 ? min(100, done * 100 / total) : 0 }
 }
 
 /// Something that happens to a job.
@@ -12,8 +32,12 @@ public enum JobEvent: Sendable, Equatable {
     case started
     /// The worker entered a phase (`ExportingData`, `ImportChanges`, …).
     case phase(JobStatus)
+    /// Work done so far, while working.
+    case progress(JobProgress)
     /// The result is complete and in place (a result file path relative to the data folder).
     case succeeded(resultFile: String)
+    /// The result is a value, not a file (an estimate).
+    case answered(JSONValue)
     case failed(ArcGISError)
     /// The server came back up while the job was unfinished: its worker is gone.
     case serverRestarted
@@ -48,6 +72,9 @@ public struct JobRecord: Sendable, Equatable {
     public var error: ArcGISError?
     /// Who submitted it ('' without a user): its status is theirs and the admins' to read.
     public var owner: String = ""
+    public var progress: JobProgress?
+    /// A result that is a value (an estimate), once completed.
+    public var output: JSONValue?
 
     public init(
         id: String, serviceName: String, kind: JobKind, replicaId: String, replicaName: String,
@@ -78,9 +105,15 @@ public struct JobRecord: Sendable, Equatable {
             guard !phase.isTerminal, phase != .pending else { throw .notAPhase(phase) }
             guard status != .pending else { throw .notStarted }
             next.status = phase
+        case .progress(let progress):
+            guard status != .pending else { throw .notStarted }
+            next.progress = progress
         case .succeeded(let file):
             next.status = .completed
             next.resultFile = file
+        case .answered(let value):
+            next.status = .completed
+            next.output = value
         case .failed(let error):
             next.status = .failed
             next.error = error
@@ -102,4 +135,33 @@ public struct JobRecord: Sendable, Equatable {
     }
 
     public func statusJSON(resultURL: String?) -> JSONValue { status(resultURL: resultURL).json }
+
+    /// The geoprocessing form of the status (exports): its one output is `resultParameter`.
+    public func geoprocessingStatus(resultParameter: String) -> GeoprocessingJobStatus {
+        var messages = [GeoprocessingJobStatus.Message(.informative, "Submitted.")]
+        let jobStatus: GeoprocessingJobStatus.Status
+        switch status {
+        case .pending:
+            jobStatus = .submitted
+        case .completed, .completedWithErrors:
+            jobStatus = .succeeded
+            messages.append(.init(.informative, "Executing..."))
+            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) tiles written.")) }
+            messages.append(.init(.informative, "Succeeded."))
+        case .failed:
+            jobStatus = .failed
+            if let error {
+                messages.append(.init(.error, error.message))
+                messages += error.details.map { .init(.error, $0) }
+            }
+            messages.append(.init(.error, "Failed."))
+        default:
+            jobStatus = .executing
+            messages.append(.init(.informative, "Executing..."))
+            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) tiles written.")) }
+        }
+        return GeoprocessingJobStatus(
+            jobId: id, status: jobStatus, messages: messages, percent: progress?.percent ?? (jobStatus == .executing ? 0 : nil),
+            results: jobStatus == .succeeded ? [resultParameter] : [])
+    }
 }

@@ -29,7 +29,21 @@ public struct TileExportLevel: Sendable, Equatable {
 /// What an export takes, level by level.
 public struct TileExportPlan: Sendable, Equatable {
     public var levels: [TileExportLevel]
+    /// The polygon (Web Mercator rings) tiles must touch, when one was given.
+    public var areaOfInterest: [[Point]]?
     public var tileCount: Int { levels.reduce(0) { $0 + $1.count } }
+
+    public init(levels: [TileExportLevel], areaOfInterest: [[Point]]? = nil) {
+        self.levels = levels
+        self.areaOfInterest = areaOfInterest
+    }
+
+    /// Whether the export takes a tile of `level`'s block (the writers ask tile by tile).
+    public func includes(_ level: TileExportLevel, row: Int, column: Int) -> Bool {
+        guard level.rows.contains(row), level.columns.contains(column) else { return false }
+        guard let areaOfInterest else { return true }
+        return TileExportPlanner.touches(tile: TileExportPlanner.tileEnvelope(level: level.level, row: row, column: column), areaOfInterest)
+    }
 }
 
 /// Why an export is refused: ArcGIS's wording for too many tiles (error 001564), with the
@@ -89,6 +103,18 @@ public enum TileExportPlanner {
         throw .invalidLevels("Level \(outside) is not among the service's levels \(available.lowerBound)-\(available.upperBound).")
     }
 
+    /// What a request takes of a set: its levels (every level of the set without `levels`),
+    /// the tiles within the request's extent and the set's, and the area of interest's.
+    public static func plan(_ request: TileExportRequest, set: TileSet, maximum: Int) throws(TileExportRefusal) -> TileExportPlan {
+        let available = set.minZoom...max(set.minZoom, set.maxZoom)
+        var chosen = Array(available)
+        if let text = request.levels { chosen = try levels(text, by: request.levelKind, available: available) }
+        let setExtent = WebMercatorTiling.envelope(set.bounds)
+        return try plan(
+            levels: chosen, extent: (request.extent ?? setExtent).intersection(setExtent),
+            areaOfInterest: request.areaOfInterest, maximum: maximum, service: "\(set.name):\(set.kind.serviceKind)")
+    }
+
     /// The tiles of `levels` that touch `extent` (Web Mercator metres) and, when given, the
     /// area of interest (rings in the same metres). Refuses more than `maximum` tiles.
     public static func plan(
@@ -125,7 +151,7 @@ public enum TileExportPlanner {
             }
             planned.append(TileExportLevel(level: level, rows: rows, columns: columns, count: count))
         }
-        let plan = TileExportPlan(levels: planned)
+        let plan = TileExportPlan(levels: planned, areaOfInterest: areaOfInterest)
         guard plan.tileCount <= maximum else {
             // The deepest levels go first: each holds about four times the one above.
             var dropped: [Int] = []

@@ -6,6 +6,7 @@ import OutpostServer
 import OutpostStorage
 import OutpostStore
 import OutpostSync
+import OutpostWire
 
 @main
 struct Outpost: AsyncParsableCommand {
@@ -54,11 +55,13 @@ struct Serve: AsyncParsableCommand {
     @Flag(name: .long, inversion: .prefixedNo, help: "Require a token of a user (`outpost users add`) on every service request (default off).")
     var requireAuth: Bool?
     @Option(name: .long, help: "Minutes a token lives unless the request asks for less (default 60).") var tokenMinutes: Int?
+    @Option(name: .long, help: "The most tiles one exportTiles may take (maxExportTilesCount, default 100000).") var maxExportTiles: Int?
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
         var data, host, logLevel, logFormat: String
-        var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes: Int
+        var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
+            maxExportTiles: Int
         var testdata, tlsCert, tlsKey: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
@@ -82,6 +85,7 @@ struct Serve: AsyncParsableCommand {
             maxSyncAttachmentMb: try layers.int(
                 "max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
             tokenMinutes: try layers.int("token-minutes", tokenMinutes, default: 60),
+            maxExportTiles: try layers.int("max-export-tiles", maxExportTiles, default: TileServiceInfo.maxExportTilesCount),
             testdata: try layers.optionalString("testdata", testdata),
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
             tlsKey: try layers.optionalString("tls-key", tlsKey),
@@ -104,6 +108,7 @@ struct Serve: AsyncParsableCommand {
         if settings.maxSyncEdits < 1 { throw ValidationError("max-sync-edits must be at least 1.") }
         if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
         if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
+        if settings.maxExportTiles < 1 { throw ValidationError("max-export-tiles must be at least 1.") }
         guard ["text", "json"].contains(settings.logFormat) else {
             throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.")
         }
@@ -142,7 +147,7 @@ struct Serve: AsyncParsableCommand {
             requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
             maximumTokenMinutes: max(settings.tokenMinutes, 1440),
             jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
-            idleTimeout: TimeInterval(settings.idleTimeoutSeconds))
+            idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles)
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

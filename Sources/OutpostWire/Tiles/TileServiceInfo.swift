@@ -4,7 +4,7 @@ public enum TileServiceInfo {
     public static let maxExportTilesCount = 100_000
 
     /// `…/MapServer?f=json` of a raster set.
-    public static func mapServer(_ set: TileSet, currentVersion: Double) -> JSONValue {
+    public static func mapServer(_ set: TileSet, currentVersion: Double, maxExportTilesCount: Int = maxExportTilesCount) -> JSONValue {
         let extent = WebMercatorTiling.extent(set.bounds)
         return [
             "currentVersion": .double(currentVersion), "serviceDescription": .string(set.description), "mapName": .string(set.name),
@@ -21,7 +21,7 @@ public enum TileServiceInfo {
     }
 
     /// `…/VectorTileServer?f=json` of a vector set.
-    public static func vectorTileServer(_ set: TileSet, currentVersion: Double) -> JSONValue {
+    public static func vectorTileServer(_ set: TileSet, currentVersion: Double, maxExportTilesCount: Int = maxExportTilesCount) -> JSONValue {
         let extent = WebMercatorTiling.extent(set.bounds)
         var tileInfo = WebMercatorTiling.tileInfo(maxZoom: set.maxZoom, format: "pbf")
         if case .object(var object) = tileInfo {

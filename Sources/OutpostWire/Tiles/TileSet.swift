@@ -68,7 +68,20 @@ public enum WebMercatorTiling {
         return (x, y)
     }
 
-    static let spatialReference: JSONValue = ["wkid": 102100, "latestWkid": 3857]
+    /// Web Mercator metres to longitude and latitude (degrees).
+    public static func unproject(x: Double, y: Double) -> (longitude: Double, latitude: Double) {
+        (x / halfWorld * 180, atan(sinh(y / halfWorld * .pi)) * 180 / .pi)
+    }
+
+    /// The set's bounds (degrees: west, south, east, north) in Web Mercator metres.
+    public static func envelope(_ bounds: [Double]) -> Envelope {
+        let bounds = bounds.count == 4 ? bounds : [-180, -85.0511, 180, 85.0511]
+        let lowerLeft = project(longitude: bounds[0], latitude: bounds[1])
+        let upperRight = project(longitude: bounds[2], latitude: bounds[3])
+        return Envelope(xmin: lowerLeft.x, ymin: lowerLeft.y, xmax: upperRight.x, ymax: upperRight.y)
+    }
+
+    public static let spatialReference: JSONValue = ["wkid": 102100, "latestWkid": 3857]
 
     /// `tileInfo` for levels `0...maxZoom` of 256-pixel tiles in `format`.
     public static func tileInfo(maxZoom: Int, format: String) -> JSONValue {
@@ -82,17 +95,17 @@ public enum WebMercatorTiling {
     }
 
     /// An extent in Web Mercator from degrees (west, south, east, north).
-    public static func extent(_ bounds: [Double]) -> JSONValue {
-        guard bounds.count == 4 else { return extent([-180, -85.0511, 180, 85.0511]) }
-        let lowerLeft = project(longitude: bounds[0], latitude: bounds[1])
-        let upperRight = project(longitude: bounds[2], latitude: bounds[3])
-        return [
-            "xmin": .double(lowerLeft.x), "ymin": .double(lowerLeft.y), "xmax": .double(upperRight.x), "ymax": .double(upperRight.y),
+    public static func extent(_ bounds: [Double]) -> JSONValue { extent(envelope(bounds)) }
+
+    /// An extent's JSON in Web Mercator.
+    public static func extent(_ envelope: Envelope) -> JSONValue {
+        [
+            "xmin": .double(envelope.xmin), "ymin": .double(envelope.ymin), "xmax": .double(envelope.xmax), "ymax": .double(envelope.ymax),
             "spatialReference": spatialReference,
         ]
     }
 
-    static func esriFormat(_ format: String) -> String {
+    public static func esriFormat(_ format: String) -> String {
         switch format.lowercased() {
         case "png": "PNG"
         case "jpg", "jpeg": "JPEG"
@@ -109,5 +122,18 @@ public enum WebMercatorTiling {
         case "webp": "image/webp"
         default: "application/x-protobuf"
         }
+    }
+}
+
+/// A tile of a set as an export reads it: where it is (rows from the top) and its size.
+public struct StoredTile: Sendable, Hashable {
+    public var row: Int
+    public var column: Int
+    public var byteCount: Int
+
+    public init(row: Int, column: Int, byteCount: Int) {
+        self.row = row
+        self.column = column
+        self.byteCount = byteCount
     }
 }

@@ -123,7 +123,7 @@ import Testing
                 transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
         }
         var seen: [JobStatus] = []
-        let done = ReplicaJob(backend: store).run(job("ok")) { phase in
+        let done = JobRun(backend: store).run(job("ok")) { phase in
             seen.append(try! store.jobs.job(id: "ok")!.status)
             clock.advance(milliseconds: 1_000)
             phase(.exportingData)
@@ -133,7 +133,7 @@ import Testing
         #expect(seen == [.inProgress, .exportingData])
         #expect(try done.status == .completed && done.resultFile == "file.gpkg" && store.jobs.job(id: "ok") == done)
         #expect(done.lastUpdatedTime == clock.milliseconds())
-        let failed = ReplicaJob(backend: store).run(job("bad")) { _ in throw StoreError.serviceNotFound("gone") }
+        let failed = JobRun(backend: store).run(job("bad")) { _ in throw StoreError.serviceNotFound("gone") }
         #expect(try failed.status == .failed && failed.error?.code == 404 && store.jobs.job(id: "bad") == failed)
     }
 }

@@ -1,0 +1,161 @@
+import Foundation
+import Hummingbird
+import Logging
+import OutpostService
+import OutpostStorage
+import OutpostStore
+import OutpostSync
+import OutpostWire
+
+/// `exportTiles` and `estimateExportTilesSize` of tile services (offline-maps.md §3.2, §3.3;
+/// docs/tiles.md, "Export"): geoprocessing-style jobs at `MapServer/exportTiles/jobs/<id>`
+/// and `VectorTileServer/jobs/<id>`, whose package is listed in the job's output folder
+/// (`/arcgis/rest/directories/arcgisoutput/<id>`) and expires like replica result files.
+struct TileExportController: Sendable {
+    let store: FeatureStore
+    let files: ResultFiles
+    let runner: JobRunner
+    let scheme: String
+    let maxExportTiles: Int
+    let logger: Logger
+
+    /// The output parameter every export job answers, as ArcGIS names it.
+    static let resultParameter = "out_service_url"
+
+    func addRoutes(to routes: ArcGISRoutes) {
+        for (kind, service) in [(TileSet.Kind.raster, "MapServer"), (.vector, "VectorTileServer")] {
+            routes.viewers
+                .read("\(service)/exportTiles") { r, c in try await submit(.exportTiles, of: kind, r, c) }
+                .read("\(service)/exportTiles/jobs/:job", store: { _, c in try status(c, kind: kind) })
+                .read("\(service)/exportTiles/jobs/:job/results/:parameter", store: { r, c in try result(r, c, kind: kind) })
+        }
+        routes.viewers
+            .read("MapServer/estimateExportTilesSize") { r, c in try await submit(.estimateExportTilesSize, of: .raster, r, c) }
+            .read("MapServer/estimateExportTilesSize/jobs/:job", store: { _, c in try status(c, kind: .raster) })
+            .read("MapServer/estimateExportTilesSize/jobs/:job/results/:parameter", store: { r, c in try result(r, c, kind: .raster) })
+            // A vector tile service's jobs sit under the service itself (§3.3).
+            .read("VectorTileServer/jobs/:job", store: { _, c in try status(c, kind: .vector) })
+            .read("VectorTileServer/jobs/:job/results/:parameter", store: { r, c in try result(r, c, kind: .vector) })
+    }
+
+    /// The output folders, below `/arcgis` beside the services directory.
+    func addOutputRoutes(to routes: RouteCollection<OutpostRequestContext>) {
+        routes
+            .read("rest/directories/arcgisoutput/:job", store: { r, c in try outputFolder(r, c) })
+            .read("rest/directories/arcgisoutput/:job/:file") { r, c in try await download(r, c) }
+    }
+
+    // MARK: Submitting
+
+    /// Plans the export now (a refusal is the answer, and no job is made), then runs it as a job.
+    private func submit(_ jobKind: JobKind, of kind: TileSet.Kind, _ request: Request, _ c: OutpostRequestContext) async throws -> Response {
+        files.sweep(ifDue: true, forgettingOwnersIn: store.resultFiles, logger: logger)
+        let store = self.store
+        let set = try await StoreCall.run { try TileServicesController.tileSet(store, c, kind: kind) }
+        let export = try ExportTiles(
+            backend: store, set: set, request: try TileExportRequest.parse(c.form.parameters, kind: kind), maximum: maxExportTiles)
+        let job = JobRecord(
+            id: "j" + GlobalID.make().filter(\.isHexDigit).lowercased(), serviceName: set.name, kind: jobKind, replicaId: "", replicaName: "",
+            submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
+        let ticket = try runner.admit(caller: c.jobCaller)
+        do {
+            try await StoreCall.run { try store.jobs.saveJob(job) }
+        } catch {
+            runner.cancel(ticket)
+            throw error
+        }
+        let (files, logger) = (self.files, self.logger)
+        runner.submit(ticket) { await Self.run(job, export: export, files: files, logger: logger) }
+        logger.info("job \(job.id): \(jobKind.rawValue) of \(set.name), \(export.plan.tileCount) tiles planned")
+        return RESTResponse.json(["jobId": .string(job.id), "jobStatus": "esriJobSubmitted"], parameters: c.form.parameters)
+    }
+
+    /// Writes the package (or counts it), every step saved; progress at most a few times a second.
+    static func run(_ job: JobRecord, export: ExportTiles<FeatureStore>, files: ResultFiles, logger: Logger) async {
+        let store = export.backend
+        let last = try? await JobRunner.blocking {
+            JobRun(backend: store).perform(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
+                steps in
+                if job.kind == .estimateExportTilesSize { return .answered(try export.estimate()) }
+                let name = ResultFiles.newName(extension: export.request.format.fileExtension)
+                do {
+                    var reported = ContinuousClock.now
+                    try export.write(to: try files.temporaryPath(for: name)) { progress in
+                        guard ContinuousClock.now - reported > .milliseconds(250) else { return }
+                        reported = ContinuousClock.now
+                        steps.progress(progress)
+                    }
+                    steps.progress(JobProgress(done: export.plan.tileCount, total: export.plan.tileCount))
+                    try files.publish(name)
+                    try store.resultFiles.recordResultFile(name, owner: job.owner)
+                } catch {
+                    files.discard(name)
+                    _ = RESTResponse.arcGISError(from: error, logger: logger)
+                    throw error
+                }
+                return .succeeded(resultFile: name)
+            }
+        }
+        if let last, last.status == .failed { logger.error("job \(job.id) failed: \(last.error.map(String.init(describing:)) ?? "")") }
+    }
+
+    // MARK: Status and results
+
+    /// The job the path names, if it is an export of this service the caller may see.
+    private func job(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> JobRecord {
+        let set = try TileServicesController.tileSet(store, c, kind: kind)
+        let id = c.parameters.get("job") ?? ""
+        guard let job = try store.jobs.job(id: id), job.kind.isGeoprocessing, job.serviceName.lowercased() == set.name.lowercased(),
+            c.mayManage(replicaOwner: job.owner)
+        else {
+            throw ArcGISError(kind: .notFound, message: "Job not found.", details: ["No job '\(id)' on service \(set.name)."])
+        }
+        return job
+    }
+
+    private func status(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> Response {
+        RESTResponse.json(try job(c, kind: kind).geoprocessingStatus(resultParameter: Self.resultParameter).json, parameters: c.form.parameters)
+    }
+
+    /// `results/out_service_url`: the output folder's URL, or an estimate's value.
+    private func result(_ request: Request, _ c: OutpostRequestContext, kind: TileSet.Kind) throws -> Response {
+        let job = try job(c, kind: kind)
+        guard c.parameters.get("parameter") == Self.resultParameter, job.status == .completed else {
+            throw ArcGISError(
+                kind: .notFound, message: "Result not found.", details: ["The job has no result '\(c.parameters.get("parameter") ?? "")' yet."])
+        }
+        let value = job.output ?? .string("\(origin(request))/arcgis/rest/directories/arcgisoutput/\(job.id)")
+        return RESTResponse.json(GeoprocessingJobStatus.result(Self.resultParameter, value: value), parameters: c.form.parameters)
+    }
+
+    /// The completed export job of an output folder and its package file, if not expired.
+    private func output(_ c: OutpostRequestContext) throws -> (job: JobRecord, file: String, name: String) {
+        let id = c.parameters.get("job") ?? ""
+        guard let job = try store.jobs.job(id: id), job.kind == .exportTiles, c.mayManage(replicaOwner: job.owner), let file = job.resultFile,
+            files.exists(file)
+        else {
+            throw ArcGISError(
+                kind: .notFound, message: "Output not found.",
+                details: ["No export '\(id)', or its package expired (kept \(Int(files.idleTime)) s after its last download)."])
+        }
+        return (job, file, "\(job.serviceName.replacingOccurrences(of: "/", with: "_")).\((file as NSString).pathExtension)")
+    }
+
+    private func outputFolder(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
+        let (job, _, name) = try output(c)
+        let url = "\(origin(request))/arcgis/rest/directories/arcgisoutput/\(job.id)/\(name)"
+        return RESTResponse.json(["files": [["name": .string(name), "url": .string(url)]], "folders": []], parameters: c.form.parameters)
+    }
+
+    private func download(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
+        let (_, file, name) = try await StoreCall.run { try output(c) }
+        guard c.parameters.get("file") == name, let path = files.open(file) else {
+            throw ArcGISError(kind: .notFound, message: "Output not found.", details: ["The export's folder holds only \(name)."])
+        }
+        var response = try await ResultFiles.response(serving: path, named: file, request: request, context: c)
+        response.headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        return response
+    }
+
+    private func origin(_ request: Request) -> String { "\(scheme)://\(request.head.authority ?? "127.0.0.1")" }
+}

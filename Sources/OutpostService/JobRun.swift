@@ -1,0 +1,54 @@
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+/// An asynchronous job's run (createReplica, synchronizeReplica, exportTiles), whatever runs
+/// it: every step saved as it happens — started, each phase or progress the work reports,
+/// then completed with its result or failed with its error — by the backend's clock, so a
+/// status request and a restart always see where it is (`JobRecord` decides the transitions).
+public struct JobRun<Backend: OutpostBackend>: Sendable {
+    public let backend: Backend
+
+    public init(backend: Backend) {
+        self.backend = backend
+    }
+
+    /// What the work reports while it runs.
+    public struct Steps {
+        let advance: (JobEvent) -> Void
+
+        public func phase(_ phase: JobStatus) { advance(.phase(phase)) }
+        public func progress(_ progress: JobProgress) { advance(.progress(progress)) }
+    }
+
+    /// Runs `work` (synchronous: call it off the cooperative threads), which returns how the
+    /// job ends (`.succeeded` with its file or `.answered` with its value), and returns the last
+    /// record. `saveFailed` hears of a step that could not be saved.
+    @discardableResult
+    public func perform(
+        _ job: JobRecord, saveFailed: @escaping (JobRecord, any Error) -> Void = { _, _ in }, work: (Steps) throws -> JobEvent
+    ) -> JobRecord {
+        var record = job
+        func advance(_ event: JobEvent) {
+            guard let next = try? record.applying(event, at: backend.clock.milliseconds()) else { return }
+            record = next
+            do { try backend.jobs.saveJob(next) } catch { saveFailed(next, error) }
+        }
+        advance(.started)
+        do {
+            advance(try work(Steps(advance: advance)))
+        } catch {
+            advance(.failed(ArcGISError(answering: error)))
+        }
+        return record
+    }
+
+    /// A job whose work reports phases and ends with a result file's name.
+    @discardableResult
+    public func run(
+        _ job: JobRecord, saveFailed: @escaping (JobRecord, any Error) -> Void = { _, _ in },
+        work: (_ phase: (JobStatus) -> Void) throws -> String
+    ) -> JobRecord {
+        perform(job, saveFailed: saveFailed) { steps in .succeeded(resultFile: try work(steps.phase)) }
+    }
+}

@@ -1,0 +1,53 @@
+import OutpostSync
+import OutpostWire
+
+/// Where an export's tiles come from: a tile set's blocks of tiles, read twice by the tile
+/// package writer (sizes first, to lay a bundle out; then the bytes, streamed).
+///
+/// Contract: both calls hand a block's tiles in the same order, rows counted from the top;
+/// the bytes lent to `body` are valid only during the call.
+public protocol TileExportSource {
+    func tileSizes(level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile]
+    func readTiles(
+        level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
+    ) throws
+}
+
+extension TileExportLevel {
+    /// The level's tiles in blocks that never straddle a bundle (128 × 128, aligned).
+    public var bundleBlocks: [(rows: ClosedRange<Int>, columns: ClosedRange<Int>)] {
+        let side = CompactCacheBundle.side
+        var blocks: [(ClosedRange<Int>, ClosedRange<Int>)] = []
+        for top in stride(from: rows.lowerBound / side * side, through: rows.upperBound, by: side) {
+            for left in stride(from: columns.lowerBound / side * side, through: columns.upperBound, by: side) {
+                blocks.append(
+                    (
+                        max(top, rows.lowerBound)...min(top + side - 1, rows.upperBound),
+                        max(left, columns.lowerBound)...min(left + side - 1, columns.upperBound)
+                    ))
+            }
+        }
+        return blocks
+    }
+}
+
+/// What every package writer says of the set it exports.
+public struct TilePackageDescription: Sendable {
+    public var set: TileSet
+    /// The exported area in Web Mercator metres (the export extent within the set's).
+    public var extent: Envelope
+    public var created: Int64
+
+    public init(set: TileSet, extent: Envelope, created: Int64) {
+        self.set = set
+        self.extent = extent
+        self.created = created
+    }
+
+    /// The extent in degrees: west, south, east, north.
+    var bounds: [Double] {
+        let (west, south) = WebMercatorTiling.unproject(x: extent.xmin, y: extent.ymin)
+        let (east, north) = WebMercatorTiling.unproject(x: extent.xmax, y: extent.ymax)
+        return [west, south, east, north]
+    }
+}
