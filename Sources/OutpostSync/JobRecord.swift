@@ -161,7 +161,7 @@ public struct JobRecord: Sendable, Equatable {
             if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) tiles written.")) }
         }
         return GeoprocessingJobStatus(
-            jobId: id, status: jobStatus, messages: messages, percent: progress?.percent ?? (jobStatus == .executing ? 0 : nil),
+            jobId: id, status: jobStatus, messages: messages, percent: jobStatus == .executing ? progress?.percent ?? 0 : nil,
             results: jobStatus == .succeeded ? [resultParameter] : [])
     }
 }

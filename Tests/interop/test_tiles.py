@@ -1,11 +1,18 @@
 """Tile services with real clients (docs/tiles.md): GDAL's WMS driver opens the MapServer
 from its JSON and reads a window whose pixels are the source tiles' pixels; a vector tile
 fetched from the VectorTileServer opens in GDAL's MVT driver with the set's layers."""
+import json
 import os
+import struct
 import subprocess
+import time
+import urllib.parse
 import urllib.request
+import zipfile
 
-from conftest import ROOT
+import pytest
+
+from conftest import ROOT, UNVERIFIED
 
 SOURCE = os.path.join(ROOT, "testdata", "demo-raster.mbtiles")
 # Every tile from the server, none from GDAL's disk cache of an earlier run.
@@ -41,3 +48,86 @@ def test_a_vector_tile_opens_in_gdal_with_the_sets_layers(server, tmp_path):
         tile.write_bytes(response.read())
     layers = subprocess.run(["ogrinfo", "-q", str(tile)], capture_output=True, text=True, check=True).stdout
     assert "countries" in layers and "cities" in layers, layers
+
+
+# exportTiles (docs/tiles.md, "Export") with the ArcGIS API for Python, opened by GDAL.
+
+arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
+
+
+def bundle_tile(bundle, row, column):
+    """A tile out of a Compact Cache V2 bundle, read from Esri's layout (§3.4)."""
+    entry = struct.unpack_from("<Q", bundle, 64 + 8 * ((row % 128) * 128 + column % 128))[0]
+    offset, size = entry & ((1 << 40) - 1), entry >> 40
+    assert struct.unpack_from("<I", bundle, offset - 4)[0] == size
+    return bundle[offset:offset + size] if size else None
+
+
+def test_the_python_api_exports_a_tpkx_that_gdal_opens_with_the_services_tiles(tls_server, tmp_path):
+    from arcgis.gis import GIS
+    from arcgis.layers import MapImageLayer
+    import rasterio
+
+    gis = GIS(tls_server, verify_cert=False)
+    layer = MapImageLayer(f"{tls_server}/rest/services/DemoBasemap/MapServer", gis=gis)
+    estimate = layer.estimate_export_tiles_size(export_by="LevelID", levels="0-3", tile_package=True, asynchronous=False)
+    assert estimate["totalTilesToExport"] == 85, estimate
+    paths = layer.export_tiles(levels="0-3")
+    assert len(paths) == 1 and paths[0].endswith("DemoBasemap.tpkx"), paths
+    package = zipfile.ZipFile(paths[0])
+    assert {info.compress_type for info in package.infolist()} == {zipfile.ZIP_STORED} and package.testzip() is None
+    assert os.path.getsize(paths[0]) > estimate["totalSize"]
+    # Every tile byte for byte as the service serves it.
+    for level in range(4):
+        bundle = package.read(f"tile/L{level:02d}/R0000C0000.bundle")
+        for row in range(1 << level):
+            for column in range(1 << level):
+                with urllib.request.urlopen(f"{tls_server}/rest/services/DemoBasemap/MapServer/tile/{level}/{row}/{column}",
+                                            context=UNVERIFIED) as response:
+                    assert bundle_tile(bundle, row, column) == response.read(), (level, row, column)
+    # GDAL's ESRIC driver (3.8+) reads it: the world at level 3, pixels as the source's.
+    with rasterio.open(paths[0]) as dataset:
+        assert dataset.driver == "ESRIC" and (dataset.width, dataset.height) == (2048, 2048), dataset.profile
+        assert tuple(int(part) for part in rasterio.__gdal_version__.split(".")[:2]) >= (3, 8)
+        exported = dataset.read((1, 2, 3), window=((512, 768), (1024, 1280)))
+    # The same window of the level-3 tile read straight from the source MBTiles' level 3.
+    level3 = tmp_path / "level3.tif"
+    subprocess.run(["gdal_translate", "-q", "-oo", "ZOOM_LEVEL=3", "-b", "1", "-b", "2", "-b", "3", "-srcwin", "1024", "512", "256", "256",
+                    SOURCE, str(level3)], check=True)
+    with rasterio.open(level3) as reference:
+        assert (reference.read() == exported).all()
+
+
+def test_exported_mbtiles_open_in_gdal_and_ogr(tls_server, tmp_path):
+    from arcgis.gis import GIS
+    from arcgis.layers import VectorTileLayer
+
+    gis = GIS(tls_server, verify_cert=False)
+    vector = VectorTileLayer(f"{tls_server}/rest/services/DemoVectorBasemap/VectorTileServer", gis=gis)
+    path = vector.export_tiles(levels="0-2")
+    path = path[0] if isinstance(path, list) else path
+    assert path.endswith("DemoVectorBasemap.mbtiles"), path
+    layers = subprocess.run(["ogrinfo", "-q", "-oo", "ZOOM_LEVEL=2", path], capture_output=True, text=True, check=True).stdout
+    assert "countries" in layers and "cities" in layers, layers
+
+    # A raster export as MBTiles on request, over plain HTTP: gdalinfo opens it.
+    base = f"{tls_server}/rest/services/DemoBasemap/MapServer"
+    query = urllib.parse.urlencode({"f": "json", "levels": "0-2", "storageFormat": "MBTiles", "exportExtent": "-10,35,30,60"})
+    with urllib.request.urlopen(f"{base}/exportTiles?{query}", context=UNVERIFIED) as response:
+        job = json.loads(response.read())["jobId"]
+    for _ in range(200):
+        with urllib.request.urlopen(f"{base}/exportTiles/jobs/{job}?f=json", context=UNVERIFIED) as response:
+            status = json.loads(response.read())
+        if status["jobStatus"] in ("esriJobSucceeded", "esriJobFailed"):
+            break
+        time.sleep(0.05)
+    assert status["jobStatus"] == "esriJobSucceeded", status
+    with urllib.request.urlopen(f"{base}/exportTiles/jobs/{job}/results/out_service_url?f=json", context=UNVERIFIED) as response:
+        folder = json.loads(response.read())["value"]
+    with urllib.request.urlopen(f"{folder}?f=json", context=UNVERIFIED) as response:
+        url = json.loads(response.read())["files"][0]["url"]
+    raster = tmp_path / "DemoBasemap.mbtiles"
+    with urllib.request.urlopen(url, context=UNVERIFIED) as response:
+        raster.write_bytes(response.read())
+    info = subprocess.run(["gdalinfo", str(raster)], capture_output=True, text=True, check=True).stdout
+    assert "Driver: MBTiles/MBTiles" in info and "ZOOM_LEVEL=2" in info, info
