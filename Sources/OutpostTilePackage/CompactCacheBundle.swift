@@ -1,4 +1,4 @@
-/// The layout of an Esri Compact Cache V2 bundle (docs/formats.md, "Compact Cache V2"):
+/// The layout of an Esri Compact Cache V2 bundle (docs/tiles.md, "Formats written"):
 /// one file per 128 × 128 block of a level's tiles, named after the block's top-left tile
 /// (`R{row:04x}C{col:04x}.bundle`), holding a 64-byte header, an index of 16,384 entries
 /// (row-major in the block; `offset | size << 40`, the offset pointing past a 4-byte size

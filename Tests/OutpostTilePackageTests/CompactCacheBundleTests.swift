@@ -4,7 +4,7 @@ import Testing
 
 @testable import OutpostTilePackage
 
-/// The Compact Cache V2 layout (docs/formats.md, "Compact Cache V2"), row by row of its table.
+/// The Compact Cache V2 layout (docs/tiles.md, "Formats written"), row by row of its table.
 @Suite struct CompactCacheBundleTests {
     typealias Read = TilePackageReading
 
