@@ -20,7 +20,7 @@ install_missing() {
     fi
 }
 
-install_missing libsqlite3-dev zlib1g-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl
+install_missing libsqlite3-dev zlib1g-dev libjs-leaflet libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl
 
 if [ "${1:-}" = "--with-clients" ]; then
     # A real browser for the services-directory test (headless Chromium, driven by Selenium).

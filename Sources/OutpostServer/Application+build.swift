@@ -205,6 +205,11 @@ public func buildRouter(
         .stateChanging("generateToken", postOnly: options.requireAuth) { _, c in
             try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
         }
+    let viewer = RouteCollection(context: OutpostRequestContext.self)
+    portal.addViewerRoutes(to: viewer)
+    admitted(arcgis.group(), role: nil, identifies: true).addRoutes(viewer)
+    // Map previews' own files (Leaflet from Debian, the preview script): public, like a page's styles.
+    MapPreview.addStaticRoutes(to: router)
     for root in [arcgis.group("sharing/rest"), answersInArcGISForms(router.group("sharing/rest"))] {
         admitted(root.group(), role: nil).addRoutes(portalTokens)
         admitted(root.group(), role: nil, identifies: true).addRoutes(portalReads)

@@ -234,6 +234,7 @@ struct HTMLWriter {
             for name in ["query", "applyEdits"] { raw("<li><a href=\"\(link("\(base)/\(name)"))\">\(name)</a></li>") }
             raw("</ul>")
         }
+        previewLinks(object, base: base)
         if let features = object["features"]?.arrayValue {
             featureTable(features)
         }
@@ -269,6 +270,20 @@ struct HTMLWriter {
             raw("</td></tr>")
         }
         raw("</table>")
+    }
+
+    /// "View in": a service's or layer's map preview; a web map item's viewer and data.
+    private mutating func previewLinks(_ object: JSONObject, base: String) {
+        let isLayer = object["fields"] != nil && base.range(of: #"/FeatureServer/\d+$"#, options: .regularExpression) != nil
+        if ["/MapServer", "/VectorTileServer", "/FeatureServer"].contains(where: base.hasSuffix) || isLayer {
+            raw("<p class=\"formats\">View in: <a id=\"preview\" href=\"\(HTMLDirectory.escape(base))?f=jsapi\(tokenSuffix)\">Map preview</a></p>")
+        }
+        if object["type"]?.stringValue == "Web Map", let id = object["id"]?.stringValue, base.hasSuffix("/items/\(id)") {
+            let viewer = "/arcgis/home/webmap/viewer.html?webmap=\(HTMLDirectory.escape(id))\(tokenSuffix)"
+            raw(
+                "<p class=\"formats\">View in: <a id=\"preview\" href=\"\(viewer)\">Map viewer</a> · <a href=\"\(link(base + "/data"))\">data</a></p>"
+            )
+        }
     }
 
     private func isServicePage(_ base: String) -> Bool { base.hasSuffix("/FeatureServer") || base.hasSuffix("/FeatureServer/layers") }
@@ -309,9 +324,15 @@ struct HTMLWriter {
                 raw("</td></tr>")
             }
             raw("</table>")
-        case .string(let text): raw(HTMLDirectory.escape(text))
+        case .string(let text): raw(Self.linked(text))
         default: raw(HTMLDirectory.escape(value.jsonText))
         }
+    }
+
+    /// A text, as a link when it is a URL of this or another server (a web map's layers).
+    static func linked(_ text: String) -> String {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("/arcgis/") else { return HTMLDirectory.escape(text) }
+        return "<a href=\"\(HTMLDirectory.escape(text))\">\(HTMLDirectory.escape(text))</a>"
     }
 
     /// An array: objects sharing scalar members as a table, anything else as a list.
@@ -332,7 +353,7 @@ struct HTMLWriter {
                         + columns.map { name in
                             let member = object[name]
                             let text = member.map { $0.stringValue ?? $0.jsonText } ?? ""
-                            return "<td>\(HTMLDirectory.escape(text))</td>"
+                            return "<td>\(Self.linked(text))</td>"
                         }.joined() + "</tr>")
             }
             raw("</table>")
@@ -365,7 +386,7 @@ struct HTMLWriter {
 }
 
 /// Collects a response body written by a route (the JSON a page is rendered from).
-private final class BodyCollector: ResponseBodyWriter {
+final class BodyCollector: ResponseBodyWriter {
     var buffer = ByteBuffer()
 
     func write(_ buffer: ByteBuffer) async throws {

@@ -9,6 +9,11 @@ struct HTMLDirectoryMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response = try await next(request, context)
         let parameters = context.exchange.parameters
+        if MapPreview.wanted(parameters), response.status == .ok,
+            let page = try? await MapPreview.servicePage(for: response, path: request.uri.path, token: parameters.string("token"))
+        {
+            return page
+        }
         guard HTMLDirectory.wanted(request, parameters) else { return response }
         return (try? await HTMLDirectory.page(for: response, path: request.uri.path, parameters: parameters)) ?? response
     }

@@ -3,7 +3,8 @@ import Hummingbird
 
 /// Headers that keep a browser from doing more with an answer than showing it: no content
 /// sniffing on any answer; on HTML pages a content security policy (no script at all, the
-/// page's own inline style, forms posting only back here), no framing and no referrer.
+/// page's own inline style, forms posting only back here), no framing and no referrer. A map
+/// preview keeps the policy it brings: scripts, styles, tiles and queries from this server only.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = OutpostRequestContext
 
@@ -14,7 +15,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         var response = try await next(request, context)
         response.headers[.xContentTypeOptions] = "nosniff"
         if response.headers[.contentType]?.hasPrefix("text/html") == true {
-            response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+            if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy }
             response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
             response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         }

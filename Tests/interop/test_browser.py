@@ -128,3 +128,54 @@ def test_a_browser_walks_a_folder_down_to_its_layer_and_queries_it(browser, tmp_
         assert browser.find_element(By.LINK_TEXT, "Field/Cities (FeatureServer)").is_displayed()
         size, colours = drawn(browser.get_screenshot_as_png())
         assert size[0] >= 1000 and colours > 5, f"the page looks blank: {size}, {colours} colours"
+
+
+# Map previews (docs/tiles.md, "Map preview"): Leaflet from Debian, served by Outpost.
+
+RASTER_LAND, VECTOR_LAND = (238, 232, 213), (217, 207, 180)
+FEATURE_COLOURS = [(230, 25, 75), (60, 180, 75), (67, 99, 216), (245, 130, 49)]
+
+
+def share(image, colours, tolerance=12):
+    """The share of an image's pixels (at full resolution: strokes are a pixel or two wide)
+    near any of `colours`."""
+    rgb = image.convert("RGB")
+    counts = rgb.getcolors(maxcolors=rgb.width * rgb.height)
+    near = sum(n for n, p in counts if any(all(abs(a - b) <= tolerance for a, b in zip(p, c)) for c in colours))
+    return near / (rgb.width * rgb.height)
+
+
+def preview(browser, url, tmp_path, name):
+    """Opens a preview, waits until its tiles and features are drawn, returns (features, screenshot)."""
+    browser.get(url)
+    WebDriverWait(browser, 60).until(lambda driver: driver.execute_script("return document.body.dataset.ready") in ("true", "error"))
+    assert browser.execute_script("return document.body.dataset.ready") == "true", browser.find_element(By.ID, "status").text
+    png = browser.get_screenshot_as_png()
+    (tmp_path / f"{name}.png").write_bytes(png)
+    return int(browser.execute_script("return document.body.dataset.features")), Image.open(io.BytesIO(png))
+
+
+def test_the_demo_map_draws_its_basemap_tiles_and_features_in_a_browser(server, browser, tmp_path):
+    base = server.removesuffix("/rest")
+    # The item's page links to the viewer, as ArcGIS's portal does.
+    browser.get(f"{base}/sharing/rest/content/items/de3000000000000000000000000000a1?f=html")
+    browser.find_element(By.ID, "preview").click()
+    WebDriverWait(browser, 60).until(lambda driver: driver.execute_script("return document.body.dataset.ready") == "true")
+    features, image = preview(browser, browser.current_url, tmp_path, "webmap")
+    assert features > 1000, features
+    # Land shows where no country polygon covers it (the world's copies beside the features).
+    assert share(image, [RASTER_LAND]) > 0.01, "the basemap's tiles are not drawn"
+    assert share(image, FEATURE_COLOURS) > 0.01, "the operational layers' features are not drawn"
+
+
+def test_service_previews_draw_raster_tiles_vector_tiles_and_features(server, browser, tmp_path):
+    features, raster = preview(browser, f"{server}/services/DemoBasemap/MapServer?f=jsapi", tmp_path, "raster")
+    assert features == 0 and share(raster, [RASTER_LAND]) > 0.05
+    features, vector = preview(browser, f"{server}/services/DemoVectorBasemap/VectorTileServer?f=jsapi", tmp_path, "vector")
+    assert share(vector, [VECTOR_LAND]) > 0.05, "the vector tiles were not decoded and drawn"
+    # A feature layer's preview, reached from its directory page.
+    browser.get(f"{server}/services/Demo/FeatureServer/0?f=html")
+    browser.find_element(By.ID, "preview").click()
+    features, layer = preview(browser, browser.current_url, tmp_path, "layer")
+    assert features == 243 and share(layer, FEATURE_COLOURS) > 0.001
+    assert share(layer, [RASTER_LAND, VECTOR_LAND]) < 0.01, "a layer's preview draws only its features"
