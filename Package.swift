@@ -127,7 +127,7 @@ let package = Package(
             name: "outpost",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
-                "OutpostConformance",
+                "OutpostConformance", "OutpostTilePackage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

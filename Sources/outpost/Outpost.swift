@@ -6,6 +6,7 @@ import OutpostServer
 import OutpostStorage
 import OutpostStore
 import OutpostSync
+import OutpostTilePackage
 import OutpostWire
 
 @main
@@ -172,6 +173,8 @@ struct Import: AsyncParsableCommand {
     @Flag(name: .long, help: "Mark the service versioned (per-replica sync with direction control).") var versioned = false
     @Flag(name: .long, help: "Give the imported feature layers attachment tables.") var attachments = false
     @Option(name: .long, help: "The layer name (GeoJSON; default: the file name).") var layerName: String?
+    @Option(name: .long, help: "The tile table of a GeoPackage to serve as a tile service (default: its only one, when it holds no features).")
+    var table: String?
     @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
     @Option(name: .long, help: "The service's capabilities, comma-separated (default: Create,Delete,Query,Update,Editing,Sync,Uploads).")
     var capabilities: String?
@@ -180,12 +183,21 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let store = try FeatureStore(dataDirectory: data)
         if file.lowercased().hasSuffix(".mbtiles") {
+            try addTileSet(store, mbtiles: file)
+            return
+        }
+        // A GeoPackage of tiles only (or a tile table named) is a tile service.
+        if file.lowercased().hasSuffix(".gpkg"), try table != nil || GeoPackageTileImport.holdsOnlyTiles(file) {
+            try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+            let converted = (store.temporaryDirectory as NSString).appendingPathComponent("import-\(UUID().uuidString).mbtiles")
+            defer { try? FileManager.default.removeItem(atPath: converted) }
             do {
-                let set = try store.tiles.addTileSet(mbtiles: file, name: service, description: nil)
-                print("\(set.name)/\(set.kind.serviceKind): \(set.format) tiles, levels \(set.minZoom) to \(set.maxZoom)")
-            } catch let failure as TileSetFailure {
+                let copied = try GeoPackageTileImport.convert(geopackage: file, table: table, to: converted)
+                print("Tiles of \(copied):")
+            } catch let failure as GeoPackageTileFailure {
                 throw ValidationError(failure.description)
             }
+            try addTileSet(store, mbtiles: converted)
             return
         }
         var options = FeatureImporter.Options(serviceName: service, isVersioned: versioned, layerName: layerName)
@@ -202,6 +214,15 @@ struct Import: AsyncParsableCommand {
             print("\(imported.definition.name)/FeatureServer/\(layer.definition.id) \(layer.definition.name): \(count) rows")
         }
         print(String(format: "Imported in %.2f s", elapsed))
+    }
+
+    private func addTileSet(_ store: FeatureStore, mbtiles: String) throws {
+        do {
+            let set = try store.tiles.addTileSet(mbtiles: mbtiles, name: service, description: nil)
+            print("\(set.name)/\(set.kind.serviceKind): \(set.format) tiles, levels \(set.minZoom) to \(set.maxZoom)")
+        } catch let failure as TileSetFailure {
+            throw ValidationError(failure.description)
+        }
     }
 }
 

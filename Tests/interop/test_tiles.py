@@ -3,6 +3,7 @@ from its JSON and reads a window whose pixels are the source tiles' pixels; a ve
 fetched from the VectorTileServer opens in GDAL's MVT driver with the set's layers."""
 import json
 import os
+import sqlite3
 import struct
 import subprocess
 import time
@@ -131,3 +132,30 @@ def test_exported_mbtiles_open_in_gdal_and_ogr(tls_server, tmp_path):
         raster.write_bytes(response.read())
     info = subprocess.run(["gdalinfo", str(raster)], capture_output=True, text=True, check=True).stdout
     assert "Driver: MBTiles/MBTiles" in info and "ZOOM_LEVEL=2" in info, info
+
+
+def test_a_geopackage_of_tiles_is_served_tile_for_tile(tmp_path):
+    """GDAL's GeoPackage tiles (GoogleMapsCompatible, with overviews) imported and served with
+    each tile's bytes as the GeoPackage holds them; another tiling is refused, saying how to fix it."""
+    from conftest import outpost, running_server
+
+    pyramid = tmp_path / "pyramid.gpkg"
+    subprocess.run(["gdal_translate", "-q", "-of", "GPKG", "-co", "TILING_SCHEME=GoogleMapsCompatible", SOURCE, str(pyramid)], check=True)
+    subprocess.run(["gdaladdo", "-q", str(pyramid), "2", "4", "8"], check=True)
+    data = str(tmp_path / "data")
+    outpost("import", str(pyramid), "--service", "Pyramid", "--data", data)
+    with running_server(data, "--no-demo") as base:
+        with urllib.request.urlopen(f"{base}/rest/services/Pyramid/MapServer?f=json") as response:
+            info = json.loads(response.read())
+        assert info["singleFusedMapCache"] and [lod["level"] for lod in info["tileInfo"]["lods"]] == list(range(6)), info
+        with sqlite3.connect(pyramid) as db:
+            for level, row, column in ((5, 12, 17), (3, 2, 5), (2, 1, 2)):
+                (stored,) = db.execute("SELECT tile_data FROM pyramid WHERE zoom_level = ? AND tile_row = ? AND tile_column = ?",
+                                       (level, row, column)).fetchone()
+                with urllib.request.urlopen(f"{base}/rest/services/Pyramid/MapServer/tile/{level}/{row}/{column}") as response:
+                    assert response.read() == stored, (level, row, column)
+
+    geographic = tmp_path / "geographic.gpkg"
+    subprocess.run(["gdalwarp", "-q", "-t_srs", "EPSG:4326", "-ts", "512", "256", "-of", "GPKG", SOURCE, str(geographic)], check=True)
+    refused = outpost("import", str(geographic), "--service", "Geographic", "--data", data, check=False)
+    assert refused.returncode != 0 and "TILING_SCHEME=GoogleMapsCompatible" in refused.stderr + refused.stdout, refused
