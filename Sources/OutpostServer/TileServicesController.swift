@@ -23,6 +23,10 @@ struct TileServicesController: Sendable {
             .read("VectorTileServer/tilemap/:level/:row/:col/:width/:height", store: { _, c in try tileMap(c, kind: .vector) })
             .read("VectorTileServer/resources/styles", store: { _, c in try style(c) })
             .read("VectorTileServer/resources/styles/root.json", store: { _, c in try style(c) })
+            .read("VectorTileServer/resources/sprites/:file", store: { _, c in try styleResource(c, "sprites", c.parameters.get("file")) })
+            .read(
+                "VectorTileServer/resources/fonts/:stack/:range",
+                store: { _, c in try styleResource(c, "fonts", c.parameters.get("stack"), c.parameters.get("range")) })
     }
 
     /// The set the path names, of the service kind the path says.
@@ -46,8 +50,30 @@ struct TileServicesController: Sendable {
         return RESTResponse.json(json, parameters: c.form.parameters)
     }
 
+    /// The style given at import, pointed at this service and its resources; else one
+    /// drawing every layer.
     private func style(_ c: OutpostRequestContext) throws -> Response {
-        RESTResponse.json(TileServiceInfo.defaultStyle(try tileSet(c, kind: .vector)), parameters: c.form.parameters)
+        let set = try tileSet(c, kind: .vector)
+        guard let given = try store.tiles.styleResource(set: set.name, path: "styles/root.json"),
+            let style = try? JSONParser.parse(String(decoding: given, as: UTF8.self))
+        else { return RESTResponse.json(TileServiceInfo.defaultStyle(set), parameters: c.form.parameters) }
+        let hasSprites = try store.tiles.styleResource(set: set.name, path: "sprites/sprite.json") != nil
+        let glyphs = style["glyphs"] != nil
+        return RESTResponse.json(StyleResources.servedStyle(style, hasSprites: hasSprites, hasFonts: glyphs), parameters: c.form.parameters)
+    }
+
+    /// A sprite or glyph range given with the style; a plain 404 when there is none (as for tiles).
+    private func styleResource(_ c: OutpostRequestContext, _ folder: String, _ parts: String?...) throws -> Response {
+        let set = try tileSet(c, kind: .vector)
+        // Path parameters arrive percent-encoded (font stacks have spaces).
+        let path = ([folder] + parts.map { FormURLEncoding.percentDecode($0 ?? "") }).joined(separator: "/")
+        guard let bytes = try store.tiles.styleResource(set: set.name, path: path) else {
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: "Not found.")))
+        }
+        return Response(
+            status: .ok, headers: [.contentType: StyleResources.contentType(path), .cacheControl: "public, max-age=86400"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     /// A tile's bytes; 304 when the client has them, 404 (a plain status, as image clients

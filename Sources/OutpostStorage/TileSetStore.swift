@@ -8,11 +8,18 @@ import OutpostWire
 public protocol TileSetStore: Sendable {
     func tileSets() throws -> [TileSet]
     func tileSet(named name: String) throws -> TileSet?
-    /// Adds an MBTiles file (copied) as the set `name`; its kind follows its `format`.
-    func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet
+    /// Adds an MBTiles file (copied) as the set `name`; its kind follows its `format`. A
+    /// vector set may bring its style resources (a folder, as `addStyleResources` takes); a
+    /// raster set or a folder without any is refused before anything is added.
+    func addTileSet(mbtiles path: String, name: String, description: String?, styleResources: String?) throws -> TileSet
     func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]?
     /// Which tiles of a block exist, row by row (a `tilemap`).
     func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]]
+    /// Keeps a vector set's style resources (`StyleResources` paths below `directory`;
+    /// anything else there is ignored) in place of any kept before; returns the paths kept.
+    @discardableResult func addStyleResources(set: String, from directory: String) throws -> [String]
+    /// A style resource's bytes (a `StyleResources` path), or nil when the set has none there.
+    func styleResource(set: String, path: String) throws -> [UInt8]?
     /// The tiles of a block with their sizes, in the order `readTiles` hands them (exports
     /// lay a bundle out from these before they read the bytes).
     func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile]
@@ -20,6 +27,12 @@ public protocol TileSetStore: Sendable {
     func readTiles(
         set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
     ) throws
+}
+
+extension TileSetStore {
+    public func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet {
+        try addTileSet(mbtiles: path, name: name, description: description, styleResources: nil)
+    }
 }
 
 /// Why a tile set could not be added.

@@ -28,12 +28,18 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
         try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM outpost_tile_sets WHERE name = ?", arguments: [name]).map(Self.tileSet) }
     }
 
-    public func addTileSet(mbtiles path: String, name: String, description: String?) throws -> TileSet {
+    public func addTileSet(mbtiles path: String, name: String, description: String?, styleResources: String?) throws -> TileSet {
         guard ServiceDefinition.isValidName(name) else { throw TileSetFailure.invalidName(name) }
         guard try tileSet(named: name) == nil else { throw TileSetFailure.exists(name) }
         let metadata = try Self.metadata(of: path)
         guard let format = metadata["format"]?.lowercased(), ["png", "jpg", "jpeg", "webp", "pbf"].contains(format) else {
             throw TileSetFailure.unreadable("its format is '\(metadata["format"] ?? "")' (png, jpg, webp or pbf)")
+        }
+        if let styleResources {
+            guard format == "pbf" else { throw TileSetFailure.unreadable("style resources go with a vector tile set (format pbf)") }
+            guard !Self.styleResourcePaths(in: styleResources).isEmpty else {
+                throw TileSetFailure.unreadable("\(styleResources) holds no style resources (styles/root.json, sprites/, fonts/)")
+            }
         }
         let created = clock.milliseconds()
         let file = "\(created)-\(name.replacingOccurrences(of: "/", with: "__")).mbtiles"
@@ -63,6 +69,7 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
                     set.description, set.metadata.jsonText, set.created, file,
                 ])
         }
+        if let styleResources { try addStyleResources(set: set.name, from: styleResources) }
         return set
     }
 
@@ -143,7 +150,7 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     }
 
     /// Where a set's file is, or a not-found failure.
-    private func file(of set: String) throws -> String {
+    func file(of set: String) throws -> String {
         let file = try pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM outpost_tile_sets WHERE name = ?", arguments: [set]) }
         guard let file else { throw StoreError.serviceNotFound(set) }
         return (tilesDirectory as NSString).appendingPathComponent(file)

@@ -175,6 +175,8 @@ struct Import: AsyncParsableCommand {
     @Option(name: .long, help: "The layer name (GeoJSON; default: the file name).") var layerName: String?
     @Option(name: .long, help: "The tile table of a GeoPackage to serve as a tile service (default: its only one, when it holds no features).")
     var table: String?
+    @Option(name: .long, help: "A vector tile set's style resources: a folder with styles/root.json, sprites/ and fonts/.")
+    var styleResources: String?
     @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
     @Option(name: .long, help: "The service's capabilities, comma-separated (default: Create,Delete,Query,Update,Editing,Sync,Uploads).")
     var capabilities: String?
@@ -218,8 +220,9 @@ struct Import: AsyncParsableCommand {
 
     private func addTileSet(_ store: FeatureStore, mbtiles: String) throws {
         do {
-            let set = try store.tiles.addTileSet(mbtiles: mbtiles, name: service, description: nil)
+            let set = try store.tiles.addTileSet(mbtiles: mbtiles, name: service, description: nil, styleResources: styleResources)
             print("\(set.name)/\(set.kind.serviceKind): \(set.format) tiles, levels \(set.minZoom) to \(set.maxZoom)")
+            if styleResources != nil { print("Style resources kept: styles, sprites and fonts as given") }
         } catch let failure as TileSetFailure {
             throw ValidationError(failure.description)
         }

@@ -97,3 +97,67 @@ import Testing
         #expect(cache.tile(key(99)) == nil, "a tile over a sixteenth of the budget is not kept")
     }
 }
+
+/// A vector set's own style, sprites and glyphs (docs/tiles.md, "Adding tile sets").
+@Suite struct StyleResourceTests {
+    static func resources() throws -> String {
+        let folder = TestFolders.make("style")
+        let files: [(String, String)] = [
+            (
+                "styles/root.json",
+                #"{"version":8,"sprite":"https://elsewhere.example/sprite","glyphs":"https://elsewhere.example/{fontstack}/{range}.pbf","sources":{"esri":{"type":"vector","url":"https://elsewhere.example/VectorTileServer"}},"layers":[{"id":"land","type":"fill","source":"esri","source-layer":"countries"}]}"#
+            ),
+            ("sprites/sprite.json", #"{"dot":{"x":0,"y":0,"width":8,"height":8,"pixelRatio":1}}"#),
+            ("sprites/sprite.png", "not really a png"),
+            ("fonts/Noto Sans Regular/0-255.pbf", "glyphs 0-255"),
+            ("notes.txt", "not a resource"),
+        ]
+        for (path, text) in files {
+            let file = (folder as NSString).appendingPathComponent(path)
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+        }
+        return folder
+    }
+
+    @Test func aGivenStyleIsServedPointingAtThisServiceWithItsSpritesAndGlyphs() async throws {
+        try await withFreshDemoApp { client, store in
+            let folder = try Self.resources()
+            _ = try store.tiles.addTileSet(
+                mbtiles: TestFolders.testdata + "/demo-vector.mbtiles", name: "Styled", description: nil, styleResources: folder)
+            let base = "/arcgis/rest/services/Styled/VectorTileServer/resources"
+            let style = try await get(client, "\(base)/styles/root.json?f=json")
+            #expect(style["sprite"] == "../sprites/sprite" && style["glyphs"] == "../fonts/{fontstack}/{range}.pbf", "\(style)")
+            #expect(style["sources"]?["esri"]?["url"] == "../../" && style["layers"]?[0]?["id"] == "land")
+            try await client.execute(uri: "\(base)/sprites/sprite.png", method: .get) { response in
+                #expect(
+                    response.status == .ok && response.headers[.contentType] == "image/png" && String(buffer: response.body) == "not really a png")
+            }
+            try await client.execute(uri: "\(base)/fonts/Noto%20Sans%20Regular/0-255.pbf", method: .get) { response in
+                #expect(response.status == .ok && String(buffer: response.body) == "glyphs 0-255")
+            }
+            for missing in ["sprites/notes.txt", "fonts/Noto%20Sans%20Regular/..%2F..%2Fstyles%2Froot.json", "sprites/sprite@2x.png"] {
+                try await client.execute(uri: "\(base)/\(missing)", method: .get) { #expect($0.status == .notFound, "\(missing)") }
+            }
+            // A raster set takes no style; a folder without resources is refused before anything is added.
+            #expect(throws: TileSetFailure.self) {
+                try store.tiles.addTileSet(
+                    mbtiles: TestFolders.testdata + "/demo-raster.mbtiles", name: "R", description: nil, styleResources: folder)
+            }
+            #expect(throws: TileSetFailure.self) {
+                try store.tiles.addTileSet(
+                    mbtiles: TestFolders.testdata + "/demo-vector.mbtiles", name: "V", description: nil, styleResources: TestFolders.make("empty"))
+            }
+            #expect(try store.tiles.tileSet(named: "R") == nil && store.tiles.tileSet(named: "V") == nil)
+        }
+    }
+
+    @Test(arguments: [
+        ("styles/root.json", true), ("sprites/sprite@2x.png", true), ("fonts/Open Sans Bold,Arial Unicode MS Regular/256-511.pbf", true),
+        ("fonts/x.pbf", false), ("sprites/../styles/root.json", false), ("tiles/0/0/0.pbf", false), ("sprites/sprite.svg", false),
+        ("/styles/root.json", false),
+    ])
+    func resourcePathsAreChecked(_ row: (String, Bool)) {
+        #expect(StyleResources.isValidPath(row.0) == row.1, "\(row.0)")
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import OutpostStorage
+import OutpostWire
+
+/// A set's style resources, in a folder beside its MBTiles file (`<file>.resources/`),
+/// replaced whole: copied to a temporary folder, then renamed into place.
+extension SpatiaLiteTileSets {
+    public func addStyleResources(set: String, from directory: String) throws -> [String] {
+        let target = try file(of: set) + ".resources"
+        let staging = target + ".partial"
+        let files = FileManager.default
+        try? files.removeItem(atPath: staging)
+        var kept: [String] = []
+        for path in Self.styleResourcePaths(in: directory) {
+            let destination = (staging as NSString).appendingPathComponent(path)
+            try files.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try files.copyItem(atPath: (directory as NSString).appendingPathComponent(path), toPath: destination)
+            kept.append(path)
+        }
+        guard !kept.isEmpty else { throw TileSetFailure.unreadable("\(directory) holds no style resources (styles/root.json, sprites/, fonts/)") }
+        try? files.removeItem(atPath: target)
+        try files.moveItem(atPath: staging, toPath: target)
+        return kept
+    }
+
+    /// The resources a folder holds, by their `StyleResources` paths.
+    static func styleResourcePaths(in directory: String) -> [String] {
+        let found = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        // Regular files only: a link could lead anywhere on the machine.
+        return found.filter { path in
+            StyleResources.isValidPath(path)
+                && (try? FileManager.default.attributesOfItem(atPath: (directory as NSString).appendingPathComponent(path))[.type]
+                    as? FileAttributeType)
+                    == .typeRegular
+        }.sorted()
+    }
+
+    public func styleResource(set: String, path: String) throws -> [UInt8]? {
+        guard StyleResources.isValidPath(path) else { return nil }
+        let resource = (try file(of: set) + ".resources/" as NSString).appendingPathComponent(path)
+        return FileManager.default.contents(atPath: resource).map { [UInt8]($0) }
+    }
+}
