@@ -196,7 +196,8 @@ public func buildRouter(
 
     // The portal: anyone may ask (item sharing decides what they see), a token names them;
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
-    let portal = PortalController(store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes)
+    let portal = PortalController(
+        store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes, files: files)
     let portalReads = RouteCollection(context: OutpostRequestContext.self)
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)

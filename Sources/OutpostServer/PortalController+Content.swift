@@ -11,6 +11,7 @@ extension PortalController {
     func addChangeRoutes(to routes: RouteCollection<OutpostRequestContext>) {
         for owner in ["content/users/:user", "content/users/:user/:folder"] {
             routes.change(RouterPath(owner + "/addItem"), store: { request, c in try addItem(request, c) })
+            routes.change(RouterPath(owner + "/items/:item/update"), store: { request, c in try update(request, c) })
             for (operation, handler) in itemOperations {
                 routes.change(RouterPath(owner + "/items/:item/" + operation), store: { _, c in try handler(self)(c) })
             }
@@ -25,7 +26,7 @@ extension PortalController {
 
     private var itemOperations: [(String, @Sendable (PortalController) -> (OutpostRequestContext) throws -> Response)] {
         [
-            ("update", { $0.update }), ("delete", { $0.delete }), ("share", { $0.share }), ("unshare", { $0.unshare }),
+            ("delete", { $0.delete }), ("share", { $0.share }), ("unshare", { $0.unshare }),
             ("addResources", { $0.addResources }), ("updateResources", { $0.addResources }), ("removeResources", { $0.removeResources }),
         ]
     }
@@ -61,7 +62,7 @@ extension PortalController {
             id: PortalNames.newId(), owner: owner, title: p.string("title") ?? "", type: type, created: store.clock.milliseconds(),
             ownerFolder: folder)
         try apply(p, to: &item)
-        let data = try itemData(c, item: &item)
+        let data = try itemData(request, c, item: &item)
         if type == "Web Map", case .text(let text) = data { try PortalContent<FeatureStore>.checkWebMap(text) }
         try store.portal.addItem(item, data: data)
         if let origin = p.string("originItemId"), let relationship = p.string("relationshipType") {
@@ -70,7 +71,7 @@ extension PortalController {
         return RESTResponse.json(["success": true, "id": .string(item.id), "folder": folder.map(JSONValue.string) ?? .null], parameters: p)
     }
 
-    private func update(_ c: OutpostRequestContext) throws -> Response {
+    private func update(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         var item = try changeableItem(c)
         let p = c.form.parameters
         if try p.bool("clearEmptyFields", default: false) {
@@ -78,7 +79,7 @@ extension PortalController {
         }
         try apply(p, to: &item)
         item.modified = store.clock.milliseconds()
-        try store.portal.updateItem(item, data: try itemData(c, item: &item))
+        try store.portal.updateItem(item, data: try itemData(request, c, item: &item))
         return RESTResponse.json(["success": true, "id": .string(item.id)], parameters: p)
     }
 
@@ -214,7 +215,7 @@ extension PortalController {
     }
 
     /// The data a request gives: `text`, or the `file` part (taken over).
-    private func itemData(_ c: OutpostRequestContext, item: inout PortalItem) throws -> ItemData? {
+    private func itemData(_ request: Request, _ c: OutpostRequestContext, item: inout PortalItem) throws -> ItemData? {
         if let file = c.form.file(named: "file") {
             let name = c.form.parameters.string("fileName") ?? file.filename ?? "data"
             item.name = name
@@ -225,8 +226,12 @@ extension PortalController {
             item.size = Int64(text.utf8.count)
             return .text(text)
         }
-        if c.form.parameters.string("dataUrl") != nil {
-            throw ArcGISError(kind: .unsupported, message: "Unable to add item.", details: ["dataUrl is not supported yet: send the file."])
+        if let dataUrl = c.form.parameters.string("dataUrl"), !dataUrl.isEmpty {
+            let (name, path) = try serverFile(dataUrl: dataUrl, request, c)
+            let fileName = c.form.parameters.string("fileName") ?? name
+            item.name = fileName
+            item.size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+            return .file(name: fileName, path: path)
         }
         return nil
     }

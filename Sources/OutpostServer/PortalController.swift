@@ -14,6 +14,8 @@ struct PortalController: Sendable {
     let requireAuth: Bool
     let scheme: String
     let tokenMinutes: Int
+    /// Result files (export packages, replica files) an item's `dataUrl` may name.
+    let files: ResultFiles
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).

@@ -191,3 +191,36 @@ import Testing
         }
     }
 }
+
+/// `addItem` with `dataUrl` naming a file of this server (docs/portal.md, "Item files").
+@Suite struct DataURLItemTests {
+    @Test func anExportsPackageBecomesAnItemsFileThroughItsURL() async throws {
+        try await withFreshDemoApp(options: ServerOptions(requireAuth: true)) { client, store in
+            try store.users.addUser("eve", role: .editor, password: "editor-pass", rounds: 1000)
+            try store.users.addUser("bob", role: .editor, password: "editor-pass", rounds: 1000)
+            let eve = try store.users.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 10).token
+            let bob = try store.users.issueToken(for: ServerUser(name: "bob", role: .editor), minutes: 10).token
+            let (_, _, folder) = try await TileExportRoutesTests.export(client, TileExportRoutesTests.mapServer, [("levels", "0-1")], token: eve)
+            let listing = try await get(client, "\(TileExportRoutesTests.path(try #require(folder?.stringValue)))?f=json&token=\(eve)")
+            let url = try #require(listing["files"]?[0]?["url"]?.stringValue)
+            let package = try await TileExportRoutesTests.download(client, folder, token: eve).bytes
+
+            func add(_ token: String, _ user: String, _ dataUrl: String) async throws -> JSONValue {
+                try await post(
+                    client, "/arcgis/sharing/rest/content/users/\(user)/addItem",
+                    [("f", "json"), ("token", token), ("type", "Tile Package"), ("title", "Basemap package"), ("dataUrl", dataUrl)])
+            }
+            let added = try await add(eve, "eve", url)
+            let id = try #require(added["id"]?.stringValue, "\(added)")
+            let item = try await get(client, "/arcgis/sharing/rest/content/items/\(id)?f=json&token=\(eve)")
+            #expect(item["name"] == "DemoBasemap.tpkx" && item["size"]?.int64Value == Int64(package.count), "\(item)")
+            try await client.execute(uri: "/arcgis/sharing/rest/content/items/\(id)/data?token=\(eve)", method: .get) { response in
+                #expect(Array(buffer: response.body) == package, "the item's file is the package")
+            }
+            // Another user's export, another host, and a path that is no file of the server are refused.
+            #expect(try await add(bob, "bob", url)["error"]?["code"] == 400)
+            #expect(try await add(eve, "eve", "http://elsewhere.example/DemoBasemap.tpkx")["error"]?["code"] == 400)
+            #expect(try await add(eve, "eve", "/arcgis/rest/services/Demo/FeatureServer?f=json")["error"]?["code"] == 400)
+        }
+    }
+}
