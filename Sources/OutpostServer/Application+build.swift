@@ -33,6 +33,8 @@ public struct ServerOptions: Sendable {
     public var metrics: ServerMetrics
     /// The most tiles one `exportTiles` may take (ArcGIS's `maxExportTilesCount`, 100,000).
     public var maxExportTiles: Int
+    /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
+    let tileCache = TileCache()
 
     public init(
         limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
@@ -64,7 +66,7 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     var application = Application(
         router: buildRouter(store: store, options: options, logger: logger),
-        server: .http1(configuration: .init(idleTimeout: options.idleTimeAmount)),
+        server: .http1(idleTimeout: options.idleTimeAmount, fastPath: tileFastPath(options, logger: logger)),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
@@ -79,12 +81,18 @@ public func buildTLSApplication(
 ) throws -> some ApplicationProtocol {
     var application = Application(
         router: buildRouter(store: store, options: options, logger: logger),
-        server: try .tls(.http1(configuration: .init(idleTimeout: options.idleTimeAmount)), tlsConfiguration: try tls.configuration()),
+        server: try .tls(
+            .http1(idleTimeout: options.idleTimeAmount, fastPath: tileFastPath(options, logger: logger)), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
         logger: logger)
     application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
     return application
+}
+
+/// Cached tiles answered before the router, unless tiles need a token (token security).
+func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
+    options.requireAuth ? nil : TileFastPath(cache: options.tileCache, metrics: options.metrics, logger: logger)
 }
 
 /// What runs beside the HTTP server in the application's service group (service-lifecycle):
@@ -187,7 +195,7 @@ public func buildRouter(
         .addRoutes(to: routes)
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
-    TileServicesController(store: store, cache: TileCache(), maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
+    TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
     exports.addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)

@@ -353,6 +353,11 @@ struct HTMLWriter {
                         + columns.map { name in
                             let member = object[name]
                             let text = member.map { $0.stringValue ?? $0.jsonText } ?? ""
+                            // Portal items (search results, a user's content, related items) link to their page.
+                            if name == "id", object["owner"] != nil, object["type"] != nil {
+                                return
+                                    "<td><a href=\"\(link("/arcgis/sharing/rest/content/items/\(Self.segment(text))"))\">\(HTMLDirectory.escape(text))</a></td>"
+                            }
                             return "<td>\(Self.linked(text))</td>"
                         }.joined() + "</tr>")
             }

@@ -1,11 +1,14 @@
+import NIOCore
 import OutpostWire
 import Synchronization
 
 /// Recently served tiles, in memory: a tile set never changes after import, so a tile read
 /// once is answered again without a store call (no thread hop, no SQLite), as a static file
 /// server answers from the page cache. Bounded by bytes; the oldest entries go first.
+/// The tile fast path (`TileFastPath`) answers from it too.
 final class TileCache: Sendable {
     struct Key: Hashable, Sendable {
+        /// The set's name as stored (requests may spell it in any case).
         var set: String
         /// The set's import time: a set removed and imported again under the same name is another set.
         var version: Int64
@@ -15,7 +18,7 @@ final class TileCache: Sendable {
     }
 
     private struct State {
-        var tiles: [Key: [UInt8]] = [:]
+        var tiles: [Key: ByteBuffer] = [:]
         /// Keys in the order they came in, from `head` on (older ones are gone).
         var order: [Key] = []
         var head = 0
@@ -24,7 +27,8 @@ final class TileCache: Sendable {
 
     let budget: Int
     private let state = Mutex(State())
-    /// Sets seen, by lowercased name (a set never changes once imported).
+    /// Sets seen, by the names requests used and by their lowercased names (a set never
+    /// changes once imported).
     private let sets = Mutex<[String: TileSet]>([:])
 
     /// `budget`: bytes of tiles kept (64 MiB by default).
@@ -32,24 +36,32 @@ final class TileCache: Sendable {
         self.budget = budget
     }
 
-    func set(named name: String) -> TileSet? { sets.withLock { $0[name.lowercased()] } }
+    func set(named name: String) -> TileSet? {
+        sets.withLock { sets in
+            if let set = sets[name] { return set }
+            guard let set = sets[name.lowercased()] else { return nil }
+            // Other spellings are remembered too, up to a bound (case variants are many).
+            if sets.count < 1024 { sets[name] = set }
+            return set
+        }
+    }
 
     func remember(_ set: TileSet) { sets.withLock { $0[set.name.lowercased()] = set } }
 
-    func tile(_ key: Key) -> [UInt8]? {
+    func tile(_ key: Key) -> ByteBuffer? {
         state.withLock { $0.tiles[key] }
     }
 
-    func store(_ bytes: [UInt8], for key: Key) {
-        guard bytes.count <= budget / 16 else { return }
+    func store(_ bytes: ByteBuffer, for key: Key) {
+        guard bytes.readableBytes <= budget / 16 else { return }
         state.withLock { state in
             guard state.tiles.updateValue(bytes, forKey: key) == nil else { return }
             state.order.append(key)
-            state.bytes += bytes.count
+            state.bytes += bytes.readableBytes
             while state.bytes > budget, state.head < state.order.count {
                 let oldest = state.order[state.head]
                 state.head += 1
-                if let removed = state.tiles.removeValue(forKey: oldest) { state.bytes -= removed.count }
+                if let removed = state.tiles.removeValue(forKey: oldest) { state.bytes -= removed.readableBytes }
             }
             // Drop the consumed prefix now and then, so the queue does not grow without end.
             if state.head > 4096, state.head * 2 > state.order.count {
@@ -60,4 +72,7 @@ final class TileCache: Sendable {
     }
 
     var byteCount: Int { state.withLock { $0.bytes } }
+
+    /// Tiles answered by the fast path (tests and metrics tell its answers from the router's by it).
+    let fastAnswers = Atomic<Int>(0)
 }

@@ -89,10 +89,12 @@ struct TileServicesController: Sendable {
             set = try await StoreCall.run { try tileSet(c, kind: kind) }
             cache.remember(set)
         }
-        let key = TileCache.Key(set: set.name.lowercased(), version: set.created, level: level, row: row, column: column)
+        let key = TileCache.Key(set: set.name, version: set.created, level: level, row: row, column: column)
         var bytes = cache.tile(key)
         if bytes == nil, set.contains(level: level, row: row, column: column) {
-            bytes = try await StoreCall.run { try store.tiles.tile(set: set.name, level: level, row: row, column: column) }
+            bytes = try await StoreCall.run { try store.tiles.tile(set: set.name, level: level, row: row, column: column) }.map {
+                ByteBuffer(bytes: $0)
+            }
             if let bytes { cache.store(bytes, for: key) }
         }
         guard let bytes else {
@@ -100,13 +102,7 @@ struct TileServicesController: Sendable {
                 status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: "Tile not found.")))
         }
-        let etag = "\"\(set.created)-\(level)-\(row)-\(column)\""
-        var headers: HTTPFields = [.eTag: etag, .cacheControl: "public, max-age=86400"]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        headers[.contentType] = WebMercatorTiling.contentType(set.format)
-        // Vector tiles kept gzipped (as MBTiles writers do) go as they are, labelled.
-        if bytes.count > 2, bytes[0] == 0x1f, bytes[1] == 0x8b { headers[.contentEncoding] = "gzip" }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        return TileAnswer(set: set, level: level, row: row, column: column, bytes: bytes, ifNoneMatch: request.headers[.ifNoneMatch]).response
     }
 
     /// `tilemap/{level}/{row}/{column}/{width}/{height}`: which tiles of a block exist.

@@ -27,6 +27,22 @@ import Testing
         }
     }
 
+    @Test func itemsWebMapsAndTileServicesAreLinkedPages() async throws {
+        try await withFreshDemoApp { client, _ in
+            func page(_ uri: String) async throws -> String { try await client.execute(uri: uri, method: .get) { String(buffer: $0.body) } }
+            let search = try await page("/arcgis/sharing/rest/search?q=title%3A%22Demo%20map%22&f=html")
+            #expect(
+                search.contains(#"<a href="/arcgis/sharing/rest/content/items/de3000000000000000000000000000a1?f=html">"#),
+                "search results link items")
+            let data = try await page("/arcgis/sharing/rest/content/items/de3000000000000000000000000000a1/data?f=html")
+            #expect(data.contains(#"/arcgis/rest/services/Demo/FeatureServer/0</a>"#), "a web map's layers are links")
+            let services = try await page("/arcgis/rest/services?f=html")
+            #expect(services.contains(#"href="/arcgis/rest/services/DemoBasemap/MapServer?f=html">DemoBasemap (MapServer)</a>"#))
+            let tiles = try await page("/arcgis/rest/services/DemoVectorBasemap/VectorTileServer?f=html")
+            #expect(tiles.contains(#"href="/arcgis/rest/services/DemoVectorBasemap/VectorTileServer?f=jsapi">Map preview</a>"#))
+        }
+    }
+
     @Test func anOperationWithoutParametersIsItsFormAndChangesNothing() async throws {
         try await withFreshDemoApp { client, store in
             let generation = try store.edits.currentGeneration()

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostStorage
@@ -88,12 +89,13 @@ import Testing
     @Test func theOldestTilesGoWhenTheBudgetIsSpent() {
         let cache = TileCache(budget: 1600)
         func key(_ n: Int, version: Int64 = 1) -> TileCache.Key { TileCache.Key(set: "s", version: version, level: 5, row: n, column: 0) }
-        for n in 0..<20 { cache.store(Array(repeating: UInt8(n), count: 100), for: key(n)) }
+        func bytes(_ value: UInt8, _ count: Int) -> ByteBuffer { ByteBuffer(bytes: Array(repeating: value, count: count)) }
+        for n in 0..<20 { cache.store(bytes(UInt8(n), 100), for: key(n)) }
         #expect(cache.byteCount <= 1600)
         #expect(cache.tile(key(0)) == nil && cache.tile(key(3)) == nil)
-        #expect(cache.tile(key(19)) == Array(repeating: 19, count: 100))
+        #expect(cache.tile(key(19)) == bytes(19, 100))
         #expect(cache.tile(key(19, version: 2)) == nil, "another import of the set is another set")
-        cache.store(Array(repeating: 1, count: 101), for: key(99))
+        cache.store(bytes(1, 101), for: key(99))
         #expect(cache.tile(key(99)) == nil, "a tile over a sixteenth of the budget is not kept")
     }
 }
@@ -159,5 +161,64 @@ import Testing
     ])
     func resourcePathsAreChecked(_ row: (String, Bool)) {
         #expect(StyleResources.isValidPath(row.0) == row.1, "\(row.0)")
+    }
+}
+
+/// The tile fast path (docs/tiles.md, "Serving tiles fast") over a real connection.
+@Suite struct TileFastPathTests {
+    static func app(_ store: FeatureStore, _ options: ServerOptions) -> some ApplicationProtocol {
+        buildApplication(store: store, port: 0, options: options)
+    }
+
+    @Test func aCachedTileIsAnsweredBeforeTheRouterAsTheRouterAnswersIt() async throws {
+        let store = try makeDemoStore(label: "fast-path")
+        let options = ServerOptions()
+        try await Self.app(store, options).test(.live) { client in
+            let uri = "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5"
+            func fetch(
+                _ uri: String, _ headers: HTTPFields = [:], method: HTTPRequest.Method = .get
+            ) async throws -> (HTTPResponse.Status, HTTPFields, [UInt8]) {
+                try await client.execute(uri: uri, method: method, headers: headers) { ($0.status, $0.headers, Array(buffer: $0.body)) }
+            }
+            let (status, routed, bytes) = try await fetch(uri)
+            #expect(status == .ok && options.tileCache.fastAnswers.load(ordering: .relaxed) == 0, "the first request fills the cache")
+            let (again, fast, sameBytes) = try await fetch(uri)
+            #expect(options.tileCache.fastAnswers.load(ordering: .relaxed) == 1, "the second comes from the fast path")
+            #expect(again == .ok && sameBytes == bytes)
+            let names = { (fields: HTTPFields) in Set(fields.map { $0.name.canonicalName }) }
+            #expect(names(fast) == names(routed), "the same headers: \(names(fast).symmetricDifference(names(routed)))")
+            for name in [HTTPField.Name.eTag, .cacheControl, .contentType, .contentLength, .xContentTypeOptions] {
+                #expect(fast[name] == routed[name], "\(name)")
+            }
+            #expect(fast[.requestId] != routed[.requestId])
+            let (notModified, _, empty) = try await fetch(uri, [.ifNoneMatch: try #require(routed[.eTag])])
+            #expect(notModified == .notModified && empty.isEmpty && options.tileCache.fastAnswers.load(ordering: .relaxed) == 2)
+            // A query, another method, a tile not seen yet, or a tile the set lacks: the router's.
+            _ = try await fetch(uri + "?f=image")
+            _ = try await fetch(uri, method: .head)
+            let (missing, _, _) = try await fetch("/arcgis/rest/services/DemoBasemap/MapServer/tile/5/0/0")
+            let (outside, _, _) = try await fetch("/arcgis/rest/services/DemoBasemap/MapServer/tile/9/0/0")
+            #expect(outside == .notFound && [.ok, .notFound].contains(missing))
+            #expect(options.tileCache.fastAnswers.load(ordering: .relaxed) == 2)
+            // The vector tile, gzipped, through both.
+            let vector = "/arcgis/rest/services/DemoVectorBasemap/VectorTileServer/tile/2/1/2.pbf"
+            let (_, first, firstBytes) = try await fetch(vector)
+            let (_, second, secondBytes) = try await fetch(vector)
+            #expect(first[.contentEncoding] == "gzip" && second[.contentEncoding] == "gzip" && firstBytes == secondBytes)
+            #expect(options.tileCache.fastAnswers.load(ordering: .relaxed) == 3)
+        }
+    }
+
+    @Test func underTokenSecurityEveryTileGoesThroughTheRouter() async throws {
+        let store = try makeDemoStore(label: "fast-path-auth")
+        let options = ServerOptions(requireAuth: true)
+        try await Self.app(store, options).test(.live) { client in
+            for _ in 0..<2 {
+                try await client.execute(uri: "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5", method: .get) { response in
+                    #expect(json(response)["error"]?["code"] == 499)
+                }
+            }
+            #expect(tileFastPath(options, logger: .outpostDefault) == nil && options.tileCache.fastAnswers.load(ordering: .relaxed) == 0)
+        }
     }
 }
