@@ -197,6 +197,7 @@ public func buildRouter(
     VersionsController(store: store).addRoutes(to: routes)
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
     exports.addRoutes(to: routes)
+    PackagingController().addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)
@@ -238,7 +239,7 @@ enum ServiceRoutes {
     static let nameInFolder = "serviceInFolder"
 
     /// What follows a service's name in a path (the service kind, or its result files).
-    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "replicafiles"]
+    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "GPServer", "replicafiles"]
 
     /// Where the service kind sits in a path's segments (`arcgis`, `rest`, `services`, …):
     /// after the name (4), or after the folder and the name (5).

@@ -108,3 +108,22 @@ def test_a_private_item_is_not_found_by_others_until_shared(portal):
     with pytest.raises(Exception):
         bob.content.get(item_id).delete()
     assert ada.content.get(item_id) is not None
+
+
+def test_the_packaging_service_publishes_its_tasks_to_the_python_api(portal):
+    """The Python API builds its packaging functions from the service's task metadata
+    (docs/map-areas.md): the parameters it reads are the ones Appendix B lists."""
+    import inspect
+
+    from arcgis.geoprocessing import import_toolbox
+
+    base, _ = portal
+    gis = sign_in(base, "ada")
+    url = gis.properties.helperServices.packaging.url
+    assert url == f"{base}/rest/services/System/OfflinePackaging/GPServer"
+    tools = import_toolbox(url, gis=gis)
+    assert list(inspect.signature(tools.create_map_area).parameters)[:6] == [
+        "map_item_id", "bookmark", "extent", "area_type", "area", "output_name"]
+    assert list(inspect.signature(tools.setup_map_area).parameters)[:4] == [
+        "map_area_item_id", "map_layers_to_ignore", "tile_services", "feature_services"]
+    assert "packages" in inspect.signature(tools.refresh_map_area_package).parameters

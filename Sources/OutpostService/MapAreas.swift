@@ -1,0 +1,103 @@
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+/// Map areas of web maps (docs/map-areas.md): CreateMapArea's item, and the areas a map has.
+public struct MapAreas<Backend: OutpostBackend>: Sendable {
+    public let backend: Backend
+    public let caller: PortalCaller
+    /// Areas per web map (`maxMapAreaItemsLimit`).
+    public let limit: Int
+
+    public static var mapToArea: String { "Map2Area" }
+    public static var areaToPackage: String { "Area2Package" }
+
+    public init(backend: Backend, caller: PortalCaller, limit: Int = MapAreaPlanner.defaultAreaLimit) {
+        self.backend = backend
+        self.caller = caller
+        self.limit = limit
+    }
+
+    /// CreateMapArea: checks the map (a web map the caller may change, enabled for offline use),
+    /// the area (`MapAreaPlanner`) and the map's limit, then adds the Map Area item, shared as
+    /// the map is, related to it by `Map2Area`, with `properties.status` `processing`.
+    public func create(
+        mapItemId: String, areaType: String?, area: String?, extent: String?, bookmark: String?, outputName: JSONValue
+    ) throws -> PortalItem {
+        guard let map = try backend.portal.item(id: mapItemId), caller.maySee(map), map.type == "Web Map" else {
+            throw PackagingError.invalid("mapItemId", "'\(mapItemId)' is not a web map you can see.")
+        }
+        guard caller.mayChange(map) else {
+            throw PackagingError.invalid("mapItemId", "Only the web map's owner or an administrator creates its areas.")
+        }
+        guard map.typeKeywords.contains("Offline") else {
+            throw PackagingError.invalid("mapItemId", "The web map is not enabled for offline use (the Offline type keyword).")
+        }
+        let webMap = try webMapJSON(of: map)
+        let shape = try MapAreaPlanner.area(areaType: areaType, area: area, extent: extent, bookmark: bookmark, webMap: webMap)
+        try MapAreaPlanner.check(shape, existing: try areas(of: map.id).compactMap(Self.shape), limit: limit)
+
+        let now = backend.clock.milliseconds()
+        let id = PortalNames.newId()
+        var properties: JSONObject = ["status": "processing", "extent": shape.extentJSON]
+        if case .polygon = shape { properties["area"] = ["polygon": shape.geometryJSON] }
+        if let schedule = outputName["packageRefreshSchedule"]?.stringValue, !schedule.isEmpty {
+            properties["packageRefreshSchedule"] = .string(schedule)
+        }
+        let box = Self.degrees(shape)
+        let item = PortalItem(
+            id: id, owner: caller.name ?? map.owner, title: outputName["title"]?.stringValue ?? "\(map.title)-\(id.prefix(8))", type: "Map Area",
+            access: map.access, created: now, ownerFolder: outputName["folderId"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 },
+            typeKeywords: ["Map", "Map Area"], tags: Self.tags(outputName["tags"]), snippet: outputName["snippet"]?.stringValue ?? "",
+            description: outputName["description"]?.stringValue ?? "", properties: .object(properties), extent: box, spatialReference: "4326")
+        try backend.portal.addItem(item, data: nil)
+        try backend.portal.addRelationship(ItemRelationship(origin: map.id, destination: id, type: Self.mapToArea))
+        if !map.typeKeywords.contains("Offline Map Areas") {
+            var marked = map
+            marked.typeKeywords.append("Offline Map Areas")
+            try backend.portal.updateItem(marked, data: nil)
+        }
+        return item
+    }
+
+    /// The map's areas (`Map2Area`, forward).
+    public func areas(of mapId: String) throws -> [PortalItem] {
+        try backend.portal.relationships(of: mapId).filter { $0.type == Self.mapToArea && $0.origin == mapId }
+            .compactMap { try backend.portal.item(id: $0.destination) }
+    }
+
+    /// The web map an area belongs to (`Map2Area`, reverse).
+    public func webMap(of area: PortalItem) throws -> PortalItem? {
+        try backend.portal.relationships(of: area.id).first { $0.type == Self.mapToArea && $0.destination == area.id }
+            .flatMap { try backend.portal.item(id: $0.origin) }
+    }
+
+    public func webMapJSON(of map: PortalItem) throws -> JSONValue {
+        guard case .text(let text) = try backend.portal.data(of: map.id), let json = try? JSONParser.parse(text) else {
+            throw PackagingError.invalid("mapItemId", "The web map has no JSON data.")
+        }
+        return json
+    }
+
+    /// An area item's shape, from its properties.
+    public static func shape(_ area: PortalItem) -> MapAreaShape? {
+        let geometry = area.properties["area"]?["polygon"] ?? area.properties["extent"]
+        guard let geometry else { return nil }
+        return try? MapAreaPlanner.area(
+            areaType: geometry["rings"] != nil ? "POLYGON" : "ENVELOPE", area: geometry.jsonText, extent: nil, bookmark: nil, webMap: .null)
+    }
+
+    /// An item's `extent`: the shape's box in degrees.
+    static func degrees(_ shape: MapAreaShape) -> [[Double]] {
+        let box = shape.extent
+        guard shape.wkid == 102100 || shape.wkid == 3857 else { return [[box.xmin, box.ymin], [box.xmax, box.ymax]] }
+        let low = WebMercatorTiling.unproject(x: box.xmin, y: box.ymin)
+        let high = WebMercatorTiling.unproject(x: box.xmax, y: box.ymax)
+        return [[low.longitude, low.latitude], [high.longitude, high.latitude]]
+    }
+
+    private static func tags(_ value: JSONValue?) -> [String] {
+        if let list = value?.arrayValue { return list.compactMap(\.stringValue) }
+        return (value?.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}
