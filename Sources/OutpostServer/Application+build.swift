@@ -197,7 +197,10 @@ public func buildRouter(
     VersionsController(store: store).addRoutes(to: routes)
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
     exports.addRoutes(to: routes)
-    PackagingController().addRoutes(to: routes)
+    PackagingController(
+        store: store, files: files, runner: runner, scheme: options.scheme, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
+        logger: logger
+    ).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)

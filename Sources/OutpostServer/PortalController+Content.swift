@@ -85,6 +85,8 @@ extension PortalController {
 
     private func delete(_ c: OutpostRequestContext) throws -> Response {
         let item = try changeableItem(c)
+        // A map area takes its packages with it (and their replicas are unregistered).
+        if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
         try store.portal.deleteItem(id: item.id)
         return RESTResponse.json(["success": true, "itemId": .string(item.id)], parameters: c.form.parameters)
     }

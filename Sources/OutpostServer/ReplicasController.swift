@@ -187,6 +187,14 @@ struct ReplicasController: Sendable {
 
     /// The service and layer resources as served, for a replica file or delta to keep.
     func resources(_ service: StoredService, of replica: ReplicaDefinition) throws -> (service: JSONValue, layers: [Int: JSONValue]) {
+        try Self.resources(store, service, of: replica)
+    }
+
+    static func resources(
+        _ store: FeatureStore, _ service: StoredService, of replica: ReplicaDefinition
+    ) throws -> (
+        service: JSONValue, layers: [Int: JSONValue]
+    ) {
         let serviceJSON = FeatureServiceMetadata.serviceJSON(service.definition, fullExtent: try store.features.fullExtent(of: service))
         var layerJSON: [Int: JSONValue] = [:]
         for layer in service.layers where replica.layer(id: layer.definition.id) != nil {

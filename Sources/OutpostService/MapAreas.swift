@@ -60,6 +60,28 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
         return item
     }
 
+    /// Deletes an area's packages (`Area2Package`) and unregisters their replicas: SetupMapArea
+    /// makes them anew, and deleting an area takes them with it.
+    public func removePackages(of area: PortalItem) throws {
+        for relation in try backend.portal.relationships(of: area.id) where relation.type == Self.areaToPackage && relation.origin == area.id {
+            if let package = try backend.portal.item(id: relation.destination), let replica = package.properties["replicaID"]?.stringValue,
+                let url = package.properties["url"]?.stringValue, let service = Self.featureServiceName(url)
+            {
+                try? ReplicaAdministration(backend: backend).unregister(service: service, replicaId: replica, for: .unrestricted)
+            }
+            try backend.portal.deleteRelationship(relation)
+            try? backend.portal.deleteItem(id: relation.destination)
+        }
+    }
+
+    /// `Name` or `Folder/Name` of a `…/rest/services/<name>/FeatureServer` URL.
+    static func featureServiceName(_ url: String) -> String? {
+        guard let start = url.range(of: "/rest/services/"), let end = url.range(of: "/FeatureServer", options: .backwards),
+            start.upperBound < end.lowerBound
+        else { return nil }
+        return String(url[start.upperBound..<end.lowerBound])
+    }
+
     /// The map's areas (`Map2Area`, forward).
     public func areas(of mapId: String) throws -> [PortalItem] {
         try backend.portal.relationships(of: mapId).filter { $0.type == Self.mapToArea && $0.origin == mapId }

@@ -8,9 +8,16 @@ public enum JobKind: String, Sendable, Equatable {
     case exportTiles
     /// The tiles and bytes an `exportTiles` would take (`estimateExportTilesSize`).
     case estimateExportTilesSize
+    /// OfflinePackaging's tasks (docs/map-areas.md).
+    case createMapArea = "CreateMapArea"
+    case setupMapArea = "SetupMapArea"
+    case refreshMapAreaPackage = "RefreshMapAreaPackage"
 
     /// Answered in the geoprocessing form (`jobStatus`, `results`), not the replica one.
-    public var isGeoprocessing: Bool { self == .exportTiles || self == .estimateExportTilesSize }
+    public var isGeoprocessing: Bool { self != .createReplica && self != .synchronizeReplica }
+
+    /// What the job's progress counts.
+    var progressUnit: String { self == .exportTiles ? "tiles written" : "packages made" }
 }
 
 /// How far a job is: units of work done of the total (tiles, for exports).
@@ -146,19 +153,19 @@ public struct JobRecord: Sendable, Equatable {
         case .completed, .completedWithErrors:
             jobStatus = .succeeded
             messages.append(.init(.informative, "Executing..."))
-            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) tiles written.")) }
+            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) \(kind.progressUnit).")) }
             messages.append(.init(.informative, "Succeeded."))
         case .failed:
             jobStatus = .failed
             if let error {
                 messages.append(.init(.error, error.message))
-                messages += error.details.map { .init(.error, $0) }
+                messages += error.details.filter { $0 != error.message }.map { .init(.error, $0) }
             }
             messages.append(.init(.error, "Failed."))
         default:
             jobStatus = .executing
             messages.append(.init(.informative, "Executing..."))
-            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) tiles written.")) }
+            if let progress { messages.append(.init(.informative, "\(progress.done) of \(progress.total) \(kind.progressUnit).")) }
         }
         return GeoprocessingJobStatus(
             jobId: id, status: jobStatus, messages: messages, percent: jobStatus == .executing ? progress?.percent ?? 0 : nil,

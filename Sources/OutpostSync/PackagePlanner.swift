@@ -20,6 +20,12 @@ public struct TilePackagePlan: Equatable, Sendable {
     public var kind: TileSet.Kind
     /// `levels` as given (`"3,4,5"`); nil lets the packager choose.
     public var levels: String?
+
+    public init(serviceURL: String, kind: TileSet.Kind, levels: String?) {
+        self.serviceURL = serviceURL
+        self.kind = kind
+        self.levels = levels
+    }
 }
 
 public enum PackagePlan: Equatable, Sendable {
@@ -156,9 +162,13 @@ public enum PackagePlanner {
                 attachmentsSyncDirection: readOnlyAttachments ? "bidirectional" : "none",
                 layerQueries: queries, maxDeltaAge: nil)
         }
+        // Without attachments downloaded, attachments made on the device still go up: `upload`
+        // (Outpost's createReplica refuses `bidirectional` with `returnAttachments=false`).
+        let attachments = download == "featuresAndAttachments"
         return FeaturePackagePlan(
-            serviceURL: url, layers: ids, returnAttachments: download == "featuresAndAttachments",
-            attachmentsSyncDirection: sync == "syncFeaturesAndAttachments" ? "bidirectional" : "upload", layerQueries: queries, maxDeltaAge: nil)
+            serviceURL: url, layers: ids, returnAttachments: attachments,
+            attachmentsSyncDirection: attachments && sync == "syncFeaturesAndAttachments" ? "bidirectional" : "upload", layerQueries: queries,
+            maxDeltaAge: nil)
     }
 
     /// The layer ids an operational layer names: its URL's, else its `layerId`, else none (the whole service, filled in by the caller).

@@ -112,7 +112,13 @@ import Testing
             Issue.record("")
             return
         }
-        #expect(empty.layerQueries[0] == ["queryOption": "none"] && empty.attachmentsSyncDirection == "bidirectional")
+        #expect(empty.layerQueries[0] == ["queryOption": "none"] && !empty.returnAttachments && empty.attachmentsSyncDirection == "upload")
+        let withAttachments: JSONValue = .object(Self.webMap.objectValue!.replacing("applicationProperties", with: ["offline": [:]]))
+        guard case .features(let all) = PackagePlanner.plan(webMap: withAttachments, facts: Self.facts)[0] else {
+            Issue.record("")
+            return
+        }
+        #expect(all.returnAttachments && all.attachmentsSyncDirection == "bidirectional", "the defaults: features, attachments, both ways")
     }
 
     @Test func readOnlyLayersTakeAttachmentsUnlessTheMapSaysNot() {

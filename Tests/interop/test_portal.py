@@ -127,3 +127,53 @@ def test_the_packaging_service_publishes_its_tasks_to_the_python_api(portal):
     assert list(inspect.signature(tools.setup_map_area).parameters)[:4] == [
         "map_area_item_id", "map_layers_to_ignore", "tile_services", "feature_services"]
     assert "packages" in inspect.signature(tools.refresh_map_area_package).parameters
+
+
+def test_the_python_api_creates_and_lists_map_areas_whose_packages_gdal_opens(portal, tmp_path):
+    """offline_areas.create for an extent and for a bookmark: CreateMapArea, the item
+    updates the Python API makes, SetupMapArea; the packages are items related to the area
+    (a GeoPackage replica per feature service, a .tpkx of the basemap) whose files GDAL opens
+    with the area's features (docs/map-areas.md)."""
+    import sqlite3
+
+    from arcgis.map import Map
+
+    base, _ = portal
+    gis = sign_in(base, "bob")
+    data = gis.content.get(DEMO_MAP).get_data()
+    data["bookmarks"] = [{"name": "Alps", "extent": {"xmin": 5, "ymin": 44, "xmax": 17, "ymax": 49, "spatialReference": {"wkid": 4326}}}]
+    item_id = gis._portal.add_item({"type": "Web Map", "title": "Bob's field map", "text": json.dumps(data),
+                                    "typeKeywords": "Web Map,Offline", "tags": "field"})
+    areas = Map(item=gis.content.get(item_id)).offline_areas
+    central = areas.create(area=[[5, 45], [20, 56]], item_properties={"title": "Central Europe", "tags": ["field"]},
+                           refresh_schedule="Daily", refresh_rates={"hour": 2, "minute": 30})
+    alps = areas.create(area="Alps", item_properties={"title": "Alps"})
+    assert sorted(item.title for item in areas.list()) == ["Alps", "Central Europe"]
+
+    central = gis.content.get(central.id)
+    assert central.type == "Map Area" and central.properties["status"] == "complete", central.properties
+    assert central.properties["packageRefreshSchedule"] == "0 30 2 * * ?"
+    packages = central.related_items("Area2Package", "forward")
+    assert sorted(item.type for item in packages) == ["Compact Tile Package", "GeoPackage", "GeoPackage"], packages
+    for package in packages:
+        path = package.download(save_path=str(tmp_path))
+        if package.type == "GeoPackage":
+            assert package.properties["replicaID"] and "Syncable" in package.typeKeywords
+            layers = subprocess.run(["ogrinfo", "-ro", "-q", path], capture_output=True, text=True, check=True).stdout
+            assert layers.strip(), layers
+        else:
+            import rasterio
+            with rasterio.open(path) as dataset:
+                assert dataset.driver == "ESRIC"
+    # The cities inside the area's box, as the service counts them, are in the Demo package.
+    demo = next(p for p in packages if p.properties["url"].endswith("/Demo/FeatureServer"))
+    with sqlite3.connect(demo.download(save_path=str(tmp_path / "again"))) as db:
+        tables = [row[0] for row in db.execute("SELECT table_name FROM gpkg_contents WHERE data_type = 'features'")]
+        cities = next(t for t in tables if t.lower().startswith("cit"))
+        (count,) = db.execute(f'SELECT count(*) FROM "{cities}"').fetchone()
+    query = urllib.parse.urlencode({"where": "1=1", "geometry": "5,45,20,56", "geometryType": "esriGeometryEnvelope", "inSR": 4326,
+                                    "returnCountOnly": "true", "f": "json", "token": gis._con.token})
+    with urllib.request.urlopen(f"{base}/rest/services/Demo/FeatureServer/0/query?{query}", context=UNVERIFIED) as response:
+        expected = json.loads(response.read())["count"]
+    assert count == expected and 0 < count < 243, (count, expected)
+    assert alps.id != central.id

@@ -1,0 +1,126 @@
+import Foundation
+import OutpostGeometry
+import OutpostService
+import OutpostStorage
+import OutpostStore
+import OutpostSync
+import OutpostWire
+
+/// The two kinds of package, made through the same code as `createReplica` and `exportTiles`.
+extension MapAreaPackager {
+    /// A feature service's package: the replica `createReplica` would make for the packager's
+    /// request (offline-maps.md §1.3), registered for the area's owner, its GeoPackage the item's file.
+    func featurePackage(_ plan: FeaturePackagePlan, area: PortalItem, shape: MapAreaShape) throws -> PortalItem {
+        let name = try serviceName(plan.serviceURL, kind: "FeatureServer")
+        let service = try store.service(named: name)
+        guard service.definition.capabilities.contains("Sync") else {
+            throw PackagingError(.syncNotEnabled, "Sync is not enabled on \(plan.serviceURL).", params: ["url": plan.serviceURL])
+        }
+        var isPolygon = false
+        if case .polygon = shape { isPolygon = true }
+        var pairs: [(String, String)] = [
+            ("replicaName", "\(area.title)-\(name)"), ("layers", plan.layers.map(String.init).joined(separator: ",")),
+            ("geometry", shape.geometryJSON.jsonText), ("geometryType", isPolygon ? "esriGeometryPolygon" : "esriGeometryEnvelope"),
+            ("inSR", String(shape.wkid)), ("returnAttachments", String(plan.returnAttachments)),
+            ("attachmentsSyncDirection", plan.attachmentsSyncDirection), ("syncModel", service.definition.isVersioned ? "perReplica" : "perLayer"),
+            ("syncDirection", "bidirectional"), ("dataFormat", "sqlite"), ("transportType", "esriTransportTypeUrl"), ("async", "false"),
+        ]
+        if !plan.layerQueries.isEmpty {
+            let queries = JSONObject(plan.layerQueries.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) })
+            pairs.append(("layerQueries", JSONValue.object(queries).jsonText))
+        }
+        let planned = try CreateReplica(backend: store).plan(
+            try CreateReplicaRequest.parse(RequestParameters(pairs)), service: name, for: Caller(user: user))
+        let (serviceJSON, layerJSON) = try ReplicasController.resources(store, service, of: planned.plan.definition)
+        let work = ExportWork(
+            store: store, files: files, planned: planned, serviceURL: plan.serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON,
+            resultBase: url(of: name, "replicafiles"))
+        let (definition, resultName) = try work.toFile(phase: { _ in })
+        var properties: JSONObject = [
+            "url": .string(plan.serviceURL), "layers": .array(plan.layers.map { .int(Int64($0)) }), "replicaID": .string(definition.id),
+            "returnAttachments": .bool(plan.returnAttachments), "attachmentsSyncDirection": .string(plan.attachmentsSyncDirection),
+            "syncModel": .string(service.definition.isVersioned ? "perReplica" : "perLayer"), "useSyncForRefresh": true,
+            "createPkgDeltas": plan.maxDeltaAge.map { ["maxDeltaAge": .int(Int64($0))] } ?? .null,
+        ]
+        definition.generations?.write(into: &properties)
+        return try addPackage(
+            from: resultName, fileName: "replica_\(PortalNames.newId()).gpkg", type: "GeoPackage",
+            keywords: ["GeoPackage", "Replica", "Syncable", "Bidirectional", "MapAreaPackage", "Data", "Package", "ReferenceURL#\(plan.serviceURL)"],
+            title: "\(area.title) \(name)", properties: properties, area: area)
+    }
+
+    /// A tile service's package: the `exportTiles` of the area's tiles, at the levels asked or,
+    /// without any, the set's levels less the deepest ones past the tile limit.
+    func tilePackage(_ plan: TilePackagePlan, area: PortalItem, shape: MapAreaShape) throws -> PortalItem {
+        let kindName = plan.kind == .raster ? "MapServer" : "VectorTileServer"
+        let name = try serviceName(plan.serviceURL, kind: kindName)
+        guard let set = try store.tiles.tileSet(named: name), set.kind == plan.kind else {
+            throw PackagingError(.exportTileError, "\(plan.serviceURL) is not a tile service of this server.")
+        }
+        var request = TileExportRequest(levels: plan.levels, format: plan.kind == .raster ? .tpkx : .mbtiles)
+        switch shape {
+        case .envelope(let envelope, let wkid):
+            request.extent = Self.webMercator(envelope, wkid: wkid)
+        case .polygon(let rings, let wkid):
+            request.areaOfInterest = rings.map { ring in ring.map { Self.webMercator($0, wkid: wkid) } }
+        }
+        let export: ExportTiles<FeatureStore>
+        do {
+            export = try ExportTiles(backend: store, set: set, request: request, maximum: maxExportTiles)
+        } catch TileExportRefusal.tooManyTiles(_, _, _, let drop) where plan.levels == nil && !drop.isEmpty {
+            request.levels = (set.minZoom...set.maxZoom).filter { !drop.contains($0) }.map(String.init).joined(separator: ",")
+            export = try ExportTiles(backend: store, set: set, request: request, maximum: maxExportTiles)
+        } catch let refusal as TileExportRefusal {
+            throw PackagingError(.exportTileError, refusal.arcGISError.message, params: ["url": plan.serviceURL])
+        }
+        let resultName = ResultFiles.newName(extension: request.format.fileExtension)
+        let temporary = try files.temporaryPath(for: resultName)
+        do {
+            try export.write(to: temporary)
+            try files.publish(resultName)
+        } catch {
+            files.discard(resultName)
+            throw error
+        }
+        defer { files.discard(resultName) }
+        let levels = export.plan.levels.map { String($0.level) }.joined(separator: ",")
+        let raster = plan.kind == .raster
+        return try addPackage(
+            from: resultName, fileName: "tile_\(PortalNames.newId()).\(request.format.fileExtension)",
+            type: raster ? "Compact Tile Package" : "MBTiles",
+            keywords: (raster ? ["Compact Tile Package", "Tile Package", "tpkx"] : ["MBTiles", "Vector Tiles"])
+                + ["MapAreaPackage", "Data", "Package", "ReferenceURL#\(plan.serviceURL)"],
+            title: "\(area.title) \(name)", properties: ["url": .string(plan.serviceURL), "levels": .string(levels)], area: area)
+    }
+
+    /// A package item, its file copied from a result file, shared as the area is.
+    private func addPackage(
+        from resultName: String, fileName: String, type: String, keywords: [String], title: String, properties: JSONObject, area: PortalItem
+    ) throws -> PortalItem {
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        let copy = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
+        try FileManager.default.copyItem(atPath: files.path(of: resultName), toPath: copy)
+        var object = properties
+        object["area"] = area.properties["area"]
+        object["extent"] = area.properties["extent"]
+        let size = ((try? FileManager.default.attributesOfItem(atPath: copy))?[.size] as? NSNumber)?.int64Value ?? 0
+        let item = PortalItem(
+            id: PortalNames.newId(), owner: area.owner, title: title, type: type, access: area.access, created: store.clock.milliseconds(),
+            ownerFolder: area.ownerFolder, typeKeywords: keywords, properties: .object(object), extent: area.extent, spatialReference: "4326",
+            name: fileName, size: size)
+        try store.portal.addItem(item, data: .file(name: fileName, path: copy))
+        return item
+    }
+
+    static func webMercator(_ point: Point, wkid: Int) -> Point {
+        guard wkid == 4326 else { return point }
+        let (x, y) = WebMercatorTiling.project(longitude: point.x, latitude: point.y)
+        return Point(x: x, y: y)
+    }
+
+    static func webMercator(_ envelope: Envelope, wkid: Int) -> Envelope {
+        let low = webMercator(Point(x: envelope.xmin, y: envelope.ymin), wkid: wkid)
+        let high = webMercator(Point(x: envelope.xmax, y: envelope.ymax), wkid: wkid)
+        return Envelope(xmin: low.x, ymin: low.y, xmax: high.x, ymax: high.y)
+    }
+}

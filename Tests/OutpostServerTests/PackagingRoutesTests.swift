@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OutpostStorage
+import OutpostStore
+import OutpostTestSupport
+import OutpostWire
+import Testing
+
+@testable import OutpostServer
+
+/// The OfflinePackaging service over HTTP (docs/map-areas.md): CreateMapArea and SetupMapArea
+/// as jobs, a package that cannot be made failing with its reason while the others are made,
+/// the area limit, and who may package a map. The ArcGIS API for Python drives the same
+/// service in test_portal.py.
+@Suite struct PackagingRoutesTests {
+    static let gp = "/arcgis/rest/services/System/OfflinePackaging/GPServer"
+
+    /// Submits a task and waits for its job; returns the job's status and its result's value.
+    static func run(_ client: any TestClientProtocol, _ task: String, _ pairs: [(String, String)]) async throws -> (JSONValue, JSONValue?) {
+        let submitted = try await post(client, "\(gp)/\(task)/submitJob", [("f", "json")] + pairs)
+        let job = try #require(submitted["jobId"]?.stringValue, "\(submitted)")
+        let token = pairs.first { $0.0 == "token" }.map { "&token=\($0.1)" } ?? ""
+        let status = try await TileExportRoutesTests.finished(client, "\(gp)/\(task)/jobs/\(job)?f=json\(token)")
+        guard status["jobStatus"] == "esriJobSucceeded" else { return (status, nil) }
+        let name = try #require(OfflinePackagingTasks.outputName(of: task))
+        return (status, try await get(client, "\(gp)/\(task)/jobs/\(job)/results/\(name)?f=json\(token)")["value"])
+    }
+
+    static func envelope(_ xmin: Int) -> String {
+        #"{"xmin":\#(xmin),"ymin":45,"xmax":\#(xmin + 1),"ymax":46,"spatialReference":{"wkid":4326}}"#
+    }
+
+    @Test func aServiceWithoutSyncFailsItsPackageWithItsReasonAndTheOthersAreMade() async throws {
+        try await withFreshDemoApp { client, store in
+            // A web map of the demo's layers plus a service that does not sync.
+            var noSync = pointLayerService(name: "NoSync")
+            noSync.capabilities = ["Query"]
+            _ = try store.schema.createService(noSync)
+            let demo = try #require(try store.portal.data(of: "de3000000000000000000000000000a1"))
+            guard case .text(let text) = demo, case .object(var map) = try JSONParser.parse(text) else { return }
+            map["operationalLayers"] = .array(
+                (map["operationalLayers"]?.arrayValue ?? []) + [["url": "/arcgis/rest/services/NoSync/FeatureServer/0"]])
+            let item = PortalItem(
+                id: "0000000000000000000000000000ab01", owner: "outpost", title: "Mixed", type: "Web Map", created: 1, typeKeywords: ["Offline"])
+            try store.portal.addItem(item, data: .text(JSONValue.object(map).jsonText))
+
+            let (_, areaId) = try await Self.run(
+                client, "CreateMapArea",
+                [("mapItemId", item.id), ("areaType", "ENVELOPE"), ("area", Self.envelope(5)), ("outputName", #"{"title":"A"}"#)])
+            let area = try #require(areaId?.stringValue)
+            let (status, packages) = try await Self.run(client, "SetupMapArea", [("mapAreaItemId", area)])
+            #expect(status["messages"]?.arrayValue?.contains { $0["description"] == "4 of 4 packages made." } == true, "\(status)")
+            let failed = packages?.arrayValue?.filter { $0["state"] == "failed" } ?? []
+            #expect(
+                failed.count == 1 && failed[0]["source"]?.stringValue?.hasSuffix("/NoSync/FeatureServer") == true, "\(String(describing: packages))")
+            #expect(failed.first?["error"]?.stringValue?.contains("OffPkg_23") == true, "Sync not enabled, in the packager's words")
+            #expect(packages?.arrayValue?.filter { $0["state"] == "new" }.count == 3)
+            let stored = try #require(try store.portal.item(id: area))
+            #expect(stored.properties["status"] == "failed" && stored.properties["failedPackages"]?.arrayValue?.count == 1)
+            let related = try store.portal.relationships(of: area).filter { $0.type == "Area2Package" }
+            #expect(related.count == 3)
+            // Setting the area up again replaces its packages and unregisters their replicas.
+            let replicas = try related.compactMap { try store.portal.item(id: $0.destination)?.properties["replicaID"]?.stringValue }
+            _ = try await Self.run(client, "SetupMapArea", [("mapAreaItemId", area)])
+            #expect(
+                try replicas.allSatisfy { id in
+                    try store.replicas.replica(service: "Demo", id: id) == nil && store.replicas.replica(service: "Parcels", id: id) == nil
+                })
+            let packageIds = try store.portal.relationships(of: area).filter { $0.type == "Area2Package" }.map(\.destination)
+            #expect(packageIds.count == 3)
+            // Deleting the area deletes its packages and unregisters their replicas.
+            let current = try packageIds.compactMap { try store.portal.item(id: $0)?.properties["replicaID"]?.stringValue }
+            #expect(current.count == 2)
+            let deleted = try await post(client, "/arcgis/sharing/rest/content/users/outpost/items/\(area)/delete", [("f", "json")])
+            #expect(deleted["success"] == true, "\(deleted)")
+            #expect(try packageIds.allSatisfy { try store.portal.item(id: $0) == nil })
+            #expect(
+                try current.allSatisfy { id in
+                    try store.replicas.replica(service: "Demo", id: id) == nil && store.replicas.replica(service: "Parcels", id: id) == nil
+                })
+        }
+    }
+
+    @Test func aSeventeenthAreaIsRefusedAndOnlyTheMapsOwnerMakesAreas() async throws {
+        try await withFreshDemoApp(options: ServerOptions(requireAuth: true)) { client, store in
+            try store.users.addUser("ada", role: .editor, password: "editor-pass", rounds: 1000)
+            let ada = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 10).token
+            // The demo map is the server's: ada may not make its areas.
+            let (refused, _) = try await Self.run(
+                client, "CreateMapArea", [("token", ada), ("mapItemId", "de3000000000000000000000000000a1"), ("area", Self.envelope(0))])
+            #expect(refused["jobStatus"] == "esriJobFailed", "\(refused)")
+            let item = PortalItem(
+                id: "0000000000000000000000000000ab02", owner: "ada", title: "Ada's", type: "Web Map", created: 1, typeKeywords: ["Offline"])
+            try store.portal.addItem(item, data: .text(#"{"operationalLayers":[],"baseMap":{"baseMapLayers":[]}}"#))
+            for index in 0..<16 {
+                let (status, _) = try await Self.run(
+                    client, "CreateMapArea", [("token", ada), ("mapItemId", item.id), ("area", Self.envelope(index))])
+                #expect(status["jobStatus"] == "esriJobSucceeded", "\(index): \(status)")
+            }
+            let (seventeenth, _) = try await Self.run(client, "CreateMapArea", [("token", ada), ("mapItemId", item.id), ("area", Self.envelope(40))])
+            let errors = seventeenth["messages"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
+            #expect(seventeenth["jobStatus"] == "esriJobFailed" && errors.contains { $0.contains("OffPkg_25") }, "\(errors)")
+            #expect(try store.portal.relationships(of: item.id).filter { $0.type == "Map2Area" }.count == 16)
+        }
+    }
+}
