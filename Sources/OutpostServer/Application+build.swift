@@ -33,6 +33,8 @@ public struct ServerOptions: Sendable {
     public var metrics: ServerMetrics
     /// The most tiles one `exportTiles` may take (ArcGIS's `maxExportTilesCount`, 100,000).
     public var maxExportTiles: Int
+    /// Map areas per web map (`maxMapAreaItemsLimit`, 16 as on ArcGIS).
+    public var maxMapAreas: Int
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 
@@ -40,8 +42,10 @@ public struct ServerOptions: Sendable {
         limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,
         scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
-        idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount
+        idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount,
+        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit
     ) {
+        self.maxMapAreas = max(1, maxMapAreas)
         self.maxExportTiles = max(1, maxExportTiles)
         self.jobLimits = jobLimits ?? JobLimits(running: maximumConcurrentJobs)
         self.idleTimeout = idleTimeout
@@ -199,7 +203,7 @@ public func buildRouter(
     exports.addRoutes(to: routes)
     PackagingController(
         store: store, files: files, runner: runner, scheme: options.scheme, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
-        logger: logger
+        maxMapAreas: options.maxMapAreas, logger: logger
     ).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)
@@ -209,7 +213,8 @@ public func buildRouter(
     // The portal: anyone may ask (item sharing decides what they see), a token names them;
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
     let portal = PortalController(
-        store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes, files: files)
+        store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes, files: files,
+        maxMapAreas: options.maxMapAreas)
     let portalReads = RouteCollection(context: OutpostRequestContext.self)
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)

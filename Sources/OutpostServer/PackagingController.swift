@@ -17,6 +17,7 @@ struct PackagingController: Sendable {
     let scheme: String
     let requireAuth: Bool
     let maxExportTiles: Int
+    let maxMapAreas: Int
     let logger: Logger
 
     static let kinds: [String: JobKind] = [
@@ -77,6 +78,7 @@ struct PackagingController: Sendable {
         }
         let work = PackagingWork(
             store: store, files: files, server: "\(scheme)://\(request.head.authority ?? "127.0.0.1")", maxExportTiles: maxExportTiles,
+            maxMapAreas: maxMapAreas,
             caller: PortalCaller(user: c.user, securityOn: requireAuth), user: c.user, inputs: inputs)
         let logger = self.logger
         runner.submit(ticket) {
@@ -122,6 +124,7 @@ struct PackagingWork: Sendable {
     let files: ResultFiles
     let server: String
     let maxExportTiles: Int
+    let maxMapAreas: Int
     let caller: PortalCaller
     let user: ServerUser?
     let inputs: [String: String]
@@ -130,7 +133,7 @@ struct PackagingWork: Sendable {
         func json(_ name: String) -> JSONValue { inputs[name].flatMap { try? JSONParser.parse($0) } ?? .null }
         switch kind {
         case .createMapArea:
-            let area = try MapAreas(backend: store, caller: caller).create(
+            let area = try MapAreas(backend: store, caller: caller, limit: maxMapAreas).create(
                 mapItemId: inputs["mapItemId"] ?? "", areaType: inputs["areaType"], area: inputs["area"], extent: inputs["extent"],
                 bookmark: inputs["bookmark"], outputName: json("outputName"))
             return .answered(.string(area.id))

@@ -16,6 +16,8 @@ struct PortalController: Sendable {
     let tokenMinutes: Int
     /// Result files (export packages, replica files) an item's `dataUrl` may name.
     let files: ResultFiles
+    /// Map areas per web map, as `portals/self` says (`maxMapAreaItemsLimit`).
+    let maxMapAreas: Int
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).
@@ -90,7 +92,9 @@ struct PortalController: Sendable {
             "urlKey": .null, "customBaseUrl": .null, "portalHostname": .string(request.head.authority ?? "127.0.0.1"),
             "supportsOAuth": false, "canSearchPublic": true, "canSharePublic": true, "maxTokenExpirationMinutes": .int(Int64(tokenMinutes)),
             "helperServices": [
-                "packaging": ["url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": 16]
+                "packaging": [
+                    "url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": .int(Int64(maxMapAreas)),
+                ]
             ],
             "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
         ]

@@ -57,12 +57,13 @@ struct Serve: AsyncParsableCommand {
     var requireAuth: Bool?
     @Option(name: .long, help: "Minutes a token lives unless the request asks for less (default 60).") var tokenMinutes: Int?
     @Option(name: .long, help: "The most tiles one exportTiles may take (maxExportTilesCount, default 100000).") var maxExportTiles: Int?
+    @Option(name: .long, help: "Map areas per web map (maxMapAreaItemsLimit, default 16).") var maxMapAreas: Int?
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
         var data, host, logLevel, logFormat: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
-            maxExportTiles: Int
+            maxExportTiles, maxMapAreas: Int
         var testdata, tlsCert, tlsKey: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
@@ -87,6 +88,7 @@ struct Serve: AsyncParsableCommand {
                 "max-sync-attachment-mb", maxSyncAttachmentMb, default: SyncLimits.standard.maxAttachmentBytes / (1024 * 1024)),
             tokenMinutes: try layers.int("token-minutes", tokenMinutes, default: 60),
             maxExportTiles: try layers.int("max-export-tiles", maxExportTiles, default: TileServiceInfo.maxExportTilesCount),
+            maxMapAreas: try layers.int("max-map-areas", maxMapAreas, default: MapAreaPlanner.defaultAreaLimit),
             testdata: try layers.optionalString("testdata", testdata),
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
             tlsKey: try layers.optionalString("tls-key", tlsKey),
@@ -110,6 +112,7 @@ struct Serve: AsyncParsableCommand {
         if settings.maxSyncAttachmentMb < 1 { throw ValidationError("max-sync-attachment-mb must be at least 1.") }
         if settings.tokenMinutes < 1 { throw ValidationError("token-minutes must be at least 1.") }
         if settings.maxExportTiles < 1 { throw ValidationError("max-export-tiles must be at least 1.") }
+        if settings.maxMapAreas < 1 { throw ValidationError("max-map-areas must be at least 1.") }
         guard ["text", "json"].contains(settings.logFormat) else {
             throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.")
         }
@@ -148,7 +151,8 @@ struct Serve: AsyncParsableCommand {
             requireAuth: settings.requireAuth, tokenMinutes: settings.tokenMinutes,
             maximumTokenMinutes: max(settings.tokenMinutes, 1440),
             jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
-            idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles)
+            idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles,
+            maxMapAreas: settings.maxMapAreas)
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

@@ -82,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func aSeventeenthAreaIsRefusedAndOnlyTheMapsOwnerMakesAreas() async throws {
-        try await withFreshDemoApp(options: ServerOptions(requireAuth: true)) { client, store in
+    @Test func anAreaPastTheLimitIsRefusedAndOnlyTheMapsOwnerMakesAreas() async throws {
+        try await withFreshDemoApp(options: ServerOptions(requireAuth: true, maxMapAreas: 4)) { client, store in
             try store.users.addUser("ada", role: .editor, password: "editor-pass", rounds: 1000)
             let ada = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 10).token
             // The demo map is the server's: ada may not make its areas.
@@ -93,15 +93,17 @@ import Testing
             let item = PortalItem(
                 id: "0000000000000000000000000000ab02", owner: "ada", title: "Ada's", type: "Web Map", created: 1, typeKeywords: ["Offline"])
             try store.portal.addItem(item, data: .text(#"{"operationalLayers":[],"baseMap":{"baseMapLayers":[]}}"#))
-            for index in 0..<16 {
+            let portal = try await get(client, "/arcgis/sharing/rest/portals/self?f=json&token=\(ada)")
+            #expect(portal["helperServices"]?["packaging"]?["maxMapAreaItemsLimit"] == 4, "the limit as configured")
+            for index in 0..<4 {
                 let (status, _) = try await Self.run(
                     client, "CreateMapArea", [("token", ada), ("mapItemId", item.id), ("area", Self.envelope(index))])
                 #expect(status["jobStatus"] == "esriJobSucceeded", "\(index): \(status)")
             }
-            let (seventeenth, _) = try await Self.run(client, "CreateMapArea", [("token", ada), ("mapItemId", item.id), ("area", Self.envelope(40))])
-            let errors = seventeenth["messages"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
-            #expect(seventeenth["jobStatus"] == "esriJobFailed" && errors.contains { $0.contains("OffPkg_25") }, "\(errors)")
-            #expect(try store.portal.relationships(of: item.id).filter { $0.type == "Map2Area" }.count == 16)
+            let (fifth, _) = try await Self.run(client, "CreateMapArea", [("token", ada), ("mapItemId", item.id), ("area", Self.envelope(40))])
+            let errors = fifth["messages"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
+            #expect(fifth["jobStatus"] == "esriJobFailed" && errors.contains { $0.contains("OffPkg_25") }, "\(errors)")
+            #expect(try store.portal.relationships(of: item.id).filter { $0.type == "Map2Area" }.count == 4)
         }
     }
 }
