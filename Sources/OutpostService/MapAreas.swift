@@ -42,6 +42,9 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
         var properties: JSONObject = ["status": "processing", "extent": shape.extentJSON]
         if case .polygon = shape { properties["area"] = ["polygon": shape.geometryJSON] }
         if let schedule = outputName["packageRefreshSchedule"]?.stringValue, !schedule.isEmpty {
+            do { _ = try RefreshSchedule(schedule) } catch {
+                throw PackagingError.invalid("packageRefreshSchedule", "'\(schedule)': \(error.reason).")
+            }
             properties["packageRefreshSchedule"] = .string(schedule)
         }
         let box = Self.degrees(shape)
