@@ -111,6 +111,8 @@ let package = Package(
             name: "OutpostServer",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostStore", "OutpostService",
+                // The packager merges scheduled-update deltas into package files as a device would.
+                "OutpostClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -28,6 +28,14 @@ extension Geodatabase {
         public var failedEdits: [DeltaEditResult]
     }
 
+    /// Imports a download delta of this replica made elsewhere — a packager's scheduled update
+    /// (Runtime's `importDelta`): the server's changes written, the generations taken, the
+    /// local change log left as it is. Either all of it happens or none.
+    @discardableResult
+    public func importDelta(at deltaPath: String) throws -> AppliedDelta {
+        try applyDelta(at: deltaPath, throughChangeId: 0, uploadedLayers: [])
+    }
+
     /// Applies a download delta in one transaction: assigns the server's OBJECTIDs to
     /// acknowledged adds, writes the server's changes (none is logged as a local change),
     /// takes the delta's generations, and removes the change-log rows of `uploadedLayers`

@@ -151,7 +151,10 @@ struct PackagingWork: Sendable {
                 tileServices: tiles, featureServices: PackagePlanner.FeatureOverride.parse(json("featureServices")), progress: progress)
             return .answered(packages)
         default:
-            throw PackagingError(.invalidParameter, "RefreshMapAreaPackage is not available on this server yet (docs/map-areas.md).")
+            let packager = MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
+            let ids = (json("packages").arrayValue ?? []).compactMap { $0["itemId"]?.stringValue ?? $0.stringValue }
+            guard !ids.isEmpty else { throw PackagingError.invalid("packages", "Give [{\"itemId\": …}].") }
+            return .answered(packager.refresh(packages: ids, progress: progress))
         }
     }
 }

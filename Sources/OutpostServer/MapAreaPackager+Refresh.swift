@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import OutpostClient
+import OutpostService
+import OutpostStorage
+import OutpostStore
+import OutpostSync
+import OutpostWire
+
+/// RefreshMapAreaPackage (docs/map-areas.md, "Refreshing packages"): a feature package is
+/// brought up to date by a download-only sync of its replica — the same sync a device runs —
+/// whose delta is merged into the package file and, with `createPkgDeltas`, kept as the
+/// package's resource `d_<gen>.gpkg` for devices to download (deltas older than `maxDeltaAge`
+/// days purged, `lastPurgedGen` recorded). A tile package never changes (a set is fixed).
+extension MapAreaPackager {
+    func refresh(packages: [String], progress: (JobProgress) -> Void) -> JSONValue {
+        var results: [JSONValue] = []
+        for (index, id) in packages.enumerated() {
+            progress(JobProgress(done: index, total: packages.count))
+            do {
+                results.append(["itemId": .string(id), "state": .string(try refreshPackage(id))])
+            } catch {
+                let answer = ArcGISError(answering: error)
+                let reason =
+                    (error as? PackagingError) ?? PackagingError(.invalidParameter, ([answer.message] + answer.details).joined(separator: " "))
+                results.append(["itemId": .string(id), "state": "failed", "error": .string(reason.json.jsonText)])
+            }
+        }
+        progress(JobProgress(done: packages.count, total: packages.count))
+        return .array(results)
+    }
+
+    /// `updated`, or `unchanged` when there was nothing new.
+    func refreshPackage(_ id: String) throws -> String {
+        guard var item = try store.portal.item(id: id), caller.maySee(item) else {
+            throw PackagingError.invalid("packages", "'\(id)' is not a package you can see.")
+        }
+        guard caller.mayChange(item) else { throw PackagingError.invalid("packages", "Only the package's owner or an administrator refreshes it.") }
+        guard item.type == "GeoPackage", let replicaId = item.properties["replicaID"]?.stringValue, let url = item.properties["url"]?.stringValue
+        else { return "unchanged" }
+        let name = try serviceName(url, kind: "FeatureServer")
+        let service = try store.service(named: name)
+        guard let replica = try store.replicas.replica(service: name, id: replicaId) else {
+            throw PackagingError(.invalidParameter, "The package's replica \(replicaId) is no longer registered; set the area up again.")
+        }
+        guard case .file(let fileName, let packagePath) = try store.portal.data(of: id) else {
+            throw PackagingError(.invalidParameter, "The package has no file.")
+        }
+
+        // The sync a device would send, from the generations the package file holds.
+        var pairs: [(String, String)] = [
+            ("replicaID", replicaId), ("syncDirection", "download"), ("dataFormat", "sqlite"), ("transportType", "esriTransportTypeUrl"),
+            ("async", "false"),
+        ]
+        if let generation = item.properties["replicaServerGen"]?.int64Value {
+            pairs.append(("replicaServerGen", String(generation)))
+        } else if let layers = item.properties["layerServerGens"]?.arrayValue {
+            let syncLayers = layers.map { layer -> JSONValue in
+                ["id": layer["id"] ?? .null, "serverGen": layer["serverGen"] ?? .null, "syncDirection": "download"]
+            }
+            pairs.append(("syncLayers", JSONValue.array(syncLayers).jsonText))
+        }
+        let request = try SynchronizeReplicaRequest.parse(RequestParameters(pairs))
+        let plan = try SyncPlanner.plan(
+            request, replica: replica, edits: nil, currentGeneration: try store.edits.currentGeneration(), limits: .standard,
+            serviceHasAttachments: { layer in service.layers.first { $0.definition.id == layer }?.definition.hasAttachments ?? false })
+        let (serviceJSON, layerJSON) = try ReplicasController.resources(store, service, of: replica)
+        let work = SyncWork(
+            store: store, files: files, plan: plan, fingerprint: ReplicasController.fingerprint(plan, editBytes: []), serviceURL: url,
+            serviceJSON: serviceJSON, layerJSON: layerJSON, logger: Logger(label: "outpost.packaging"), requestRecord: nil)
+        let done = try work.toFile()
+        let generations = replica.generations(answered: done.summary.generations)
+        guard let deltaName = done.fileName, done.summary.changes > 0 else {
+            if let deltaName = done.fileName { files.discard(deltaName) }
+            return "unchanged"
+        }
+        defer { files.discard(deltaName) }
+
+        // The delta merged into a copy of the package file, which then replaces it.
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        let merged = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
+        try FileManager.default.copyItem(atPath: packagePath, toPath: merged)
+        let package = try Geodatabase.open(merged, clock: store.clock)
+        defer { package.close() }
+        _ = try package.importDelta(at: files.path(of: deltaName))
+        package.close()
+
+        guard case .object(var properties) = item.properties else { return "unchanged" }
+        properties["replicaServerGen"] = nil
+        properties["layerServerGens"] = nil
+        generations.write(into: &properties)
+        if let maxAge = item.properties["createPkgDeltas"]?["maxDeltaAge"]?.int64Value {
+            let generation: Int64
+            switch generations {
+            case .perReplica(let value): generation = value
+            case .perLayer(let layers): generation = layers.map(\.serverGen).max() ?? 0
+            }
+            let kept = (store.temporaryDirectory as NSString).appendingPathComponent("delta-\(PortalNames.newId())")
+            try FileManager.default.copyItem(atPath: files.path(of: deltaName), toPath: kept)
+            _ = try store.portal.addResource(item: id, name: "d_\(generation).gpkg", data: .file(path: kept))
+            if let purged = try purgeDeltas(of: id, olderThanDays: maxAge) { properties["lastPurgedGen"] = .int(purged) }
+        }
+        item.properties = .object(properties)
+        item.modified = store.clock.milliseconds()
+        item.size = ((try? FileManager.default.attributesOfItem(atPath: merged))?[.size] as? NSNumber)?.int64Value ?? item.size
+        try store.portal.updateItem(item, data: .file(name: fileName, path: merged))
+        return "updated"
+    }
+
+    /// Removes the package's deltas created more than `days` days ago; returns the newest
+    /// generation removed (devices behind it must download the package whole), if any.
+    func purgeDeltas(of id: String, olderThanDays days: Int64) throws -> Int64? {
+        let limit = store.clock.milliseconds() - days * 86_400_000
+        var purged: Int64?
+        for resource in try store.portal.resources(of: id) where resource.created < limit {
+            guard resource.name.hasPrefix("d_"), resource.name.hasSuffix(".gpkg"),
+                let generation = Int64(resource.name.dropFirst(2).dropLast(5))
+            else { continue }
+            try store.portal.removeResource(item: id, name: resource.name)
+            purged = max(purged ?? generation, generation)
+        }
+        return purged
+    }
+}
