@@ -12,6 +12,16 @@ extension MapAreaPackager {
     /// request (offline-maps.md §1.3), registered for the area's owner, its GeoPackage the item's file.
     func featurePackage(_ plan: FeaturePackagePlan, area: PortalItem, shape: MapAreaShape) throws -> PortalItem {
         let name = try serviceName(plan.serviceURL, kind: "FeatureServer")
+        let (properties, resultName) = try featurePackageFile(plan, area: area, shape: shape)
+        return try addPackage(
+            from: resultName, fileName: "replica_\(PortalNames.newId()).gpkg", type: "GeoPackage",
+            keywords: ["GeoPackage", "Replica", "Syncable", "Bidirectional", "MapAreaPackage", "Data", "Package", "ReferenceURL#\(plan.serviceURL)"],
+            title: "\(area.title) \(name)", properties: properties, area: area)
+    }
+
+    /// The replica of a feature package, exported and registered: its properties and result file.
+    func featurePackageFile(_ plan: FeaturePackagePlan, area: PortalItem, shape: MapAreaShape) throws -> (JSONObject, String) {
+        let name = try serviceName(plan.serviceURL, kind: "FeatureServer")
         let service = try store.service(named: name)
         guard service.definition.capabilities.contains("Sync") else {
             throw PackagingError(.syncNotEnabled, "Sync is not enabled on \(plan.serviceURL).", params: ["url": plan.serviceURL])
@@ -43,10 +53,7 @@ extension MapAreaPackager {
             "createPkgDeltas": plan.maxDeltaAge.map { ["maxDeltaAge": .int(Int64($0))] } ?? .null,
         ]
         definition.generations?.write(into: &properties)
-        return try addPackage(
-            from: resultName, fileName: "replica_\(PortalNames.newId()).gpkg", type: "GeoPackage",
-            keywords: ["GeoPackage", "Replica", "Syncable", "Bidirectional", "MapAreaPackage", "Data", "Package", "ReferenceURL#\(plan.serviceURL)"],
-            title: "\(area.title) \(name)", properties: properties, area: area)
+        return (properties, resultName)
     }
 
     /// A tile service's package: the `exportTiles` of the area's tiles, at the levels asked or,
@@ -94,7 +101,7 @@ extension MapAreaPackager {
     }
 
     /// A package item, its file copied from a result file, shared as the area is.
-    private func addPackage(
+    func addPackage(
         from resultName: String, fileName: String, type: String, keywords: [String], title: String, properties: JSONObject, area: PortalItem
     ) throws -> PortalItem {
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)

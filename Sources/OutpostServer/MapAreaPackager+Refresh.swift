@@ -40,9 +40,7 @@ extension MapAreaPackager {
         else { return "unchanged" }
         let name = try serviceName(url, kind: "FeatureServer")
         let service = try store.service(named: name)
-        guard let replica = try store.replicas.replica(service: name, id: replicaId) else {
-            throw PackagingError(.invalidParameter, "The package's replica \(replicaId) is no longer registered; set the area up again.")
-        }
+        guard let replica = try store.replicas.replica(service: name, id: replicaId) else { return try replaceWhole(item) }
         guard case .file(let fileName, let packagePath) = try store.portal.data(of: id) else {
             throw PackagingError(.invalidParameter, "The package has no file.")
         }
@@ -105,6 +103,46 @@ extension MapAreaPackager {
         item.size = ((try? FileManager.default.attributesOfItem(atPath: merged))?[.size] as? NSNumber)?.int64Value ?? item.size
         try store.portal.updateItem(item, data: .file(name: fileName, path: merged))
         return "updated"
+    }
+
+    /// A package whose replica is gone (unregistered, the server restored) cannot be synced:
+    /// it is made again — a new replica of the same layers and area — in the same item, its
+    /// deltas removed and `lastPurgedGen` set past them, so every device takes it whole.
+    func replaceWhole(_ item: PortalItem) throws -> String {
+        guard
+            let relation = try store.portal.relationships(of: item.id).first(where: {
+                $0.type == MapAreas<FeatureStore>.areaToPackage && $0.destination == item.id
+            }), let area = try store.portal.item(id: relation.origin), let shape = MapAreas<FeatureStore>.shape(area),
+            let url = item.properties["url"]?.stringValue
+        else { throw PackagingError(.areaMissing, "The package belongs to no map area; it cannot be made again.") }
+        let plan = FeaturePackagePlan(
+            serviceURL: url, layers: item.properties["layers"]?.arrayValue?.compactMap { $0.int64Value.map(Int.init) } ?? [],
+            returnAttachments: item.properties["returnAttachments"]?.boolValue ?? false,
+            attachmentsSyncDirection: item.properties["attachmentsSyncDirection"]?.stringValue ?? "none", layerQueries: [:],
+            maxDeltaAge: item.properties["createPkgDeltas"]?["maxDeltaAge"]?.int64Value.map(Int.init))
+        let (properties, resultName) = try featurePackageFile(plan, area: area, shape: shape)
+        defer { files.discard(resultName) }
+        var replaced = item
+        var object = properties
+        object["area"] = area.properties["area"]
+        object["extent"] = area.properties["extent"]
+        object["replacedWhole"] = JSONValue.int(store.clock.milliseconds())
+        // The new replica's generation: devices behind it take the package whole.
+        let newest =
+            properties["replicaServerGen"]?.int64Value
+            ?? properties["layerServerGens"]?.arrayValue?.compactMap { $0["serverGen"]?.int64Value }.max()
+        for resource in try store.portal.resources(of: item.id) where resource.name.hasPrefix("d_") {
+            try store.portal.removeResource(item: item.id, name: resource.name)
+        }
+        if let newest { object["lastPurgedGen"] = JSONValue.int(newest) }
+        replaced.properties = .object(object)
+        replaced.modified = store.clock.milliseconds()
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        let copy = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
+        try FileManager.default.copyItem(atPath: files.path(of: resultName), toPath: copy)
+        replaced.size = ((try? FileManager.default.attributesOfItem(atPath: copy))?[.size] as? NSNumber)?.int64Value ?? item.size
+        try store.portal.updateItem(replaced, data: .file(name: item.name ?? "replica_\(PortalNames.newId()).gpkg", path: copy))
+        return "replaced"
     }
 
     /// Removes the package's deltas created more than `days` days ago; returns the newest

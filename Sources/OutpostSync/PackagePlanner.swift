@@ -12,6 +12,18 @@ public struct FeaturePackagePlan: Equatable, Sendable {
     public var layerQueries: [Int: JSONValue]
     /// Scheduled-update deltas kept this many days (`createPkgDeltas.maxDeltaAge`); nil for none.
     public var maxDeltaAge: Int?
+
+    public init(
+        serviceURL: String, layers: [Int], returnAttachments: Bool, attachmentsSyncDirection: String, layerQueries: [Int: JSONValue],
+        maxDeltaAge: Int?
+    ) {
+        self.serviceURL = serviceURL
+        self.layers = layers
+        self.returnAttachments = returnAttachments
+        self.attachmentsSyncDirection = attachmentsSyncDirection
+        self.layerQueries = layerQueries
+        self.maxDeltaAge = maxDeltaAge
+    }
 }
 
 /// What a map area's tile package is made with: one `exportTiles`.

@@ -109,6 +109,23 @@ import Testing
             #expect(kept.count == 1 && kept[0] != delta.name, "the old delta purged, the new one kept: \(kept)")
             let purged = try #require(try store.portal.item(id: package)?.properties["lastPurgedGen"]?.int64Value)
             #expect("d_\(purged).gpkg" == delta.name)
+
+            // The replica gone (unregistered): the package is made again in the same item, whole.
+            let lost = try #require(try store.portal.item(id: package)?.properties["replicaID"]?.stringValue)
+            let unregistered = try await post(
+                client, "/arcgis/rest/services/Demo/FeatureServer/unRegisterReplica", [("f", "json"), ("replicaID", lost)])
+            #expect(unregistered["success"] == true)
+            let (_, replaced) = try await Run.run(client, "RefreshMapAreaPackage", [("packages", #"[{"itemId":"\#(package)"}]"#)])
+            #expect(replaced?[0]?["state"] == "replaced", "\(String(describing: replaced))")
+            let item = try #require(try store.portal.item(id: package))
+            let fresh = try #require(item.properties["replicaID"]?.stringValue)
+            let registered = try store.replicas.replica(service: "Demo", id: fresh)
+            #expect(fresh != lost && registered != nil)
+            #expect(try store.portal.resources(of: package).isEmpty, "no delta leads to a new replica")
+            #expect((item.properties["lastPurgedGen"]?.int64Value ?? 0) > purged, "every device takes it whole")
+            guard case .file(_, let whole) = try #require(try store.portal.data(of: package)) else { return }
+            #expect(try Self.rows(whole)[updated] == "Again")
+            #expect(try Geodatabase.open(whole).info().replicaId == fresh)
         }
     }
 }
