@@ -100,15 +100,16 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 }
 
 /// What runs beside the HTTP server in the application's service group (service-lifecycle):
-/// the backend's own services (the WAL checkpointer) and the result-file sweeper. The group
+/// the backend's own services (the WAL checkpointer), the result-file sweeper and the map
+/// areas' scheduled refreshes. The group
 /// starts them before the server and stops them after it has drained, in reverse order. The
 /// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
 /// first request is accepted.
 func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Logger) -> [any Service] {
-    store.backgroundServices + [
-        ResultFileSweeper(
-            files: ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime),
-            registry: store.resultFiles, interval: .seconds(60), logger: logger)
+    let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime)
+    return store.backgroundServices + [
+        ResultFileSweeper(files: files, registry: store.resultFiles, interval: .seconds(60), logger: logger),
+        ScheduledRefresher(store: store, files: files, maxExportTiles: options.maxExportTiles, interval: .seconds(60), logger: logger),
     ]
 }
 

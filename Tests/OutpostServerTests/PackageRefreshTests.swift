@@ -128,4 +128,46 @@ import Testing
             #expect(try Geodatabase.open(whole).info().replicaId == fresh)
         }
     }
+
+    @Test func aScheduleRefreshesItsAreaOnceWhenDueHoweverManyFiringsWereMissed() async throws {
+        let clock = ManualClock(milliseconds: 1_795_467_600_000)  // Monday 2026-11-23 21:00 UTC
+        let store = try makeDemoStore(label: "scheduled", clock: clock)
+        let refresher = ScheduledRefresher(
+            store: store, files: ResultFiles(directory: resultFilesDirectory(store), idleTime: 600), maxExportTiles: 100_000, interval: .seconds(60),
+            logger: .outpostDefault)
+        try await Application(router: buildRouter(store: store)).test(.router) { client in
+            let (_, areaId) = try await Run.run(
+                client, "CreateMapArea",
+                [
+                    ("mapItemId", "de3000000000000000000000000000a1"), ("areaType", "ENVELOPE"),
+                    ("area", #"{"xmin":5,"ymin":45,"xmax":20,"ymax":56}"#),
+                    ("outputName", #"{"title":"Nightly","packageRefreshSchedule":"0 0 3 * * ?"}"#),
+                ])
+            let area = try #require(areaId?.stringValue)
+            let (_, made) = try await Run.run(
+                client, "SetupMapArea",
+                [
+                    ("mapAreaItemId", area),
+                    ("featureServices", #"[{"url":"http://localhost/arcgis/rest/services/Demo/FeatureServer","createPkgDeltas":{"maxDeltaAge":5}}]"#),
+                ])
+            let package = try #require(
+                made?.arrayValue?.first { $0["source"]?.stringValue?.hasSuffix("/Demo/FeatureServer") == true }?["itemId"]?.stringValue)
+            func edit(_ name: String) async throws {
+                _ = try await post(
+                    client, "/arcgis/rest/services/Demo/FeatureServer/0/applyEdits",
+                    [("f", "json"), ("adds", #"[{"attributes":{"name":"\#(name)"},"geometry":{"x":10,"y":50,"spatialReference":{"wkid":4326}}}]"#)])
+            }
+            try await edit("Early")
+            #expect(refresher.tick().isEmpty, "03:00 has not come yet")
+            clock.advance(milliseconds: 7 * 3_600_000)  // 04:00
+            #expect(refresher.tick() == [area])
+            #expect(try store.portal.resources(of: package).count == 1)
+            #expect(refresher.tick().isEmpty, "once per firing")
+            try await edit("Later")
+            clock.advance(milliseconds: 3 * 86_400_000)  // three firings missed
+            #expect(refresher.tick() == [area], "run once, not three times")
+            #expect(refresher.tick().isEmpty)
+            #expect(try store.portal.resources(of: package).count == 2)
+        }
+    }
 }
