@@ -100,13 +100,21 @@ extension MapAreaPackager {
             title: "\(area.title) \(name)", properties: ["url": .string(plan.serviceURL), "levels": .string(levels)], area: area)
     }
 
-    /// A package item, its file copied from a result file, shared as the area is.
+    /// A result file the packager made, taken over for an item (moved, not copied: nobody
+    /// was given its URL), its owner record forgotten.
+    func take(_ resultName: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        let path = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
+        try FileManager.default.moveItem(atPath: files.path(of: resultName), toPath: path)
+        try? store.resultFiles.forgetResultFiles([resultName])
+        return path
+    }
+
+    /// A package item, its file taken from a result file, shared as the area is.
     func addPackage(
         from resultName: String, fileName: String, type: String, keywords: [String], title: String, properties: JSONObject, area: PortalItem
     ) throws -> PortalItem {
-        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
-        let copy = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
-        try FileManager.default.copyItem(atPath: files.path(of: resultName), toPath: copy)
+        let copy = try take(resultName)
         var object = properties
         object["area"] = area.properties["area"]
         object["extent"] = area.properties["extent"]

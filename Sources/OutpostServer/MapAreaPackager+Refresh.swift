@@ -93,9 +93,7 @@ extension MapAreaPackager {
             case .perReplica(let value): generation = value
             case .perLayer(let layers): generation = layers.map(\.serverGen).max() ?? 0
             }
-            let kept = (store.temporaryDirectory as NSString).appendingPathComponent("delta-\(PortalNames.newId())")
-            try FileManager.default.copyItem(atPath: files.path(of: deltaName), toPath: kept)
-            _ = try store.portal.addResource(item: id, name: "d_\(generation).gpkg", data: .file(path: kept))
+            _ = try store.portal.addResource(item: id, name: "d_\(generation).gpkg", data: .file(path: try take(deltaName)))
             if let purged = try purgeDeltas(of: id, olderThanDays: maxAge) { properties["lastPurgedGen"] = .int(purged) }
         }
         item.properties = .object(properties)
@@ -137,9 +135,7 @@ extension MapAreaPackager {
         if let newest { object["lastPurgedGen"] = JSONValue.int(newest) }
         replaced.properties = .object(object)
         replaced.modified = store.clock.milliseconds()
-        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
-        let copy = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
-        try FileManager.default.copyItem(atPath: files.path(of: resultName), toPath: copy)
+        let copy = try take(resultName)
         replaced.size = ((try? FileManager.default.attributesOfItem(atPath: copy))?[.size] as? NSNumber)?.int64Value ?? item.size
         try store.portal.updateItem(replaced, data: .file(name: item.name ?? "replica_\(PortalNames.newId()).gpkg", path: copy))
         return "replaced"

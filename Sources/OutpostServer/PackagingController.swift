@@ -129,6 +129,10 @@ struct PackagingWork: Sendable {
     let user: ServerUser?
     let inputs: [String: String]
 
+    var packager: MapAreaPackager {
+        MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
+    }
+
     func run(_ kind: JobKind, progress: (JobProgress) -> Void) throws -> JobEvent {
         func json(_ name: String) -> JSONValue { inputs[name].flatMap { try? JSONParser.parse($0) } ?? .null }
         switch kind {
@@ -145,13 +149,11 @@ struct PackagingWork: Sendable {
                     serviceURL: service, kind: service.hasSuffix("/VectorTileServer") ? .vector : .raster,
                     levels: entry["levels"]?.stringValue ?? entry["levels"]?.arrayValue?.map { $0.jsonText }.joined(separator: ","))
             }
-            let packager = MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
             let packages = try packager.setup(
                 areaId: inputs["mapAreaItemId"] ?? "", ignore: (json("mapLayersToIgnore").arrayValue ?? []).compactMap(\.stringValue),
                 tileServices: tiles, featureServices: PackagePlanner.FeatureOverride.parse(json("featureServices")), progress: progress)
             return .answered(packages)
         default:
-            let packager = MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
             let ids = (json("packages").arrayValue ?? []).compactMap { $0["itemId"]?.stringValue ?? $0.stringValue }
             guard !ids.isEmpty else { throw PackagingError.invalid("packages", "Give [{\"itemId\": …}].") }
             return .answered(packager.refresh(packages: ids, progress: progress))

@@ -12,21 +12,25 @@ struct ResultFileSweeper<Registry: ResultFileRegistry>: Service {
     let logger: Logger
 
     func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: interval)
-                    sweep()
-                }
-            }
-        } catch is CancellationError {
-            // Graceful shutdown interrupts the wait between sweeps: a normal end.
-        }
+        try await runEvery(interval) { sweep() }
     }
 
     func sweep() {
         files.sweep(forgettingOwnersIn: registry, logger: logger)
     }
+}
+
+/// Runs `work` every `interval` until graceful shutdown, which interrupts the wait between
+/// runs as a normal end (the background services' one loop).
+func runEvery(_ interval: Duration, _ work: @escaping @Sendable () async -> Void) async throws {
+    do {
+        try await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try await Task.sleep(for: interval)
+                await work()
+            }
+        }
+    } catch is CancellationError {}
 }
 
 extension ResultFiles {

@@ -66,11 +66,8 @@ public struct ResultFiles: Sendable {
 
     /// The published file to serve, its idle clock restarted; nil when unknown or expired.
     public func open(_ name: String, now: Date = Date()) -> String? {
-        guard Self.isValidName(name) else { return nil }
+        guard exists(name, now: now) else { return nil }
         let file = path(of: name)
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: file),
-            let modified = attributes[.modificationDate] as? Date, now.timeIntervalSince(modified) <= idleTime
-        else { return nil }
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file)
         return file
     }

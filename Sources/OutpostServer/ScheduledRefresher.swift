@@ -20,17 +20,8 @@ struct ScheduledRefresher: Service {
     let logger: Logger
 
     func run() async throws {
-        do {
-            try await cancelWhenGracefulShutdown {
-                while !Task.isCancelled {
-                    try await Task.sleep(for: interval)
-                    // Store calls block: on NIO's thread pool, not the cooperative threads.
-                    _ = try? await NIOThreadPool.singleton.runIfActive { [self] in tick() }
-                }
-            }
-        } catch is CancellationError {
-            // Graceful shutdown interrupts the wait between runs: a normal end.
-        }
+        // Store calls block: on NIO's thread pool, not the cooperative threads.
+        try await runEvery(interval) { _ = try? await NIOThreadPool.singleton.runIfActive { [self] in tick() } }
     }
 
     /// One pass: refreshes every area that is due; returns their ids.

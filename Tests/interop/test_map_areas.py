@@ -1,5 +1,7 @@
 """`outpost areas` against a running server (docs/map-areas.md): the CLI speaks the same
 packaging requests as the ArcGIS API for Python (tested in test_portal.py)."""
+import json
+
 from conftest import outpost, running_server
 
 DEMO_MAP = "de3000000000000000000000000000a1"
@@ -17,5 +19,8 @@ def test_the_cli_creates_lists_and_deletes_a_map_area():
         refused = outpost("areas", "create", DEMO_MAP, "--extent", "0,0,1,1", "--title", "Often", "--refresh-schedule", "*/5 * * * * ?",
                           *server, check=False)
         assert refused.returncode != 0 and "at most once a day" in refused.stderr, refused.stderr
+        # Nothing edited since: every package is unchanged.
+        refreshed = json.loads(outpost("areas", "refresh", area, *server).stdout)
+        assert sorted(package["state"] for package in refreshed) == ["unchanged"] * 3, refreshed
         outpost("areas", "delete", area, *server)
         assert outpost("areas", "list", DEMO_MAP, *server).stdout.strip() == ""
