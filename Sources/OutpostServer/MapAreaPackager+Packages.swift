@@ -46,12 +46,10 @@ extension MapAreaPackager {
             store: store, files: files, planned: planned, serviceURL: plan.serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON,
             resultBase: url(of: name, "replicafiles"))
         let (definition, resultName) = try work.toFile(phase: { _ in })
-        var properties: JSONObject = [
-            "url": .string(plan.serviceURL), "layers": .array(plan.layers.map { .int(Int64($0)) }), "replicaID": .string(definition.id),
-            "returnAttachments": .bool(plan.returnAttachments), "attachmentsSyncDirection": .string(plan.attachmentsSyncDirection),
-            "syncModel": .string(service.definition.isVersioned ? "perReplica" : "perLayer"), "useSyncForRefresh": true,
-            "createPkgDeltas": plan.maxDeltaAge.map { ["maxDeltaAge": .int(Int64($0))] } ?? .null,
-        ]
+        var properties = PackagePlan.features(plan).properties
+        properties["replicaID"] = .string(definition.id)
+        properties["syncModel"] = .string(service.definition.isVersioned ? "perReplica" : "perLayer")
+        properties["useSyncForRefresh"] = true
         definition.generations?.write(into: &properties)
         return (properties, resultName)
     }
@@ -92,12 +90,14 @@ extension MapAreaPackager {
         defer { files.discard(resultName) }
         let levels = export.plan.levels.map { String($0.level) }.joined(separator: ",")
         let raster = plan.kind == .raster
+        var properties = PackagePlan.tiles(plan).properties
+        properties["levels"] = .string(levels)
         return try addPackage(
             from: resultName, fileName: "tile_\(PortalNames.newId()).\(request.format.fileExtension)",
             type: raster ? "Compact Tile Package" : "MBTiles",
             keywords: (raster ? ["Compact Tile Package", "Tile Package", "tpkx"] : ["MBTiles", "Vector Tiles"])
                 + ["MapAreaPackage", "Data", "Package", "ReferenceURL#\(plan.serviceURL)"],
-            title: "\(area.title) \(name)", properties: ["url": .string(plan.serviceURL), "levels": .string(levels)], area: area)
+            title: "\(area.title) \(name)", properties: properties, area: area)
     }
 
     /// A result file the packager made, taken over for an item (moved, not copied: nobody

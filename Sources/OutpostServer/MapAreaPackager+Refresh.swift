@@ -111,13 +111,11 @@ extension MapAreaPackager {
             let relation = try store.portal.relationships(of: item.id).first(where: {
                 $0.type == MapAreas<FeatureStore>.areaToPackage && $0.destination == item.id
             }), let area = try store.portal.item(id: relation.origin), let shape = MapAreas<FeatureStore>.shape(area),
-            let url = item.properties["url"]?.stringValue
+            item.properties["url"]?.stringValue != nil
         else { throw PackagingError(.areaMissing, "The package belongs to no map area; it cannot be made again.") }
-        let plan = FeaturePackagePlan(
-            serviceURL: url, layers: item.properties["layers"]?.arrayValue?.compactMap { $0.int64Value.map(Int.init) } ?? [],
-            returnAttachments: item.properties["returnAttachments"]?.boolValue ?? false,
-            attachmentsSyncDirection: item.properties["attachmentsSyncDirection"]?.stringValue ?? "none", layerQueries: [:],
-            maxDeltaAge: item.properties["createPkgDeltas"]?["maxDeltaAge"]?.int64Value.map(Int.init))
+        guard case .features(let plan) = PackagePlan(packageType: item.type, properties: item.properties) else {
+            throw PackagingError(.invalidParameter, "The package's properties no longer say how it was made; set the area up again.")
+        }
         let (properties, resultName) = try featurePackageFile(plan, area: area, shape: shape)
         defer { files.discard(resultName) }
         var replaced = item

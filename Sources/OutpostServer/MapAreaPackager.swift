@@ -22,7 +22,8 @@ struct MapAreaPackager: Sendable {
 
     typealias Areas = MapAreas<FeatureStore>
 
-    /// Makes the area's packages, replacing any it had; returns SetupMapArea's `packages`.
+    /// Makes the area's packages, keeping those it has that are made as wanted and deleting the
+    /// others (`PackageReuse`); returns SetupMapArea's `packages`.
     func setup(
         areaId: String, ignore: [String], tileServices: [TilePackagePlan], featureServices: [PackagePlanner.FeatureOverride],
         progress: (JobProgress) -> Void
@@ -42,12 +43,23 @@ struct MapAreaPackager: Sendable {
         }
         let plans = PackagePlanner.plan(
             webMap: webMap, ignore: ignore, tileServices: tileServices, featureServices: featureServices, facts: facts)
-        try areas.removePackages(of: area)
-
+        let existing = try areas.packages(of: area).map {
+            PackageReuse.Existing(itemId: $0.id, plan: PackagePlan(packageType: $0.type, properties: $0.properties))
+        }
+        let decision = PackageReuse.decide(existing: existing, wanted: plans)
         var results: [JSONValue] = []
+        for id in decision.delete {
+            let source = try store.portal.item(id: id)?.properties["url"]?.stringValue
+            try areas.removePackage(id, of: area)
+            results.append(["source": source.map(JSONValue.string) ?? .null, "itemId": .string(id), "state": "deleted"])
+        }
         var failed = false
-        for (index, plan) in plans.enumerated() {
+        for (index, (plan, kept)) in decision.wanted.enumerated() {
             progress(JobProgress(done: index, total: plans.count))
+            if let kept {
+                results.append(["source": .string(plan.serviceURL), "itemId": .string(kept), "state": "unchanged"])
+                continue
+            }
             do {
                 let package = try make(plan, area: area, shape: shape)
                 try store.portal.addRelationship(ItemRelationship(origin: area.id, destination: package.id, type: Areas.areaToPackage))

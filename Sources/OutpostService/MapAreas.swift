@@ -63,18 +63,28 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
         return item
     }
 
-    /// Deletes an area's packages (`Area2Package`) and unregisters their replicas: SetupMapArea
-    /// makes them anew, and deleting an area takes them with it.
+    /// An area's packages (`Area2Package`, forward).
+    public func packages(of area: PortalItem) throws -> [PortalItem] {
+        try backend.portal.relationships(of: area.id).filter { $0.type == Self.areaToPackage && $0.origin == area.id }
+            .compactMap { try backend.portal.item(id: $0.destination) }
+    }
+
+    /// Deletes an area's packages and unregisters their replicas: deleting an area takes them with it.
     public func removePackages(of area: PortalItem) throws {
         for relation in try backend.portal.relationships(of: area.id) where relation.type == Self.areaToPackage && relation.origin == area.id {
-            if let package = try backend.portal.item(id: relation.destination), let replica = package.properties["replicaID"]?.stringValue,
-                let url = package.properties["url"]?.stringValue, let service = Self.featureServiceName(url)
-            {
-                try? ReplicaAdministration(backend: backend).unregister(service: service, replicaId: replica, for: .unrestricted)
-            }
-            try backend.portal.deleteRelationship(relation)
-            try? backend.portal.deleteItem(id: relation.destination)
+            try removePackage(relation.destination, of: area)
         }
+    }
+
+    /// Deletes one package of an area, its relationship, and unregisters its replica.
+    public func removePackage(_ id: String, of area: PortalItem) throws {
+        if let package = try backend.portal.item(id: id), let replica = package.properties["replicaID"]?.stringValue,
+            let url = package.properties["url"]?.stringValue, let service = Self.featureServiceName(url)
+        {
+            try? ReplicaAdministration(backend: backend).unregister(service: service, replicaId: replica, for: .unrestricted)
+        }
+        try backend.portal.deleteRelationship(ItemRelationship(origin: area.id, destination: id, type: Self.areaToPackage))
+        try? backend.portal.deleteItem(id: id)
     }
 
     /// `Name` or `Folder/Name` of a `…/rest/services/<name>/FeatureServer` URL.

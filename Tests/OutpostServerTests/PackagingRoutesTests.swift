@@ -60,17 +60,10 @@ import Testing
             #expect(stored.properties["status"] == "failed" && stored.properties["failedPackages"]?.arrayValue?.count == 1)
             let related = try store.portal.relationships(of: area).filter { $0.type == "Area2Package" }
             #expect(related.count == 3)
-            // Setting the area up again replaces its packages and unregisters their replicas.
-            let replicas = try related.compactMap { try store.portal.item(id: $0.destination)?.properties["replicaID"]?.stringValue }
-            _ = try await Self.run(client, "SetupMapArea", [("mapAreaItemId", area)])
-            #expect(
-                try replicas.allSatisfy { id in
-                    try store.replicas.replica(service: "Demo", id: id) == nil && store.replicas.replica(service: "Parcels", id: id) == nil
-                })
-            let packageIds = try store.portal.relationships(of: area).filter { $0.type == "Area2Package" }.map(\.destination)
-            #expect(packageIds.count == 3)
+            let packageIds = related.map(\.destination)
             // Deleting the area deletes its packages and unregisters their replicas.
             let current = try packageIds.compactMap { try store.portal.item(id: $0)?.properties["replicaID"]?.stringValue }
+            #expect(try current.contains { try store.replicas.replica(service: "Demo", id: $0) != nil })
             #expect(current.count == 2)
             let deleted = try await post(client, "/arcgis/sharing/rest/content/users/outpost/items/\(area)/delete", [("f", "json")])
             #expect(deleted["success"] == true, "\(deleted)")
@@ -79,6 +72,47 @@ import Testing
                 try current.allSatisfy { id in
                     try store.replicas.replica(service: "Demo", id: id) == nil && store.replicas.replica(service: "Parcels", id: id) == nil
                 })
+        }
+    }
+
+    @Test func settingAnAreaUpAgainKeepsEquivalentPackagesAndRemakesChangedOnes() async throws {
+        try await withFreshDemoApp { client, store in
+            let map = "de3000000000000000000000000000a1"
+            let (_, areaId) = try await Self.run(
+                client, "CreateMapArea", [("mapItemId", map), ("area", Self.envelope(5)), ("outputName", #"{"title":"Again"}"#)])
+            let area = try #require(areaId?.stringValue)
+            let (_, first) = try await Self.run(client, "SetupMapArea", [("mapAreaItemId", area)])
+            let made = first?.arrayValue ?? []
+            #expect(made.count == 3 && made.allSatisfy { $0["state"] == "new" }, "\(made)")
+
+            // The same plan: every package kept as it is.
+            let (_, second) = try await Self.run(client, "SetupMapArea", [("mapAreaItemId", area)])
+            #expect(second?.arrayValue?.map { $0["state"] } == ["unchanged", "unchanged", "unchanged"], "\(String(describing: second))")
+            #expect(second?.arrayValue?.map { $0["itemId"] } == made.map { $0["itemId"] })
+
+            // Other layers of one service and other levels of the basemap: those two are made
+            // again (the old ones deleted, the old replica unregistered), the third kept.
+            let demo = try #require(made.first { $0["source"]?.stringValue?.hasSuffix("/Demo/FeatureServer") == true })
+            let demoId = try #require(demo["itemId"]?.stringValue)
+            let oldReplica = try #require(try store.portal.item(id: demoId)?.properties["replicaID"]?.stringValue)
+            let (_, third) = try await Self.run(
+                client, "SetupMapArea",
+                [
+                    ("mapAreaItemId", area),
+                    ("featureServices", #"[{"url":"http://localhost/arcgis/rest/services/Demo/FeatureServer","layers":[0]}]"#),
+                    ("tileServices", #"[{"url":"http://localhost/arcgis/rest/services/DemoBasemap/MapServer","levels":"0,1"}]"#),
+                ])
+            let states = Dictionary(
+                (third?.arrayValue ?? []).map { ("\($0["state"]?.stringValue ?? "")", 1) }, uniquingKeysWith: +)
+            #expect(states == ["deleted": 2, "new": 2, "unchanged": 1], "\(String(describing: third))")
+            #expect(try store.portal.item(id: demoId) == nil && store.replicas.replica(service: "Demo", id: oldReplica) == nil)
+            let now = try MapAreasTestSupport.packages(of: area, in: store)
+            #expect(now.count == 3)
+            let newDemo = try #require(now.first { $0.properties["url"]?.stringValue?.hasSuffix("/Demo/FeatureServer") == true })
+            #expect(newDemo.properties["layers"] == [0])
+            let basemap = try #require(now.first { $0.type == "Compact Tile Package" })
+            #expect(basemap.properties["levels"] == "0,1" && basemap.properties["requestedLevels"] == "0,1")
+            #expect(try MapAreasTestSupport.stored(area, in: store).properties["status"] == "complete")
         }
     }
 
@@ -105,5 +139,17 @@ import Testing
             #expect(fifth["jobStatus"] == "esriJobFailed" && errors.contains { $0.contains("OffPkg_25") }, "\(errors)")
             #expect(try store.portal.relationships(of: item.id).filter { $0.type == "Map2Area" }.count == 4)
         }
+    }
+}
+
+/// Reads of the store the packaging tests share.
+enum MapAreasTestSupport {
+    static func packages(of area: String, in store: FeatureStore) throws -> [PortalItem] {
+        try store.portal.relationships(of: area).filter { $0.type == "Area2Package" && $0.origin == area }
+            .compactMap { try store.portal.item(id: $0.destination) }
+    }
+
+    static func stored(_ id: String, in store: FeatureStore) throws -> PortalItem {
+        try #require(try store.portal.item(id: id))
     }
 }
