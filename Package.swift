@@ -141,7 +141,10 @@ let package = Package(
             dependencies: ["OutpostClient", "OutpostGeometry", "OutpostWire"]
         ),
         // Fixtures the test targets share (test data, temporary folders removed at exit, stores).
-        .target(name: "OutpostTestSupport", dependencies: ["OutpostStore", "OutpostSync", "OutpostWire"], path: "Tests/OutpostTestSupport"),
+        .target(
+            name: "OutpostTestSupport",
+            dependencies: ["OutpostStore", "OutpostSync", "OutpostWire", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),

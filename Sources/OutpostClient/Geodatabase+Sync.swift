@@ -76,6 +76,14 @@ extension Geodatabase {
                 for row in deltaTables { deltaTable[row[0]] = (row[1], row[2]) }
                 let changes = try Row.fetchAll(
                     db, sql: "SELECT layer_id, item, global_id, operation FROM delta.outpost_sync_changes ORDER BY change_id")
+                // The columns both sides have, per layer, read once: every change reuses them.
+                var sharedColumns: [Int: [String]] = [:]
+                for (layerId, source) in deltaTable {
+                    guard let table = tables[layerId] else { continue }
+                    let local = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table.tableName]))
+                    sharedColumns[layerId] = try String.fetchAll(db, sql: "SELECT name FROM delta.pragma_table_info(?)", arguments: [source.0])
+                        .filter { local.contains($0) }
+                }
                 for change in changes {
                     let layerId: Int = change[0]
                     guard let table = tables[layerId], let source = deltaTable[layerId] else { continue }
@@ -95,12 +103,12 @@ extension Geodatabase {
                             try Self.upsertAttachment(globalId, from: remote, into: local, db: db)
                         }
                     } else if operation == "delete" {
-                        try db.execute(
+                        try db.cachedStatement(
                             sql:
-                                "DELETE FROM main.\(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?",
-                            arguments: [globalId])
+                                "DELETE FROM main.\(table.tableName.quotedDatabaseIdentifier) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?"
+                        ).execute(arguments: [globalId])
                     } else {
-                        try Self.upsertFeature(globalId, from: source.0, into: table, db: db)
+                        try Self.upsertFeature(globalId, from: source.0, into: table, columns: sharedColumns[layerId] ?? [], db: db)
                     }
                     applied.changesApplied += 1
                 }
@@ -159,32 +167,37 @@ extension Geodatabase {
         try db.execute(sql: "UPDATE \(t) SET \(oid) = ? WHERE \(oid) = ?", arguments: [fresh, objectId])
     }
 
-    /// Writes the delta's row of `globalId` over the local one (or adds it), OBJECTID included.
-    static func upsertFeature(_ globalId: String, from deltaTable: String, into table: GeodatabaseFeatureTable, db: Database) throws {
+    /// Writes the delta's row of `globalId` over the local one (or adds it), OBJECTID included;
+    /// `columns` are those both tables have. Statements are cached: a delta of thousands of
+    /// changes prepares each (and the triggers compiled into it) once.
+    static func upsertFeature(
+        _ globalId: String, from deltaTable: String, into table: GeodatabaseFeatureTable, columns: [String], db: Database
+    )
+        throws
+    {
         let t = table.tableName.quotedDatabaseIdentifier
         let d = "delta.\(deltaTable.quotedDatabaseIdentifier)"
         let oid = table.objectIdField.quotedDatabaseIdentifier
         let gid = table.globalIdField.quotedDatabaseIdentifier
-        let localColumns = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table.tableName]))
-        let deltaColumns = try String.fetchAll(db, sql: "SELECT name FROM delta.pragma_table_info(?)", arguments: [deltaTable])
-        let columns = deltaColumns.filter { localColumns.contains($0) }
-        guard let serverObjectId = try Int64.fetchOne(db, sql: "SELECT \(oid) FROM \(d) WHERE \(gid) = ?", arguments: [globalId]) else {
+        guard let serverObjectId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT \(oid) FROM \(d) WHERE \(gid) = ?"), arguments: [globalId])
+        else {
             throw ClientError.invalidResponse("the delta lists \(globalId) without its row")
         }
-        let localObjectId = try Int64.fetchOne(db, sql: "SELECT \(oid) FROM \(t) WHERE \(gid) = ?", arguments: [globalId])
+        let localObjectId = try Int64.fetchOne(db.cachedStatement(sql: "SELECT \(oid) FROM \(t) WHERE \(gid) = ?"), arguments: [globalId])
         if localObjectId != serverObjectId { try makeRoom(for: serverObjectId, in: table, db: db) }
         if localObjectId != nil {
             // The GlobalID never changes (a trigger guards it): every other column is the server's.
             let updated = columns.filter { $0 != table.globalIdField }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE \(t) SET (\(updated.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) =
                         (SELECT \(updated.map { "s.\($0.quotedDatabaseIdentifier)" }.joined(separator: ", ")) FROM \(d) s WHERE s.\(gid) = ?)
                     WHERE \(gid) = ?
-                    """, arguments: [globalId, globalId])
+                    """
+            ).execute(arguments: [globalId, globalId])
         } else {
             let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-            try db.execute(sql: "INSERT INTO \(t) (\(list)) SELECT \(list) FROM \(d) WHERE \(gid) = ?", arguments: [globalId])
+            try db.cachedStatement(sql: "INSERT INTO \(t) (\(list)) SELECT \(list) FROM \(d) WHERE \(gid) = ?").execute(arguments: [globalId])
         }
     }
 

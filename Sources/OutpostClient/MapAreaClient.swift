@@ -25,9 +25,9 @@ public struct MapAreaClient: Sendable {
         public var status: String
     }
 
-    private func portal(_ path: String) -> URL { base.appendingPathComponent("sharing/rest/" + path) }
+    func portal(_ path: String) -> URL { base.appendingPathComponent("sharing/rest/" + path) }
 
-    private func checked(_ json: JSONValue) throws -> JSONValue {
+    func checked(_ json: JSONValue) throws -> JSONValue {
         if let error = json["error"] {
             throw ClientError.invalidResponse("\(error["message"]?.stringValue ?? "error") \(error["details"]?.jsonText ?? "")")
         }
@@ -46,8 +46,10 @@ public struct MapAreaClient: Sendable {
     }
 
     /// CreateMapArea for an envelope, then SetupMapArea; returns the area's id and its packages.
+    /// With `updatesKeptDays`, every feature service of the map keeps scheduled-update deltas
+    /// that many days (`createPkgDeltas.maxDeltaAge`, as the Python API's `enable_updates`).
     public func create(
-        webMap: String, extent: Envelope, wkid: Int = 4326, title: String, refreshSchedule: String? = nil
+        webMap: String, extent: Envelope, wkid: Int = 4326, title: String, refreshSchedule: String? = nil, updatesKeptDays: Int? = nil
     ) async throws -> (area: String, packages: JSONValue) {
         var outputName: JSONObject = ["title": .string(title)]
         if let refreshSchedule { outputName["packageRefreshSchedule"] = .string(refreshSchedule) }
@@ -59,7 +61,20 @@ public struct MapAreaClient: Sendable {
             "CreateMapArea",
             [("mapItemId", webMap), ("areaType", "ENVELOPE"), ("area", area.jsonText), ("outputName", JSONValue.object(outputName).jsonText)])
         guard let id = created.stringValue else { throw ClientError.invalidResponse("CreateMapArea answered no map area id") }
-        return (id, try await run("SetupMapArea", [("mapAreaItemId", id)]))
+        var setup = [("mapAreaItemId", id)]
+        if let updatesKeptDays {
+            let map = try checked(try await connection.getJSON(portal("content/items/\(webMap)/data")))
+            let layers = (map["operationalLayers"]?.arrayValue ?? []) + (map["tables"]?.arrayValue ?? [])
+            var services: [String] = []
+            for url in layers.compactMap({ $0["url"]?.stringValue }) {
+                guard let end = url.range(of: "/FeatureServer") else { continue }
+                let service = String(url[..<end.upperBound])
+                if !services.contains(service) { services.append(service) }
+            }
+            let options = services.map { JSONValue.object(["url": .string($0), "createPkgDeltas": ["maxDeltaAge": .int(Int64(updatesKeptDays))]]) }
+            setup.append(("featureServices", JSONValue.array(options).jsonText))
+        }
+        return (id, try await run("SetupMapArea", setup))
     }
 
     /// RefreshMapAreaPackage of every package of the area (`Area2Package`).

@@ -107,6 +107,35 @@ public struct ServiceConnection: Sendable {
         }
     }
 
+    /// Downloads a whole file to `path` in ranges of `chunk` bytes, writing it beside `path`
+    /// first and renaming it into place when complete (nothing at `path` is half written).
+    public func downloadFile(_ url: URL, to path: String, chunk: Int = 4 << 20) async throws -> Int64 {
+        let partial = path + ".part"
+        FileManager.default.createFile(atPath: partial, contents: nil)
+        var received = 0
+        do {
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            defer { try? handle.close() }
+            while true {
+                try Task.checkCancellation()
+                let (data, total) = try await download(url, offset: received, length: chunk)
+                try handle.write(contentsOf: data)
+                received += data.count
+                if data.isEmpty || total == nil || received >= total! { break }
+            }
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
+        }
+        // rename(2): atomic, over an existing file or not.
+        guard rename(partial, path) == 0 else {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw ClientError.geodatabase("could not put the download at \(path) (errno \(errno))")
+        }
+        return Int64(received)
+    }
+
     // MARK: Plumbing
 
     private var tokenField: [(String, String)] { token.map { [("token", $0)] } ?? [] }

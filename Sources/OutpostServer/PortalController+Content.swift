@@ -203,7 +203,9 @@ extension PortalController {
         if let snippet = p.string("snippet") { item.snippet = snippet }
         if let description = p.string("description") { item.itemDescription = description }
         if let url = p.string("url") { item.url = url.isEmpty ? nil : url }
-        if let properties = try p.json("properties") { item.properties = properties }
+        if let properties = try p.json("properties") {
+            item.properties = item.type == "Map Area" ? MapAreas<FeatureStore>.keepingPackagerProperties(properties, of: item) : properties
+        }
         if let reference = p.string("spatialReference") { item.spatialReference = reference }
         if let extent = p.string("extent"), !extent.isEmpty {
             let numbers = extent.split { $0 == "," || $0 == " " }.compactMap { Double($0) }

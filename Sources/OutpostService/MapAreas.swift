@@ -20,10 +20,12 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
 
     /// CreateMapArea: checks the map (a web map the caller may change, enabled for offline use),
     /// the area (`MapAreaPlanner`) and the map's limit, then adds the Map Area item, shared as
-    /// the map is, related to it by `Map2Area`, with `properties.status` `processing`.
+    /// the map is, related to it by `Map2Area`, with `properties.status` `processing`. Given a
+    /// map area, it reschedules it (`reschedule`).
     public func create(
         mapItemId: String, areaType: String?, area: String?, extent: String?, bookmark: String?, outputName: JSONValue
     ) throws -> PortalItem {
+        if let area = try backend.portal.item(id: mapItemId), caller.maySee(area), area.type == "Map Area" { return try reschedule(area) }
         guard let map = try backend.portal.item(id: mapItemId), caller.maySee(map), map.type == "Web Map" else {
             throw PackagingError.invalid("mapItemId", "'\(mapItemId)' is not a web map you can see.")
         }
@@ -61,6 +63,33 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
             try backend.portal.updateItem(marked, data: nil)
         }
         return item
+    }
+
+    /// An area's new `properties` from an `update`, keeping what the packager keeps there when
+    /// they leave it out (the Python API's `modify_refresh_schedule` sends only status, schedule
+    /// and extent; ArcGIS keeps a polygon area as a resource, beyond its reach).
+    public static func keepingPackagerProperties(_ properties: JSONValue, of area: PortalItem) -> JSONValue {
+        guard case .object(var object) = properties else { return properties }
+        for key in ["area", "lastScheduledRefresh"] where object[key] == nil {
+            object[key] = area.properties[key]
+        }
+        return .object(object)
+    }
+
+    /// CreateMapArea given a map area instead of a web map: what the Python API's
+    /// `modify_refresh_schedule` sends after it has written the new schedule into the area
+    /// (offline-maps.md §2.4). The schedule is checked and the area answered; the scheduler
+    /// reads the schedule from the area.
+    func reschedule(_ area: PortalItem) throws -> PortalItem {
+        guard caller.mayChange(area) else {
+            throw PackagingError.invalid("mapItemId", "Only the area's owner or an administrator reschedules it.")
+        }
+        if let schedule = area.properties["packageRefreshSchedule"]?.stringValue, !schedule.isEmpty {
+            do { _ = try RefreshSchedule(schedule) } catch {
+                throw PackagingError.invalid("packageRefreshSchedule", "'\(schedule)': \(error.reason).")
+            }
+        }
+        return area
     }
 
     /// An area's packages (`Area2Package`, forward).

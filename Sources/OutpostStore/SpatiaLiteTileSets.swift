@@ -69,7 +69,7 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
                     set.description, set.metadata.jsonText, set.created, file,
                 ])
         }
-        if let styleResources { try addStyleResources(set: set.name, from: styleResources) }
+        if let styleResources { _ = try addStyleResources(set: set.name, from: styleResources) }
         return set
     }
 

@@ -18,15 +18,7 @@ import Testing
 @Suite struct PackageRefreshTests {
     typealias Run = PackagingRoutesTests
 
-    static func rows(_ path: String) throws -> [String: String] {
-        try DatabaseQueue(path: path).read { db in
-            let table = try String.fetchOne(db, sql: "SELECT table_name FROM outpost_sync_layers WHERE layer_id = 0")!
-            return Dictionary(
-                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT GlobalID, name FROM \"\(table)\"").map {
-                    (($0[0] as String).uppercased(), ($0[1] as String?) ?? "")
-                })
-        }
-    }
+    static func rows(_ path: String) throws -> [String: String] { try ReplicaFileReading.names(path) }
 
     static func changes(_ path: String) throws -> [String] {
         try DatabaseQueue(path: path).read { db in

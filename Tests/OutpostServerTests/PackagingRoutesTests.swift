@@ -116,6 +116,36 @@ import Testing
         }
     }
 
+    @Test func anAreaIsRescheduledAsThePythonAPIDoesItAndKeepsItsPolygon() async throws {
+        try await withFreshDemoApp { client, store in
+            let polygon = #"{"rings":[[[5,45],[5,50],[12,50],[5,45]]],"spatialReference":{"wkid":4326}}"#
+            let (_, areaId) = try await Self.run(
+                client, "CreateMapArea",
+                [("mapItemId", "de3000000000000000000000000000a1"), ("areaType", "POLYGON"), ("area", polygon)])
+            let area = try #require(areaId?.stringValue)
+            // modify_refresh_schedule: the area's properties replaced by status, schedule and extent…
+            let extent = try #require(try store.portal.item(id: area)?.properties["extent"])
+            let properties: JSONValue = ["status": "complete", "packageRefreshSchedule": "0 59 23 ? * 4", "extent": extent]
+            let updated = try await post(
+                client, "/arcgis/sharing/rest/content/users/outpost/items/\(area)/update", [("f", "json"), ("properties", properties.jsonText)])
+            #expect(updated["success"] == true, "\(updated)")
+            let stored = try MapAreasTestSupport.stored(area, in: store)
+            #expect(stored.properties["packageRefreshSchedule"] == "0 59 23 ? * 4")
+            #expect(stored.properties["area"]?["polygon"]?["rings"] != nil, "the packager's polygon kept")
+            // …then CreateMapArea with the area's own id: answered with the area.
+            let (status, again) = try await Self.run(client, "CreateMapArea", [("mapItemId", area)])
+            #expect(status["jobStatus"] == "esriJobSucceeded" && again?.stringValue == area, "\(status)")
+            #expect(try store.portal.relationships(of: "de3000000000000000000000000000a1").filter { $0.type == "Map2Area" }.count == 1)
+            // A schedule more often than daily is refused as at creation.
+            let often: JSONValue = ["status": "complete", "packageRefreshSchedule": "0 */5 * * * ?", "extent": extent]
+            _ = try await post(
+                client, "/arcgis/sharing/rest/content/users/outpost/items/\(area)/update", [("f", "json"), ("properties", often.jsonText)])
+            let (refused, _) = try await Self.run(client, "CreateMapArea", [("mapItemId", area)])
+            let errors = refused["messages"]?.arrayValue?.compactMap { $0["description"]?.stringValue } ?? []
+            #expect(refused["jobStatus"] == "esriJobFailed" && errors.contains { $0.contains("OffPkg_24") }, "\(errors)")
+        }
+    }
+
     @Test func anAreaPastTheLimitIsRefusedAndOnlyTheMapsOwnerMakesAreas() async throws {
         try await withFreshDemoApp(options: ServerOptions(requireAuth: true, maxMapAreas: 4)) { client, store in
             try store.users.addUser("ada", role: .editor, password: "editor-pass", rounds: 1000)

@@ -177,3 +177,82 @@ def test_the_python_api_creates_and_lists_map_areas_whose_packages_gdal_opens(po
         expected = json.loads(response.read())["count"]
     assert count == expected and 0 < count < 243, (count, expected)
     assert alps.id != central.id
+    # modify_refresh_schedule writes the schedule into the area, then sends CreateMapArea with the area's id.
+    assert areas.modify_refresh_schedule(central, "Weekly", {"hour": 23, "minute": 59, "day_of_week": 4}) is True
+    central = gis.content.get(central.id)
+    assert central.properties["packageRefreshSchedule"] not in (None, "0 30 2 * * ?"), central.properties
+    demo = keep_update_deltas(gis, central, demo)
+    check_scheduled_updates(gis, base, areas, central, demo, tmp_path)
+    check_the_area_limit(gis, areas, item_id)
+
+
+def keep_update_deltas(gis, area, package):
+    """SetupMapArea again with `createPkgDeltas` for the Demo service, as `create(...,
+    enable_updates=True)` would send it (arcgis-mapping 5.1.0's own `enable_updates` fails
+    before sending: it indexes FeatureLayer objects as dicts): that package is made again, the
+    others are kept (docs/map-areas.md, "Setting an area up again")."""
+    url = package.properties["url"]
+    answer = gis._tools.packaging.setup_map_area(
+        map_area_item_id=area.id, feature_services=json.dumps([{"url": url, "layers": package.properties["layers"],
+                                                                 "createPkgDeltas": {"maxDeltaAge": 5}}]), gis=gis)
+    states = json.loads(answer) if isinstance(answer, str) else answer
+    assert sorted(entry["state"] for entry in states) == ["deleted", "new", "unchanged", "unchanged"], states
+    assert next(e for e in states if e["state"] == "deleted")["itemId"] == package.id
+    made = next(e for e in states if e["state"] == "new")
+    assert made["source"] == url
+    return gis.content.get(made["itemId"])
+
+
+def check_scheduled_updates(gis, base, areas, area, package, tmp_path):
+    """An edit on the server, `update()` (RefreshMapAreaPackage): the package keeps a delta
+    resource `d_<gen>.gpkg` holding exactly that edit, and pygeodiff finds exactly that edit
+    between the package before and after (docs/map-areas.md, "Refreshing packages")."""
+    import sqlite3
+
+    pygeodiff = pytest.importorskip("pygeodiff", reason="pygeodiff is installed by scripts/setup.sh --with-clients")
+    from arcgis.features import FeatureLayer
+
+    assert package.properties["createPkgDeltas"] == {"maxDeltaAge": 5}, package.properties
+    before = package.download(save_path=str(tmp_path / "before"))
+    layer = FeatureLayer(f"{base}/rest/services/Demo/FeatureServer/0", gis)
+    added = layer.edit_features(adds=[{"attributes": {"name": "Newtown"},
+                                       "geometry": {"x": 10, "y": 50, "spatialReference": {"wkid": 4326}}}])["addResults"][0]
+    assert added["success"], added
+    states = areas.update([area])
+    assert sorted(entry["state"] for entry in states) == ["unchanged", "unchanged", "updated"], states
+
+    package = gis.content.get(package.id)
+    deltas = [r["resource"] for r in package.resources.list()]
+    assert deltas == [f"d_{package.properties['layerServerGens'][0]['serverGen']}.gpkg"], (deltas, package.properties)
+    delta = package.resources.get(file=deltas[0], try_json=False, out_folder=str(tmp_path))
+    with sqlite3.connect(delta) as db:
+        changes = db.execute("SELECT layer_id, operation, upper(global_id) FROM outpost_sync_changes").fetchall()
+    assert changes == [(0, "insert", added["globalId"].upper())], changes
+
+    after = package.download(save_path=str(tmp_path / "after"))
+    with sqlite3.connect(after) as db:
+        (cities,) = db.execute("SELECT table_name FROM outpost_sync_layers WHERE layer_id = 0").fetchone()
+    geodiff = pygeodiff.GeoDiff()
+    changeset, listing = str(tmp_path / "changes.bin"), str(tmp_path / "changes.json")
+    geodiff.create_changeset(before, after, changeset)
+    geodiff.list_changes(changeset, listing)
+    with open(listing) as f:
+        entries = [e for e in json.load(f)["geodiff"] if e["table"] == cities]
+    assert [e["type"] for e in entries] == ["insert"], entries
+    values = [c.get("new") for c in entries[0]["changes"]]
+    assert "Newtown" in values and any(str(v).upper().strip("{}") == added["globalId"].upper().strip("{}") for v in values), values
+
+
+def check_the_area_limit(gis, areas, map_id):
+    """16 areas per map (`maxMapAreaItemsLimit`): the 17th is refused with the packager's
+    OffPkg_25, saying why."""
+    tools = gis._tools.packaging
+    for index in range(len(areas.list()), 16):
+        extent = {"xmin": index, "ymin": 0, "xmax": index + 0.5, "ymax": 0.5, "spatialReference": {"wkid": 4326}}
+        tools.create_map_area(map_item_id=map_id, area_type="ENVELOPE", area=json.dumps(extent),
+                              output_name=json.dumps({"title": f"Area {index}"}), gis=gis)
+    assert len(areas.list()) == 16
+    with pytest.raises(Exception) as refused:
+        areas.create(area=[[30, 0], [31, 1]], item_properties={"title": "One too many"})
+    assert "16 map areas" in str(refused.value) and "OffPkg_25" in str(refused.value), str(refused.value)
+    assert len(areas.list()) == 16
