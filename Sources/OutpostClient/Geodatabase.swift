@@ -21,6 +21,15 @@ public final class Geodatabase: Sendable {
     private let state = Locked<(inTransaction: Bool, syncing: Bool)>((false, false))
 
     /// Opens a replica file. Throws `ClientError.geodatabase` for anything else.
+    /// Opens the replica file at a file URL.
+    public static func open(_ url: URL, clock: any WallClock = SystemClock()) throws -> Geodatabase {
+        guard url.isFileURL else { throw ClientError.geodatabase("\(url) is not a file URL") }
+        return try open(url.path, clock: clock)
+    }
+
+    /// The file, as a URL.
+    public var url: URL { URL(fileURLWithPath: path) }
+
     public static func open(_ path: String, clock: any WallClock = SystemClock()) throws -> Geodatabase {
         guard FileManager.default.fileExists(atPath: path) else { throw ClientError.geodatabase("\(path) does not exist") }
         return try Geodatabase(path: path, clock: clock)
@@ -65,6 +74,7 @@ public final class Geodatabase: Sendable {
         return try queue.inDatabase { db in
             try layers.map { layer in
                 var table = GeodatabaseFeatureTable(layer)
+                table.geodatabase = self
                 table.srsId = Int32(
                     try Int.fetchOne(
                         db, sql: "SELECT srs_id FROM gpkg_geometry_columns WHERE table_name = ?",

@@ -3,8 +3,11 @@ import OutpostGeoPackage
 import OutpostGeometry
 import OutpostWire
 
-/// One layer or table of a geodatabase: its schema as the server described it.
+/// One layer or table of a geodatabase: its schema as the server described it, and (when
+/// read from an open geodatabase) the queries and edits of `GeodatabaseFeatureTable+Async`.
 public struct GeodatabaseFeatureTable: Sendable, Equatable {
+    /// The geodatabase the table was read from.
+    public internal(set) var geodatabase: Geodatabase?
     public var layerId: Int
     public var name: String
     /// The SQLite table holding its rows.
@@ -49,6 +52,13 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
             name: name, type: type, alias: json["alias"]?.stringValue, length: json["length"]?.int64Value.map { Int($0) },
             nullable: json["nullable"]?.boolValue ?? true, editable: json["editable"]?.boolValue ?? true,
             defaultValue: json["defaultValue"] ?? .null)
+    }
+
+    /// Tables are equal when their schemas are (whichever geodatabase object read them).
+    public static func == (lhs: GeodatabaseFeatureTable, rhs: GeodatabaseFeatureTable) -> Bool {
+        lhs.layerId == rhs.layerId && lhs.name == rhs.name && lhs.tableName == rhs.tableName && lhs.fields == rhs.fields
+            && lhs.objectIdField == rhs.objectIdField && lhs.globalIdField == rhs.globalIdField && lhs.geometryType == rhs.geometryType
+            && lhs.attachmentTable == rhs.attachmentTable && lhs.serverGen == rhs.serverGen && lhs.srsId == rhs.srsId
     }
 
     public func field(named name: String) -> FieldDefinition? {

@@ -3,12 +3,12 @@ import OutpostWire
 
 /// The offline workflow against one FeatureServer, after the ArcGIS Maps SDKs'
 /// `GeodatabaseSyncTask`: generate a geodatabase, sync it both ways, register a copy,
-/// unregister. Long operations are `GeodatabaseJob`s.
+/// unregister. Long operations are `Job`s (`GenerateGeodatabaseJob`, `SyncGeodatabaseJob`).
 public final class GeodatabaseSyncTask: Sendable {
     public let connection: ServiceConnection
 
-    public init(url: URL, token: String? = nil, retryWindow: Duration = .seconds(600)) {
-        connection = ServiceConnection(serviceURL: url, token: token, retryWindow: retryWindow)
+    public init(url: URL, token: String? = nil, retryWindow: Duration = .seconds(600), transport: (any HTTPTransport)? = nil) {
+        connection = ServiceConnection(serviceURL: url, token: token, retryWindow: retryWindow, transport: transport)
     }
 
     public init(connection: ServiceConnection) {
@@ -24,7 +24,7 @@ public final class GeodatabaseSyncTask: Sendable {
 
     /// Parameters honouring the service: per-layer sync when supported (else per-replica),
     /// attachments on, every layer filtered by `extent`, tables whole (`queryOption=all`).
-    public func defaultGenerateGeodatabaseParameters(
+    public func makeDefaultGenerateGeodatabaseParameters(
         extent: Envelope?, spatialReference: SpatialReference = .wgs84
     ) async throws
         -> GenerateGeodatabaseParameters
@@ -41,23 +41,33 @@ public final class GeodatabaseSyncTask: Sendable {
             attachmentsSyncDirection: info.supportsAttachmentsSyncDirection ? .bidirectional : .none)
     }
 
-    /// A job that creates the replica on the server and downloads it to `path` (which must
-    /// not exist). Call `start()` on it.
-    public func generateGeodatabase(parameters: GenerateGeodatabaseParameters, downloadTo path: String) -> GeodatabaseJob {
-        GeodatabaseJob(
-            document: .init(
-                id: Self.newJobId(), kind: .generate, serviceURL: connection.serviceURL.absoluteString,
-                path: path, generate: parameters),
-            connection: connection)
+    /// A job that creates the replica on the server and downloads it to `downloadFileURL`
+    /// (a file URL that must not exist yet); its output is the geodatabase, open. Call `start()`.
+    public func makeGenerateGeodatabaseJob(parameters: GenerateGeodatabaseParameters, downloadFileURL: URL) -> GenerateGeodatabaseJob {
+        let document = JobDocument(
+            id: Self.newJobId(), kind: .generate, serviceURL: connection.serviceURL.absoluteString, path: downloadFileURL.path,
+            generate: parameters)
+        return GenerateGeodatabaseJob(engine: JobEngine(document: document, connection: connection), output: GenerateGeodatabaseJob.openedGeodatabase)
+    }
+
+    /// Parameters for syncing `geodatabase`: both ways (or as the replica allows), every layer.
+    public func makeDefaultSyncGeodatabaseParameters(geodatabase: Geodatabase) throws -> SyncGeodatabaseParameters {
+        let info = try geodatabase.info()
+        var parameters = SyncGeodatabaseParameters()
+        parameters.syncDirection = info.syncDirection
+        return parameters
     }
 
     /// A job that uploads the geodatabase's local edits and applies the server's changes.
-    public func syncGeodatabase(parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters(), geodatabase: Geodatabase) -> GeodatabaseJob {
-        GeodatabaseJob(
-            document: .init(
-                id: Self.newJobId(), kind: .sync, serviceURL: connection.serviceURL.absoluteString,
-                path: geodatabase.path, sync: parameters),
-            connection: connection, geodatabase: geodatabase)
+    public func makeSyncGeodatabaseJob(
+        parameters: SyncGeodatabaseParameters = SyncGeodatabaseParameters(), geodatabase: Geodatabase
+    )
+        -> SyncGeodatabaseJob
+    {
+        let document = JobDocument(
+            id: Self.newJobId(), kind: .sync, serviceURL: connection.serviceURL.absoluteString, path: geodatabase.path, sync: parameters)
+        return SyncGeodatabaseJob(
+            engine: JobEngine(document: document, connection: connection, geodatabase: geodatabase), output: SyncGeodatabaseJob.syncResult)
     }
 
     /// Registers a copy of a geodatabase as a replica of its own (it then syncs

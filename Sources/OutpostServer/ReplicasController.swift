@@ -105,7 +105,7 @@ struct ReplicasController: Sendable {
     /// saved); a failure that is a server fault is logged whole.
     static func runJob(
         _ job: JobRecord, store: FeatureStore, logger: Logger,
-        work: @escaping @Sendable (_ phase: (JobStatus) -> Void) throws -> String
+        work: @escaping @Sendable (_ phase: (ServerJobStatus) -> Void) throws -> String
     ) async {
         let last = try? await JobRunner.blocking {
             JobRun(backend: store).run(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
@@ -238,7 +238,7 @@ struct ExportWork: Sendable {
     var plan: ReplicaPlan { planned.plan }
 
     /// Writes the result file, registers the replica (`CreateReplica.export`), then publishes the file.
-    func toFile(phase: (JobStatus) -> Void) throws -> (ReplicaDefinition, String) {
+    func toFile(phase: (ServerJobStatus) -> Void) throws -> (ReplicaDefinition, String) {
         let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
         let temporary = try files.temporaryPath(for: name)
         do {

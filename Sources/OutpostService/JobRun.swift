@@ -17,7 +17,7 @@ public struct JobRun<Backend: OutpostBackend>: Sendable {
     public struct Steps {
         let advance: (JobEvent) -> Void
 
-        public func phase(_ phase: JobStatus) { advance(.phase(phase)) }
+        public func phase(_ phase: ServerJobStatus) { advance(.phase(phase)) }
         public func progress(_ progress: JobProgress) { advance(.progress(progress)) }
     }
 
@@ -47,7 +47,7 @@ public struct JobRun<Backend: OutpostBackend>: Sendable {
     @discardableResult
     public func run(
         _ job: JobRecord, saveFailed: @escaping (JobRecord, any Error) -> Void = { _, _ in },
-        work: (_ phase: (JobStatus) -> Void) throws -> String
+        work: (_ phase: (ServerJobStatus) -> Void) throws -> String
     ) -> JobRecord {
         perform(job, saveFailed: saveFailed) { steps in .succeeded(resultFile: try work(steps.phase)) }
     }

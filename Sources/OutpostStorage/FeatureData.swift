@@ -80,7 +80,7 @@ public protocol SyncStore: Sendable {
     func validate(_ plan: ReplicaPlan) throws
     func exportReplica(
         _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
-        phase: (JobStatus) -> Void
+        phase: (ServerJobStatus) -> Void
     ) throws -> (ReplicaDefinition, ReplicaExportCounts)
     func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome
     /// The download of a sync, handed to `receiver` as it is read (one read transaction).

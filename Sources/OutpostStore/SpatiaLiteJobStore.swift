@@ -34,7 +34,7 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
                 transportType: TransportType(lenient: row["transport_type"]) ?? .url,
                 responseType: ReplicaResponseType(rawValue: row["response_type"]) ?? .data,
                 submittedAt: row["submission_time"], owner: row["owner"])
-            job.status = JobStatus(rawValue: row["status"]) ?? .failed
+            job.status = ServerJobStatus(rawValue: row["status"]) ?? .failed
             job.lastUpdatedTime = row["last_updated_time"]
             job.resultFile = row["result_file"]
             if let done: Int = row["progress_done"], let total: Int = row["progress_total"] { job.progress = JobProgress(done: done, total: total) }

@@ -44,7 +44,7 @@ extension SpatiaLiteSync {
     /// between the two. Returns the definition stamped with that generation.
     public func exportReplica(
         _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue,
-        layerJSON: [Int: JSONValue], phase: (JobStatus) -> Void = { _ in }
+        layerJSON: [Int: JSONValue], phase: (ServerJobStatus) -> Void = { _ in }
     ) throws -> (ReplicaDefinition, ReplicaExportCounts) {
         let service = try self.service(named: plan.definition.serviceName)
         let directory = self.directory

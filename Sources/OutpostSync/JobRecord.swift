@@ -38,7 +38,7 @@ public enum JobEvent: Sendable, Equatable {
     /// A worker took the job.
     case started
     /// The worker entered a phase (`ExportingData`, `ImportChanges`, …).
-    case phase(JobStatus)
+    case phase(ServerJobStatus)
     /// Work done so far, while working.
     case progress(JobProgress)
     /// The result is complete and in place (a result file path relative to the data folder).
@@ -53,9 +53,9 @@ public enum JobEvent: Sendable, Equatable {
 /// Why an event does not apply.
 public enum JobTransitionError: Error, Sendable, Equatable {
     /// Completed and failed jobs never change again.
-    case alreadyFinished(JobStatus)
+    case alreadyFinished(ServerJobStatus)
     /// A phase that is not a working phase (`Completed` must come with a result).
-    case notAPhase(JobStatus)
+    case notAPhase(ServerJobStatus)
     /// A phase before the job was started.
     case notStarted
 }
@@ -68,7 +68,7 @@ public struct JobRecord: Sendable, Equatable {
     public var id: String
     public var serviceName: String
     public var kind: JobKind
-    public var status: JobStatus
+    public var status: ServerJobStatus
     public var replicaId: String
     public var replicaName: String
     public var transportType: TransportType

@@ -19,13 +19,12 @@ case "generate":
     guard arguments.count == 3, let url = URL(string: arguments[1]) else { fail("generate URL FILE") }
     let task = GeodatabaseSyncTask(url: url)
     let started = clock.now
-    var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+    var parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: nil)
     for index in parameters.layerOptions.indices { parameters.layerOptions[index].queryOption = .all }
-    let job = task.generateGeodatabase(parameters: parameters, downloadTo: arguments[2])
-    await job.start()
-    _ = try await job.result()
+    let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: arguments[2]))
+    job.start()
+    let geodatabase = try await job.output
     let elapsed = clock.now - started
-    let geodatabase = try Geodatabase.open(arguments[2])
     let features = try geodatabase.featureTables().reduce(0) { $0 + (try geodatabase.count($1)) }
     geodatabase.close()
     let bytes = ((try FileManager.default.attributesOfItem(atPath: arguments[2]))[.size] as? NSNumber)?.intValue ?? 0

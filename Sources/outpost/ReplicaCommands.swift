@@ -36,7 +36,7 @@ struct Replica: AsyncParsableCommand {
         func run() async throws {
             let task = try makeTask(url, connection)
             let (envelope, wkid) = try parseExtent(extent)
-            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: envelope, spatialReference: SpatialReference(wkid: wkid))
+            var parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: envelope, spatialReference: SpatialReference(wkid: wkid))
             if let layers {
                 let ids = layers.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 guard !ids.isEmpty else { throw ValidationError("--layers: expected ids like 0,1") }
@@ -54,9 +54,8 @@ struct Replica: AsyncParsableCommand {
                 parameters.returnAttachments = false
                 parameters.attachmentsSyncDirection = .none
             }
-            let job = task.generateGeodatabase(parameters: parameters, downloadTo: out)
-            try await runJob(job, title: "create")
-            let geodatabase = try Geodatabase.open(out)
+            let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: out))
+            let geodatabase = try await runJob(job, title: "create")
             defer { geodatabase.close() }
             try printStatus(geodatabase)
         }
@@ -77,16 +76,15 @@ struct Replica: AsyncParsableCommand {
             let geodatabase = try Geodatabase.open(file)
             defer { geodatabase.close() }
             let task = try makeTask(try geodatabase.info().serviceURL, connection)
-            let job = task.syncGeodatabase(
+            let job = task.makeSyncGeodatabaseJob(
                 parameters: SyncGeodatabaseParameters(syncDirection: syncDirection, rollbackOnFailure: rollbackOnFailure),
                 geodatabase: geodatabase)
-            if case .sync(let result) = try await runJob(job, title: "sync") {
-                print(
-                    "uploaded \(result.editsUploaded) edits, applied \(result.changesApplied) server changes"
-                        + (result.changesDeferred > 0 ? ", kept \(result.changesDeferred) local edits made meanwhile" : ""))
-                for failure in result.failedEdits { print("refused: \(failure)") }
-                if !result.failedEdits.isEmpty { throw ExitCode(2) }
-            }
+            let result = try await runJob(job, title: "sync")
+            print(
+                "uploaded \(result.editsUploaded) edits, applied \(result.changesApplied) server changes"
+                    + (result.changesDeferred > 0 ? ", kept \(result.changesDeferred) local edits made meanwhile" : ""))
+            for failure in result.failedEdits { print("refused: \(failure)") }
+            if !result.failedEdits.isEmpty { throw ExitCode(2) }
         }
     }
 
@@ -163,37 +161,35 @@ private func printStatus(_ geodatabase: Geodatabase) throws {
     print("pending local edits: \(try geodatabase.localEditCount)")
 }
 
-/// Runs a job to its end, drawing a progress bar on a terminal and plain lines otherwise.
+/// Runs a job to its end, drawing a progress bar on a terminal and plain lines otherwise, as
+/// its status and messages arrive (and every 100 ms for the bar).
 @discardableResult
-private func runJob(_ job: GeodatabaseJob, title: String) async throws -> JobOutcome {
+private func runJob<Output>(_ job: Job<Output>, title: String) async throws -> Output {
     let terminal = isatty(STDOUT_FILENO) != 0
-    await job.start()
-    var printedMessages = 0
+    job.start()
     var lastTenth = -1
+    let messages = Task {
+        for await message in job.messageStream where !terminal { print("\(title): \(message.text)") }
+    }
     while true {
-        let status = await job.status
-        let progress = await job.progress
-        let messages = await job.messages
+        let finished = job.status == .succeeded || job.status == .failed
+        let progress = job.progress.fractionCompleted
         if terminal {
             let width = 30
             let filled = Int(progress * Double(width))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
             // Unbuffered, so the bar moves as the job does.
-            FileHandle.standardOutput.write(Data("\r\(title) [\(bar)] \(Int(progress * 100))% \(messages.last?.text ?? "")\u{1B}[K".utf8))
-        } else {
-            for message in messages.dropFirst(printedMessages) { print("\(title): \(message.text)") }
-            let tenth = Int(progress * 10)
-            if tenth != lastTenth {
-                print("\(title): \(tenth * 10)%")
-                lastTenth = tenth
-            }
+            FileHandle.standardOutput.write(Data("\r\(title) [\(bar)] \(Int(progress * 100))% \(job.messages.last?.text ?? "")\u{1B}[K".utf8))
+        } else if Int(progress * 10) != lastTenth {
+            lastTenth = Int(progress * 10)
+            print("\(title): \(lastTenth * 10)%")
         }
-        printedMessages = messages.count
-        if status == .succeeded || status == .failed { break }
+        if finished { break }
         try await Task.sleep(for: .milliseconds(100))
     }
+    await messages.value
     if terminal { print("") }
-    return try await job.result()
+    return try await job.output
 }
 
 /// `outpost conformance URL`: the sync scenario catalogue (docs/conformance.md) against any

@@ -37,18 +37,18 @@ let treeCorner = Envelope(xmin: 13.2, ymin: 52.4, xmax: 13.26, ymax: 52.46)
 
 /// Generates a geodatabase of the Trees layer (2) in `treeCorner` and waits for it.
 func generateTrees(_ task: GeodatabaseSyncTask, to path: String, attachments: Bool = false) async throws -> Geodatabase {
-    var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: treeCorner)
+    var parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: treeCorner)
     parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }
     if !attachments {
         parameters.returnAttachments = false
         parameters.attachmentsSyncDirection = .none
     }
-    let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
-    await job.setPollInterval(.milliseconds(20))
-    await job.start()
-    let outcome = try await job.result()
-    #expect(outcome == .geodatabase(path: path))
-    return try Geodatabase.open(path)
+    let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: path))
+    job.pollInterval = .milliseconds(20)
+    job.start()
+    let geodatabase = try await job.output
+    #expect(geodatabase.path == path)
+    return geodatabase
 }
 
 /// Runs a sync job to its end.
@@ -58,11 +58,10 @@ func sync(
 )
     async throws -> SyncResult
 {
-    let job = task.syncGeodatabase(parameters: parameters, geodatabase: geodatabase)
-    await job.setPollInterval(.milliseconds(20))
-    await job.start()
-    guard case .sync(let result) = try await job.result() else { throw ClientError.invalidResponse("not a sync outcome") }
-    return result
+    let job = task.makeSyncGeodatabaseJob(parameters: parameters, geodatabase: geodatabase)
+    job.pollInterval = .milliseconds(20)
+    job.start()
+    return try await job.output
 }
 
 /// The server's trees in the corner, GlobalID → attributes.

@@ -75,16 +75,13 @@ import Testing
                 (0..<50).map { i in
                     LocalFeature(attributes: ["species": .string("Batch \(i)")], geometry: .point(Point(x: 13.2 + Double(i) / 1000, y: 52.41)))
                 }, to: trees)
-            let job = task.syncGeodatabase(geodatabase: geodatabase)
-            await job.setInlineEditsLimit(100)
-            await job.setPollInterval(.milliseconds(20))
-            await job.start()
-            guard case .sync(let result) = try await job.result() else {
-                Issue.record("not a sync")
-                return
-            }
+            let job = task.makeSyncGeodatabaseJob(geodatabase: geodatabase)
+            job.inlineEditsLimit = 100
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            let result = try await job.output
             #expect(result.editsUploaded == 50)
-            let state = try JSONParser.parse(String(decoding: try await job.toJSON(), as: UTF8.self))
+            let state = try JSONParser.parse(String(decoding: try job.toJSON(), as: UTF8.self))
             #expect(state["editsUploadID"]?.stringValue?.hasPrefix("i") == true)
             let batch = try await serverTrees(task.connection).values.filter { $0["species"]?.stringValue?.hasPrefix("Batch ") == true }
             #expect(batch.count == 50)

@@ -8,54 +8,54 @@ import OutpostWire
 import Testing
 
 /// The job's serialized state, as a dictionary.
-func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
-    try JSONParser.parse(String(decoding: try await job.toJSON(), as: UTF8.self))
+func jobState<Output>(_ job: Job<Output>) throws -> JSONValue {
+    try JSONParser.parse(String(decoding: try job.toJSON(), as: UTF8.self))
 }
 
 @Suite struct JobTests {
     @Test func aGenerateJobPausedMidDownloadResumesFromJSONInANewJob() async throws {
         try await withLiveServer { url, _, device in
             let task = GeodatabaseSyncTask(url: url)
-            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+            var parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: nil)
             parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }.map {
                 var o = $0
                 o.queryOption = .all
                 return o
             }
             let path = "\(device)/paused.gpkg"
-            let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
-            #expect(await job.status == .notStarted)
-            await job.setPollInterval(.milliseconds(10))
-            await job.setChunkSize(2048)
-            await job.start()
-            #expect(await job.status == .started)
+            let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: path))
+            #expect(job.status == .notStarted)
+            job.pollInterval = .milliseconds(10)
+            job.downloadChunkSize = 2048
+            job.start()
+            #expect(job.status == .started)
             // Pause once the download is under way.
             var state = JSONValue.null
             for _ in 0..<2000 {
-                state = try await jobState(job)
+                state = try jobState(job)
                 if state["step"] == "download", (state["receivedBytes"]?.int64Value ?? 0) > 4096 { break }
                 try await Task.sleep(for: .milliseconds(2))
             }
-            await job.pause()
-            for _ in 0..<500 where await job.status != .paused { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(await job.status == .paused)
-            let json = try await job.toJSON()
+            job.pause()
+            for _ in 0..<500 where job.status != .paused { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(job.status == .paused)
+            let json = try job.toJSON()
             state = try JSONParser.parse(String(decoding: json, as: UTF8.self))
             let received = state["receivedBytes"]?.int64Value ?? 0
             let total = state["totalBytes"]?.int64Value ?? 0
             #expect(state["step"] == "download" && received > 0 && received < total)
-            let progress = await job.progress
+            let progress = job.progress.fractionCompleted
             #expect(progress > 0.3 && progress < 0.95)
             #expect(!FileManager.default.fileExists(atPath: path))
 
             // Another process: the job from its JSON continues the download where it stopped.
-            let restored = try GeodatabaseJob.fromJSON(json)
+            let restored = try GenerateGeodatabaseJob.fromJSON(json)
             #expect(restored.id == job.id)
-            #expect(await restored.status == .paused)
-            await restored.setPollInterval(.milliseconds(10))
-            await restored.start()
-            #expect(try await restored.result() == .geodatabase(path: path))
-            #expect(await restored.messages.contains { $0.text.contains("resumed") })
+            #expect(restored.status == .paused)
+            restored.pollInterval = .milliseconds(10)
+            restored.start()
+            #expect(try await restored.output.path == path)
+            #expect(restored.messages.contains { $0.text.contains("resumed") })
             let geodatabase = try Geodatabase.open(path)
             defer { geodatabase.close() }
             let count = try await task.connection.getJSON(task.connection.url("2/query"), [("where", "1=1"), ("returnCountOnly", "true")])["count"]?
@@ -68,24 +68,24 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
     @Test func aCancelledJobFailsWithCancellationAndLeavesNothingHalfDone() async throws {
         try await withLiveServer { url, _, device in
             let task = GeodatabaseSyncTask(url: url)
-            var parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+            var parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: nil)
             parameters.layerOptions = parameters.layerOptions.filter { $0.layerId == 2 }
             let path = "\(device)/cancelled.gpkg"
-            let job = task.generateGeodatabase(parameters: parameters, downloadTo: path)
-            await job.setChunkSize(1024)
-            await job.setPollInterval(.milliseconds(10))
-            await job.start()
+            let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: path))
+            job.downloadChunkSize = 1024
+            job.pollInterval = .milliseconds(10)
+            job.start()
             try await Task.sleep(for: .milliseconds(30))
-            await job.cancel()
-            await #expect(throws: ClientError.cancelled) { try await job.result() }
-            #expect(await job.status == .failed)
+            job.cancel()
+            await #expect(throws: ClientError.cancelled) { try await job.output }
+            #expect(job.status == .failed)
             #expect(!FileManager.default.fileExists(atPath: path))
             #expect(try FileManager.default.contentsOfDirectory(atPath: device).isEmpty)
             // A job cancelled before it started never starts.
-            let unstarted = task.generateGeodatabase(parameters: parameters, downloadTo: path)
-            await unstarted.cancel()
-            await unstarted.start()
-            #expect(await unstarted.status == .failed)
+            let unstarted = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: path))
+            unstarted.cancel()
+            unstarted.start()
+            #expect(unstarted.status == .failed)
 
             // A sync cancelled midway leaves the geodatabase as it was: the edit is still pending,
             // and the next sync uploads it exactly once.
@@ -94,11 +94,11 @@ func jobState(_ job: GeodatabaseJob) async throws -> JSONValue {
             let trees = try geodatabase.featureTable(layerId: 2)
             let added = try geodatabase.add(
                 LocalFeature(attributes: ["species": "Once only", "height_m": 2], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
-            let syncing = task.syncGeodatabase(geodatabase: geodatabase)
-            await syncing.setPollInterval(.milliseconds(10))
-            await syncing.start()
-            await syncing.cancel()
-            await #expect(throws: ClientError.cancelled) { try await syncing.result() }
+            let syncing = task.makeSyncGeodatabaseJob(geodatabase: geodatabase)
+            syncing.pollInterval = .milliseconds(10)
+            syncing.start()
+            syncing.cancel()
+            await #expect(throws: ClientError.cancelled) { try await syncing.output }
             #expect(try geodatabase.localEditCount == 1)
             try await sync(task, geodatabase)
             try await sync(task, geodatabase)

@@ -68,11 +68,11 @@ import Testing
             #expect(try original.feature(globalId: addedId, in: trees)?["species"] == "From the copy")
 
             try await task.unregisterGeodatabase(copy)
-            let job = task.syncGeodatabase(geodatabase: copy)
-            await job.setPollInterval(.milliseconds(20))
-            await job.start()
-            await #expect(throws: ClientError.self) { try await job.result() }
-            #expect(await job.status == .failed)
+            let job = task.makeSyncGeodatabaseJob(geodatabase: copy)
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            await #expect(throws: ClientError.self) { try await job.output }
+            #expect(job.status == .failed)
         }
     }
 
@@ -84,9 +84,9 @@ import Testing
             let trees = try geodatabase.featureTable(layerId: 2)
             try geodatabase.beginTransaction()
             try geodatabase.add(LocalFeature(attributes: ["species": "In a transaction"], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
-            let refused = task.syncGeodatabase(geodatabase: geodatabase)
-            await refused.start()
-            await #expect(throws: ClientError.transactionInProgress) { try await refused.result() }
+            let refused = task.makeSyncGeodatabaseJob(geodatabase: geodatabase)
+            refused.start()
+            await #expect(throws: ClientError.transactionInProgress) { try await refused.output }
             try geodatabase.rollbackTransaction()
             #expect(try !geodatabase.hasLocalEdits)
             #expect(throws: ClientError.noTransaction) { try geodatabase.commitTransaction() }

@@ -9,12 +9,12 @@ import Testing
         try await withLiveServer { url, _, device in
             let parcelsURL = url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Parcels/FeatureServer")
             let task = GeodatabaseSyncTask(url: parcelsURL)
-            let parameters = try await task.defaultGenerateGeodatabaseParameters(extent: nil)
+            let parameters = try await task.makeDefaultGenerateGeodatabaseParameters(extent: nil)
             #expect(parameters.syncModel == .perReplica)
-            let job = task.generateGeodatabase(parameters: parameters, downloadTo: "\(device)/parcels.gpkg")
-            await job.setPollInterval(.milliseconds(20))
-            await job.start()
-            _ = try await job.result()
+            let job = task.makeGenerateGeodatabaseJob(parameters: parameters, downloadFileURL: URL(fileURLWithPath: "\(device)/parcels.gpkg"))
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            _ = try await job.output
             let geodatabase = try Geodatabase.open("\(device)/parcels.gpkg")
             defer { geodatabase.close() }
             let parcels = try geodatabase.featureTable(layerId: 0)

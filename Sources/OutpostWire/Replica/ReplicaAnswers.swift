@@ -119,13 +119,13 @@ public struct ReplicaJobStatus: Sendable, Equatable {
     public var responseType: ReplicaResponseType
     public var submissionTime: Int64
     public var lastUpdatedTime: Int64
-    public var status: JobStatus
+    public var status: ServerJobStatus
     public var resultURL: String?
     public var error: ArcGISError?
 
     public init(
         replicaName: String, replicaId: String, transportType: TransportType, responseType: ReplicaResponseType, submissionTime: Int64,
-        lastUpdatedTime: Int64, status: JobStatus, resultURL: String? = nil, error: ArcGISError? = nil
+        lastUpdatedTime: Int64, status: ServerJobStatus, resultURL: String? = nil, error: ArcGISError? = nil
     ) {
         self.replicaName = replicaName
         self.replicaId = replicaId
@@ -151,7 +151,7 @@ public struct ReplicaJobStatus: Sendable, Equatable {
 
     /// Also reads the result URL as `responseUrl` or `URL`, as other servers send it.
     public init?(json: JSONValue) {
-        guard let status = json["status"]?.stringValue.flatMap(JobStatus.init(rawValue:)) else { return nil }
+        guard let status = json["status"]?.stringValue.flatMap(ServerJobStatus.init(rawValue:)) else { return nil }
         var error: ArcGISError?
         if let envelope = json["error"], envelope != .null {
             error = ArcGISError(

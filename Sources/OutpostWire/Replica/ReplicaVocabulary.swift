@@ -98,7 +98,7 @@ public enum ReplicaQueryOption: String, Sendable, Equatable, CaseIterable, Lenie
 }
 
 /// The status of an asynchronous job (§7.3).
-public enum JobStatus: String, Sendable, Equatable, CaseIterable {
+public enum ServerJobStatus: String, Sendable, Equatable, CaseIterable {
     case pending = "Pending"
     case inProgress = "InProgress"
     case exportingData = "ExportingData"

@@ -122,7 +122,7 @@ import Testing
                 id: id, serviceName: Contract.service, kind: .createReplica, replicaId: GlobalID.make(), replicaName: id,
                 transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
         }
-        var seen: [JobStatus] = []
+        var seen: [ServerJobStatus] = []
         let done = JobRun(backend: store).run(job("ok")) { phase in
             seen.append(try! store.jobs.job(id: "ok")!.status)
             clock.advance(milliseconds: 1_000)

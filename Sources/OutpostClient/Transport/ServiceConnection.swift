@@ -5,8 +5,8 @@ import OutpostWire
     import FoundationNetworking
 #endif
 
-/// Talks to one FeatureServer over HTTP(S): JSON resources, forms, uploads and ranged
-/// downloads, with an optional token, riding out network loss.
+/// Talks to one FeatureServer over HTTP(S) through an `HTTPTransport`: JSON resources, forms,
+/// uploads and ranged downloads, with an optional token, riding out network loss.
 ///
 /// Transient failures (no connection, connection lost, timeouts, 502/503/504) are retried
 /// with backoff until `retryWindow` has passed since the first failure (default 10 minutes),
@@ -18,23 +18,20 @@ public struct ServiceConnection: Sendable {
     /// Sent as `token` and as `X-Esri-Authorization: Bearer`.
     public var token: String?
     public var retryWindow: Duration
-    /// Trusts any certificate (self-signed test servers only). Apple platforms only: on Linux,
-    /// FoundationNetworking offers no server-trust hook and certificates are checked as usual.
-    public var allowsUntrustedCertificates: Bool
+    /// The first wait after a transient failure (doubling, at most 10 s).
+    public var retryDelay: Duration = .milliseconds(250)
+    public let transport: any HTTPTransport
 
-    private let session: URLSession
-
-    public init(serviceURL: URL, token: String? = nil, retryWindow: Duration = .seconds(600), allowsUntrustedCertificates: Bool = false) {
+    public init(
+        serviceURL: URL, token: String? = nil, retryWindow: Duration = .seconds(600), allowsUntrustedCertificates: Bool = false,
+        transport: (any HTTPTransport)? = nil
+    ) {
         var text = serviceURL.absoluteString
         while text.hasSuffix("/") { text.removeLast() }
         self.serviceURL = URL(string: text) ?? serviceURL
         self.token = token
         self.retryWindow = retryWindow
-        self.allowsUntrustedCertificates = allowsUntrustedCertificates
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 120
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration, delegate: allowsUntrustedCertificates ? TrustingDelegate() : nil, delegateQueue: nil)
+        self.transport = transport ?? URLSessionTransport(allowsUntrustedCertificates: allowsUntrustedCertificates)
     }
 
     /// A resource under the service (`"createReplica"`, `"0/query"`, `"replicas/{id}"`).
@@ -164,7 +161,7 @@ public struct ServiceConnection: Sendable {
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "X-Esri-Authorization") }
         let clock = ContinuousClock()
         var firstFailure: ContinuousClock.Instant?
-        var delay = Duration.milliseconds(250)
+        var delay = retryDelay
         while true {
             try Task.checkCancellation()
             var failure: String
@@ -172,8 +169,7 @@ public struct ServiceConnection: Sendable {
             // request is sent again then (at least 1 s, at most 60 s later).
             var retryAfter: Duration?
             do {
-                let (data, response) = try await session.data(for: request)
-                guard let http = response as? HTTPURLResponse else { throw ClientError.invalidResponse("not HTTP") }
+                let (data, http) = try await transport.data(for: request)
                 if http.statusCode == 429 {
                     let seconds = http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 1
                     retryAfter = .seconds(min(max(seconds, 1), 60))
@@ -181,10 +177,8 @@ public struct ServiceConnection: Sendable {
                     return (data, http)
                 }
                 failure = "HTTP \(http.statusCode)"
-            } catch let error as URLError where Self.isTransient(error) {
-                failure = error.localizedDescription
-            } catch let error as URLError where error.code == .cancelled {
-                throw CancellationError()
+            } catch TransportError.unreachable(let reason) {
+                failure = reason
             }
             let now = clock.now
             let started = firstFailure ?? now
@@ -199,12 +193,6 @@ public struct ServiceConnection: Sendable {
         }
     }
 
-    static func isTransient(_ error: URLError) -> Bool {
-        [
-            .networkConnectionLost, .notConnectedToInternet, .cannotConnectToHost, .timedOut, .cannotFindHost,
-            .dnsLookupFailed, .resourceUnavailable, .badServerResponse,
-        ].contains(error.code)
-    }
 }
 
 /// Form encoding (`application/x-www-form-urlencoded`).
@@ -217,21 +205,5 @@ enum FormEncoding {
 
     static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-}
-
-/// Accepts any server certificate (opt-in, for self-signed test servers).
-private final class TrustingDelegate: NSObject, URLSessionDelegate, Sendable {
-    func urlSession(
-        _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-    ) {
-        #if canImport(Darwin)
-            if let trust = challenge.protectionSpace.serverTrust {
-                completionHandler(.useCredential, URLCredential(trust: trust))
-                return
-            }
-        #endif
-        completionHandler(.performDefaultHandling, nil)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a `GeodatabaseJob` reports: its status, messages, and what it produced.
+/// Where a `Job` is: not started, running, paused (resumable), or finished.
 public enum JobStatus: String, Sendable, Codable, Equatable {
     case notStarted, started, paused, succeeded, failed
 }
@@ -22,11 +22,4 @@ public struct SyncResult: Sendable, Codable, Equatable {
     public var objectIdsAssigned: Int
     /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
     public var failedEdits: [String]
-}
-
-/// What a finished job produced.
-public enum JobOutcome: Sendable, Equatable {
-    /// `generateGeodatabase`: the replica file, in place.
-    case geodatabase(path: String)
-    case sync(SyncResult)
 }

@@ -1,0 +1,160 @@
+import Foundation
+import OutpostGeoPackage
+import OutpostWire
+
+/// The I/O behind each action of `JobStateMachine`: what happened comes back as an event.
+extension JobEngine {
+    func perform(_ action: JobStateMachine.Action) async throws -> JobStateMachine.Event {
+        let document = self.document
+        if document.kind == .sync { try holdSync() }
+        switch action {
+        case .prepare:
+            if document.kind == .generate {
+                guard !FileManager.default.fileExists(atPath: document.path) else {
+                    throw ClientError.geodatabase("\(document.path) exists already")
+                }
+                return .prepared(nil)
+            }
+            return .prepared(try SyncPreparer.prepare(try openGeodatabase(), document: document))
+        case .uploadEdits(let file):
+            return .editsUploaded(id: try await connection.upload(file: URL(fileURLWithPath: file), contentType: "application/json"))
+        case .submit(let operation, let fields, let inlineEdits):
+            var form = fields.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+            if let inlineEdits { form.append(("edits", try String(contentsOfFile: inlineEdits, encoding: .utf8))) }
+            let answer = try await connection.postForm(connection.url(operation), form)
+            guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("\(operation) answered no statusUrl") }
+            let note =
+                document.kind == .generate ? "replica \(submission.replicaId) requested" : "sync submitted (\(document.editsUploaded) edits)"
+            return .submitted(statusURL: submission.statusURL, note: note)
+        case .poll(let statusURL, let wait):
+            if wait > .zero { try await Task.sleep(for: wait) }
+            guard let url = URL(string: statusURL) else { throw ClientError.invalidResponse("bad statusUrl \(statusURL)") }
+            let answer = try await connection.getJSON(url)
+            guard let status = ReplicaJobStatus(json: answer) else {
+                throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))")
+            }
+            return .polled(status)
+        case .download(let resultURL, let offset, let length):
+            guard let url = URL(string: resultURL), let partial = document.partialPath else { throw ClientError.invalidResponse("no result URL") }
+            if !FileManager.default.fileExists(atPath: partial) { FileManager.default.createFile(atPath: partial, contents: nil) }
+            // What is on disk is what was received (a crash may have cut the bookkeeping short).
+            let onDisk = ((try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? NSNumber)?.intValue ?? 0
+            if onDisk < offset { return .partialFileHolds(bytes: onDisk, path: partial) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: partial))
+            defer { try? handle.close() }
+            if onDisk > offset { try handle.truncate(atOffset: UInt64(offset)) }
+            let (data, total) = try await connection.download(url, offset: offset, length: length)
+            try handle.seekToEnd()
+            try handle.write(contentsOf: data)
+            return .received(bytes: data.count, total: total)
+        case .finish:
+            guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
+            return document.kind == .generate ? try finishGenerate(partial, document) : try finishSync(partial, document)
+        case .interrupt, .pause, .succeed, .fail, .none:
+            return .interrupted
+        }
+    }
+
+    private func finishGenerate(_ partial: String, _ document: JobDocument) throws -> JobStateMachine.Event {
+        // A file from the network is checked before it becomes the device's geodatabase.
+        do { try ReplicaFile.checkUntrusted(partial) } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw ClientError.invalidResponse("the replica file: \(String(describing: error))")
+        }
+        try FileManager.default.moveItem(atPath: partial, toPath: document.path)
+        do {
+            try Geodatabase.open(document.path).close()
+        } catch {
+            try? FileManager.default.removeItem(atPath: document.path)
+            throw error
+        }
+        return .finished(nil)
+    }
+
+    private func finishSync(_ partial: String, _ document: JobDocument) throws -> JobStateMachine.Event {
+        let applied = try openGeodatabase().applyDelta(
+            at: partial, throughChangeId: document.throughChangeId, uploadedLayers: Set(document.uploadedLayers))
+        for path in [partial, document.editsFile].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        return .finished(
+            SyncResult(
+                editsUploaded: document.editsUploaded, changesApplied: applied.changesApplied, changesDeferred: applied.changesDeferred,
+                objectIdsAssigned: applied.objectIdsAssigned,
+                failedEdits: applied.failedEdits.map { "\($0.layerId):\($0.result.globalId ?? "?"): \($0.result.error?.description ?? "")" }))
+    }
+
+    func openGeodatabase() throws -> Geodatabase {
+        if let open = state.withLock({ $0.geodatabase }) { return open }
+        let opened = try Geodatabase.open(document.path)
+        state.withLock { $0.geodatabase = opened }
+        return opened
+    }
+
+    /// A sync holds the geodatabase (no transaction may start) from its first step to its end.
+    private func holdSync() throws {
+        guard !state.withLock({ $0.holdsSync }) else { return }
+        try openGeodatabase().beginSync()
+        state.withLock { $0.holdsSync = true }
+    }
+
+    func releaseSync() {
+        let (held, geodatabase) = state.withLock { state in
+            defer { state.holdsSync = false }
+            return (state.holdsSync, state.geodatabase)
+        }
+        if held { geodatabase?.endSync() }
+    }
+}
+
+/// Fixes what a sync sends: the generations and directions, and the local edits (netted,
+/// written to a file next to the geodatabase so a retry sends the very same bytes).
+enum SyncPreparer {
+    static func prepare(_ geodatabase: Geodatabase, document: JobDocument) throws -> JobStateMachine.SyncPreparation {
+        let parameters = document.sync ?? SyncGeodatabaseParameters()
+        let info = try geodatabase.info()
+        guard !info.replicaId.isEmpty else { throw ClientError.geodatabase("the file is not a registered replica (syncModel none)") }
+        var request = SynchronizeReplicaRequest(replicaId: info.replicaId)
+        request.isAsync = true
+        request.dataFormat = .sqlite
+        request.returnIdsForAdds = true
+        request.transportType = .url
+        request.rollbackOnFailure = parameters.rollbackOnFailure
+        request.returnAttachmentsDataByUrl = false
+        func direction(_ layerId: Int) -> SyncDirection {
+            parameters.layerOptions.first { $0.layerId == layerId }?.syncDirection ?? parameters.syncDirection
+        }
+        var uploading: Set<Int> = []
+        switch info.syncModel {
+        case .perLayer:
+            let chosen = parameters.layerOptions.isEmpty ? info.layers.map(\.layerId) : parameters.layerOptions.map(\.layerId)
+            var layers: [SyncLayerRequest] = []
+            for layer in info.layers where chosen.contains(layer.layerId) {
+                let d = direction(layer.layerId)
+                if d.uploads { uploading.insert(layer.layerId) }
+                layers.append(SyncLayerRequest(layerId: layer.layerId, serverGen: layer.serverGen, syncDirection: d))
+            }
+            request.syncLayers = .layers(layers)
+        case .perReplica:
+            request.replicaServerGen = info.replicaServerGen
+            request.syncDirection = parameters.syncDirection
+            if parameters.syncDirection.uploads { uploading = Set(info.layers.map(\.layerId)) }
+        case .none:
+            throw ClientError.geodatabase("the file is not a registered replica (syncModel none)")
+        }
+        var preparation = JobStateMachine.SyncPreparation(
+            fields: request.formFields.map { [$0.0, $0.1] }, editsFile: nil, editsSize: 0, throughChangeId: 0, uploadedLayers: [], editsUploaded: 0)
+        let (edits, through) = try geodatabase.pendingUpload()
+        let sent = edits.filter { uploading.contains($0.layerId) }
+        guard !sent.isEmpty else { return preparation }
+        let file = document.path + ".\(document.id).edits.json"
+        let bytes = Data(JSONValue.array(sent.map(\.syncJSON)).jsonText.utf8)
+        try bytes.write(to: URL(fileURLWithPath: file))
+        preparation.editsFile = file
+        preparation.editsSize = bytes.count
+        preparation.throughChangeId = through
+        preparation.uploadedLayers = sent.map(\.layerId)
+        preparation.editsUploaded = sent.reduce(0) {
+            $0 + $1.count + ($1.attachments.map { $0.adds.count + $0.updates.count + $0.deletes.count } ?? 0)
+        }
+        return preparation
+    }
+}
