@@ -20,7 +20,11 @@ import Testing
         return machine
     }
 
-    static func status(_ status: ServerJobStatus, result: String? = nil) -> ReplicaJobStatus {
+    static func status(_ status: ServerJobStatus, result: String? = nil) -> JobStateMachine.ServerProgress {
+        .init(replica(status, result: result))
+    }
+
+    static func replica(_ status: ServerJobStatus, result: String? = nil) -> ReplicaJobStatus {
         ReplicaJobStatus(
             replicaName: "r", replicaId: "{R}", transportType: .url, responseType: .data, submissionTime: 0, lastUpdatedTime: 0, status: status,
             resultURL: result)
@@ -101,9 +105,9 @@ import Testing
     @Test func aFailedServerJobOrAnErrorFailsTheJobWithIt() {
         var machine = Self.generate()
         _ = Self.feed(&machine, Array(Self.submittedThenCompleted.prefix(3)))
-        var failed = Self.status(.failed)
+        var failed = Self.replica(.failed)
         failed.error = ArcGISError(kind: .init(code: 400), message: "Unable to create replica.")
-        #expect(Self.feed(&machine, [.polled(failed)]) == [.fail(.server(code: 400, message: "Unable to create replica.", details: []))])
+        #expect(Self.feed(&machine, [.polled(.init(failed))]) == [.fail(.server(code: 400, message: "Unable to create replica.", details: []))])
         var other = Self.generate()
         #expect(Self.feed(&other, [.start, .failed(.network("gone"))]) == [.prepare, .fail(.network("gone"))])
         #expect(other.document.messages.last?.text == "failed: network: gone")

@@ -4,7 +4,7 @@ import OutpostWire
 /// Everything a generate or sync job knows, Codable: `toJSON` writes it, `fromJSON` reads it
 /// back in any process (docs/client.md, "Jobs"). No credentials are kept.
 struct JobDocument: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable { case generate, sync }
+    enum Kind: String, Codable, Sendable { case generate, sync, exportTiles }
     enum Step: String, Codable, Sendable { case prepare, submit, poll, download, finish, done }
 
     var format = 1
@@ -20,6 +20,7 @@ struct JobDocument: Codable, Sendable, Equatable {
     var path: String
     var generate: GenerateGeodatabaseParameters?
     var sync: SyncGeodatabaseParameters?
+    var exportTiles: ExportTileCacheParameters?
     var statusURL: String?
     var resultURL: String?
     var partialPath: String?
@@ -40,8 +41,9 @@ struct JobDocument: Codable, Sendable, Equatable {
 
     init(
         id: String, kind: Kind, serviceURL: String, path: String, generate: GenerateGeodatabaseParameters? = nil,
-        sync: SyncGeodatabaseParameters? = nil
+        sync: SyncGeodatabaseParameters? = nil, exportTiles: ExportTileCacheParameters? = nil
     ) {
+        self.exportTiles = exportTiles
         self.id = id
         self.kind = kind
         self.serviceURL = serviceURL
@@ -52,7 +54,7 @@ struct JobDocument: Codable, Sendable, Equatable {
 
     /// `polls` is left out: a restored job starts polling quickly again.
     enum CodingKeys: String, CodingKey {
-        case format, id, kind, serviceURL, status, progress, messages, step, error, path, generate, sync, statusURL, resultURL
+        case format, id, kind, serviceURL, status, progress, messages, step, error, path, generate, sync, exportTiles, statusURL, resultURL
         case partialPath, receivedBytes, totalBytes, syncFields, editsFile, editsSize, editsUploadID, throughChangeId, uploadedLayers
         case editsUploaded, syncResult
     }

@@ -9,7 +9,7 @@ extension JobEngine {
         if document.kind == .sync { try holdSync() }
         switch action {
         case .prepare:
-            if document.kind == .generate {
+            if document.kind != .sync {
                 guard !FileManager.default.fileExists(atPath: document.path) else {
                     throw ClientError.geodatabase("\(document.path) exists already")
                 }
@@ -22,6 +22,12 @@ extension JobEngine {
             var form = fields.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
             if let inlineEdits { form.append(("edits", try String(contentsOfFile: inlineEdits, encoding: .utf8))) }
             let answer = try await connection.postForm(connection.url(operation), form)
+            if document.kind == .exportTiles {
+                guard let job = answer["jobId"]?.stringValue else { throw ClientError.invalidResponse("exportTiles answered no jobId") }
+                // A vector tile service's jobs sit under the service, a map service's under the operation.
+                let status = connection.url(connection.serviceURL.path.hasSuffix("/VectorTileServer") ? "jobs/\(job)" : "exportTiles/jobs/\(job)")
+                return .submitted(statusURL: status.absoluteString, note: "tile export \(job) submitted")
+            }
             guard let submission = ReplicaJobSubmission(json: answer) else { throw ClientError.invalidResponse("\(operation) answered no statusUrl") }
             let note =
                 document.kind == .generate ? "replica \(submission.replicaId) requested" : "sync submitted (\(document.editsUploaded) edits)"
@@ -30,10 +36,11 @@ extension JobEngine {
             if wait > .zero { try await Task.sleep(for: wait) }
             guard let url = URL(string: statusURL) else { throw ClientError.invalidResponse("bad statusUrl \(statusURL)") }
             let answer = try await connection.getJSON(url)
+            if document.kind == .exportTiles { return .polled(try await geoprocessingProgress(answer, jobURL: url)) }
             guard let status = ReplicaJobStatus(json: answer) else {
                 throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))")
             }
-            return .polled(status)
+            return .polled(.init(status))
         case .download(let resultURL, let offset, let length):
             guard let url = URL(string: resultURL), let partial = document.partialPath else { throw ClientError.invalidResponse("no result URL") }
             if !FileManager.default.fileExists(atPath: partial) { FileManager.default.createFile(atPath: partial, contents: nil) }
@@ -49,7 +56,11 @@ extension JobEngine {
             return .received(bytes: data.count, total: total)
         case .finish:
             guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
-            return document.kind == .generate ? try finishGenerate(partial, document) : try finishSync(partial, document)
+            switch document.kind {
+            case .generate: return try finishGenerate(partial, document)
+            case .sync: return try finishSync(partial, document)
+            case .exportTiles: return try finishExport(partial, document)
+            }
         case .interrupt, .pause, .succeed, .fail, .none:
             return .interrupted
         }
@@ -68,6 +79,39 @@ extension JobEngine {
             try? FileManager.default.removeItem(atPath: document.path)
             throw error
         }
+        return .finished(nil)
+    }
+
+    /// A geoprocessing job's state; once it has succeeded, the package's URL: its output
+    /// folder (`results/out_service_url`) lists the one file.
+    private func geoprocessingProgress(_ answer: JSONValue, jobURL: URL) async throws -> JobStateMachine.ServerProgress {
+        guard let status = GeoprocessingJobStatus(json: answer) else {
+            throw ClientError.invalidResponse("not a job status: \(answer.jsonText.prefix(200))")
+        }
+        switch status.status {
+        case .succeeded:
+            let folder = try await connection.getJSON(jobURL.appendingPathComponent("results/out_service_url"))["value"]?.stringValue
+            guard let folder, let folderURL = URL(string: folder) else { throw ClientError.invalidResponse("the export names no output folder") }
+            let listing = try await connection.getJSON(folderURL)
+            guard let file = listing["files"]?[0]?["url"]?.stringValue else { throw ClientError.invalidResponse("the export's folder lists no file") }
+            return .completed(resultURL: file)
+        case .failed, .timedOut, .cancelled:
+            let errors = status.messages.filter { $0.kind == .error }.map(\.description)
+            return .failed(
+                .server(code: 500, message: errors.first ?? "the tile export \(status.status.rawValue)", details: Array(errors.dropFirst())))
+        default:
+            return .running
+        }
+    }
+
+    /// A package is a zip (`.tpkx`) or an SQLite database (MBTiles): anything else is refused.
+    private func finishExport(_ partial: String, _ document: JobDocument) throws -> JobStateMachine.Event {
+        let head = (try? FileHandle(forReadingFrom: URL(fileURLWithPath: partial)).read(upToCount: 16)) ?? Data()
+        guard head.starts(with: [0x50, 0x4B, 0x03, 0x04]) || head.starts(with: Data("SQLite format 3\u{0}".utf8)) else {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw ClientError.invalidResponse("the tile package is neither a zip nor an SQLite database")
+        }
+        try FileManager.default.moveItem(atPath: partial, toPath: document.path)
         return .finished(nil)
     }
 

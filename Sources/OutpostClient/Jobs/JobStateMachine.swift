@@ -51,7 +51,7 @@ struct JobStateMachine: Sendable, Equatable {
         case prepared(SyncPreparation?)
         case editsUploaded(id: String)
         case submitted(statusURL: String, note: String)
-        case polled(ReplicaJobStatus)
+        case polled(ServerProgress)
         /// The partial file holds `bytes` (after a crash it may hold less than was counted).
         case partialFileHolds(bytes: Int, path: String)
         case received(bytes: Int, total: Int?)
@@ -59,6 +59,26 @@ struct JobStateMachine: Sendable, Equatable {
         /// The action under way stopped: by `interrupt`, or cut short.
         case interrupted
         case failed(ClientError)
+    }
+
+    /// A server job's state, whichever API reported it (a replica job's or a geoprocessing job's).
+    enum ServerProgress: Equatable, Sendable {
+        case running
+        case completed(resultURL: String)
+        case failed(ClientError)
+
+        /// A replica job's status (`createReplica`, `synchronizeReplica`).
+        init(_ status: ReplicaJobStatus) {
+            switch status.status {
+            case .completed, .completedWithErrors:
+                self = status.resultURL.map { .completed(resultURL: $0) } ?? .failed(.invalidResponse("a completed job without resultUrl"))
+            case .failed:
+                let error = status.error
+                self = .failed(.server(code: error?.code ?? 500, message: error?.message ?? "the server job failed", details: error?.details ?? []))
+            default:
+                self = .running
+            }
+        }
     }
 
     struct SyncPreparation: Equatable, Sendable {
@@ -72,7 +92,11 @@ struct JobStateMachine: Sendable, Equatable {
 
     /// Progress ranges per step: generate (submit, poll, download, finish), sync likewise.
     private var ranges: (submitted: Double, polled: Double, downloaded: Double) {
-        document.kind == .generate ? (0.05, 0.3, 0.95) : (0.15, 0.4, 0.85)
+        switch document.kind {
+        case .generate: (0.05, 0.3, 0.95)
+        case .exportTiles: (0.02, 0.7, 0.99)
+        case .sync: (0.15, 0.4, 0.85)
+        }
     }
 
     mutating func handle(_ event: Event, at date: Date) -> Action {
@@ -129,8 +153,13 @@ struct JobStateMachine: Sendable, Equatable {
         switch document.step {
         case .prepare: return .prepare
         case .submit:
-            if document.kind == .generate {
+            switch document.kind {
+            case .generate:
                 return .submit(operation: "createReplica", fields: document.generate?.formFields.map { [$0.0, $0.1] } ?? [], inlineEdits: nil)
+            case .exportTiles:
+                return .submit(operation: "exportTiles", fields: document.exportTiles?.formFields.map { [$0.0, $0.1] } ?? [], inlineEdits: nil)
+            case .sync:
+                break
             }
             var fields = document.syncFields ?? []
             guard let edits = document.editsFile else { return .submit(operation: "synchronizeReplica", fields: fields, inlineEdits: nil) }
@@ -173,10 +202,9 @@ struct JobStateMachine: Sendable, Equatable {
             document.polls = 0
             document.progress = ranges.submitted
             note(text, date)
-        case (.polled(let status), .poll):
-            switch status.status {
-            case .completed, .completedWithErrors:
-                guard let result = status.resultURL else { return fail(.invalidResponse("a completed job without resultUrl"), date) }
+        case (.polled(let progress), .poll):
+            switch progress {
+            case .completed(let result):
                 document.resultURL = result
                 document.step = .download
                 document.progress = ranges.polled
@@ -185,11 +213,9 @@ struct JobStateMachine: Sendable, Equatable {
                     document.receivedBytes = 0
                 }
                 note("server job completed", date)
-            case .failed:
-                let error = status.error
-                return fail(
-                    .server(code: error?.code ?? 500, message: error?.message ?? "the server job failed", details: error?.details ?? []), date)
-            default:
+            case .failed(let error):
+                return fail(error, date)
+            case .running:
                 document.polls += 1
                 let (start, end) = (ranges.submitted, ranges.polled)
                 document.progress = start + (end - start) * (1 - 1 / Double(document.polls + 1))
