@@ -14,7 +14,10 @@ struct Outpost: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outpost",
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
-        subcommands: [Serve.self, Import.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self])
+        subcommands: [
+            Serve.self, Import.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
+            OfflineMap.self,
+        ])
 }
 
 struct Serve: AsyncParsableCommand {

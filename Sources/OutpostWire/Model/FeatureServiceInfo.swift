@@ -5,6 +5,12 @@ public struct FeatureServiceInfo: Sendable, Equatable {
         public var id: Int
         public var name: String
         public var isTable: Bool
+
+        public init(id: Int, name: String, isTable: Bool) {
+            self.id = id
+            self.name = name
+            self.isTable = isTable
+        }
     }
 
     public var syncEnabled: Bool

@@ -1,0 +1,134 @@
+import Foundation
+import OutpostWire
+
+/// A child job of an offline map job.
+protocol ChildJob: Sendable {
+    var status: JobStatus { get }
+    var fraction: Double { get }
+    var pollInterval: Duration { get nonmutating set }
+    func start()
+    func pause()
+    func cancel()
+    func toJSON() throws -> Data
+    /// Waits for the end; throws the child's error.
+    func waitForEnd() async throws
+}
+
+extension Job: ChildJob {
+    var fraction: Double { progress.fractionCompleted }
+
+    func waitForEnd() async throws {
+        // A geodatabase the job opened is closed: the offline map's files are the output.
+        (try await output as? Geodatabase)?.close()
+    }
+}
+
+extension GenerateOfflineMapJob {
+    func run() async {
+        let staging = self.staging
+        do {
+            for folder in ["data", "tiles"] {
+                try FileManager.default.createDirectory(atPath: "\(staging)/\(folder)", withIntermediateDirectories: true)
+            }
+        } catch {
+            return finish(.failure(.geodatabase("cannot write \(staging): \(error)")))
+        }
+        let count = state.withLock { $0.document.children.count }
+        for index in 0..<count {
+            let record = state.withLock { $0.document.children[index] }
+            guard record.state == .pending || record.state == .running else { continue }
+            let child: any ChildJob
+            do { child = try makeChild(record, staging: staging) } catch {
+                return finish(.failure(error as? ClientError ?? .invalidResponse("\(error)")))
+            }
+            let go = state.withLock { state -> Bool in
+                guard !state.cancelRequested, !state.pauseRequested else { return false }
+                state.document.children[index].state = .running
+                state.child = child
+                return true
+            }
+            guard go else { return stopped(at: index, child: nil) }
+            child.pollInterval = childPollInterval
+            child.start()
+            note("\(record.kind == .geodatabase ? "replica" : "tiles") of \(record.serviceURL)")
+            while child.status == .started || child.status == .notStarted {
+                progress.completedUnitCount = Int64(index * 1000) + Int64(child.fraction * 1000)
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            if child.status == .paused { return stopped(at: index, child: child) }
+            do {
+                try await child.waitForEnd()
+                state.withLock {
+                    $0.document.children[index].state = .done
+                    $0.document.children[index].saved = nil
+                }
+            } catch {
+                let reason = error as? ClientError ?? .invalidResponse("\(error)")
+                if state.withLock({ $0.cancelRequested }) { return finish(.failure(.cancelled)) }
+                state.withLock {
+                    $0.document.children[index].state = .failed
+                    $0.document.children[index].error = reason
+                }
+                note("\(record.serviceURL) failed: \(reason.description)")
+                guard state.withLock({ $0.document.parameters.continueOnErrors }) else { return finish(.failure(reason)) }
+            }
+            progress.completedUnitCount = Int64((index + 1) * 1000)
+        }
+        do {
+            try writeMap(into: staging)
+            let directory = state.withLock { $0.document.directory }
+            try? FileManager.default.removeItem(atPath: directory)  // empty, as checked when the job was made
+            guard rename(staging, directory) == 0 else { throw ClientError.geodatabase("cannot move the offline map to \(directory)") }
+            finish(.success(()))
+        } catch {
+            finish(.failure(error as? ClientError ?? .geodatabase("\(error)")))
+        }
+    }
+
+    /// Paused (or cancelled) between or during child jobs: the child's state is kept.
+    private func stopped(at index: Int, child: (any ChildJob)?) {
+        if state.withLock({ $0.cancelRequested }) { return finish(.failure(.cancelled)) }
+        let saved = try? child?.toJSON()
+        state.withLock { state in
+            if let saved { state.document.children[index].saved = saved }
+            state.document.status = .paused
+            state.pauseRequested = false
+            state.task = nil
+            state.child = nil
+            state.document.messages.append(JobMessage(date: Date(), text: "paused"))
+        }
+    }
+
+    private func makeChild(_ record: Child, staging: String) throws -> any ChildJob {
+        guard let url = URL(string: record.serviceURL) else { throw ClientError.invalidResponse("bad service URL \(record.serviceURL)") }
+        let file = URL(fileURLWithPath: "\(staging)/\(record.file)")
+        let plan = state.withLock { $0.document.plan }
+        switch record.kind {
+        case .geodatabase:
+            if let saved = record.saved { return try GenerateGeodatabaseJob.fromJSON(saved, token: token, transport: transport) }
+            guard let planned = plan.geodatabases.first(where: { $0.serviceURL == record.serviceURL }) else {
+                throw ClientError.invalidResponse("no plan for \(record.serviceURL)")
+            }
+            let task = GeodatabaseSyncTask(url: url, token: token, transport: transport)
+            return task.makeGenerateGeodatabaseJob(parameters: planned.parameters, downloadFileURL: file)
+        case .tiles:
+            if let saved = record.saved { return try ExportTileCacheJob.fromJSON(saved, token: token, transport: transport) }
+            guard let planned = plan.tileCaches.first(where: { $0.serviceURL == record.serviceURL }) else {
+                throw ClientError.invalidResponse("no plan for \(record.serviceURL)")
+            }
+            return ExportTileCacheTask(url: url, token: token, transport: transport).makeExportTileCacheJob(
+                parameters: planned.parameters, downloadFileURL: file)
+        }
+    }
+
+    /// `map.json` and `package.json` (docs/offline-map-format.md).
+    private func writeMap(into folder: String) throws {
+        let document = state.withLock { $0.document }
+        let webMap = (try? JSONParser.parse(document.webMap)) ?? .null
+        let item = (try? JSONParser.parse(document.item)) ?? .null
+        let map = OfflineMapFolder.map(webMap: webMap, plan: document.plan, children: document.children)
+        let manifest = OfflineMapFolder.manifest(document: document, item: item)
+        try Data(map.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/map.json"))
+        try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
+    }
+}

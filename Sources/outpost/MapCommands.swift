@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import OutpostClient
+
+/// `outpost map capabilities|take-offline`: a web map taken offline into a folder with the
+/// client library's `OfflineMapTask` (docs/client.md, "Offline maps"), against any portal.
+struct OfflineMap: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.", subcommands: [Capabilities.self, TakeOffline.self])
+
+    struct Source: ParsableArguments {
+        @Argument(help: "The web map's item id.") var webMap: String
+        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Option(name: .long, help: "A token for the server.") var token: String?
+        @Option(name: .long, help: "The area: xmin,ymin,xmax,ymax[,wkid] (default wkid 4326).") var area: String
+        @Option(name: .long, help: "The most zoomed-out scale to take (e.g. 147914382); 0: the map's.") var minScale: Double = 0
+        @Option(name: .long, help: "The most zoomed-in scale to take; 0: the map's.") var maxScale: Double = 0
+        @Flag(name: .long, help: "Leave the basemap out.") var noBasemap = false
+        @Option(name: .long, help: "Attachments of: none, all, readonly, editable (default: the map's offline settings).") var attachments: String?
+        @Flag(name: .long, help: "Snapshots: register no replica on the server (updateMode noUpdates).") var noUpdates = false
+        @Flag(name: .long, help: "Stop at the first layer that cannot go offline (continueOnErrors off).") var strict = false
+
+        func task() throws -> OfflineMapTask {
+            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            return OfflineMapTask(portal: url, webMapItemId: webMap, token: token)
+        }
+
+        func parameters(_ task: OfflineMapTask) async throws -> GenerateOfflineMapParameters {
+            let numbers = area.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard numbers.count == 4 || numbers.count == 5 else { throw ValidationError("--area: xmin,ymin,xmax,ymax[,wkid]") }
+            var parameters = try await task.makeDefaultGenerateOfflineMapParameters(
+                areaOfInterest: Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3]),
+                spatialReference: SpatialReference(wkid: numbers.count == 5 ? Int(numbers[4]) : 4326), minScale: minScale, maxScale: maxScale)
+            parameters.includeBasemap = !noBasemap
+            parameters.continueOnErrors = !strict
+            if noUpdates { parameters.updateMode = .noUpdates }
+            if let attachments {
+                let options: [String: ReturnLayerAttachmentOption] = [
+                    "none": .none, "all": .allLayers, "readonly": .readOnlyLayers, "editable": .editableLayers,
+                ]
+                guard let option = options[attachments] else { throw ValidationError("--attachments: none, all, readonly or editable") }
+                parameters.returnLayerAttachmentOption = option
+            }
+            return parameters
+        }
+    }
+
+    struct Capabilities: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Which layers and tables can go offline for the area, and why not.")
+        @OptionGroup var source: Source
+
+        func run() async throws {
+            let task = try source.task()
+            let plan = try await task.offlineMapCapabilities(parameters: try await source.parameters(task))
+            for layer in plan.layers {
+                let verdict = layer.capability.supportsOffline ? "offline" : layer.capability.remainsOnline ? "online" : "left out"
+                print("\(layer.mapLayerId)\t\(verdict)\t\(layer.title)\(layer.capability.error.map { "\t\($0)" } ?? "")")
+            }
+        }
+    }
+
+    struct TakeOffline: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "take-offline", abstract: "Take the map offline into a folder.")
+        @OptionGroup var source: Source
+        @Option(name: .long, help: "The folder to write (absent or empty).") var out: String
+
+        func run() async throws {
+            let task = try source.task()
+            let job = try await task.makeGenerateOfflineMapJob(
+                parameters: try await source.parameters(task), downloadDirectory: URL(fileURLWithPath: out))
+            job.start()
+            var printed = 0
+            var lastTenth = -1
+            while job.status == .started || job.status == .notStarted {
+                for message in job.messages.dropFirst(printed) { print("map: \(message.text)") }
+                printed = job.messages.count
+                let tenth = Int(job.progress.fractionCompleted * 10)
+                if tenth != lastTenth {
+                    print("map: \(tenth * 10)%")
+                    lastTenth = tenth
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let result = try await job.output
+            for message in job.messages.dropFirst(printed) { print("map: \(message.text)") }
+            print("map: 100%")
+            for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
+                print("not taken: \(layer): \(error.description)")
+            }
+            print(result.directory.path)
+        }
+    }
+}
