@@ -3,10 +3,12 @@ import Foundation
 import OutpostClient
 
 /// `outpost map capabilities|take-offline`: a web map taken offline into a folder with the
-/// client library's `OfflineMapTask` (docs/client.md, "Offline maps"), against any portal.
+/// client library's `OfflineMapTask` (docs/client.md, "Offline maps"), against any portal;
+/// `updates|sync|unregister DIR`: the folder kept in step with its services (`OfflineMapSyncTask`).
 struct OfflineMap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.", subcommands: [Capabilities.self, TakeOffline.self])
+        commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.",
+        subcommands: [Capabilities.self, TakeOffline.self, Updates.self, Sync.self, Unregister.self])
 
     struct Source: ParsableArguments {
         @Argument(help: "The web map's item id.") var webMap: String
@@ -89,5 +91,49 @@ struct OfflineMap: AsyncParsableCommand {
             }
             print(result.directory.path)
         }
+    }
+
+    struct Folder: ParsableArguments {
+        @Argument(help: "An offline map folder.") var folder: String
+        @Option(name: .long, help: "A token for the services.") var token: String?
+
+        func task() throws -> OfflineMapSyncTask { try OfflineMapSyncTask(offlineMapDirectory: URL(fileURLWithPath: folder), token: token) }
+    }
+
+    struct Updates: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "What the offline map has to send, and whether the services may have changes.")
+        @OptionGroup var folder: Folder
+
+        func run() async throws {
+            let info = try await folder.task().checkForUpdates()
+            print("upload: \(info.uploadAvailability.rawValue)")
+            print("download: \(info.downloadAvailability.rawValue)")
+        }
+    }
+
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sync every geodatabase of the offline map with its service.")
+        @OptionGroup var folder: Folder
+        @Option(name: .long, help: "bidirectional, upload or download.") var direction = "bidirectional"
+
+        func run() async throws {
+            guard let syncDirection = SyncDirection(lenient: direction), syncDirection != .snapshot else {
+                throw ValidationError("--direction: bidirectional, upload or download")
+            }
+            let result = try await folder.task().sync(parameters: OfflineMapSyncParameters(syncDirection: syncDirection))
+            for (file, done) in result.results.sorted(by: { $0.key < $1.key }) {
+                print("\(file)\tuploaded \(done.editsUploaded) edits, applied \(done.changesApplied) server changes")
+                for failure in done.failedEdits { print("\(file)\trefused: \(failure)") }
+            }
+            for (file, error) in result.errors.sorted(by: { $0.key < $1.key }) { print("\(file)\tfailed: \(error.description)") }
+            if result.hasErrors { throw ExitCode(2) }
+        }
+    }
+
+    struct Unregister: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Unregister every replica of the offline map (before deleting it).")
+        @OptionGroup var folder: Folder
+
+        func run() async throws { try await folder.task().unregisterAll() }
     }
 }

@@ -2,7 +2,10 @@
 offline into a folder that GDAL opens without Outpost (docs/offline-map-format.md)."""
 import json
 import os
+import sqlite3
 import subprocess
+import urllib.parse
+import urllib.request
 
 from conftest import outpost, running_server
 
@@ -36,3 +39,27 @@ def test_the_demo_map_goes_offline_into_a_folder_gdal_opens(tmp_path):
     with rasterio.open(folder / "tiles" / "DemoBasemap.tpkx") as dataset:
         assert dataset.driver == "ESRIC" and dataset.width > 0 and dataset.read(4).any(), dataset.profile
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".partial")]
+
+
+def test_an_offline_map_edited_with_gdal_syncs_with_the_cli_and_is_unregistered(tmp_path):
+    """An edit made by GDAL in the offline map's GeoPackage goes up with `outpost map sync`
+    (the file's triggers logged it), the server's come down, `unregister` ends the replicas."""
+    with running_server() as base:
+        folder = tmp_path / "field"
+        outpost("map", "take-offline", DEMO_MAP, "--server", base, "--area", "13.2,52.4,13.26,52.46", "--no-basemap", "--out", str(folder))
+        assert outpost("map", "updates", str(folder)).stdout.splitlines()[0] == "upload: none"
+        demo = folder / "data" / "Demo.gpkg"
+        with sqlite3.connect(demo) as db:
+            (trees,) = db.execute("SELECT table_name FROM outpost_sync_layers WHERE layer_id = 2").fetchone()
+        subprocess.run(["ogrinfo", str(demo), "-sql",
+                        f"UPDATE \"{trees}\" SET species = 'Edited in GDAL' WHERE OBJECTID = (SELECT min(OBJECTID) FROM \"{trees}\")"],
+                       check=True, capture_output=True)
+        assert outpost("map", "updates", str(folder)).stdout.splitlines()[0] == "upload: available"
+        synced = outpost("map", "sync", str(folder)).stdout
+        assert "data/Demo.gpkg\tuploaded 1 edits" in synced, synced
+        query = urllib.parse.urlencode({"where": "species = 'Edited in GDAL'", "returnCountOnly": "true", "f": "json"})
+        with urllib.request.urlopen(f"{base}/rest/services/Demo/FeatureServer/2/query?{query}") as response:
+            assert json.loads(response.read())["count"] == 1
+        outpost("map", "unregister", str(folder))
+        refused = outpost("map", "sync", str(folder), check=False)
+        assert refused.returncode != 0 and "failed" in refused.stdout, refused.stdout

@@ -1,0 +1,55 @@
+import Foundation
+import OutpostClient
+import OutpostStorage
+import OutpostStore
+import Testing
+
+/// An offline map folder kept in step with its services (docs/client.md, "Offline maps"):
+/// local edits go up and the server's come down for every geodatabase, what is pending is
+/// reported, and unregistering ends every replica.
+@Suite struct OfflineMapSyncTests {
+    @Test func anOfflineMapSyncsBothWaysAndUnregistersEveryReplica() async throws {
+        try await withLiveServer { serviceURL, store, device in
+            let task = OfflineMapTask(portal: OfflineMapTaskTests.portal(serviceURL), webMapItemId: OfflineMapTaskTests.demoMap)
+            var parameters = try await task.makeDefaultGenerateOfflineMapParameters(areaOfInterest: treeCorner)
+            parameters.includeBasemap = false
+            let folder = URL(fileURLWithPath: "\(device)/field-map")
+            let job = try await task.makeGenerateOfflineMapJob(parameters: parameters, downloadDirectory: folder)
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            _ = try await job.output
+
+            let sync = try OfflineMapSyncTask(offlineMapDirectory: folder)
+            #expect(sync.geodatabases.map(\.file).sorted() == ["data/Demo.gpkg", "data/Parcels.gpkg"])
+            #expect(try await sync.checkForUpdates().uploadAvailability == .none)
+
+            // Offline: a tree added on the device; online: another added on the server.
+            let demo = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
+            let trees = try demo.featureTable(layerId: 2)
+            try await trees.add(trees.makeFeature(attributes: ["species": "Planted offline"], geometry: .point(Point(x: 13.22, y: 52.42))))
+            demo.close()
+            let info = try await sync.checkForUpdates()
+            #expect(info.uploadAvailability == .available && info.downloadAvailability == .indeterminate)
+            let service = ServiceConnection(serviceURL: serviceURL)
+            _ = try await service.postForm(
+                service.url("2/applyEdits"),
+                [("adds", #"[{"attributes":{"species":"Planted online"},"geometry":{"x":13.23,"y":52.43,"spatialReference":{"wkid":4326}}}]"#)])
+
+            let result = try await sync.sync(pollInterval: .milliseconds(20))
+            #expect(!result.hasErrors && result.results["data/Demo.gpkg"]?.editsUploaded == 1, "\(result)")
+            #expect(try await serverTrees(service).values.contains { $0["species"] == "Planted online" })
+            #expect(try await serverTrees(service).values.contains { $0["species"] == "Planted offline" })
+            let synced = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
+            let online = try await synced.featureTable(layerId: 2).queryFeatures(whereClause: "species = 'Planted online'")
+            let replica = try synced.info().replicaId
+            synced.close()
+            #expect(online.count == 1)
+            #expect(try await sync.checkForUpdates().uploadAvailability == .none)
+
+            try await sync.unregisterAll()
+            #expect(try store.replicas.replica(service: "Demo", id: replica) == nil)
+            let after = try await sync.sync(pollInterval: .milliseconds(20))
+            #expect(after.errors.count == 2, "unregistered replicas no longer sync")
+        }
+    }
+}
