@@ -13,9 +13,9 @@ public struct MapAreaClient: Sendable {
     public let base: URL
     let connection: ServiceConnection
 
-    public init(base: URL, token: String? = nil, retryWindow: Duration = .seconds(60)) {
+    public init(base: URL, token: String? = nil, retryWindow: Duration = .seconds(60), transport: (any HTTPTransport)? = nil) {
         self.base = base
-        connection = ServiceConnection(serviceURL: base, token: token, retryWindow: retryWindow)
+        connection = ServiceConnection(serviceURL: base, token: token, retryWindow: retryWindow, transport: transport)
     }
 
     public struct Area: Sendable, Equatable {

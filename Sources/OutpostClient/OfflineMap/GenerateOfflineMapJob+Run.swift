@@ -75,6 +75,7 @@ extension GenerateOfflineMapJob {
             progress.completedUnitCount = Int64((index + 1) * 1000)
         }
         do {
+            try await registerPreplannedCopies(in: staging)
             try writeMap(into: staging)
             let directory = state.withLock { $0.document.directory }
             try? FileManager.default.removeItem(atPath: directory)  // empty, as checked when the job was made
@@ -102,7 +103,12 @@ extension GenerateOfflineMapJob {
     private func makeChild(_ record: Child, staging: String) throws -> any ChildJob {
         guard let url = URL(string: record.serviceURL) else { throw ClientError.invalidResponse("bad service URL \(record.serviceURL)") }
         let file = URL(fileURLWithPath: "\(staging)/\(record.file)")
-        let plan = state.withLock { $0.document.plan }
+        let (plan, portal) = state.withLock { ($0.document.plan, $0.document.portal) }
+        if let item = record.packageItemId {
+            guard let base = URL(string: portal) else { throw ClientError.invalidResponse("bad portal \(portal)") }
+            let connection = ServiceConnection(serviceURL: base, token: token, transport: transport)
+            return PackageDownload(connection: connection, url: base.appendingPathComponent("sharing/rest/content/items/\(item)/data"), file: file)
+        }
         switch record.kind {
         case .geodatabase:
             if let saved = record.saved { return try GenerateGeodatabaseJob.fromJSON(saved, token: token, transport: transport) }
@@ -121,6 +127,32 @@ extension GenerateOfflineMapJob {
         }
     }
 
+    /// A preplanned area that syncs: each downloaded geodatabase registered as a replica of its
+    /// own (every device's copy syncs independently of the package's replica).
+    private func registerPreplannedCopies(in staging: String) async throws {
+        let document = state.withLock { $0.document }
+        guard document.preplannedUpdateMode == .syncWithFeatureServices else { return }
+        for (index, child) in document.children.enumerated() where child.kind == .geodatabase && child.state == .done {
+            guard let url = URL(string: child.serviceURL) else { continue }
+            do {
+                let geodatabase = try Geodatabase.open(URL(fileURLWithPath: "\(staging)/\(child.file)"))
+                defer { geodatabase.close() }
+                let replica = try await GeodatabaseSyncTask(url: url, token: token, transport: transport).registerSyncEnabledGeodatabase(geodatabase)
+                note("\(child.file) registered as replica \(replica)")
+            } catch {
+                let reason = error as? ClientError ?? .invalidResponse("\(error)")
+                guard document.parameters.continueOnErrors else { throw reason }
+                // A copy that cannot sync is not left in the folder.
+                try? FileManager.default.removeItem(atPath: "\(staging)/\(child.file)")
+                note("\(child.file) could not be registered: \(reason.description)")
+                state.withLock {
+                    $0.document.children[index].state = .failed
+                    $0.document.children[index].error = reason
+                }
+            }
+        }
+    }
+
     /// `map.json` and `package.json` (docs/offline-map-format.md).
     private func writeMap(into folder: String) throws {
         let document = state.withLock { $0.document }
@@ -130,5 +162,64 @@ extension GenerateOfflineMapJob {
         let manifest = OfflineMapFolder.manifest(document: document, item: item)
         try Data(map.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/map.json"))
         try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
+    }
+}
+
+/// A package item's file downloaded whole (in ranges); a pause stops it, and it starts over.
+final class PackageDownload: ChildJob {
+    let connection: ServiceConnection
+    let url: URL
+    let file: URL
+    let state = Locked<(status: JobStatus, task: Task<Void, Never>?, error: ClientError?)>((.notStarted, nil, nil))
+
+    init(connection: ServiceConnection, url: URL, file: URL) {
+        self.connection = connection
+        self.url = url
+        self.file = file
+    }
+
+    var status: JobStatus { state.withLock { $0.status } }
+    var fraction: Double { status == .succeeded ? 1 : 0 }
+    var pollInterval: Duration {
+        get { .zero }
+        set {}
+    }
+
+    func start() {
+        state.withLock { state in
+            guard state.status == .notStarted || state.status == .paused else { return }
+            state.status = .started
+            state.task = Task {
+                do {
+                    _ = try await self.connection.downloadFile(self.url, to: self.file.path)
+                    self.state.withLock { $0.status = .succeeded }
+                } catch is CancellationError {
+                    self.state.withLock { $0.status = $0.status == .started ? .paused : $0.status }
+                } catch {
+                    self.state.withLock {
+                        $0.status = .failed
+                        $0.error = error as? ClientError ?? .invalidResponse("\(error)")
+                    }
+                }
+            }
+        }
+    }
+
+    func pause() { state.withLock { $0.task }?.cancel() }
+
+    func cancel() {
+        let task = state.withLock { state -> Task<Void, Never>? in
+            state.status = .failed
+            state.error = .cancelled
+            return state.task
+        }
+        task?.cancel()
+    }
+
+    func toJSON() throws -> Data { Data() }
+
+    func waitForEnd() async throws {
+        await state.withLock { $0.task }?.value
+        if let error = state.withLock({ $0.error }) { throw error }
     }
 }

@@ -10,10 +10,14 @@ public struct GenerateOfflineMapResult: Sendable, Equatable {
     public var hasErrors: Bool { !layerErrors.isEmpty || !tableErrors.isEmpty }
 }
 
+/// `makeDownloadPreplannedOfflineMapJob`'s job: the same machinery, packages downloaded.
+public typealias DownloadPreplannedOfflineMapJob = GenerateOfflineMapJob
+
 /// Takes a web map offline into a folder (docs/offline-map-format.md): one child job per
 /// service — a `GenerateGeodatabaseJob` per feature service, an `ExportTileCacheJob` per tiled
-/// service — run one after the other, progress weighted over them, then the map and the
-/// manifest written. Everything is written in a staging folder beside the destination and
+/// service, or for a preplanned area the download of each package (then each geodatabase
+/// registered when it syncs) — run one after the other, progress weighted over them, then the
+/// map and the manifest written. Everything is written in a staging folder beside the destination and
 /// renamed into place at the end: a failed or cancelled job leaves nothing half written.
 /// Pause, resume and `toJSON`/`fromJSON` go down to the child job under way.
 public final class GenerateOfflineMapJob: Sendable {
@@ -25,6 +29,8 @@ public final class GenerateOfflineMapJob: Sendable {
         var mapLayerIds: [String]
         /// Relative to the folder: `data/<service>.gpkg`, `tiles/<service>.tpkx|.mbtiles`.
         var file: String
+        /// Preplanned: the package item downloaded instead of a replica or an export made.
+        var packageItemId: String?
         var state = State.pending
         /// The child job saved when the offline map job was paused.
         var saved: Data?
@@ -46,6 +52,9 @@ public final class GenerateOfflineMapJob: Sendable {
         var directory: String
         var children: [Child]
         var finished = false
+        /// Preplanned: the map area downloaded, and how its geodatabases keep current.
+        var mapAreaId: String?
+        var preplannedUpdateMode: PreplannedUpdateMode?
     }
 
     struct State {

@@ -53,11 +53,14 @@ enum OfflineMapFolder {
         let parameters = document.parameters
         let area = parameters.areaOfInterest
         let files: [JSONValue] = document.children.filter { $0.state == .done }.map { child in
-            [
+            var entry: JSONObject = [
                 "kind": .string(child.kind == .geodatabase ? "geodatabase" : "tiles"), "file": .string(child.file),
                 "serviceUrl": .string(child.serviceURL), "mapLayerIds": .array(child.mapLayerIds.map(JSONValue.string)),
             ]
+            if let item = child.packageItemId { entry["packageItemId"] = .string(item) }
+            return .object(entry)
         }
+        let preplanned = document.mapAreaId != nil
         let result = GenerateOfflineMapJob.result(document)
         let errors: [JSONValue] = (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted { $0.key < $1.key }.map {
             ["mapLayerId": .string($0.key), "message": .string($0.value.description)]
@@ -65,7 +68,10 @@ enum OfflineMapFolder {
         let info = parameters.itemInfo
         return [
             "format": "outpost-offline-map", "version": 1,
-            "source": ["portal": .string(document.portal), "webMapId": .string(document.webMapItemId), "mode": "onDemand"],
+            "source": [
+                "portal": .string(document.portal), "webMapId": .string(document.webMapItemId),
+                "mapAreaId": document.mapAreaId.map(JSONValue.string) ?? .null, "mode": preplanned ? "preplanned" : "onDemand",
+            ],
             "itemInfo": [
                 "title": .string(info?.title ?? item["title"]?.stringValue ?? ""), "snippet": .string(info?.snippet ?? ""),
                 "description": .string(info?.description ?? ""), "tags": .array((info?.tags ?? []).map(JSONValue.string)),
@@ -75,7 +81,8 @@ enum OfflineMapFolder {
                 "spatialReference": ["wkid": .int(Int64(parameters.areaSpatialReference.wkid))],
             ],
             "minScale": .double(parameters.minScale), "maxScale": .double(parameters.maxScale),
-            "updateMode": .string(parameters.updateMode.rawValue), "map": "map.json", "files": .array(files),
+            "updateMode": .string(document.preplannedUpdateMode?.rawValue ?? parameters.updateMode.rawValue), "map": "map.json",
+            "files": .array(files),
             "referenceBasemap": plan(document).referenceBasemap.map { .string($0.path) } ?? .null, "errors": .array(errors),
         ]
     }

@@ -32,15 +32,20 @@ public struct OfflineMapSyncResult: Sendable, Equatable {
 }
 
 /// Keeps an offline map folder (docs/offline-map-format.md) in step with its services, after
-/// the ArcGIS Maps SDKs' `OfflineMapSyncTask`: every geodatabase synced with its own
-/// service (one failing does not stop the others), what is pending, and unregistering every
-/// replica when the map is no longer needed.
+/// the ArcGIS Maps SDKs' `OfflineMapSyncTask`: every geodatabase synced with its own service
+/// (one failing does not stop the others) or, for a preplanned area with scheduled updates,
+/// brought up to date by the package's deltas (or taken whole again, saying so); what is
+/// pending; and unregistering every replica when the map is no longer needed.
 public final class OfflineMapSyncTask: Sendable {
     public let directory: URL
     let token: String?
     let transport: (any HTTPTransport)?
     /// The geodatabases (relative paths) and their services.
     public let geodatabases: [(file: String, serviceURL: URL)]
+    /// A preplanned area kept current by scheduled updates: each geodatabase's package item.
+    let packages: [String: String]
+    let portal: URL?
+    public let updateMode: String
 
     public init(offlineMapDirectory: URL, token: String? = nil, transport: (any HTTPTransport)? = nil) throws {
         directory = offlineMapDirectory
@@ -53,6 +58,15 @@ public final class OfflineMapSyncTask: Sendable {
         guard (manifest["version"]?.int64Value ?? 0) <= 1 else {
             throw ClientError.unsupported("offline map version \(manifest["version"]?.jsonText ?? "?")")
         }
+        updateMode = manifest["updateMode"]?.stringValue ?? "syncWithFeatureServices"
+        portal = manifest["source"]?["portal"]?.stringValue.flatMap(URL.init)
+        var packages: [String: String] = [:]
+        if updateMode == PreplannedUpdateMode.downloadScheduledUpdates.rawValue {
+            for entry in manifest["files"]?.arrayValue ?? [] {
+                if let file = entry["file"]?.stringValue, let item = entry["packageItemId"]?.stringValue { packages[file] = item }
+            }
+        }
+        self.packages = packages
         geodatabases = (manifest["files"]?.arrayValue ?? []).compactMap { entry in
             guard entry["kind"] == "geodatabase", let file = entry["file"]?.stringValue, let url = entry["serviceUrl"]?.stringValue.flatMap(URL.init)
             else { return nil }
@@ -64,17 +78,35 @@ public final class OfflineMapSyncTask: Sendable {
 
     public func makeDefaultOfflineMapSyncParameters() -> OfflineMapSyncParameters { OfflineMapSyncParameters() }
 
-    /// Edits waiting to go up; downloads cannot be known without syncing (`indeterminate`).
+    var areas: MapAreaClient? { portal.map { MapAreaClient(base: $0, token: token, transport: transport) } }
+
+    /// Edits waiting to go up; for registered replicas downloads cannot be known without
+    /// syncing (`indeterminate`); with scheduled updates, the deltas waiting and their size,
+    /// or that a package must be taken whole (`isMobileMapPackageReopenRequired`).
     public func checkForUpdates() async throws -> OfflineMapUpdatesInfo {
         var pending = false
+        var info = OfflineMapUpdatesInfo(
+            downloadAvailability: geodatabases.isEmpty ? .none : .indeterminate, uploadAvailability: .none, scheduledUpdatesDownloadSize: 0,
+            isMobileMapPackageReopenRequired: false)
+        if !packages.isEmpty { info.downloadAvailability = .none }
         for (file, _) in geodatabases {
             let geodatabase = try open(file)
-            defer { geodatabase.close() }
             pending = try pending || geodatabase.hasLocalEdits
+            geodatabase.close()
+            guard let item = packages[file], let areas else { continue }
+            let plan = try await areas.checkForUpdates(package: item, copy: directory.appendingPathComponent(file).path)
+            switch plan {
+            case .upToDate: break
+            case .applyDeltas:
+                info.downloadAvailability = .available
+                info.scheduledUpdatesDownloadSize += plan.deltaBytes
+            case .downloadWhole:
+                info.downloadAvailability = .available
+                info.isMobileMapPackageReopenRequired = true
+            }
         }
-        return OfflineMapUpdatesInfo(
-            downloadAvailability: geodatabases.isEmpty ? .none : .indeterminate, uploadAvailability: pending ? .available : .none,
-            scheduledUpdatesDownloadSize: 0, isMobileMapPackageReopenRequired: false)
+        info.uploadAvailability = pending ? .available : .none
+        return info
     }
 
     /// Syncs every geodatabase, one after the other; a failure is reported for its file and the others still sync.
@@ -85,6 +117,17 @@ public final class OfflineMapSyncTask: Sendable {
     {
         var result = OfflineMapSyncResult(results: [:], errors: [:], isMobileMapPackageReopenRequired: false)
         for (file, service) in geodatabases {
+            if let item = packages[file], let areas {
+                do {
+                    let update = try await areas.update(package: item, copy: directory.appendingPathComponent(file).path)
+                    if update.reopenRequired { result.isMobileMapPackageReopenRequired = true }
+                    result.results[file] = SyncResult(
+                        editsUploaded: 0, changesApplied: update.appliedDeltas.count, changesDeferred: 0, objectIdsAssigned: 0, failedEdits: [])
+                } catch {
+                    result.errors[file] = error as? ClientError ?? .invalidResponse("\(error)")
+                }
+                continue
+            }
             do {
                 let geodatabase = try open(file)
                 defer { geodatabase.close() }
