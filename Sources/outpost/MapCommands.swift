@@ -8,7 +8,7 @@ import OutpostClient
 struct OfflineMap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.",
-        subcommands: [Capabilities.self, TakeOffline.self, Updates.self, Sync.self, Unregister.self])
+        subcommands: [Capabilities.self, TakeOffline.self, AreasList.self, DownloadArea.self, Updates.self, Sync.self, Unregister.self])
 
     struct Source: ParsableArguments {
         @Argument(help: "The web map's item id.") var webMap: String
@@ -135,5 +135,55 @@ struct OfflineMap: AsyncParsableCommand {
         @OptionGroup var folder: Folder
 
         func run() async throws { try await folder.task().unregisterAll() }
+    }
+
+    struct AreasList: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "areas", abstract: "The web map's preplanned areas: id, status, title, packages.")
+        @Argument(help: "The web map's item id.") var webMap: String
+        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Option(name: .long, help: "A token for the server.") var token: String?
+
+        func run() async throws {
+            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            for area in try await OfflineMapTask(portal: url, webMapItemId: webMap, token: token).preplannedMapAreas() {
+                print("\(area.id)\t\(area.status)\t\(area.title)\t\(area.packages.count) packages")
+            }
+        }
+    }
+
+    struct DownloadArea: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "download-area", abstract: "Download a preplanned area into a folder (registered copies, or scheduled updates).")
+        @Argument(help: "The map area's item id.") var area: String
+        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Option(name: .long, help: "A token for the server.") var token: String?
+        @Option(name: .long, help: "The folder to write (absent or empty).") var out: String
+        @Option(name: .long, help: "sync, scheduled or none (default: scheduled when the packages keep deltas).") var updates: String?
+        @Flag(name: .long, help: "Leave the basemap out.") var noBasemap = false
+
+        func run() async throws {
+            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            let task = try await OfflineMapTask.forMapArea(area, portal: url, token: token)
+            guard let chosen = try await task.preplannedMapAreas().first(where: { $0.id == area }) else {
+                throw ValidationError("\(area) is not an area of its web map")
+            }
+            var parameters = try await task.makeDefaultDownloadPreplannedOfflineMapParameters(area: chosen)
+            if let updates {
+                let modes: [String: PreplannedUpdateMode] = [
+                    "sync": .syncWithFeatureServices, "scheduled": .downloadScheduledUpdates, "none": .noUpdates,
+                ]
+                guard let mode = modes[updates] else { throw ValidationError("--updates: sync, scheduled or none") }
+                parameters.updateMode = mode
+            }
+            parameters.includeBasemap = !noBasemap
+            let job = try await task.makeDownloadPreplannedOfflineMapJob(
+                area: chosen, parameters: parameters, downloadDirectory: URL(fileURLWithPath: out))
+            job.start()
+            let result = try await job.output
+            for message in job.messages { print("map: \(message.text)") }
+            for (layer, error) in result.layerErrors.sorted(by: { $0.key < $1.key }) { print("not taken: \(layer): \(error.description)") }
+            print(result.directory.path)
+        }
     }
 }

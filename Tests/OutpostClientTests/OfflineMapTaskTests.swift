@@ -64,6 +64,48 @@ import Testing
         }
     }
 
+    @Test func overridesSchemaOnlyLayersAndAReferenceBasemapShapeWhatIsTaken() async throws {
+        try await withLiveServer { serviceURL, _, device in
+            let task = OfflineMapTask(portal: Self.portal(serviceURL), webMapItemId: Self.demoMap)
+            let parameters = try await task.makeDefaultGenerateOfflineMapParameters(areaOfInterest: Self.europe)
+            var overrides = try await task.makeGenerateOfflineMapParameterOverrides(parameters: parameters)
+            let demo = OfflineMapParametersKey(serviceURL: serviceURL.absoluteString)
+            let basemap = try #require(overrides.exportTileCacheParameters.keys.first)
+            #expect(overrides.generateGeodatabaseParameters.count == 2 && basemap.serviceURL.hasSuffix("/DemoBasemap/MapServer"))
+            overrides.generateGeodatabaseParameters[demo]?.layerOptions.removeAll { $0.layerId != 2 }
+            overrides.exportTileCacheParameters[basemap]?.levelIDs = [0, 1]
+            let first = URL(fileURLWithPath: "\(device)/overridden")
+            let job = try await task.makeGenerateOfflineMapJob(parameters: parameters, downloadDirectory: first, overrides: overrides)
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            _ = try await job.output
+            let geodatabase = try Geodatabase.open(first.appendingPathComponent("data/Demo.gpkg"))
+            #expect(try geodatabase.featureTables().map(\.layerId) == [2])
+            geodatabase.close()
+            let entries = try #require(
+                TilePackageReading.storedEntries([UInt8](try Data(contentsOf: first.appendingPathComponent("tiles/DemoBasemap.tpkx")))))
+            let levels = Set(entries.keys.compactMap { $0.split(separator: "/").first { $0.hasPrefix("L") && $0.count == 3 } }.map(String.init))
+            #expect(levels == ["L00", "L01"], "\(levels)")
+
+            // Editable layers schema only, and the basemap already on the device instead of an export.
+            var second = parameters
+            second.returnSchemaOnlyForEditableLayers = true
+            second.referenceBasemapDirectory = first.appendingPathComponent("tiles")
+            second.referenceBasemapFilename = "DemoBasemap.tpkx"
+            let folder = URL(fileURLWithPath: "\(device)/schema-only")
+            let schemaJob = try await task.makeGenerateOfflineMapJob(parameters: second, downloadDirectory: folder)
+            schemaJob.pollInterval = .milliseconds(20)
+            schemaJob.start()
+            _ = try await schemaJob.output
+            let empty = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
+            defer { empty.close() }
+            for table in try empty.featureTables() { #expect(try await table.featureCount() == 0, "\(table.name)") }
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tiles/DemoBasemap.tpkx").path))
+            let map = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("map.json")), as: UTF8.self))
+            #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"]?.stringValue == first.appendingPathComponent("tiles/DemoBasemap.tpkx").path)
+        }
+    }
+
     @Test func aLayerThatCannotGoOfflineIsReportedOrStopsTheJob() async throws {
         try await withLiveServer { serviceURL, store, device in
             var noSync = pointLayerService(name: "NoSync")

@@ -63,3 +63,31 @@ def test_an_offline_map_edited_with_gdal_syncs_with_the_cli_and_is_unregistered(
         outpost("map", "unregister", str(folder))
         refused = outpost("map", "sync", str(folder), check=False)
         assert refused.returncode != 0 and "failed" in refused.stdout, refused.stdout
+
+
+def test_a_preplanned_area_downloaded_with_the_cli_follows_scheduled_updates(tmp_path):
+    """`outpost map areas`, `download-area`: the folder of a preplanned area whose packages
+    keep deltas; after an edit and a refresh, `updates` says a download is waiting and `sync`
+    applies it (docs/client.md, "Offline maps")."""
+    with running_server() as base:
+        server = ["--server", base]
+        area = outpost("areas", "create", DEMO_MAP, "--extent", "13.2,52.4,13.26,52.46", "--title", "Park", "--keep-updates-days", "5",
+                       *server).stdout.splitlines()[0]
+        listed = outpost("map", "areas", DEMO_MAP, *server).stdout
+        assert listed.startswith(f"{area}\tcomplete\tPark\t3 packages"), listed
+        folder = tmp_path / "park"
+        outpost("map", "download-area", area, *server, "--out", str(folder), "--no-basemap")
+        manifest = json.loads((folder / "package.json").read_text())
+        assert manifest["source"]["mode"] == "preplanned" and manifest["updateMode"] == "downloadScheduledUpdates", manifest
+        assert outpost("map", "updates", str(folder)).stdout.splitlines()[1] == "download: none"
+
+        query = urllib.parse.urlencode({"f": "json", "adds": json.dumps(
+            [{"attributes": {"species": "Scheduled by CLI"}, "geometry": {"x": 13.23, "y": 52.43}}])}).encode()
+        with urllib.request.urlopen(f"{base}/rest/services/Demo/FeatureServer/2/applyEdits", data=query) as response:
+            assert json.loads(response.read())["addResults"][0]["success"]
+        outpost("areas", "refresh", area, *server)
+        assert outpost("map", "updates", str(folder)).stdout.splitlines()[1] == "download: available"
+        outpost("map", "sync", str(folder))
+        with sqlite3.connect(folder / "data" / "Demo.gpkg") as db:
+            (trees,) = db.execute("SELECT table_name FROM outpost_sync_layers WHERE layer_id = 2").fetchone()
+            assert db.execute(f'SELECT count(*) FROM "{trees}" WHERE species = ?', ("Scheduled by CLI",)).fetchone() == (1,)

@@ -114,13 +114,16 @@ public final class OfflineMapTask: Sendable {
 
 extension OfflineMapTask {
     /// A job that takes the map offline into `downloadDirectory`, which must be empty or absent.
-    public func makeGenerateOfflineMapJob(parameters: GenerateOfflineMapParameters, downloadDirectory: URL) async throws -> GenerateOfflineMapJob {
+    /// `overrides` (from `makeGenerateOfflineMapParameterOverrides`) change a service's replica or tile export.
+    public func makeGenerateOfflineMapJob(
+        parameters: GenerateOfflineMapParameters, downloadDirectory: URL, overrides: GenerateOfflineMapParameterOverrides? = nil
+    ) async throws -> GenerateOfflineMapJob {
         let path = downloadDirectory.path
         if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty {
             throw ClientError.geodatabase("\(path) is not empty")
         }
         let source = try await load()
-        let plan = OfflineMapPlanner.plan(webMap: source.webMap, parameters: parameters, facts: source.facts)
+        let plan = OfflineMapPlanner.plan(webMap: source.webMap, parameters: parameters, facts: source.facts).applying(overrides)
         var children: [GenerateOfflineMapJob.Child] = []
         for database in plan.geodatabases {
             children.append(

@@ -37,6 +37,20 @@ public struct DownloadPreplannedOfflineMapParameters: Sendable, Equatable {
 }
 
 extension OfflineMapTask {
+    /// The task for the web map a map area belongs to (`Map2Area`, reverse).
+    public static func forMapArea(
+        _ areaItemId: String, portal: URL, token: String? = nil, transport: (any HTTPTransport)? = nil
+    ) async throws -> OfflineMapTask {
+        let connection = ServiceConnection(serviceURL: portal, token: token, transport: transport)
+        let related = try await connection.getJSON(
+            portal.appendingPathComponent("sharing/rest/content/items/\(areaItemId)/relatedItems"),
+            [("relationshipTypes", "Map2Area"), ("direction", "reverse")])
+        guard let map = related["relatedItems"]?[0]?["id"]?.stringValue else {
+            throw ClientError.unsupported("\(areaItemId) is not a map area of a web map")
+        }
+        return OfflineMapTask(portal: portal, webMapItemId: map, token: token, transport: transport)
+    }
+
     /// The map's areas (`Map2Area`) with their packages (`Area2Package`).
     public func preplannedMapAreas() async throws -> [PreplannedMapArea] {
         let related = try await connection.getJSON(
