@@ -16,7 +16,7 @@ install_missing() {
     if [ "${#missing[@]}" -gt 0 ]; then
         echo "setup: installing ${missing[*]}"
         $SUDO apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq ${NO_RECOMMENDS:+--no-install-recommends} "${missing[@]}" >/dev/null
     fi
 }
 
@@ -25,6 +25,8 @@ install_missing libsqlite3-dev zlib1g-dev libjs-leaflet libspatialite-dev libsql
 if [ "${1:-}" = "--with-clients" ]; then
     # A real browser for the services-directory test (headless Chromium, driven by Selenium).
     install_missing chromium chromium-driver
+    # QGIS (Python bindings, no desktop), headless, to open the offline map folders' projects.
+    NO_RECOMMENDS=1 install_missing python3-qgis
     PYTHON=/usr/bin/python3
     if [ ! -x .venv/bin/python ]; then
         echo "setup: creating .venv"

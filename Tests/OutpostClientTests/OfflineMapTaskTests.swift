@@ -44,14 +44,15 @@ import Testing
             #expect(!result.hasErrors && result.directory.path == folder.path)
             let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
             #expect(
-                Set(files).isSuperset(of: ["map.json", "package.json", "data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.tpkx"]), "\(files)")
+                Set(files).isSuperset(of: ["map.json", "package.json", "data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"]),
+                "\(files)")
             #expect(!files.contains { $0.hasSuffix(".partial") })
             #expect(try FileManager.default.contentsOfDirectory(atPath: device).filter { $0.contains("partial") }.isEmpty)
 
             let map = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("map.json")), as: UTF8.self))
             let urls = (map["operationalLayers"]?.arrayValue ?? []).compactMap { $0["url"]?.stringValue }
             #expect(!urls.isEmpty && urls.allSatisfy { $0 == "data/Demo.gpkg" || $0 == "data/Parcels.gpkg" }, "\(urls)")
-            #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"] == "tiles/DemoBasemap.tpkx")
+            #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"] == "tiles/DemoBasemap.mbtiles")
             #expect(map["operationalLayers"]?[0]?["x-outpost-source"]?.stringValue?.hasSuffix("/FeatureServer/0") == true)
             let manifest = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("package.json")), as: UTF8.self))
             #expect(manifest["format"] == "outpost-offline-map" && manifest["files"]?.arrayValue?.count == 3 && manifest["errors"] == [])
@@ -82,16 +83,13 @@ import Testing
             let geodatabase = try Geodatabase.open(first.appendingPathComponent("data/Demo.gpkg"))
             #expect(try geodatabase.featureTables().map(\.layerId) == [2])
             geodatabase.close()
-            let entries = try #require(
-                TilePackageReading.storedEntries([UInt8](try Data(contentsOf: first.appendingPathComponent("tiles/DemoBasemap.tpkx")))))
-            let levels = Set(entries.keys.compactMap { $0.split(separator: "/").first { $0.hasPrefix("L") && $0.count == 3 } }.map(String.init))
-            #expect(levels == ["L00", "L01"], "\(levels)")
+            #expect(try ExportTileCacheTests.zoomLevels(first.appendingPathComponent("tiles/DemoBasemap.mbtiles").path) == [0, 1])
 
             // Editable layers schema only, and the basemap already on the device instead of an export.
             var second = parameters
             second.returnSchemaOnlyForEditableLayers = true
             second.referenceBasemapDirectory = first.appendingPathComponent("tiles")
-            second.referenceBasemapFilename = "DemoBasemap.tpkx"
+            second.referenceBasemapFilename = "DemoBasemap.mbtiles"
             let folder = URL(fileURLWithPath: "\(device)/schema-only")
             let schemaJob = try await task.makeGenerateOfflineMapJob(parameters: second, downloadDirectory: folder)
             schemaJob.pollInterval = .milliseconds(20)
@@ -100,9 +98,9 @@ import Testing
             let empty = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
             defer { empty.close() }
             for table in try empty.featureTables() { #expect(try await table.featureCount() == 0, "\(table.name)") }
-            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tiles/DemoBasemap.tpkx").path))
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tiles/DemoBasemap.mbtiles").path))
             let map = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("map.json")), as: UTF8.self))
-            #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"]?.stringValue == first.appendingPathComponent("tiles/DemoBasemap.tpkx").path)
+            #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"]?.stringValue == first.appendingPathComponent("tiles/DemoBasemap.mbtiles").path)
         }
     }
 

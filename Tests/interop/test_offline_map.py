@@ -25,7 +25,7 @@ def test_the_demo_map_goes_offline_into_a_folder_gdal_opens(tmp_path):
     manifest = json.loads((folder / "package.json").read_text())
     assert manifest["format"] == "outpost-offline-map" and manifest["errors"] == []
     files = {entry["file"] for entry in manifest["files"]}
-    assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.tpkx"}, files
+    assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"}, files
     web_map = json.loads((folder / "map.json").read_text())
     for layer in web_map["operationalLayers"] + web_map["tables"] + web_map["baseMap"]["baseMapLayers"]:
         assert (folder / layer["url"]).exists(), layer
@@ -36,8 +36,8 @@ def test_the_demo_map_goes_offline_into_a_folder_gdal_opens(tmp_path):
         listing = subprocess.run(["ogrinfo", "-ro", "-q", str(folder / "data" / f"{name}.gpkg")], capture_output=True, text=True, check=True)
         assert listing.stdout.strip(), listing.stdout
     import rasterio
-    with rasterio.open(folder / "tiles" / "DemoBasemap.tpkx") as dataset:
-        assert dataset.driver == "ESRIC" and dataset.width > 0 and dataset.read(4).any(), dataset.profile
+    with rasterio.open(folder / "tiles" / "DemoBasemap.mbtiles") as dataset:
+        assert dataset.driver == "MBTiles" and dataset.width > 0 and dataset.read(1).any(), dataset.profile
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".partial")]
 
 
@@ -91,3 +91,39 @@ def test_a_preplanned_area_downloaded_with_the_cli_follows_scheduled_updates(tmp
         with sqlite3.connect(folder / "data" / "Demo.gpkg") as db:
             (trees,) = db.execute("SELECT table_name FROM outpost_sync_layers WHERE layer_id = 2").fetchone()
             assert db.execute(f'SELECT count(*) FROM "{trees}" WHERE species = ?', ("Scheduled by CLI",)).fetchone() == (1,)
+
+
+QGIS_CHECK = """
+import sys
+from qgis.core import QgsApplication, QgsProject
+app = QgsApplication([], False)
+app.initQgis()
+project = QgsProject.instance()
+assert project.read(sys.argv[1]), "QGIS could not read the project"
+layers = list(project.mapLayers().values())
+for layer in layers:
+    print(layer.name(), layer.type(), layer.isValid(), layer.featureCount() if hasattr(layer, "featureCount") else -1)
+assert layers and all(layer.isValid() for layer in layers), [l.name() for l in layers if not l.isValid()]
+app.exitQgis()
+"""
+
+
+def test_qgis_opens_the_offline_map_project_with_every_layer_valid(tmp_path):
+    """The folder's project.qgs, opened headless by QGIS (Debian's python3-qgis): every layer
+    valid, the GeoPackage layers holding the area's features (docs/offline-map-format.md)."""
+    import pytest
+    if subprocess.run(["/usr/bin/python3", "-c", "import qgis.core"], capture_output=True).returncode != 0:
+        pytest.skip("python3-qgis is installed by scripts/setup.sh --with-clients")
+    with running_server() as base:
+        folder = tmp_path / "qgis"
+        outpost("map", "take-offline", DEMO_MAP, "--server", base, "--area", "5,45,20,56", "--max-scale", "36978595.47", "--out", str(folder))
+    environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_RUNTIME_DIR": str(tmp_path)}
+    opened = subprocess.run(["/usr/bin/python3", "-c", QGIS_CHECK, str(folder / "project.qgs")], capture_output=True, text=True,
+                            env=environment, timeout=300)
+    assert opened.returncode == 0, opened.stdout + opened.stderr
+    lines = [line.rsplit(" ", 3) for line in opened.stdout.splitlines() if line.count(" ") >= 3]
+    web_map = json.loads((folder / "map.json").read_text())
+    taken = len(web_map["operationalLayers"]) + len(web_map["tables"]) + len(web_map["baseMap"]["baseMapLayers"])
+    assert len(lines) == taken, opened.stdout
+    cities = next(line for line in lines if line[0].lower().startswith("cit"))
+    assert int(cities[3]) > 0, cities

@@ -162,6 +162,44 @@ extension GenerateOfflineMapJob {
         let manifest = OfflineMapFolder.manifest(document: document, item: item)
         try Data(map.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/map.json"))
         try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
+        let title = document.parameters.itemInfo?.title ?? item["title"]?.stringValue ?? "Offline map"
+        try Data(QGISProject.xml(title: title, layers: try qgisLayers(map, folder: folder)).utf8)
+            .write(to: URL(fileURLWithPath: "\(folder)/project.qgs"))
+    }
+
+    /// The offline map's layers as QGIS layers, top first: each GeoPackage table read from its file.
+    private func qgisLayers(_ map: JSONValue, folder: String) throws -> [QGISProject.Layer] {
+        var tables: [String: [Int: GeodatabaseFeatureTable]] = [:]
+        func table(_ file: String, _ layerId: Int) throws -> GeodatabaseFeatureTable? {
+            if tables[file] == nil {
+                let geodatabase = try Geodatabase.open(URL(fileURLWithPath: "\(folder)/\(file)"))
+                defer { geodatabase.close() }
+                tables[file] = Dictionary(try geodatabase.featureTables().map { ($0.layerId, $0) }, uniquingKeysWith: { a, _ in a })
+            }
+            return tables[file]?[layerId]
+        }
+        var layers: [QGISProject.Layer] = []
+        let entries =
+            (map["operationalLayers"]?.arrayValue ?? []).reversed() + (map["tables"]?.arrayValue ?? [])
+            + (map["baseMap"]?["baseMapLayers"]?.arrayValue ?? []).reversed()
+        for entry in entries {
+            guard let file = entry["url"]?.stringValue, !file.hasPrefix("http") else { continue }
+            let id = entry["id"]?.stringValue ?? file
+            let name = entry["title"]?.stringValue ?? id
+            if file.hasSuffix(".gpkg"), let layerId = entry["x-outpost-layerId"]?.int64Value, let found = try table(file, Int(layerId)) {
+                let epsg = Int(found.srsId) > 0 ? Int(found.srsId) : 4326
+                layers.append(
+                    .init(
+                        id: id, name: name, file: file,
+                        kind: .vector(table: found.tableName, geometry: QGISProject.geometry(found.geometryType?.rawValue), epsg: epsg)))
+            } else if file.hasSuffix(".tpkx") {
+                layers.append(.init(id: id, name: name, file: file, kind: .raster))
+            } else if file.hasSuffix(".mbtiles") {
+                let vector = (entry["x-outpost-source"]?.stringValue ?? "").hasSuffix("/VectorTileServer")
+                layers.append(.init(id: id, name: name, file: file, kind: vector ? .vectorTiles : .raster))
+            }
+        }
+        return layers
     }
 }
 

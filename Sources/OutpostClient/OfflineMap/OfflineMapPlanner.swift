@@ -161,6 +161,8 @@ public enum OfflineMapPlanner {
                     serviceURL: service, parameters: geodatabaseParameters(layers, fact: fact, parameters: parameters),
                     mapLayerIds: layers.map(\.entry).reduce(into: []) { if !$0.contains($1) { $0.append($1) } }))
         }
+        // Tiles as MBTiles, raster and vector alike: every GIS reads them (QGIS and QField with
+        // any GDAL; `.tpkx` needs GDAL 3.8 or later). docs/offline-map-format.md.
         for service in tileOrder {
             guard let fact = facts[service] else { continue }
             let levels = ExportTileCacheParameters.levels(
@@ -171,7 +173,7 @@ public enum OfflineMapPlanner {
                     serviceURL: service,
                     parameters: ExportTileCacheParameters(
                         levelIDs: levels, areaOfInterest: parameters.areaOfInterest, areaSpatialReference: parameters.areaSpatialReference,
-                        storageFormat: fact.kind == .vectorTiles ? "MBTiles" : nil),
+                        storageFormat: "MBTiles"),
                     isVector: fact.kind == .vectorTiles, mapLayerIds: tileEntries[service] ?? []))
         }
         return plan
