@@ -70,22 +70,7 @@ struct OfflineMap: AsyncParsableCommand {
             let task = try source.task()
             let job = try await task.makeGenerateOfflineMapJob(
                 parameters: try await source.parameters(task), downloadDirectory: URL(fileURLWithPath: out))
-            job.start()
-            var printed = 0
-            var lastTenth = -1
-            while job.status == .started || job.status == .notStarted {
-                for message in job.messages.dropFirst(printed) { print("map: \(message.text)") }
-                printed = job.messages.count
-                let tenth = Int(job.progress.fractionCompleted * 10)
-                if tenth != lastTenth {
-                    print("map: \(tenth * 10)%")
-                    lastTenth = tenth
-                }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            let result = try await job.output
-            for message in job.messages.dropFirst(printed) { print("map: \(message.text)") }
-            print("map: 100%")
+            let result = try await runJob(job, title: "map")
             for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 print("not taken: \(layer): \(error.description)")
             }
@@ -179,9 +164,7 @@ struct OfflineMap: AsyncParsableCommand {
             parameters.includeBasemap = !noBasemap
             let job = try await task.makeDownloadPreplannedOfflineMapJob(
                 area: chosen, parameters: parameters, downloadDirectory: URL(fileURLWithPath: out))
-            job.start()
-            let result = try await job.output
-            for message in job.messages { print("map: \(message.text)") }
+            let result = try await runJob(job, title: "map")
             for (layer, error) in result.layerErrors.sorted(by: { $0.key < $1.key }) { print("not taken: \(layer): \(error.description)") }
             print(result.directory.path)
         }

@@ -161,37 +161,6 @@ private func printStatus(_ geodatabase: Geodatabase) throws {
     print("pending local edits: \(try geodatabase.localEditCount)")
 }
 
-/// Runs a job to its end, drawing a progress bar on a terminal and plain lines otherwise, as
-/// its status and messages arrive (and every 100 ms for the bar).
-@discardableResult
-private func runJob<Output>(_ job: Job<Output>, title: String) async throws -> Output {
-    let terminal = isatty(STDOUT_FILENO) != 0
-    job.start()
-    var lastTenth = -1
-    let messages = Task {
-        for await message in job.messageStream where !terminal { print("\(title): \(message.text)") }
-    }
-    while true {
-        let finished = job.status == .succeeded || job.status == .failed
-        let progress = job.progress.fractionCompleted
-        if terminal {
-            let width = 30
-            let filled = Int(progress * Double(width))
-            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            // Unbuffered, so the bar moves as the job does.
-            FileHandle.standardOutput.write(Data("\r\(title) [\(bar)] \(Int(progress * 100))% \(job.messages.last?.text ?? "")\u{1B}[K".utf8))
-        } else if Int(progress * 10) != lastTenth {
-            lastTenth = Int(progress * 10)
-            print("\(title): \(lastTenth * 10)%")
-        }
-        if finished { break }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    await messages.value
-    if terminal { print("") }
-    return try await job.output
-}
-
 /// `outpost conformance URL`: the sync scenario catalogue (docs/conformance.md) against any
 /// FeatureServer; exits 1 when a scenario fails.
 struct Conformance: AsyncParsableCommand {

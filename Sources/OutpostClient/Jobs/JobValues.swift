@@ -23,3 +23,17 @@ public struct SyncResult: Sendable, Codable, Equatable {
     /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
     public var failedEdits: [String]
 }
+
+/// What every job of the library offers a caller that drives and watches it (`Job`,
+/// `GenerateOfflineMapJob`): the CLI's progress display takes any of them.
+public protocol LongRunningJob: Sendable {
+    associatedtype Output: Sendable
+    var status: JobStatus { get }
+    var messages: [JobMessage] { get }
+    var progress: Progress { get }
+    func start()
+    var output: Output { get async throws }
+}
+
+extension Job: LongRunningJob {}
+extension GenerateOfflineMapJob: LongRunningJob {}

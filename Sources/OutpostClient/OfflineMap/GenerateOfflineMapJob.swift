@@ -188,6 +188,8 @@ public final class GenerateOfflineMapJob: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<GenerateOfflineMapResult, any Error>] in
             switch outcome {
             case .success:
+                // Complete before succeeded: whoever sees the status sees the progress with it.
+                progress.completedUnitCount = progress.totalUnitCount
                 state.document.status = .succeeded
                 state.document.messages.append(JobMessage(date: Date(), text: "succeeded"))
             case .failure(let error):
