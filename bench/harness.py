@@ -79,3 +79,19 @@ def post_encoded(connection, path, body):
     measures (request to last byte), without the client's own encoding and decoding."""
     connection.request("POST", path, body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
     return connection.getresponse().read()
+
+
+def arguments(rounds=3):
+    """`--binary` (the release build by default) and `--rounds`."""
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
+    parser.add_argument("--rounds", type=int, default=rounds)
+    return parser.parse_args()
+
+
+def get_json(connection, path):
+    """GET on a keep-alive connection, the answer as JSON."""
+    connection.request("GET", path)
+    return json.loads(connection.getresponse().read())

@@ -9,7 +9,6 @@ run, rounds alternating which goes first, medians. Client memory: the CLI's peak
 map (about 190 MB of files) against a map of 10,000 points and no tiles (about 2 MB).
 Usage: python3 bench/offline_map.py [--binary PATH] [--rounds 3]. Writes bench/out/offline_map.json.
 """
-import argparse
 import json
 import os
 import shutil
@@ -19,15 +18,10 @@ import tempfile
 import time
 
 from export_tiles import generate as generate_tiles
-from harness import OUT, ROOT, imported_data, machine, post, start_server
+from harness import OUT, ROOT, arguments, get_json, imported_data, machine, post, start_server
 
 WORLD = '{"xmin":-180,"ymin":-85,"xmax":180,"ymax":85,"spatialReference":{"wkid":4326}}'
 LEVEL_7_SCALE = 4622324.434309
-
-
-def get(connection, path):
-    connection.request("GET", path)
-    return json.loads(connection.getresponse().read())
 
 
 def download(connection, url, path):
@@ -48,7 +42,7 @@ def directly(connection, folder):
         "transportType": "esriTransportTypeUrl", "async": "true", "replicaName": f"direct-{time.time_ns()}"})
     status_url = answer["statusUrl"]
     while True:
-        status = get(connection, status_url[status_url.index("/arcgis"):] + "?f=json")
+        status = get_json(connection, status_url[status_url.index("/arcgis"):] + "?f=json")
         if status["status"] in ("Completed", "Failed"):
             assert status["status"] == "Completed", status
             break
@@ -57,13 +51,13 @@ def directly(connection, folder):
     job = post(connection, "/arcgis/rest/services/Bench/MapServer/exportTiles",
                {"f": "json", "levels": "7", "exportBy": "LevelID", "tilePackage": "true", "storageFormat": "MBTiles"})["jobId"]
     while True:
-        status = get(connection, f"/arcgis/rest/services/Bench/MapServer/exportTiles/jobs/{job}?f=json")
+        status = get_json(connection, f"/arcgis/rest/services/Bench/MapServer/exportTiles/jobs/{job}?f=json")
         if status["jobStatus"] in ("esriJobSucceeded", "esriJobFailed"):
             assert status["jobStatus"] == "esriJobSucceeded", status
             break
         time.sleep(0.02)
-    output = get(connection, f"/arcgis/rest/services/Bench/MapServer/exportTiles/jobs/{job}/results/out_service_url?f=json")["value"]
-    listing = get(connection, output[output.index("/arcgis"):] + "?f=json")
+    output = get_json(connection, f"/arcgis/rest/services/Bench/MapServer/exportTiles/jobs/{job}/results/out_service_url?f=json")["value"]
+    listing = get_json(connection, output[output.index("/arcgis"):] + "?f=json")
     download(connection, listing["files"][0]["url"], os.path.join(folder, "tiles.mbtiles"))
     return time.perf_counter() - started
 
@@ -92,10 +86,7 @@ def add_map(binary, data, title, layers, basemap):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments()
     tiles = os.path.join(OUT, "export-bench.mbtiles")
     generate_tiles(tiles)
     data = imported_data(args.binary, "offline-map-data", [("Big", 100_000), ("Small", 10_000)])

@@ -10,7 +10,6 @@
      delta applied to the file). Both take the same 20,000 changes each round.
 Usage: python3 bench/packaging.py [--binary PATH] [--rounds 3]. Writes bench/out/packaging.json.
 """
-import argparse
 import json
 import os
 import shutil
@@ -20,20 +19,15 @@ import tempfile
 import time
 
 from export_tiles import generate as generate_tiles
-from harness import OUT, ROOT, imported_data, machine, post, start_server
+from harness import OUT, ROOT, arguments, get_json, imported_data, machine, post, start_server
 
 WORLD = '{"xmin":-180,"ymin":-85,"xmax":180,"ymax":85,"spatialReference":{"wkid":4326}}'
 GP = "/arcgis/rest/services/System/OfflinePackaging/GPServer"
 
 
-def get(connection, path):
-    connection.request("GET", path)
-    return json.loads(connection.getresponse().read())
-
-
 def wait(connection, path):
     while True:
-        status = get(connection, path)
+        status = get_json(connection, path)
         state = status.get("jobStatus") or status.get("status")
         if state in ("esriJobSucceeded", "esriJobFailed", "Completed", "Failed"):
             assert state in ("esriJobSucceeded", "Completed"), status
@@ -49,7 +43,7 @@ def by_hand(connection):
         "syncModel": "perLayer", "syncDirection": "bidirectional", "returnAttachments": "false", "attachmentsSyncDirection": "none",
         "transportType": "esriTransportTypeUrl", "async": "false", "replicaName": f"hand-{time.time_ns()}"})
     assert "URL" in answer, answer
-    job = get(connection, "/arcgis/rest/services/Bench/MapServer/exportTiles?f=json&levels=7")["jobId"]
+    job = get_json(connection, "/arcgis/rest/services/Bench/MapServer/exportTiles?f=json&levels=7")["jobId"]
     wait(connection, f"/arcgis/rest/services/Bench/MapServer/exportTiles/jobs/{job}?f=json")
     return time.perf_counter() - started
 
@@ -58,13 +52,13 @@ def new_area(connection, map_id):
     job = post(connection, f"{GP}/CreateMapArea/submitJob", {"f": "json", "mapItemId": map_id, "areaType": "ENVELOPE", "area": WORLD,
                                                            "outputName": '{"title":"World"}'})["jobId"]
     wait(connection, f"{GP}/CreateMapArea/jobs/{job}?f=json")
-    return get(connection, f"{GP}/CreateMapArea/jobs/{job}/results/mapAreaItemId?f=json")["value"]
+    return get_json(connection, f"{GP}/CreateMapArea/jobs/{job}/results/mapAreaItemId?f=json")["value"]
 
 
 def setup(connection, area, **extra):
     job = post(connection, f"{GP}/SetupMapArea/submitJob", {"f": "json", "mapAreaItemId": area, **extra})["jobId"]
     status = wait(connection, f"{GP}/SetupMapArea/jobs/{job}?f=json")
-    packages = get(connection, f"{GP}/SetupMapArea/jobs/{job}/results/packages?f=json")["value"]
+    packages = get_json(connection, f"{GP}/SetupMapArea/jobs/{job}/results/packages?f=json")["value"]
     assert [p["state"] for p in packages] == ["new", "new"], (packages, status)
     return packages
 
@@ -96,7 +90,7 @@ def refreshed(connection, package):
     job = post(connection, f"{GP}/RefreshMapAreaPackage/submitJob", {"f": "json", "packages": json.dumps([{"itemId": package}])})["jobId"]
     wait(connection, f"{GP}/RefreshMapAreaPackage/jobs/{job}?f=json")
     elapsed = time.perf_counter() - started
-    result = get(connection, f"{GP}/RefreshMapAreaPackage/jobs/{job}/results/result?f=json")["value"]
+    result = get_json(connection, f"{GP}/RefreshMapAreaPackage/jobs/{job}/results/result?f=json")["value"]
     assert [r["state"] for r in result] == ["updated"], result
     return elapsed
 
@@ -119,10 +113,7 @@ def alternate(rounds, runs, times, before=None):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "outpost"))
-    parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = arguments()
     tiles = os.path.join(OUT, "export-bench.mbtiles")
     generate_tiles(tiles)
     data = imported_data(args.binary, "packaging-data", [("Million", 1_000_000)])
