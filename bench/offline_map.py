@@ -65,7 +65,7 @@ def directly(connection, folder):
 def taken_offline(binary, port, map_id, folder, *extra):
     """`outpost map take-offline`: seconds and the process's peak RSS (MiB)."""
     started = time.perf_counter()
-    process = subprocess.Popen([binary, "map", "take-offline", map_id, "--server", f"http://127.0.0.1:{port}/arcgis", "--area", "-180,-85,180,85",
+    process = subprocess.Popen([binary, "map", "take-offline", map_id, "--server", f"http://127.0.0.1:{port}/arcgis", "--area=-180,-85,180,85",
                                 "--out", folder, *extra], stdout=subprocess.DEVNULL)
     _, code, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started

@@ -46,7 +46,7 @@ import Testing
         guard case .submit("createReplica", _, nil) = actions[1] else { return #expect(Bool(false), "\(actions[1])") }
         #expect(actions[0] == .prepare)
         #expect(actions[2] == .poll(statusURL: "http://h/s", after: .zero), "the first poll at once")
-        #expect(actions[3] == .poll(statusURL: "http://h/s", after: .milliseconds(50)))
+        #expect(actions[3] == .poll(statusURL: "http://h/s", after: .microseconds(37_500)))
         #expect(actions[4] == .download(resultURL: "http://h/r", offset: 0, length: 4))
         actions = Self.feed(&machine, [.received(bytes: 4, total: 10), .received(bytes: 4, total: 10), .received(bytes: 2, total: 10)])
         #expect(
@@ -120,7 +120,7 @@ import Testing
             if case .poll(_, let wait) = action { return wait }
             return nil
         }
-        #expect(waits == [.milliseconds(50), .milliseconds(100), .milliseconds(100), .milliseconds(100)])
+        #expect(waits == [.microseconds(37_500), .microseconds(56_250), .microseconds(84_375), .milliseconds(100)])
         #expect(machine.document.progress > 0.05 && machine.document.progress < 0.3)
     }
 

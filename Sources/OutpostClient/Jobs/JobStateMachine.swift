@@ -11,10 +11,11 @@ import OutpostWire
 /// loss asks for its current step again.
 struct JobStateMachine: Sendable, Equatable {
     private(set) var document: JobDocument
-    /// The longest wait between status polls (the first come sooner: 25 ms, doubling).
+    /// The longest wait between status polls (the first come sooner: 25 ms, growing by half).
     var pollInterval: Duration = .seconds(1)
-    /// Bytes per ranged download request (the granularity of pause and resume).
-    var chunkSize = 4 << 20
+    /// Bytes per ranged download request (the granularity of pause and resume, and the most
+    /// held in memory: 16 MiB keeps a 160 MB package to ten requests).
+    var chunkSize = 16 << 20
     /// Sync edits larger than this go up as an uploaded file (`editsUploadID`).
     var inlineEditsLimit = 8 << 20
     private(set) var pauseRequested = false
@@ -171,7 +172,10 @@ struct JobStateMachine: Sendable, Equatable {
                 ? .uploadEdits(file: edits) : .submit(operation: "synchronizeReplica", fields: fields, inlineEdits: edits)
         case .poll:
             guard let url = document.statusURL else { return .fail(.invalidResponse("no statusUrl")) }
-            let wait = document.polls == 0 ? Duration.zero : min(pollInterval, .milliseconds(25) * (1 << min(document.polls, 10)))
+            // At once, then 25 ms growing by half each time up to `pollInterval`: a job done in
+            // half a second is seen within about 0.2 s of it, a long one is asked once a second.
+            let wait =
+                document.polls == 0 ? Duration.zero : min(pollInterval, .microseconds(Int64(25_000 * pow(1.5, Double(min(document.polls, 20))))))
             return .poll(statusURL: url, after: wait)
         case .download:
             guard let url = document.resultURL else { return .fail(.invalidResponse("no result URL")) }

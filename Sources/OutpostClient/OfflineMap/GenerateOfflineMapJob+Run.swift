@@ -33,47 +33,47 @@ extension GenerateOfflineMapJob {
         } catch {
             return finish(.failure(.geodatabase("cannot write \(staging): \(error)")))
         }
-        let count = state.withLock { $0.document.children.count }
-        for index in 0..<count {
+        // Every child job at once, as the SDKs do: the server makes the replicas and the tile
+        // packages side by side, and the downloads overlap.
+        let pending = state.withLock { state in
+            state.document.children.indices.filter { [.pending, .running].contains(state.document.children[$0].state) }
+        }
+        var started: [(Int, any ChildJob)] = []
+        for index in pending {
             let record = state.withLock { $0.document.children[index] }
-            guard record.state == .pending || record.state == .running else { continue }
-            let child: any ChildJob
-            do { child = try makeChild(record, staging: staging) } catch {
+            do { started.append((index, try makeChild(record, staging: staging))) } catch {
                 return finish(.failure(error as? ClientError ?? .invalidResponse("\(error)")))
             }
-            let go = state.withLock { state -> Bool in
-                guard !state.cancelRequested, !state.pauseRequested else { return false }
+        }
+        let go = state.withLock { state -> Bool in
+            guard !state.cancelRequested, !state.pauseRequested else { return false }
+            for (index, child) in started {
                 state.document.children[index].state = .running
-                state.child = child
-                return true
+                state.running[index] = child
             }
-            guard go else { return stopped(at: index, child: nil) }
+            return true
+        }
+        guard go else { return stopped() }
+        for (index, child) in started {
             child.pollInterval = childPollInterval
             child.start()
+            let record = state.withLock { $0.document.children[index] }
             note("\(record.kind == .geodatabase ? "replica" : "tiles") of \(record.serviceURL)")
-            while child.status == .started || child.status == .notStarted {
-                progress.completedUnitCount = Int64(index * 1000) + Int64(child.fraction * 1000)
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            if child.status == .paused { return stopped(at: index, child: child) }
-            do {
-                try await child.waitForEnd()
-                state.withLock {
-                    $0.document.children[index].state = .done
-                    $0.document.children[index].saved = nil
-                }
-            } catch {
-                let reason = error as? ClientError ?? .invalidResponse("\(error)")
-                if state.withLock({ $0.cancelRequested }) { return finish(.failure(.cancelled)) }
-                state.withLock {
-                    $0.document.children[index].state = .failed
-                    $0.document.children[index].error = reason
-                }
-                note("\(record.serviceURL) failed: \(reason.description)")
-                guard state.withLock({ $0.document.parameters.continueOnErrors }) else { return finish(.failure(reason)) }
-            }
-            progress.completedUnitCount = Int64((index + 1) * 1000)
         }
+        let fatal = await withTaskGroup(of: ClientError?.self) { group -> ClientError? in
+            for (index, child) in started { group.addTask { await self.follow(child, at: index) } }
+            var first: ClientError?
+            for await failure in group where failure != nil && first == nil {
+                first = failure
+                // Without continueOnErrors the first failure stops the others.
+                for child in state.withLock({ Array($0.running.values) }) { child.cancel() }
+            }
+            return first
+        }
+        state.withLock { $0.running = [:] }
+        if state.withLock({ $0.cancelRequested }) { return finish(.failure(.cancelled)) }
+        if let fatal { return finish(.failure(fatal)) }
+        if state.withLock({ $0.document.children.contains { $0.state == .running } }) { return stopped() }
         do {
             try await registerPreplannedCopies(in: staging)
             try writeMap(into: staging)
@@ -86,16 +86,59 @@ extension GenerateOfflineMapJob {
         }
     }
 
-    /// Paused (or cancelled) between or during child jobs: the child's state is kept.
-    private func stopped(at index: Int, child: (any ChildJob)?) {
+    /// Waits for a child job: its end (done or failed, reported with `continueOnErrors`; the
+    /// failure returned without it) or its pause (its state saved for the resume).
+    private func follow(_ child: any ChildJob, at index: Int) async -> ClientError? {
+        while child.status == .started || child.status == .notStarted {
+            updateProgress(index, child.fraction)
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        if child.status == .paused {
+            let saved = try? child.toJSON()
+            state.withLock { $0.document.children[index].saved = saved }
+            return nil
+        }
+        do {
+            try await child.waitForEnd()
+            state.withLock {
+                $0.document.children[index].state = .done
+                $0.document.children[index].saved = nil
+            }
+            updateProgress(index, 1)
+            return nil
+        } catch {
+            let reason = error as? ClientError ?? .invalidResponse("\(error)")
+            if state.withLock({ $0.cancelRequested }) { return nil }
+            state.withLock {
+                $0.document.children[index].state = .failed
+                $0.document.children[index].error = reason
+            }
+            note("\(state.withLock { $0.document.children[index].serviceURL }) failed: \(reason.description)")
+            updateProgress(index, 1)
+            return state.withLock({ $0.document.parameters.continueOnErrors }) ? nil : reason
+        }
+    }
+
+    /// Progress: 1,000 units per child job, as far as each has come.
+    private func updateProgress(_ index: Int, _ fraction: Double) {
+        let total = state.withLock { state -> Int64 in
+            state.fractions[index] = fraction
+            return state.document.children.indices.reduce(Int64(0)) { sum, child in
+                let done = [.done, .failed].contains(state.document.children[child].state)
+                return sum + Int64((done ? 1 : state.fractions[child] ?? 0) * 1000)
+            }
+        }
+        progress.completedUnitCount = total
+    }
+
+    /// Paused (or cancelled) with child jobs under way: each one's state is kept.
+    private func stopped() {
         if state.withLock({ $0.cancelRequested }) { return finish(.failure(.cancelled)) }
-        let saved = try? child?.toJSON()
         state.withLock { state in
-            if let saved { state.document.children[index].saved = saved }
             state.document.status = .paused
             state.pauseRequested = false
             state.task = nil
-            state.child = nil
+            state.running = [:]
             state.document.messages.append(JobMessage(date: Date(), text: "paused"))
         }
     }

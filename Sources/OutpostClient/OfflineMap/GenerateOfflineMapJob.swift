@@ -16,8 +16,8 @@ public typealias DownloadPreplannedOfflineMapJob = GenerateOfflineMapJob
 /// Takes a web map offline into a folder (docs/offline-map-format.md): one child job per
 /// service — a `GenerateGeodatabaseJob` per feature service, an `ExportTileCacheJob` per tiled
 /// service, or for a preplanned area the download of each package (then each geodatabase
-/// registered when it syncs) — run one after the other, progress weighted over them, then the
-/// map and the manifest written. Everything is written in a staging folder beside the destination and
+/// registered when it syncs) — run side by side, progress weighted over them, then the map and
+/// the manifest written. Everything is written in a staging folder beside the destination and
 /// renamed into place at the end: a failed or cancelled job leaves nothing half written.
 /// Pause, resume and `toJSON`/`fromJSON` go down to the child job under way.
 public final class GenerateOfflineMapJob: Sendable {
@@ -62,7 +62,9 @@ public final class GenerateOfflineMapJob: Sendable {
         var task: Task<Void, Never>?
         var pauseRequested = false
         var cancelRequested = false
-        var child: (any ChildJob)?
+        /// The child jobs under way, by index, and how far each has come.
+        var running: [Int: any ChildJob] = [:]
+        var fractions: [Int: Double] = [:]
         var waiters: [CheckedContinuation<GenerateOfflineMapResult, any Error>] = []
         var pollInterval = Duration.seconds(1)
     }
@@ -112,21 +114,21 @@ public final class GenerateOfflineMapJob: Sendable {
 
     /// Pauses the child job under way; `start()` resumes it.
     public func pause() {
-        let child = state.withLock { state -> (any ChildJob)? in
-            guard state.document.status == .started else { return nil }
+        let children = state.withLock { state -> [any ChildJob] in
+            guard state.document.status == .started else { return [] }
             state.pauseRequested = true
-            return state.child
+            return Array(state.running.values)
         }
-        child?.pause()
+        for child in children { child.pause() }
     }
 
     /// Stops for good: nothing written is kept; fails with `ClientError.cancelled`.
     public func cancel() {
-        let (child, idle) = state.withLock { state -> ((any ChildJob)?, Bool) in
+        let (children, idle) = state.withLock { state -> ([any ChildJob], Bool) in
             state.cancelRequested = true
-            return (state.child, state.document.status == .notStarted || state.document.status == .paused)
+            return (Array(state.running.values), state.document.status == .notStarted || state.document.status == .paused)
         }
-        child?.cancel()
+        for child in children { child.cancel() }
         if idle { finish(.failure(.cancelled)) }
     }
 
@@ -198,7 +200,7 @@ public final class GenerateOfflineMapJob: Sendable {
                 state.document.messages.append(JobMessage(date: Date(), text: "failed: \(error.description)"))
             }
             state.task = nil
-            state.child = nil
+            state.running = [:]
             defer { state.waiters = [] }
             return state.waiters
         }

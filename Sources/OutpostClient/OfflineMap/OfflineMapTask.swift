@@ -19,6 +19,8 @@ public final class OfflineMapTask: Sendable {
     public let portal: URL
     public let webMapItemId: String
     let connection: ServiceConnection
+    /// What `load()` read: the task reads the map and its services once (`reload()` reads again).
+    private let loaded = Locked<OfflineMapSource?>(nil)
 
     public init(portal: URL, webMapItemId: String, token: String? = nil, retryWindow: Duration = .seconds(600), transport: (any HTTPTransport)? = nil)
     {
@@ -41,9 +43,16 @@ public final class OfflineMapTask: Sendable {
 
     func portalURL(_ path: String) -> URL { portal.appendingPathComponent("sharing/rest/" + path) }
 
-    /// Reads the item, the map and every service it names (a service that cannot be read is
-    /// left out: the plan says so for its layers).
+    /// The item, the map and every service it names, read once (a service that cannot be read
+    /// is left out: the plan says so for its layers).
     public func load() async throws -> OfflineMapSource {
+        if let source = loaded.withLock({ $0 }) { return source }
+        return try await reload()
+    }
+
+    /// Reads the item, the map and its services again.
+    @discardableResult
+    public func reload() async throws -> OfflineMapSource {
         let item = try await connection.getJSON(portalURL("content/items/\(webMapItemId)"))
         guard item["type"]?.stringValue == "Web Map" else { throw ClientError.unsupported("item \(webMapItemId) is not a web map") }
         if item["typeKeywords"]?.arrayValue?.contains("OfflineDisabled") == true {
@@ -63,7 +72,9 @@ public final class OfflineMapTask: Sendable {
             guard let url = URL(string: service) else { continue }
             facts[service] = try? await Self.facts(of: url, connection: connection)
         }
-        return OfflineMapSource(itemId: webMapItemId, item: item, webMap: webMap, facts: facts)
+        let source = OfflineMapSource(itemId: webMapItemId, item: item, webMap: webMap, facts: facts)
+        loaded.withLock { $0 = source }
+        return source
     }
 
     static func facts(of service: URL, connection: ServiceConnection) async throws -> OfflineServiceFacts? {
