@@ -1,11 +1,25 @@
+import ArgumentParser
 import Foundation
 import OutpostClient
 
 /// Runs a job to its end, drawing a progress bar on a terminal and plain lines otherwise, as
 /// its status and messages arrive (and every 100 ms for the bar).
 @discardableResult
-func runJob<J: LongRunningJob>(_ job: J, title: String) async throws -> J.Output {
+///
+/// With `pauseFile`, Ctrl-C (SIGINT) pauses the job instead of killing it: the job is written
+/// to that file (`outpost map resume FILE` goes on from there, in any process) and the
+/// command exits with 130.
+func runJob<J: LongRunningJob>(_ job: J, title: String, pauseFile: String? = nil) async throws -> J.Output {
     let terminal = isatty(STDOUT_FILENO) != 0
+    var interrupt: (any DispatchSourceSignal)?
+    if pauseFile != nil {
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler { job.pause() }
+        source.resume()
+        interrupt = source
+    }
+    defer { interrupt?.cancel() }
     job.start()
     var lastTenth = -1
     var printed = 0
@@ -28,6 +42,12 @@ func runJob<J: LongRunningJob>(_ job: J, title: String) async throws -> J.Output
             print("\(title): \(lastTenth * 10)%")
         }
         if finished { break }
+        if job.status == .paused, let pauseFile {
+            try job.toJSON().write(to: URL(fileURLWithPath: pauseFile))
+            if terminal { print("") }
+            print("\(title): paused; go on with: outpost map resume \(pauseFile)")
+            throw ExitCode(130)
+        }
         try await Task.sleep(for: .milliseconds(100))
     }
     if terminal { print("") }

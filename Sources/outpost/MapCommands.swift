@@ -8,7 +8,9 @@ import OutpostClient
 struct OfflineMap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.",
-        subcommands: [Capabilities.self, TakeOffline.self, AreasList.self, DownloadArea.self, Updates.self, Sync.self, Unregister.self])
+        subcommands: [
+            Capabilities.self, TakeOffline.self, Resume.self, AreasList.self, DownloadArea.self, Updates.self, Sync.self, Unregister.self,
+        ])
 
     struct Source: ParsableArguments {
         @Argument(help: "The web map's item id.") var webMap: String
@@ -70,7 +72,7 @@ struct OfflineMap: AsyncParsableCommand {
             let task = try source.task()
             let job = try await task.makeGenerateOfflineMapJob(
                 parameters: try await source.parameters(task), downloadDirectory: URL(fileURLWithPath: out))
-            let result = try await runJob(job, title: "map")
+            let result = try await runJob(job, title: "map", pauseFile: out + ".job.json")
             for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 print("not taken: \(layer): \(error.description)")
             }
@@ -122,6 +124,23 @@ struct OfflineMap: AsyncParsableCommand {
         func run() async throws { try await folder.task().unregisterAll() }
     }
 
+    struct Resume: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Go on with an offline map job paused by Ctrl-C (its <folder>.job.json), in this process.")
+        @Argument(help: "The job file take-offline or download-area wrote.") var file: String
+        @Option(name: .long, help: "A token for the server.") var token: String?
+
+        func run() async throws {
+            let job = try GenerateOfflineMapJob.fromJSON(try Data(contentsOf: URL(fileURLWithPath: file)), token: token)
+            let result = try await runJob(job, title: "map", pauseFile: file)
+            try? FileManager.default.removeItem(atPath: file)
+            for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
+                print("not taken: \(layer): \(error.description)")
+            }
+            print(result.directory.path)
+        }
+    }
+
     struct AreasList: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "areas", abstract: "The web map's preplanned areas: id, status, title, packages.")
@@ -164,7 +183,7 @@ struct OfflineMap: AsyncParsableCommand {
             parameters.includeBasemap = !noBasemap
             let job = try await task.makeDownloadPreplannedOfflineMapJob(
                 area: chosen, parameters: parameters, downloadDirectory: URL(fileURLWithPath: out))
-            let result = try await runJob(job, title: "map")
+            let result = try await runJob(job, title: "map", pauseFile: out + ".job.json")
             for (layer, error) in result.layerErrors.sorted(by: { $0.key < $1.key }) { print("not taken: \(layer): \(error.description)") }
             print(result.directory.path)
         }

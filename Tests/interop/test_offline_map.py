@@ -5,6 +5,7 @@ import os
 import sqlite3
 import subprocess
 import urllib.parse
+import urllib.error
 import urllib.request
 
 from conftest import outpost, running_server
@@ -127,3 +128,80 @@ def test_qgis_opens_the_offline_map_project_with_every_layer_valid(tmp_path):
     assert len(lines) == taken, opened.stdout
     cities = next(line for line in lines if line[0].lower().startswith("cit"))
     assert int(cities[3]) > 0, cities
+
+
+class SlowDownloads:
+    """A reverse proxy in front of the server that holds every package download for `delay`
+    seconds while `slow` is set (the Host header kept, so the server names the proxy in its
+    URLs and every request of the job goes through it)."""
+
+    def __init__(self, backend, delay):
+        import http.server
+        import threading
+
+        self.backend, self.delay, self.slow = backend, delay, True
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def forward(self, body=None):
+                import time
+                if proxy.slow and ("/arcgisoutput/" in self.path or "/replicafiles/" in self.path):
+                    time.sleep(proxy.delay)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("connection", "content-length")}
+                request = urllib.request.Request(proxy.backend + self.path, data=body, headers=headers, method=self.command)
+                try:
+                    response = urllib.request.urlopen(request, timeout=60)
+                except urllib.error.HTTPError as error:
+                    response = error
+                payload = response.read()
+                self.send_response(response.status)
+                for key, value in response.headers.items():
+                    if key.lower() not in ("transfer-encoding", "connection", "content-length"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_GET(self):
+                self.forward()
+
+            def do_POST(self):
+                self.forward(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+def test_ctrl_c_pauses_taking_a_map_offline_and_another_process_resumes_it(tmp_path):
+    """Ctrl-C during `take-offline` (downloads held by a slow link) pauses the job and writes
+    it beside the folder; `outpost map resume` in a new process finishes the same folder."""
+    import signal
+    import time
+
+    from conftest import BINARY
+    with running_server() as base:
+        origin = base[:base.index("/arcgis")]
+        proxy = SlowDownloads(origin, delay=3)
+        folder = tmp_path / "interrupted"
+        process = subprocess.Popen([BINARY, "map", "take-offline", DEMO_MAP, "--server", f"{proxy.url}/arcgis", "--area", "5,45,20,56",
+                                    "--out", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 130, out + err
+        job = tmp_path / "interrupted.job.json"
+        assert job.exists() and "outpost map resume" in out, out
+        assert json.loads(job.read_text())["status"] == "paused"
+        assert not folder.exists()
+
+        proxy.slow = False
+        resumed = outpost("map", "resume", str(job))
+        assert resumed.stdout.strip().endswith(str(folder)) and "map: resumed" in resumed.stdout, resumed.stdout
+        assert not job.exists()
+        files = {entry["file"] for entry in json.loads((folder / "package.json").read_text())["files"]}
+        assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"}, files
+        proxy.server.shutdown()

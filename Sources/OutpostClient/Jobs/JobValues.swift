@@ -32,6 +32,8 @@ public protocol LongRunningJob: Sendable {
     var messages: [JobMessage] { get }
     var progress: Progress { get }
     func start()
+    func pause()
+    func toJSON() throws -> Data
     var output: Output { get async throws }
 }
 
