@@ -19,6 +19,8 @@ extension MapAreaClient {
         public var plan: ScheduledUpdatePlan
         /// The generations of the deltas applied, in order.
         public var appliedDeltas: [Int64]
+        /// Where the applied delta files were kept (`keepingDeltasIn`), in order.
+        public var keptDeltas: [URL] = []
         /// The copy was replaced by the whole package: whoever has it open must open it again
         /// (`isMobileMapPackageReopenRequired`).
         public var reopenRequired: Bool
@@ -78,14 +80,15 @@ extension MapAreaClient {
     /// Brings the copy at `path` up to the package: applies the deltas newer than it in order
     /// (each in one transaction: a cut-off update resumes from the last one applied), or
     /// downloads the package whole and puts it in the copy's place when deltas cannot do it —
-    /// never over edits the copy has not sent (`ClientError.geodatabase` says so).
-    public func update(package: String, copy path: String) async throws -> UpdateResult {
+    /// never over edits the copy has not sent (`ClientError.geodatabase` says so). With
+    /// `keepingDeltasIn`, each applied delta file is kept there as `d_<gen>.gpkg`.
+    public func update(package: String, copy path: String, keepingDeltasIn kept: URL? = nil) async throws -> UpdateResult {
         let plan = try await checkForUpdates(package: package, copy: path)
         switch plan {
         case .upToDate:
             return UpdateResult(plan: plan, appliedDeltas: [], reopenRequired: false)
         case .applyDeltas(let deltas):
-            var applied: [Int64] = []
+            var result = UpdateResult(plan: plan, appliedDeltas: [], reopenRequired: false)
             for delta in deltas {
                 let file = path + ".\(delta.name)"
                 defer { try? FileManager.default.removeItem(atPath: file) }
@@ -93,9 +96,16 @@ extension MapAreaClient {
                 let copy = try Geodatabase.open(path)
                 defer { copy.close() }
                 try copy.importDelta(at: file)
-                applied.append(delta.generation)
+                result.appliedDeltas.append(delta.generation)
+                if let kept {
+                    try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+                    let destination = kept.appendingPathComponent(delta.name)
+                    try? FileManager.default.removeItem(at: destination)
+                    try FileManager.default.moveItem(atPath: file, toPath: destination.path)
+                    result.keptDeltas.append(destination)
+                }
             }
-            return UpdateResult(plan: plan, appliedDeltas: applied, reopenRequired: false)
+            return result
         case .downloadWhole:
             let copy = try Geodatabase.open(path)
             let pending = try copy.localEditCount

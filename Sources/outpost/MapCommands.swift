@@ -102,18 +102,31 @@ struct OfflineMap: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sync every geodatabase of the offline map with its service.")
         @OptionGroup var folder: Folder
         @Option(name: .long, help: "bidirectional, upload or download.") var direction = "bidirectional"
+        @Flag(name: .long, help: "A preplanned area: leave its scheduled updates for later.") var noScheduledUpdates = false
+        @Flag(name: .long, help: "Keep each scheduled-update delta applied (deltas/<geodatabase>/).") var keepDeltas = false
 
         func run() async throws {
             guard let syncDirection = SyncDirection(lenient: direction), syncDirection != .snapshot else {
                 throw ValidationError("--direction: bidirectional, upload or download")
             }
-            let result = try await folder.task().sync(parameters: OfflineMapSyncParameters(syncDirection: syncDirection))
+            let job = try folder.task().makeOfflineMapSyncJob(
+                parameters: OfflineMapSyncParameters(
+                    syncDirection: syncDirection, preplannedScheduledUpdatesOption: noScheduledUpdates ? .noUpdates : .downloadAllUpdates,
+                    keepGeodatabaseDeltas: keepDeltas))
+            let pauseFile = (folder.folder.hasSuffix("/") ? String(folder.folder.dropLast()) : folder.folder) + ".sync.json"
+            let result = try await runJob(job, title: "sync", pauseFile: pauseFile)
+            Self.report(result)
+            if result.hasErrors { throw ExitCode(2) }
+        }
+
+        static func report(_ result: OfflineMapSyncResult) {
+            if result.isMobileMapPackageReopenRequired { print("reopen required: a geodatabase was downloaded whole") }
+            for file in result.keptDeltas { print("kept\t\(file)") }
             for (file, done) in result.results.sorted(by: { $0.key < $1.key }) {
                 print("\(file)\tuploaded \(done.editsUploaded) edits, applied \(done.changesApplied) server changes")
                 for failure in done.failedEdits { print("\(file)\trefused: \(failure)") }
             }
             for (file, error) in result.errors.sorted(by: { $0.key < $1.key }) { print("\(file)\tfailed: \(error.description)") }
-            if result.hasErrors { throw ExitCode(2) }
         }
     }
 
@@ -126,12 +139,20 @@ struct OfflineMap: AsyncParsableCommand {
 
     struct Resume: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Go on with an offline map job paused by Ctrl-C (its <folder>.job.json), in this process.")
-        @Argument(help: "The job file take-offline or download-area wrote.") var file: String
+            abstract: "Go on with an offline map job paused by Ctrl-C (<folder>.job.json or <folder>.sync.json), in this process.")
+        @Argument(help: "The job file take-offline, download-area or sync wrote.") var file: String
         @Option(name: .long, help: "A token for the server.") var token: String?
 
         func run() async throws {
-            let job = try GenerateOfflineMapJob.fromJSON(try Data(contentsOf: URL(fileURLWithPath: file)), token: token)
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            if let sync = try? OfflineMapSyncJob.fromJSON(data, token: token) {
+                let result = try await runJob(sync, title: "sync", pauseFile: file)
+                try? FileManager.default.removeItem(atPath: file)
+                Sync.report(result)
+                if result.hasErrors { throw ExitCode(2) }
+                return
+            }
+            let job = try GenerateOfflineMapJob.fromJSON(data, token: token)
             let result = try await runJob(job, title: "map", pauseFile: file)
             try? FileManager.default.removeItem(atPath: file)
             for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {

@@ -39,8 +39,15 @@ import Testing
 
             let resumed = try GenerateOfflineMapJob.fromJSON(saved)
             resumed.pollInterval = .milliseconds(20)
+            let statusStream = resumed.statuses  // subscribed before the start: nothing missed
+            let statuses = Task { await Array(statusStream) }
+            let messageStream = resumed.messageStream
+            let messages = Task { await Array(messageStream).map(\.text) }
             resumed.start()
             let result = try await resumed.output
+            #expect(await statuses.value == [.paused, .started, .succeeded])
+            let told = await messages.value
+            #expect(told.first == "started" && told.contains("resumed") && told.last == "succeeded", "\(told)")
             #expect(!result.hasErrors && result.directory.path == folder.path)
             let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
             #expect(

@@ -105,9 +105,19 @@ import Testing
             let waiting = try await sync.checkForUpdates()
             #expect(
                 waiting.downloadAvailability == .available && waiting.scheduledUpdatesDownloadSize > 0 && !waiting.isMobileMapPackageReopenRequired)
-            let updated = try await sync.sync()
+            let skipped = try await sync.sync(parameters: OfflineMapSyncParameters(preplannedScheduledUpdatesOption: .noUpdates))
+            #expect(skipped.results.isEmpty && !skipped.hasErrors)
+            #expect(try await !Self.species(folder).contains("Scheduled"), "noUpdates leaves the area as it is")
+            let updated = try await sync.sync(parameters: OfflineMapSyncParameters(keepGeodatabaseDeltas: true))
             #expect(!updated.hasErrors && !updated.isMobileMapPackageReopenRequired && updated.results["data/Demo.gpkg"]?.changesApplied == 1)
             #expect(try await Self.species(folder).contains("Scheduled"))
+            // The delta applied is kept in the folder, a geodatabase delta holding the new tree.
+            let kept = try #require(updated.keptDeltas.first)
+            #expect(updated.keptDeltas.count == 1 && kept.hasPrefix("deltas/Demo/d_") && kept.hasSuffix(".gpkg"), "\(updated.keptDeltas)")
+            let delta = try Geodatabase.open(folder.appendingPathComponent(kept))
+            let deltaTrees = try await delta.featureTable(layerId: 2).queryFeatures().compactMap { $0["species"].stringValue }
+            delta.close()
+            #expect(deltaTrees == ["Scheduled"])
 
             // The package's replica lost: the refresh makes it again whole; the device takes it whole.
             _ = try await service.postForm(service.url("unRegisterReplica"), [("replicaID", replica)])

@@ -202,3 +202,14 @@ enum SyncPreparer {
         return preparation
     }
 }
+
+extension JobEngine {
+    /// Closes the geodatabase the job holds (a child job's, owned by its parent's files).
+    func closeGeodatabase() {
+        releaseSync()
+        state.withLock { state in
+            defer { state.geodatabase = nil }
+            return state.geodatabase
+        }?.close()
+    }
+}

@@ -10,18 +10,13 @@ final class JobEngine: Sendable {
         var machine: JobStateMachine
         var task: Task<Void, Never>?
         var waiters: [CheckedContinuation<JobDocument, any Error>] = []
-        var statusObservers: [UUID: AsyncStream<JobStatus>.Continuation] = [:]
-        var messageObservers: [UUID: AsyncStream<JobMessage>.Continuation] = [:]
         var geodatabase: Geodatabase?
         var holdsSync = false
-        /// Messages observers have been given.
-        var publishedMessages = 0
-        /// The status observers were last given.
-        var publishedStatus: JobStatus?
     }
 
     let state: Locked<State>
     let connection: ServiceConnection
+    let observers = JobObservers()
     let id: String
     /// Foundation's progress, for UI bindings (1,000 units).
     let progress: Progress
@@ -92,59 +87,12 @@ final class JobEngine: Sendable {
 
     // MARK: Observers
 
-    func statuses() -> AsyncStream<JobStatus> {
-        let (stream, continuation) = AsyncStream<JobStatus>.makeStream(bufferingPolicy: .unbounded)
-        let key = UUID()
-        let current = state.withLock { state in
-            state.statusObservers[key] = continuation
-            return state.machine.document.status
-        }
-        continuation.yield(current)
-        if current == .succeeded || current == .failed { finishObservers() }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.statusObservers.removeValue(forKey: key) } }
-        return stream
-    }
+    func statuses() -> AsyncStream<JobStatus> { observers.statuses(current: document.status) }
+    func messages() -> AsyncStream<JobMessage> { observers.messages() }
 
-    func messages() -> AsyncStream<JobMessage> {
-        let (stream, continuation) = AsyncStream<JobMessage>.makeStream(bufferingPolicy: .unbounded)
-        let key = UUID()
-        let (past, status) = state.withLock { state in
-            state.messageObservers[key] = continuation
-            return (state.machine.document.messages.prefix(state.publishedMessages), state.machine.document.status)
-        }
-        for message in past { continuation.yield(message) }
-        if status == .succeeded || status == .failed { finishObservers() }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.messageObservers.removeValue(forKey: key) } }
-        return stream
-    }
-
-    /// Tells observers what changed since they last heard (status, new messages, progress).
+    /// Tells observers what changed, in the order the document changed (under its lock).
     private func publish() {
-        let (document, changed, fresh, statusObservers, messageObservers) = state.withLock { state in
-            let fresh = Array(state.machine.document.messages.dropFirst(state.publishedMessages))
-            state.publishedMessages = state.machine.document.messages.count
-            let changed = state.publishedStatus != state.machine.document.status
-            state.publishedStatus = state.machine.document.status
-            return (state.machine.document, changed, fresh, Array(state.statusObservers.values), Array(state.messageObservers.values))
-        }
-        if changed {
-            for observer in statusObservers { observer.yield(document.status) }
-        }
-        for message in fresh {
-            for observer in messageObservers { observer.yield(message) }
-        }
-    }
-
-    private func finishObservers() {
-        let (statuses, messages) = state.withLock { state in
-            defer {
-                state.statusObservers = [:]
-                state.messageObservers = [:]
-            }
-            return (Array(state.statusObservers.values), Array(state.messageObservers.values))
-        }
-        for observer in statuses { observer.finish() }
-        for observer in messages { observer.finish() }
+        state.withLock { observers.publish(status: $0.machine.document.status, messages: $0.machine.document.messages) }
     }
 
     // MARK: Running
@@ -195,7 +143,6 @@ final class JobEngine: Sendable {
             for path in [document.partialPath, document.editsFile].compactMap({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
         }
         publish()
-        finishObservers()
         for waiter in waiters {
             if document.status == .succeeded { waiter.resume(returning: document) } else { waiter.resume(throwing: document.error ?? .cancelled) }
         }

@@ -21,23 +21,9 @@ public typealias DownloadPreplannedOfflineMapJob = GenerateOfflineMapJob
 /// renamed into place at the end: a failed or cancelled job leaves nothing half written.
 /// Pause, resume and `toJSON`/`fromJSON` go down to the child job under way.
 public final class GenerateOfflineMapJob: Sendable {
-    struct Child: Codable, Sendable, Equatable {
-        enum Kind: String, Codable, Sendable { case geodatabase, tiles }
-        enum State: String, Codable, Sendable { case pending, running, done, failed }
-        var kind: Kind
-        var serviceURL: String
-        var mapLayerIds: [String]
-        /// Relative to the folder: `data/<service>.gpkg`, `tiles/<service>.tpkx|.mbtiles`.
-        var file: String
-        /// Preplanned: the package item downloaded instead of a replica or an export made.
-        var packageItemId: String?
-        var state = State.pending
-        /// The child job saved when the offline map job was paused.
-        var saved: Data?
-        var error: ClientError?
-    }
+    typealias Child = ChildJobRecord
 
-    struct Document: Codable, Sendable {
+    struct Document: ParentJobDocument {
         var format = 1
         var id: String
         var status = JobStatus.notStarted
@@ -55,109 +41,58 @@ public final class GenerateOfflineMapJob: Sendable {
         /// Preplanned: the map area downloaded, and how its geodatabases keep current.
         var mapAreaId: String?
         var preplannedUpdateMode: PreplannedUpdateMode?
+
+        var continueOnErrors: Bool { parameters.continueOnErrors }
+        var staging: String { "\(directory).\(id).partial" }
     }
 
-    struct State {
-        var document: Document
-        var task: Task<Void, Never>?
-        var pauseRequested = false
-        var cancelRequested = false
-        /// The child jobs under way, by index, and how far each has come.
-        var running: [Int: any ChildJob] = [:]
-        var fractions: [Int: Double] = [:]
-        var waiters: [CheckedContinuation<GenerateOfflineMapResult, any Error>] = []
-        var pollInterval = Duration.seconds(1)
-    }
-
-    let state: Locked<State>
+    let core: ParentJob<Document>
     let token: String?
     let transport: (any HTTPTransport)?
-    /// 1,000 units per child job and 100 for writing the map.
-    public let progress: Progress
 
     init(document: Document, token: String?, transport: (any HTTPTransport)?) {
-        state = Locked(State(document: document))
+        // 1,000 units per child job and 100 for writing the map.
+        core = ParentJob(document: document, extraUnits: 100) { try? FileManager.default.removeItem(atPath: $0.staging) }
         self.token = token
         self.transport = transport
-        progress = Progress(totalUnitCount: Int64(document.children.count * 1000 + 100))
-        progress.completedUnitCount = Int64(document.children.filter { $0.state == .done || $0.state == .failed }.count * 1000)
     }
 
-    public var id: String { state.withLock { $0.document.id } }
-    public var status: JobStatus { state.withLock { $0.document.status } }
-    public var messages: [JobMessage] { state.withLock { $0.document.messages } }
-    public var error: ClientError? { state.withLock { $0.document.error } }
+    public var id: String { core.document.id }
+    public var status: JobStatus { core.document.status }
+    public var messages: [JobMessage] { core.document.messages }
+    public var error: ClientError? { core.document.error }
+    /// Foundation's `Progress` (observable): 1,000 units per child job and 100 for the map.
+    public var progress: Progress { core.progress }
+    /// The status now, then each change, ending when the job succeeds or fails.
+    public var statuses: AsyncStream<JobStatus> { core.statuses }
+    /// The messages so far, then each new one, ending when the job succeeds or fails.
+    public var messageStream: AsyncStream<JobMessage> { core.messageStream }
     /// The child jobs' longest wait between polls of the server.
     public var pollInterval: Duration {
-        get { state.withLock { $0.pollInterval } }
-        set { state.withLock { $0.pollInterval = newValue } }
+        get { core.state.withLock { $0.pollInterval } }
+        set { core.state.withLock { $0.pollInterval = newValue } }
     }
-    var childPollInterval: Duration { pollInterval }
 
     /// Where the offline map will be.
-    public var downloadDirectory: URL { URL(fileURLWithPath: state.withLock { $0.document.directory }) }
-    var staging: String { state.withLock { $0.document.directory + ".\($0.document.id).partial" } }
+    public var downloadDirectory: URL { URL(fileURLWithPath: core.document.directory) }
+    var staging: String { core.document.staging }
 
     /// Starts the job, or resumes it when paused.
-    public func start() {
-        let started = state.withLock { state -> Bool in
-            guard state.task == nil, state.document.status == .notStarted || state.document.status == .paused else { return false }
-            state.pauseRequested = false
-            state.document.status = .started
-            state.document.messages.append(JobMessage(date: Date(), text: state.document.messages.isEmpty ? "started" : "resumed"))
-            return true
-        }
-        guard started else { return }
-        let task = Task { await self.run() }
-        state.withLock { if $0.document.status == .started, $0.task == nil { $0.task = task } }
-    }
+    public func start() { core.start { await self.run() } }
 
-    /// Pauses the child job under way; `start()` resumes it.
-    public func pause() {
-        let children = state.withLock { state -> [any ChildJob] in
-            guard state.document.status == .started else { return [] }
-            state.pauseRequested = true
-            return Array(state.running.values)
-        }
-        for child in children { child.pause() }
-    }
+    /// Pauses the child jobs under way; `start()` resumes them.
+    public func pause() { core.pause() }
 
     /// Stops for good: nothing written is kept; fails with `ClientError.cancelled`.
-    public func cancel() {
-        let (children, idle) = state.withLock { state -> ([any ChildJob], Bool) in
-            state.cancelRequested = true
-            return (Array(state.running.values), state.document.status == .notStarted || state.document.status == .paused)
-        }
-        for child in children { child.cancel() }
-        if idle { finish(.failure(.cancelled)) }
-    }
+    public func cancel() { core.cancel() }
 
     /// The offline map, once made; the job's error if it failed.
     public var output: GenerateOfflineMapResult {
-        get async throws {
-            try await withCheckedThrowingContinuation { continuation in
-                let done: Result<GenerateOfflineMapResult, ClientError>? = state.withLock { state in
-                    switch state.document.status {
-                    case .succeeded: return .success(Self.result(state.document))
-                    case .failed: return .failure(state.document.error ?? .cancelled)
-                    default:
-                        state.waiters.append(continuation)
-                        return nil
-                    }
-                }
-                if let done { continuation.resume(with: done) }
-            }
-        }
+        get async throws { Self.result(try await core.finalDocument()) }
     }
 
     /// The job as JSON (no credentials); a running job is written as paused.
-    public func toJSON() throws -> Data {
-        var document = state.withLock { $0.document }
-        if document.status == .started { document.status = .paused }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(document)
-    }
+    public func toJSON() throws -> Data { try core.toJSON() }
 
     /// A job restored from `toJSON`, paused; `token` re-binds the credential.
     public static func fromJSON(_ data: Data, token: String? = nil, transport: (any HTTPTransport)? = nil) throws -> GenerateOfflineMapJob {
@@ -182,39 +117,5 @@ public final class GenerateOfflineMapJob: Sendable {
             }
         }
         return GenerateOfflineMapResult(directory: URL(fileURLWithPath: document.directory), layerErrors: layers, tableErrors: tables)
-    }
-
-    func note(_ text: String) { state.withLock { $0.document.messages.append(JobMessage(date: Date(), text: text)) } }
-
-    func finish(_ outcome: Result<Void, ClientError>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<GenerateOfflineMapResult, any Error>] in
-            switch outcome {
-            case .success:
-                // Complete before succeeded: whoever sees the status sees the progress with it.
-                progress.completedUnitCount = progress.totalUnitCount
-                state.document.status = .succeeded
-                state.document.messages.append(JobMessage(date: Date(), text: "succeeded"))
-            case .failure(let error):
-                state.document.status = .failed
-                state.document.error = error
-                state.document.messages.append(JobMessage(date: Date(), text: "failed: \(error.description)"))
-            }
-            state.task = nil
-            state.running = [:]
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        if case .failure = outcome {
-            try? FileManager.default.removeItem(atPath: staging)
-        } else {
-            progress.completedUnitCount = progress.totalUnitCount
-        }
-        let document = state.withLock { $0.document }
-        for waiter in waiters {
-            switch outcome {
-            case .success: waiter.resume(returning: Self.result(document))
-            case .failure(let error): waiter.resume(throwing: error)
-            }
-        }
     }
 }

@@ -12,25 +12,6 @@ public struct OfflineMapUpdatesInfo: Sendable, Equatable {
     public var isMobileMapPackageReopenRequired: Bool
 }
 
-/// How `OfflineMapSyncTask.sync` syncs every geodatabase of the folder.
-public struct OfflineMapSyncParameters: Sendable, Equatable {
-    public var syncDirection: SyncDirection
-    public var rollbackOnFailure: Bool
-
-    public init(syncDirection: SyncDirection = .bidirectional, rollbackOnFailure: Bool = false) {
-        self.syncDirection = syncDirection
-        self.rollbackOnFailure = rollbackOnFailure
-    }
-}
-
-/// What a sync of the whole offline map did, per geodatabase file (relative to the folder).
-public struct OfflineMapSyncResult: Sendable, Equatable {
-    public var results: [String: SyncResult]
-    public var errors: [String: ClientError]
-    public var hasErrors: Bool { !errors.isEmpty || results.values.contains { !$0.failedEdits.isEmpty } }
-    public var isMobileMapPackageReopenRequired: Bool
-}
-
 /// Keeps an offline map folder (docs/offline-map-format.md) in step with its services, after
 /// the ArcGIS Maps SDKs' `OfflineMapSyncTask`: every geodatabase synced with its own service
 /// (one failing does not stop the others) or, for a preplanned area with scheduled updates,
@@ -109,40 +90,45 @@ public final class OfflineMapSyncTask: Sendable {
         return info
     }
 
-    /// Syncs every geodatabase, one after the other; a failure is reported for its file and the others still sync.
-    public func sync(
-        parameters: OfflineMapSyncParameters = OfflineMapSyncParameters(), pollInterval: Duration = .seconds(1)
-    ) async throws
-        -> OfflineMapSyncResult
-    {
-        var result = OfflineMapSyncResult(results: [:], errors: [:], isMobileMapPackageReopenRequired: false)
-        for (file, service) in geodatabases {
-            if let item = packages[file], let areas {
-                do {
-                    let update = try await areas.update(package: item, copy: directory.appendingPathComponent(file).path)
-                    if update.reopenRequired { result.isMobileMapPackageReopenRequired = true }
-                    result.results[file] = SyncResult(
-                        editsUploaded: 0, changesApplied: update.appliedDeltas.count, changesDeferred: 0, objectIdsAssigned: 0, failedEdits: [])
-                } catch {
-                    result.errors[file] = error as? ClientError ?? .invalidResponse("\(error)")
+    /// A job syncing every geodatabase of the folder (`start()` it): with its service, or for
+    /// a preplanned area with scheduled updates by the package's deltas (unless
+    /// `preplannedScheduledUpdatesOption` is `noUpdates`).
+    public func makeOfflineMapSyncJob(parameters: OfflineMapSyncParameters) throws -> OfflineMapSyncJob {
+        var layers: [OfflineMapSyncJob.MapLayer] = []
+        if let data = try? Data(contentsOf: directory.appendingPathComponent("map.json")),
+            let map = try? JSONParser.parse(String(decoding: data, as: UTF8.self))
+        {
+            for (entries, isTable) in [(map["operationalLayers"], false), (map["tables"], true)] {
+                for entry in entries?.arrayValue ?? [] {
+                    guard let file = entry["url"]?.stringValue, file.hasSuffix(".gpkg"), let id = entry["id"]?.stringValue else { continue }
+                    layers.append(.init(mapLayerId: id, file: file, layerId: entry["x-outpost-layerId"]?.int64Value.map(Int.init), isTable: isTable))
                 }
-                continue
-            }
-            do {
-                let geodatabase = try open(file)
-                defer { geodatabase.close() }
-                let task = GeodatabaseSyncTask(url: service, token: token, transport: transport)
-                let job = task.makeSyncGeodatabaseJob(
-                    parameters: SyncGeodatabaseParameters(syncDirection: parameters.syncDirection, rollbackOnFailure: parameters.rollbackOnFailure),
-                    geodatabase: geodatabase)
-                job.pollInterval = pollInterval
-                job.start()
-                result.results[file] = try await job.output
-            } catch {
-                result.errors[file] = error as? ClientError ?? .invalidResponse("\(error)")
             }
         }
-        return result
+        var children: [ChildJobRecord] = []
+        for (file, service) in geodatabases {
+            let ids = layers.filter { $0.file == file }.map(\.mapLayerId)
+            if let item = packages[file] {
+                guard parameters.preplannedScheduledUpdatesOption == .downloadAllUpdates else { continue }
+                children.append(.init(kind: .scheduledUpdates, serviceURL: service.absoluteString, mapLayerIds: ids, file: file, packageItemId: item))
+            } else {
+                children.append(.init(kind: .sync, serviceURL: service.absoluteString, mapLayerIds: ids, file: file))
+            }
+        }
+        let document = OfflineMapSyncJob.Document(
+            id: GeodatabaseSyncTask.newJobId(), directory: directory.path, portal: portal?.absoluteString, parameters: parameters, layers: layers,
+            children: children)
+        return OfflineMapSyncJob(document: document, token: token, transport: transport)
+    }
+
+    /// Syncs every geodatabase and waits for the end: `makeOfflineMapSyncJob` started and awaited.
+    public func sync(
+        parameters: OfflineMapSyncParameters = OfflineMapSyncParameters(), pollInterval: Duration = .seconds(1)
+    ) async throws -> OfflineMapSyncResult {
+        let job = try makeOfflineMapSyncJob(parameters: parameters)
+        job.pollInterval = pollInterval
+        job.start()
+        return try await job.output
     }
 
     /// Unregisters every geodatabase's replica; the files stay, but no longer sync.
