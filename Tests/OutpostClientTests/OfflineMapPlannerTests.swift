@@ -75,6 +75,33 @@ import Testing
         #expect(Self.capability(authored, "wms")?.remainsOnline == true && Self.capability(authored, "nosync")?.remainsOnline == false)
     }
 
+    /// docs/client.md, "Attachments offline": (editable, returnLayerAttachmentOption,
+    /// attachmentSyncDirection) → (returnAttachments, attachmentsSyncDirection) of the replica.
+    static let attachmentRows: [(Bool, ReturnLayerAttachmentOption, AttachmentsSyncDirection, Bool, AttachmentsSyncDirection)] = [
+        (true, .allLayers, .bidirectional, true, .bidirectional),
+        (true, .editableLayers, .upload, true, .upload),
+        (true, .readOnlyLayers, .bidirectional, false, .upload),
+        (true, .none, .upload, false, .upload),
+        (true, .none, .none, false, .none),
+        (true, .allLayers, .none, false, .none),
+        (false, .allLayers, .upload, true, .bidirectional),
+        (false, .readOnlyLayers, .none, true, .bidirectional),
+        (false, .editableLayers, .bidirectional, false, .none),
+        (false, .none, .bidirectional, false, .none),
+    ]
+
+    @Test(arguments: attachmentRows.indices)
+    func attachmentsFollowTheOptionTheDirectionAndWhetherTheLayerIsEditable(_ row: Int) throws {
+        let (editable, option, direction, returned, synced) = Self.attachmentRows[row]
+        var facts = Self.facts
+        facts["\(Self.base)/Demo/FeatureServer"]?.editable = editable
+        var parameters = GenerateOfflineMapParameters(areaOfInterest: Self.area)
+        parameters.returnLayerAttachmentOption = option
+        parameters.attachmentSyncDirection = direction
+        let replica = try #require(OfflineMapPlanner.plan(webMap: Self.map(), parameters: parameters, facts: facts).geodatabases.first?.parameters)
+        #expect(replica.returnAttachments == returned && replica.attachmentsSyncDirection == synced)
+    }
+
     @Test func aFeatureServicesReplicaFollowsTheParameters() throws {
         var parameters = GenerateOfflineMapParameters(areaOfInterest: Self.area)
         var plan = OfflineMapPlanner.plan(webMap: Self.map(), parameters: parameters, facts: Self.facts)

@@ -205,3 +205,44 @@ def test_ctrl_c_pauses_taking_a_map_offline_and_another_process_resumes_it(tmp_p
         files = {entry["file"] for entry in json.loads((folder / "package.json").read_text())["files"]}
         assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"}, files
         proxy.server.shutdown()
+
+
+def test_ctrl_c_pauses_an_offline_map_sync_and_another_process_resumes_it(tmp_path):
+    """Ctrl-C during `outpost map sync` (the server's changes held by a slow link) pauses the
+    job into DIR.sync.json; `outpost map resume` in a new process finishes it, each edit sent once."""
+    import signal
+    import time
+
+    from conftest import BINARY
+    with running_server() as base:
+        origin = base[:base.index("/arcgis")]
+        proxy = SlowDownloads(origin, delay=3)
+        proxy.slow = False
+        folder = tmp_path / "field"
+        outpost("map", "take-offline", DEMO_MAP, "--server", f"{proxy.url}/arcgis", "--area", "13.2,52.4,13.26,52.46", "--no-basemap",
+                "--out", str(folder))
+        demo = folder / "data" / "Demo.gpkg"
+        with sqlite3.connect(demo) as db:
+            (trees,) = db.execute("SELECT table_name FROM outpost_sync_layers WHERE layer_id = 2").fetchone()
+        subprocess.run(["ogrinfo", str(demo), "-sql",
+                        f"UPDATE \"{trees}\" SET species = 'Paused sync' WHERE OBJECTID = (SELECT min(OBJECTID) FROM \"{trees}\")"],
+                       check=True, capture_output=True)
+        proxy.slow = True
+        process = subprocess.Popen([BINARY, "map", "sync", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 130, out + err
+        job = tmp_path / "field.sync.json"
+        assert job.exists() and "outpost map resume" in out, out
+        assert json.loads(job.read_text())["status"] == "paused"
+
+        proxy.slow = False
+        resumed = outpost("map", "resume", str(job)).stdout
+        assert "data/Demo.gpkg\tuploaded 1 edits" in resumed and "sync: resumed" in resumed, resumed
+        assert not job.exists()
+        query = urllib.parse.urlencode({"where": "species = 'Paused sync'", "returnCountOnly": "true", "f": "json"})
+        with urllib.request.urlopen(f"{base}/rest/services/Demo/FeatureServer/2/query?{query}") as answer:
+            assert json.loads(answer.read())["count"] == 1
+        assert outpost("map", "updates", str(folder)).stdout.splitlines()[0] == "upload: none"
+        proxy.server.shutdown()

@@ -196,9 +196,13 @@ public enum OfflineMapPlanner {
             }
             return GenerateLayerOption(layerId: layer.id, queryOption: .useFilter, whereClause: layer.filter, useGeometry: true)
         }
-        let attachments = parameters.returnLayerAttachmentOption.includes(editable: fact.editable)
+        // Editable layers: attachments taken sync as asked, else new ones can still go up
+        // (`upload`); `none` takes none and syncs none (a taken attachment that never syncs
+        // is not a combination createReplica accepts). Read-only layers download theirs.
+        let asked = parameters.attachmentSyncDirection
+        let attachments = parameters.returnLayerAttachmentOption.includes(editable: fact.editable) && !(fact.editable && asked == .none)
         let direction: AttachmentsSyncDirection =
-            fact.editable ? (attachments ? parameters.attachmentSyncDirection : .upload) : (attachments ? .bidirectional : .none)
+            fact.editable ? (attachments ? asked : (asked == .none ? .none : .upload)) : (attachments ? .bidirectional : .none)
         return GenerateGeodatabaseParameters(
             extent: parameters.areaOfInterest, extentSpatialReference: parameters.areaSpatialReference, layerOptions: options,
             syncModel: parameters.updateMode == .noUpdates ? .none : (fact.supportsPerLayerSync ? .perLayer : .perReplica),
