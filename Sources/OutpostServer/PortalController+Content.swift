@@ -62,9 +62,11 @@ extension PortalController {
             id: PortalNames.newId(), owner: owner, title: p.string("title") ?? "", type: type, created: store.clock.milliseconds(),
             ownerFolder: folder)
         try apply(p, to: &item)
+        let thumbnail = try thumbnailPart(c)
         let data = try itemData(request, c, item: &item)
         if type == "Web Map", case .text(let text) = data { try PortalContent<FeatureStore>.checkWebMap(text) }
         try store.portal.addItem(item, data: data)
+        if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
         if let origin = p.string("originItemId"), let relationship = p.string("relationshipType") {
             try store.portal.addRelationship(ItemRelationship(origin: origin, destination: item.id, type: relationship))
         }
@@ -78,8 +80,10 @@ extension PortalController {
             for field in ["snippet", "description"] where p.string(field)?.isEmpty == true { try apply(RequestParameters([(field, "")]), to: &item) }
         }
         try apply(p, to: &item)
+        let thumbnail = try thumbnailPart(c)
         item.modified = store.clock.milliseconds()
         try store.portal.updateItem(item, data: try itemData(request, c, item: &item))
+        if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
         return RESTResponse.json(["success": true, "id": .string(item.id)], parameters: p)
     }
 
@@ -216,6 +220,17 @@ extension PortalController {
             guard let value = ItemAccess(rawValue: access) else { throw ArcGISError.invalidParameter("access", "private, org or public") }
             item.access = value
         }
+    }
+
+    /// A `thumbnail` file part, checked before anything changes: its name and where it is.
+    private func thumbnailPart(_ c: OutpostRequestContext) throws -> (name: String, path: String)? {
+        guard let file = c.form.file(named: "thumbnail") else { return nil }
+        let given = (file.filename.map { ($0 as NSString).lastPathComponent }) ?? ""
+        let name = given.isEmpty ? "thumbnail.png" : given
+        guard ["png", "jpg", "jpeg", "gif"].contains((name as NSString).pathExtension.lowercased()), PortalNames.isValidResourceName(name) else {
+            throw ArcGISError.invalidParameter("thumbnail", "a PNG, JPEG or GIF image")
+        }
+        return (name, file.path)
     }
 
     /// The data a request gives: `text`, or the `file` part (taken over).

@@ -65,6 +65,7 @@ struct PortalController: Sendable {
             )
             .read("content/items/:item/resources", store: { _, c in try resources(c) })
             .read("content/items/:item/resources/**") { _, c in try await resource(c) }
+            .read("content/items/:item/info/**") { _, c in try await thumbnail(c) }
             .read("content/users/:user", store: { request, c in try userContent(request, c, folder: nil) })
             .read("content/users/:user/items/:item", store: { request, c in try ownedItem(request, c) })
             .read("content/users/:user/items/:item/status", store: { _, c in try status(c) })
@@ -220,6 +221,17 @@ struct PortalController: Sendable {
         }
         guard let resource else { throw PortalFailure.resourceNotFound(name) }
         return try await Self.file(path: resource.path, name: (name as NSString).lastPathComponent, context: c)
+    }
+
+    /// `info/thumbnail/<name>`: the item's thumbnail (the item's other `info/` files are not kept).
+    private func thumbnail(_ c: OutpostRequestContext) async throws -> Response {
+        let name = c.parameters.getCatchAll().joined(separator: "/")
+        let path = try await StoreCall.run { () -> String? in
+            let item = try visibleItem(c)
+            return item.thumbnail == name ? try store.portal.thumbnailPath(item: item.id) : nil
+        }
+        guard let path else { throw PortalFailure.resourceNotFound(name) }
+        return try await Self.file(path: path, name: (name as NSString).lastPathComponent, context: c)
     }
 
     /// A stored file, streamed from disk.

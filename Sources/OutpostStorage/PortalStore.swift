@@ -98,6 +98,12 @@ public protocol PortalStore: Sendable {
     func removeResource(item id: String, name: String) throws
     func resources(of id: String) throws -> [ItemResource]
 
+    /// Puts the item's thumbnail in place (replacing any before it) and records it in the
+    /// item as `thumbnail/<name>`; returns the item so changed.
+    func setThumbnail(item id: String, name: String, data: ItemResourceSource) throws -> PortalItem
+    /// The file of the item's thumbnail, when it has one.
+    func thumbnailPath(item id: String) throws -> String?
+
     func createFolder(owner: String, title: String) throws -> PortalFolder
     func folders(owner: String) throws -> [PortalFolder]
 }

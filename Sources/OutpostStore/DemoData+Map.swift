@@ -58,5 +58,9 @@ extension DemoData {
             typeKeywords: ["ArcGIS Online", "Explorer Web Map", "Map", "Online Map", "Web Map", "Offline"], tags: ["demo"],
             snippet: "The demo services' layers, ready to be taken offline.", extent: [[-180, -90], [180, 90]], spatialReference: "4326")
         try store.portal.addItem(item, data: .text(map.jsonText))
+        // Its thumbnail: the demo basemap's whole world (level 0, one 256 px PNG tile).
+        if let world = try store.tiles.tile(set: demoTileSets[0].0, level: 0, row: 0, column: 0) {
+            _ = try store.portal.setThumbnail(item: demoMapId, name: "demo-map.png", data: .bytes(world))
+        }
     }
 }

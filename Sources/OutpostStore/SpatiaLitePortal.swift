@@ -176,7 +176,7 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
         return item
     }
 
-    private func folder(of id: String) -> String { (itemsDirectory as NSString).appendingPathComponent(id) }
+    func folder(of id: String) -> String { (itemsDirectory as NSString).appendingPathComponent(id) }
     private func dataPath(_ id: String, _ name: String) -> String { folder(of: id) + "/data/" + name }
     private func resourcePath(_ id: String, _ name: String) -> String { folder(of: id) + "/resources/" + name }
 
@@ -195,7 +195,7 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     }
 
     /// Writes or moves bytes to `path` under a temporary name, then renames; returns the size.
-    private func place(_ source: ItemResourceSource, at path: String) throws -> Int64 {
+    func place(_ source: ItemResourceSource, at path: String) throws -> Int64 {
         let manager = FileManager.default
         try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         let partial = path + ".partial"

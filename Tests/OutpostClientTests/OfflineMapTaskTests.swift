@@ -51,7 +51,9 @@ import Testing
             #expect(!result.hasErrors && result.directory.path == folder.path)
             let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).sorted()
             #expect(
-                Set(files).isSuperset(of: ["map.json", "package.json", "data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"]),
+                Set(files).isSuperset(of: [
+                    "map.json", "package.json", "data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles", "thumbnail.png",
+                ]),
                 "\(files)")
             #expect(!files.contains { $0.hasSuffix(".partial") })
             #expect(try FileManager.default.contentsOfDirectory(atPath: device).filter { $0.contains("partial") }.isEmpty)
@@ -63,6 +65,11 @@ import Testing
             #expect(map["operationalLayers"]?[0]?["x-outpost-source"]?.stringValue?.hasSuffix("/FeatureServer/0") == true)
             let manifest = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("package.json")), as: UTF8.self))
             #expect(manifest["format"] == "outpost-offline-map" && manifest["files"]?.arrayValue?.count == 3 && manifest["errors"] == [])
+            // The web map item's thumbnail, as the portal serves it.
+            #expect(manifest["thumbnail"] == "thumbnail.png")
+            let thumbnail = try #require(FileManager.default.contents(atPath: folder.appendingPathComponent("thumbnail.png").path))
+            let served = try #require(try store.portal.thumbnailPath(item: Self.demoMap))
+            #expect(thumbnail == FileManager.default.contents(atPath: served))
 
             // The replicas are registered (syncWithFeatureServices) and open as geodatabases with the area's rows.
             let demo = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
@@ -95,6 +102,7 @@ import Testing
             // Editable layers schema only, and the basemap already on the device instead of an export.
             var second = parameters
             second.returnSchemaOnlyForEditableLayers = true
+            second.itemInfo?.thumbnail = Data([0xFF, 0xD8, 0xFF, 0xE0, 0, 0x10])  // the app's own picture (a JPEG)
             second.referenceBasemapDirectory = first.appendingPathComponent("tiles")
             second.referenceBasemapFilename = "DemoBasemap.mbtiles"
             let folder = URL(fileURLWithPath: "\(device)/schema-only")
@@ -108,6 +116,8 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tiles/DemoBasemap.mbtiles").path))
             let map = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("map.json")), as: UTF8.self))
             #expect(map["baseMap"]?["baseMapLayers"]?[0]?["url"]?.stringValue == first.appendingPathComponent("tiles/DemoBasemap.mbtiles").path)
+            #expect(FileManager.default.contents(atPath: folder.appendingPathComponent("thumbnail.jpg").path) == second.itemInfo?.thumbnail)
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("thumbnail.png").path))
         }
     }
 

@@ -197,4 +197,45 @@ let portalURL = "/arcgis/sharing/rest"
             #expect(try await get(client, "\(portalURL)/search?f=json&q=title:(&token=\(ada)")["error"]?["code"] == 400)
         }
     }
+
+    @Test func thumbnailsAreServedBelowInfoSetByAFilePartAndHiddenWithTheirItem() async throws {
+        try await Self.withSecuredPortal { client, store, tokens in
+            let ada = tokens["ada"]!
+            let demo = try await get(client, "\(portalURL)/content/items/\(DemoData.demoMapId)?f=json")
+            #expect(demo["thumbnail"] == "thumbnail/demo-map.png", "\(demo)")
+            try await client.execute(uri: "\(portalURL)/content/items/\(DemoData.demoMapId)/info/thumbnail/demo-map.png", method: .get) {
+                #expect($0.status == .ok && $0.headers[.contentType] == "image/png")
+                #expect(Array(Data(buffer: $0.body).prefix(4)) == [0x89, 0x50, 0x4E, 0x47])
+            }
+            try await client.execute(uri: "\(portalURL)/content/items/\(DemoData.demoMapId)/info/iteminfo.xml", method: .get) {
+                #expect(json($0)["error"]?["code"] == 404)
+            }
+
+            // A private item of ada's gets one by an update's file part; nobody else sees it.
+            let added = try await post(
+                client, "\(portalURL)/content/users/ada/addItem",
+                [("f", "json"), ("token", ada), ("type", "Web Map"), ("title", "Mine"), ("text", Self.webMap)])
+            let id = try #require(added["id"]?.stringValue)
+            let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            let (headers, body) = multipart(fields: [("f", "json"), ("token", ada)], file: ("thumbnail", "cover.png", "image/png", png))
+            let updated = try await client.execute(
+                uri: "\(portalURL)/content/users/ada/items/\(id)/update", method: .post, headers: headers, body: body
+            ) { json($0) }
+            #expect(updated["success"] == true, "\(updated)")
+            try await client.execute(uri: "\(portalURL)/content/items/\(id)/info/thumbnail/cover.png?token=\(ada)", method: .get) {
+                #expect(Array(Data(buffer: $0.body)) == png)
+            }
+            try await client.execute(uri: "\(portalURL)/content/items/\(id)/info/thumbnail/cover.png?token=\(tokens["bob"]!)", method: .get) {
+                #expect(json($0)["error"]?["code"] != nil, "hidden like its item")
+            }
+            // Not an image: refused, and nothing changes.
+            let (badHeaders, badBody) = multipart(
+                fields: [("f", "json"), ("token", ada), ("title", "Changed")], file: ("thumbnail", "cover.exe", "application/octet-stream", [1, 2]))
+            let refused = try await client.execute(
+                uri: "\(portalURL)/content/users/ada/items/\(id)/update", method: .post, headers: badHeaders, body: badBody
+            ) { json($0) }
+            #expect(refused["error"]?["code"] == 400, "\(refused)")
+            #expect(try store.portal.item(id: id)?.title == "Mine" && store.portal.item(id: id)?.thumbnail == "thumbnail/cover.png")
+        }
+    }
 }

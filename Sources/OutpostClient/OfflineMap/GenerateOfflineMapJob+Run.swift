@@ -21,7 +21,7 @@ extension GenerateOfflineMapJob {
         }
         do {
             try await registerPreplannedCopies(in: staging)
-            try writeMap(into: staging)
+            try writeMap(into: staging, thumbnail: await writeThumbnail(into: staging))
             let directory = core.document.directory
             try? FileManager.default.removeItem(atPath: directory)  // empty, as checked when the job was made
             guard rename(staging, directory) == 0 else { throw ClientError.geodatabase("cannot move the offline map to \(directory)") }
@@ -91,13 +91,31 @@ extension GenerateOfflineMapJob {
         }
     }
 
-    /// `map.json` and `package.json` (docs/offline-map-format.md).
-    private func writeMap(into folder: String) throws {
+    /// The thumbnail `itemInfo` gives, else the web map item's (downloaded); nil when there is
+    /// none (or it cannot be read: an offline map does not fail for want of a picture).
+    private func writeThumbnail(into folder: String) async -> String? {
+        let document = core.document
+        var bytes = document.parameters.itemInfo?.thumbnail
+        if bytes == nil, let item = try? JSONParser.parse(document.item), let name = item["thumbnail"]?.stringValue, !name.isEmpty,
+            let portal = URL(string: document.portal)
+        {
+            let connection = ServiceConnection(serviceURL: portal, token: token, transport: transport)
+            let url = portal.appendingPathComponent("sharing/rest/content/items/\(document.webMapItemId)/info/\(name)")
+            let file = "\(folder)/thumbnail.download"
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            if (try? await connection.downloadFile(url, to: file)) != nil { bytes = FileManager.default.contents(atPath: file) }
+        }
+        guard let bytes, let name = OfflineMapFolder.thumbnailName(bytes) else { return nil }
+        return (try? bytes.write(to: URL(fileURLWithPath: "\(folder)/\(name)"))) != nil ? name : nil
+    }
+
+    /// `map.json`, `package.json` and `project.qgs` (docs/offline-map-format.md).
+    private func writeMap(into folder: String, thumbnail: String?) throws {
         let document = core.document
         let webMap = (try? JSONParser.parse(document.webMap)) ?? .null
         let item = (try? JSONParser.parse(document.item)) ?? .null
         let map = OfflineMapFolder.map(webMap: webMap, plan: document.plan, children: document.children)
-        let manifest = OfflineMapFolder.manifest(document: document, item: item)
+        let manifest = OfflineMapFolder.manifest(document: document, item: item, thumbnail: thumbnail)
         try Data(map.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/map.json"))
         try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
         let title = document.parameters.itemInfo?.title ?? item["title"]?.stringValue ?? "Offline map"

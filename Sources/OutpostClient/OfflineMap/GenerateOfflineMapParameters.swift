@@ -42,12 +42,15 @@ public struct OfflineMapItemInfo: Sendable, Codable, Equatable {
     public var snippet: String
     public var description: String
     public var tags: [String]
+    /// An image (PNG or JPEG) for the offline map; nil: the web map item's own thumbnail.
+    public var thumbnail: Data?
 
-    public init(title: String, snippet: String = "", description: String = "", tags: [String] = []) {
+    public init(title: String, snippet: String = "", description: String = "", tags: [String] = [], thumbnail: Data? = nil) {
         self.title = title
         self.snippet = snippet
         self.description = description
         self.tags = tags
+        self.thumbnail = thumbnail
     }
 }
 

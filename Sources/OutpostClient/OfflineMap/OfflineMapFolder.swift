@@ -49,7 +49,7 @@ enum OfflineMapFolder {
     }
 
     /// `package.json`: what the folder holds, where it came from, what could not be taken.
-    static func manifest(document: GenerateOfflineMapJob.Document, item: JSONValue) -> JSONValue {
+    static func manifest(document: GenerateOfflineMapJob.Document, item: JSONValue, thumbnail: String? = nil) -> JSONValue {
         let parameters = document.parameters
         let area = parameters.areaOfInterest
         let files: [JSONValue] = document.children.filter { $0.state == .done }.map { child in
@@ -82,9 +82,19 @@ enum OfflineMapFolder {
             ],
             "minScale": .double(parameters.minScale), "maxScale": .double(parameters.maxScale),
             "updateMode": .string(document.preplannedUpdateMode?.rawValue ?? parameters.updateMode.rawValue), "map": "map.json",
+            "thumbnail": thumbnail.map(JSONValue.string) ?? .null,
             "files": .array(files),
             "referenceBasemap": plan(document).referenceBasemap.map { .string($0.path) } ?? .null, "errors": .array(errors),
         ]
+    }
+
+    /// The thumbnail's file name in the folder, by what the bytes are; nil when they are not
+    /// a PNG, JPEG or GIF image (an error answer, say).
+    static func thumbnailName(_ bytes: Data) -> String? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return "thumbnail.png" }
+        if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return "thumbnail.jpg" }
+        if bytes.starts(with: Array("GIF8".utf8)) { return "thumbnail.gif" }
+        return nil
     }
 
     private static func plan(_ document: GenerateOfflineMapJob.Document) -> OfflineMapPlan { document.plan }

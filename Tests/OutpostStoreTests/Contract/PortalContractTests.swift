@@ -68,6 +68,30 @@ import Testing
         #expect(throws: PortalFailure.self) { try portal.deleteItem(id: map.id) }
     }
 
+    @Test(arguments: ContractBackend.all) func anItemHasOneThumbnailReplacedWholeAndDeletedWithIt(_ contract: ContractBackend) throws {
+        let (backend, _) = try contract.fresh()
+        let portal = backend.portal
+        let map = Self.item("Map")
+        try portal.addItem(map, data: .text("{}"))
+        #expect(try portal.thumbnailPath(item: map.id) == nil)
+        let first = try portal.setThumbnail(item: map.id, name: "first.png", data: .bytes([0x89, 0x50]))
+        #expect(first.thumbnail == "thumbnail/first.png")
+        #expect(try portal.item(id: map.id)?.thumbnail == "thumbnail/first.png")
+        let firstPath = try #require(try portal.thumbnailPath(item: map.id))
+        #expect(FileManager.default.contents(atPath: firstPath) == Data([0x89, 0x50]))
+        _ = try portal.setThumbnail(item: map.id, name: "second.jpg", data: .bytes([0xFF, 0xD8]))
+        let secondPath = try #require(try portal.thumbnailPath(item: map.id))
+        #expect(!FileManager.default.fileExists(atPath: firstPath), "the one before is gone")
+        #expect(throws: PortalFailure.self) { try portal.setThumbnail(item: map.id, name: "../x.png", data: .bytes([1])) }
+        #expect(throws: PortalFailure.self) { try portal.setThumbnail(item: PortalNames.newId(), name: "x.png", data: .bytes([1])) }
+        var renamed = try #require(try portal.item(id: map.id))
+        renamed.title = "Renamed"
+        try portal.updateItem(renamed, data: nil)
+        #expect(try portal.item(id: map.id)?.thumbnail == "thumbnail/second.jpg", "an update keeps it")
+        try portal.deleteItem(id: map.id)
+        #expect(!FileManager.default.fileExists(atPath: secondPath))
+    }
+
     @Test(arguments: ContractBackend.all) func foldersAreOneTitlePerOwner(_ contract: ContractBackend) throws {
         let (backend, _) = try contract.fresh()
         let field = try backend.portal.createFolder(owner: "ada", title: "Field")
