@@ -1,3 +1,4 @@
+import Foundation
 import OutpostStorage
 import OutpostSync
 import OutpostWire
@@ -56,13 +57,19 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
             typeKeywords: ["Map", "Map Area"], tags: Self.tags(outputName["tags"]), snippet: outputName["snippet"]?.stringValue ?? "",
             description: outputName["description"]?.stringValue ?? "", properties: .object(properties), extent: box, spatialReference: "4326")
         try backend.portal.addItem(item, data: nil)
+        var created = item
+        // The area shows the map's picture (ArcGIS draws one of the area; Outpost renders nothing).
+        if let thumbnail = try backend.portal.thumbnailPath(item: map.id), let bytes = FileManager.default.contents(atPath: thumbnail) {
+            created = try backend.portal.setThumbnail(
+                item: id, name: (thumbnail as NSString).lastPathComponent, data: .bytes(Array(bytes)))
+        }
         try backend.portal.addRelationship(ItemRelationship(origin: map.id, destination: id, type: Self.mapToArea))
         if !map.typeKeywords.contains("Offline Map Areas") {
             var marked = map
             marked.typeKeywords.append("Offline Map Areas")
             try backend.portal.updateItem(marked, data: nil)
         }
-        return item
+        return created
     }
 
     /// An area's new `properties` from an `update`, keeping what the packager keeps there when

@@ -86,6 +86,9 @@ import Testing
                 webMap: OfflineMapTaskTests.demoMap, extent: treeCorner, title: "Updates", updatesKeptDays: 5)
             let task = Self.task(serviceURL)
             let area = try #require(try await task.preplannedMapAreas().first)
+            let thumbnail = try #require(area.thumbnailURL)
+            let picture = try await ServiceConnection(serviceURL: serviceURL).download(thumbnail, offset: 0, length: 1 << 20).data
+            #expect(picture.starts(with: [0x89, 0x50, 0x4E, 0x47]), "the area shows the map's picture")
             var parameters = try await task.makeDefaultDownloadPreplannedOfflineMapParameters(area: area)
             #expect(parameters.updateMode == .downloadScheduledUpdates)
             parameters.includeBasemap = false

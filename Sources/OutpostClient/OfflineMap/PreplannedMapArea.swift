@@ -26,6 +26,8 @@ public struct PreplannedMapArea: Sendable, Equatable {
     public var status: String
     public var areaOfInterest: Envelope?
     public var packages: [Package]
+    /// The area item's thumbnail, when it has one.
+    public var thumbnailURL: URL?
 }
 
 public struct DownloadPreplannedOfflineMapParameters: Sendable, Equatable {
@@ -76,7 +78,8 @@ extension OfflineMapTask {
                             let url = package["properties"]?["url"]?.stringValue
                         else { return nil }
                         return PreplannedMapArea.Package(itemId: itemId, type: type, serviceURL: url)
-                    }))
+                    },
+                    thumbnailURL: item["thumbnail"]?.stringValue.map { portalURL("content/items/\(id)/info/\($0)") }))
         }
         return areas
     }
