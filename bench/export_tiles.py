@@ -35,8 +35,9 @@ def tile_bounds(level, row, column):
     return column / n * 360 - 180, latitude(row + 1), (column + 1) / n * 360 - 180, latitude(row)
 
 
-def generate(path):
-    """A raster MBTiles whose bounds are exactly its 100 x 100 block of level-7 tiles."""
+def generate(path, tile_bytes=TILE_BYTES):
+    """A raster MBTiles whose bounds are exactly its 100 x 100 block of level-7 tiles, each
+    `tile_bytes` of incompressible bytes."""
     if os.path.exists(path):
         return
     first = 14
@@ -54,7 +55,7 @@ def generate(path):
         db.executemany("INSERT INTO metadata VALUES (?, ?)", metadata.items())
         last = (1 << LEVEL) - 1
         db.executemany("INSERT INTO tiles VALUES (?, ?, ?, ?)",
-                       ((LEVEL, column, last - row, rng.randbytes(TILE_BYTES))
+                       ((LEVEL, column, last - row, rng.randbytes(tile_bytes))
                         for row in range(first, first + SIDE) for column in range(first, first + SIDE)))
     os.rename(path + ".partial", path)
 

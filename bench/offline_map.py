@@ -6,7 +6,9 @@ OfflineMapTask: portal reads, one createReplica and one exportTiles job, each po
 downloaded in ranges, map.json, package.json and the QGIS project written), against the same
 createReplica and exportTiles made directly over HTTP and their files downloaded, in the same
 run, rounds alternating which goes first, medians. Client memory: the CLI's peak RSS for this
-map (about 190 MB of files) against a map of 10,000 points and no tiles (about 2 MB).
+map (about 190 MB of files) against a map of 10,000 points and no tiles (about 2 MB) and, once
+per run, a map ten times the size (1,000,000 points and the same 10,000 tiles at 160 KiB each,
+about 1.9 GB of files): flat in the package size means the last no larger than the first.
 Usage: python3 bench/offline_map.py [--binary PATH] [--rounds 3]. Writes bench/out/offline_map.json.
 """
 import json
@@ -74,11 +76,12 @@ def taken_offline(binary, port, map_id, folder, *extra):
 
 
 def add_map(binary, data, title, layers, basemap):
+    """A web map of `layers` (feature services) over the tile service `basemap` (or none)."""
     path = os.path.join(tempfile.mkdtemp(), "map.json")
     with open(path, "w") as f:
         json.dump({"operationalLayers": [{"id": name, "url": f"/arcgis/rest/services/{name}/FeatureServer/0"} for name in layers],
-                   "baseMap": {"baseMapLayers": [{"id": "Bench", "url": "/arcgis/rest/services/Bench/MapServer"}] if basemap else [],
-                               "title": "Bench"}}, f)
+                   "baseMap": {"baseMapLayers": [{"id": basemap, "url": f"/arcgis/rest/services/{basemap}/MapServer"}] if basemap else [],
+                               "title": basemap or "none"}}, f)
     item = subprocess.run([binary, "webmap", "add", path, "--title", title, "--offline", "--data", data],
                           check=True, capture_output=True, text=True).stdout.strip()
     shutil.rmtree(os.path.dirname(path), ignore_errors=True)
@@ -89,14 +92,18 @@ def main():
     args = arguments()
     tiles = os.path.join(OUT, "export-bench.mbtiles")
     generate_tiles(tiles)
-    data = imported_data(args.binary, "offline-map-data", [("Big", 100_000), ("Small", 10_000)])
+    heavy_tiles = os.path.join(OUT, "export-bench-160k.mbtiles")
+    generate_tiles(heavy_tiles, tile_bytes=160 * 1024)
+    data = imported_data(args.binary, "offline-map-data", [("Big", 100_000), ("Small", 10_000), ("Huge", 1_000_000)])
     subprocess.run([args.binary, "import", tiles, "--service", "Bench", "--data", data], check=True, stdout=subprocess.DEVNULL)
-    big = add_map(args.binary, data, "Big map", ["Big"], basemap=True)
-    small = add_map(args.binary, data, "Small map", ["Small"], basemap=False)
+    subprocess.run([args.binary, "import", heavy_tiles, "--service", "Heavy", "--data", data], check=True, stdout=subprocess.DEVNULL)
+    big = add_map(args.binary, data, "Big map", ["Big"], basemap="Bench")
+    small = add_map(args.binary, data, "Small map", ["Small"], basemap=None)
+    huge = add_map(args.binary, data, "Huge map", ["Huge"], basemap="Heavy")
     server, port, connection = start_server(args.binary, data, "--no-demo", cwd=ROOT)
     scratch = tempfile.mkdtemp(prefix="outpost-offline-bench-")
     times = {"directly": [], "offline_map": []}
-    memory = {"big": [], "small": []}
+    memory = {"big": [], "small": [], "huge": []}
     try:
         for index in range(args.rounds):
             order = ["directly", "offline_map"] if index % 2 == 0 else ["offline_map", "directly"]
@@ -113,6 +120,12 @@ def main():
                 print(f"round {index + 1} {which}: {elapsed:.2f} s", flush=True)
             _, rss = taken_offline(args.binary, port, small, os.path.join(scratch, f"small-{index}"))
             memory["small"].append(round(rss, 1))
+        folder = os.path.join(scratch, "huge")
+        elapsed, rss = taken_offline(args.binary, port, huge, folder, "--min-scale", str(LEVEL_7_SCALE))
+        size = sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(folder) for name in names)
+        memory["huge"].append(round(rss, 1))
+        print(f"huge map: {size / 1e9:.2f} GB in {elapsed:.1f} s, peak RSS {rss:.0f} MiB", flush=True)
+        shutil.rmtree(folder, ignore_errors=True)
     finally:
         server.terminate()
         server.wait()
@@ -120,7 +133,8 @@ def main():
     direct, offline = statistics.median(times["directly"]), statistics.median(times["offline_map"])
     result = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "rounds": args.rounds, "points": 100_000, "tiles": 10_000,
               "directly_seconds_median": direct, "offline_map_seconds_median": offline, "ratio": round(offline / direct, 3),
-              "peak_rss_mib_median": {k: statistics.median(v) for k, v in memory.items()}, "times": times, "memory": memory}
+              "peak_rss_mib_median": {k: statistics.median(v) for k, v in memory.items()}, "huge_map_bytes": size,
+              "times": times, "memory": memory}
     with open(os.path.join(OUT, "offline_map.json"), "w") as f:
         json.dump(result, f, indent=2)
     print(json.dumps({k: v for k, v in result.items() if k not in ("times", "memory")}, indent=2))
