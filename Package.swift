@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
+        .library(name: "OutpostPostgres", targets: ["OutpostPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -31,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser. No I/O.
@@ -135,6 +137,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The PostgreSQL + PostGIS backend (docs/postgres.md): connections, forward-only
+        // migrations, generations as snapshot ticks.
+        .target(
+            name: "OutpostPostgres",
+            dependencies: [
+                "OutpostSync", "OutpostWire", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Client-side benchmark driver for bench/client.py.
         .executableTarget(
             name: "outpost-bench",
@@ -166,6 +177,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "OutpostPostgresTests",
+            dependencies: [
+                "OutpostPostgres", "OutpostSync", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -21,6 +21,9 @@ install_missing() {
 }
 
 install_missing libsqlite3-dev zlib1g-dev libjs-leaflet libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl
+# PostgreSQL with PostGIS, for the PostgreSQL backend's tests (scripts/postgres.sh starts a
+# throwaway cluster on loopback; nothing is started here).
+install_missing postgresql-15 postgresql-15-postgis-3
 
 if [ "${1:-}" = "--with-clients" ]; then
     # A real browser for the services-directory test (headless Chromium, driven by Selenium).

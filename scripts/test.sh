@@ -7,6 +7,11 @@ scripts/setup.sh --with-clients
 # The tree is formatted by .swift-format (swift-format ships with the toolchain).
 swift format lint --strict --recursive Sources Tests Package.swift
 swift build --build-tests
+# A throwaway PostgreSQL + PostGIS on loopback for the PostgreSQL backend's tests.
+PG_DIR="${TMPDIR:-/tmp}/outpost-test-postgres"
+trap 'scripts/postgres.sh stop "$PG_DIR"' EXIT
+export OUTPOST_TEST_POSTGRES
+OUTPOST_TEST_POSTGRES=$(scripts/postgres.sh start "$PG_DIR" 55432)
 swift test --skip-build 2>&1 | tee .build/swift-test.log
 grep -q "Test run with .* passed" .build/swift-test.log
 OUTPOST_BIN="$PWD/.build/debug/outpost" .venv/bin/python -m pytest -q Tests/interop
