@@ -38,7 +38,29 @@ public enum PostgresMigrations {
                     replica_id text,
                     taken_at timestamptz NOT NULL DEFAULT now())
                 """,
-            ])
+            ]),
+        PostgresMigration(
+            version: 2, name: "jobs with leases",
+            statements: [
+                // Claimed with FOR UPDATE SKIP LOCKED, held for a lease a working process renews
+                // (docs/postgres.md, "Jobs").
+                """
+                CREATE TABLE outpost_jobs (
+                    job_id text PRIMARY KEY,
+                    kind text NOT NULL,
+                    status text NOT NULL CHECK (status IN ('Pending', 'InProgress', 'Completed', 'Failed')),
+                    payload text NOT NULL DEFAULT '',
+                    result text,
+                    error text,
+                    claimed_by text,
+                    lease_until timestamptz,
+                    attempts integer NOT NULL DEFAULT 0,
+                    submitted_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+                    updated_at timestamptz NOT NULL DEFAULT clock_timestamp())
+                """,
+                "CREATE INDEX outpost_jobs_pending ON outpost_jobs (submitted_at, job_id) WHERE status = 'Pending'",
+                "CREATE INDEX outpost_jobs_leases ON outpost_jobs (lease_until) WHERE status = 'InProgress'",
+            ]),
     ]
 
     /// A lock every migrating process takes first (transaction-scoped, so a pooled
