@@ -89,7 +89,7 @@ import Testing
             var tick = first.tick
             var naive = first.naive
             var syncs = 0
-            let until = ContinuousClock.now + .seconds(4)
+            let until = ContinuousClock.now + .seconds(3)
             try await client.withConnection { connection in
                 while ContinuousClock.now < until {
                     let answer = try await Self.sync(connection, tick: tick, naive: naive)
@@ -113,7 +113,7 @@ import Testing
             print(
                 "race: \(all.count) rows by 8 writers, \(syncs) syncs; ticks missed \(missed), duplicated \(duplicated); max(gen) missed \(naiveMissed)"
             )
-            #expect(all.count > 1000, "the writers wrote")
+            #expect(all.count > 200, "the writers wrote (a loaded CI box managed 443 in 4 s)")
             #expect(missed == 0 && duplicated == 0 && Set(received) == all)
             #expect(naiveMissed > 0, "max(gen) loses rows in the same run: the race happened")
         }
