@@ -89,9 +89,11 @@ import Testing
             var tick = first.tick
             var naive = first.naive
             var syncs = 0
+            // Three seconds, and at least 200 rows however loaded the machine (at most 60 s).
             let until = ContinuousClock.now + .seconds(3)
+            let cap = ContinuousClock.now + .seconds(60)
             try await client.withConnection { connection in
-                while ContinuousClock.now < until {
+                while ContinuousClock.now < until || (committed.value.count < 200 && ContinuousClock.now < cap) {
                     let answer = try await Self.sync(connection, tick: tick, naive: naive)
                     received += answer.rows
                     naiveReceived += answer.naiveRows
@@ -113,7 +115,7 @@ import Testing
             print(
                 "race: \(all.count) rows by 8 writers, \(syncs) syncs; ticks missed \(missed), duplicated \(duplicated); max(gen) missed \(naiveMissed)"
             )
-            #expect(all.count > 200, "the writers wrote (a loaded CI box managed 443 in 4 s)")
+            #expect(all.count >= 200, "the writers wrote")
             #expect(missed == 0 && duplicated == 0 && Set(received) == all)
             #expect(naiveMissed > 0, "max(gen) loses rows in the same run: the race happened")
         }
