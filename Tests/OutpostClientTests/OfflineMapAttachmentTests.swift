@@ -31,6 +31,7 @@ import Testing
 
     static let world = Envelope(xmin: -180, ymin: -85, xmax: 180, ymax: 85)
 
+    /// The demo map taken offline into `device/name` for the world, basemap left out, as `change` adjusts (shared by the offline map suites).
     static func takeOffline(
         _ serviceURL: URL, _ device: String, _ name: String, _ change: (inout GenerateOfflineMapParameters) -> Void
     ) async throws

@@ -10,14 +10,7 @@ import Testing
 @Suite struct OfflineMapSyncTests {
     @Test func anOfflineMapSyncsBothWaysAndUnregistersEveryReplica() async throws {
         try await withLiveServer { serviceURL, store, device in
-            let task = OfflineMapTask(portal: OfflineMapTaskTests.portal(serviceURL), webMapItemId: OfflineMapTaskTests.demoMap)
-            var parameters = try await task.makeDefaultGenerateOfflineMapParameters(areaOfInterest: treeCorner)
-            parameters.includeBasemap = false
-            let folder = URL(fileURLWithPath: "\(device)/field-map")
-            let job = try await task.makeGenerateOfflineMapJob(parameters: parameters, downloadDirectory: folder)
-            job.pollInterval = .milliseconds(20)
-            job.start()
-            _ = try await job.output
+            let folder = try await OfflineMapAttachmentTests.takeOffline(serviceURL, device, "field-map") { $0.areaOfInterest = treeCorner }
 
             let sync = try OfflineMapSyncTask(offlineMapDirectory: folder)
             #expect(sync.geodatabases.map(\.file).sorted() == ["data/Demo.gpkg", "data/Parcels.gpkg"])
@@ -59,14 +52,7 @@ import Testing
 
     @Test func aSyncJobPausedOnTheWayIsResumedFromJSONAndSendsEachEditOnce() async throws {
         try await withLiveServer { serviceURL, _, device in
-            let task = OfflineMapTask(portal: OfflineMapTaskTests.portal(serviceURL), webMapItemId: OfflineMapTaskTests.demoMap)
-            var parameters = try await task.makeDefaultGenerateOfflineMapParameters(areaOfInterest: treeCorner)
-            parameters.includeBasemap = false
-            let folder = URL(fileURLWithPath: "\(device)/paused-sync")
-            let generate = try await task.makeGenerateOfflineMapJob(parameters: parameters, downloadDirectory: folder)
-            generate.pollInterval = .milliseconds(20)
-            generate.start()
-            _ = try await generate.output
+            let folder = try await OfflineMapAttachmentTests.takeOffline(serviceURL, device, "paused-sync") { $0.areaOfInterest = treeCorner }
             let demo = try Geodatabase.open(folder.appendingPathComponent("data/Demo.gpkg"))
             let trees = try demo.featureTable(layerId: 2)
             for index in 0..<3 {
