@@ -33,7 +33,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser. No I/O.
@@ -142,11 +141,11 @@ let package = Package(
         // migrations, generations as snapshot ticks.
         .target(
             name: "OutpostPostgres",
-            dependencies: [
-                "OutpostSync", "OutpostWire", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["CLibPQ", "OutpostSync", "OutpostWire"]
         ),
+        // libpq (Debian's libpq-dev), PostgreSQL's own client: blocking calls, run off the
+        // event loops as SQLite's are.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // Blob stores: a local folder (the default) and S3-compatible object storage (SigV4).
         .target(
             name: "OutpostObjectStorage",
@@ -189,8 +188,7 @@ let package = Package(
         .testTarget(
             name: "OutpostPostgresTests",
             dependencies: [
-                "OutpostPostgres", "OutpostSync", .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "OutpostPostgres", "OutpostSync",
             ]
         ),
         .testTarget(name: "OutpostObjectStorageTests", dependencies: ["OutpostObjectStorage", "OutpostStorage"]),

@@ -1,6 +1,4 @@
-import Logging
 import OutpostSync
-import PostgresNIO
 
 /// A generation of the PostgreSQL backend: a tick number (what `serverGen` carries) and the
 /// snapshot of the read that took it.
@@ -35,23 +33,21 @@ public enum GenerationTicks {
     /// Stores the calling transaction's snapshot as a new tick. Call it inside the
     /// REPEATABLE READ transaction that read the changes, after reading them: the tick then
     /// stands for exactly what was read.
-    public static func take(replica: String? = nil, on connection: PostgresConnection, logger: Logger) async throws -> GenerationTick {
-        let rows = try await connection.query(
-            "INSERT INTO outpost_ticks(snapshot, replica_id) VALUES (pg_current_snapshot(), \(replica)) RETURNING tick, snapshot::text",
-            logger: logger)
-        for try await (tick, text) in rows.decode((Int64, String).self) {
-            guard let snapshot = TransactionSnapshot(text: text) else { break }
-            return GenerationTick(tick: tick, snapshot: snapshot)
+    public static func take(replica: String? = nil, on connection: PostgresConnection) throws -> GenerationTick {
+        let row = try connection.query(
+            "INSERT INTO outpost_ticks(snapshot, replica_id) VALUES (pg_current_snapshot(), \(replica)) RETURNING tick, snapshot::text"
+        ).first
+        guard let row, let tick = try row.int64(0), let text = row.string(1), let snapshot = TransactionSnapshot(text: text) else {
+            throw GenerationTickError.notTaken
         }
-        throw GenerationTickError.notTaken
+        return GenerationTick(tick: tick, snapshot: snapshot)
     }
 
     /// The snapshot tick `tick` keeps; nil for a tick this database never took (a generation
     /// from elsewhere: the caller answers as for a generation newer than the server's).
-    public static func snapshot(of tick: Int64, on connection: PostgresConnection, logger: Logger) async throws -> TransactionSnapshot? {
-        let rows = try await connection.query("SELECT snapshot::text FROM outpost_ticks WHERE tick = \(tick)", logger: logger)
-        for try await text in rows.decode(String.self) { return TransactionSnapshot(text: text) }
-        return nil
+    public static func snapshot(of tick: Int64, on connection: PostgresConnection) throws -> TransactionSnapshot? {
+        try connection.query("SELECT snapshot::text FROM outpost_ticks WHERE tick = \(tick)").first?.string(0).flatMap(
+            TransactionSnapshot.init(text:))
     }
 
     /// `SELECT columns FROM table` of the rows written by transactions `snapshot` did not see,
@@ -59,14 +55,11 @@ public enum GenerationTicks {
     /// snapshot's parts bound so the column's index is used: `xmin ≤ x AND (x ≥ xmax OR x ∈ xip)`.
     public static func changes(
         select columns: String, from table: String, stamp column: String, since snapshot: TransactionSnapshot
-    ) throws
+    )
         -> PostgresQuery
     {
-        var binds = PostgresBindings()
-        try binds.append(snapshot.xmin)
-        try binds.append(snapshot.xmax)
-        try binds.append(snapshot.inProgress)
-        return PostgresQuery(
-            unsafeSQL: "SELECT \(columns) FROM \(table) WHERE \(column) >= $1 AND (\(column) >= $2 OR \(column) = ANY($3))", binds: binds)
+        PostgresQuery(
+            unsafeSQL: "SELECT \(columns) FROM \(table) WHERE \(column) >= $1 AND (\(column) >= $2 OR \(column) = ANY($3))",
+            binds: [snapshot.xmin.postgresValue, snapshot.xmax.postgresValue, PostgresInt64Array(snapshot.inProgress).postgresValue])
     }
 }

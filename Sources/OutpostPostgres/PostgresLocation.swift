@@ -1,6 +1,3 @@
-import NIOSSL
-import PostgresNIO
-
 /// Where the PostgreSQL database is: a `postgres://` (or `postgresql://`) URL, as libpq and
 /// every PostgreSQL tool write it — `postgres://user[:password]@host[:port]/database`, with
 /// `sslmode=disable|prefer|require` (default `prefer`) and `application_name` as the only
@@ -71,18 +68,9 @@ public struct PostgresLocation: Sendable, Equatable {
         }
     }
 
-    /// The client configuration: TLS by `sslmode` with the system's trust roots.
-    public func configuration() throws -> PostgresClient.Configuration {
-        let tlsConfiguration: PostgresClient.Configuration.TLS
-        switch tls {
-        case .disable: tlsConfiguration = .disable
-        case .prefer: tlsConfiguration = .prefer(.makeClientConfiguration())
-        case .require: tlsConfiguration = .require(.makeClientConfiguration())
-        }
-        var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tlsConfiguration)
-        if let applicationName { configuration.options.additionalStartupParameters = [("application_name", applicationName)] }
-        return configuration
+    /// Where it is, for errors and logs: never the password.
+    public var redactedDescription: String {
+        "postgres://\(username)@\(host.contains(":") ? "[\(host)]" : host):\(port)/\(database)"
     }
 
     /// The URL with its password hidden, for logs and errors.

@@ -1,6 +1,3 @@
-import Logging
-import PostgresNIO
-
 /// One step of the PostgreSQL schema. Steps are forward-only, like the SpatiaLite ones: a
 /// released step is never edited, a later one changes what it made.
 public struct PostgresMigration: Sendable {
@@ -70,40 +67,24 @@ public enum PostgresMigrations {
     /// Brings the database up to this build's schema in one transaction (PostgreSQL's DDL is
     /// transactional: a failed step leaves the database as it was). Returns the versions applied.
     @discardableResult
-    public static func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Int] {
-        try await client.withConnection { connection in
-            try await connection.query("BEGIN", logger: logger)
-            do {
-                let applied = try await migrate(on: connection, logger: logger)
-                try await connection.query("COMMIT", logger: logger)
-                return applied
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
+    public static func migrate(_ pool: PostgresPool) throws -> [Int] {
+        try pool.transaction { connection in
+            try connection.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS outpost_schema_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+            let done = Set(try connection.query("SELECT version FROM outpost_schema_migrations").rows.map { try $0.required(0, $0.int) })
+            let known = all.last?.version ?? 0
+            if let newest = done.max(), newest > known { throw PostgresMigrationError.newerDatabase(database: newest, known: known) }
+            var applied: [Int] = []
+            for migration in all where !done.contains(migration.version) {
+                for statement in migration.statements { try connection.execute(statement) }
+                try connection.query("INSERT INTO outpost_schema_migrations(version, name) VALUES (\(migration.version), \(migration.name))")
+                applied.append(migration.version)
             }
+            return applied
         }
-    }
-
-    private static func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
-        try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-        try await connection.query(
-            """
-            CREATE TABLE IF NOT EXISTS outpost_schema_migrations (
-                version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
-            """, logger: logger)
-        var done = Set<Int>()
-        for try await version in try await connection.query("SELECT version FROM outpost_schema_migrations", logger: logger).decode(Int.self) {
-            done.insert(version)
-        }
-        let known = all.last?.version ?? 0
-        if let newest = done.max(), newest > known { throw PostgresMigrationError.newerDatabase(database: newest, known: known) }
-        var applied: [Int] = []
-        for migration in all where !done.contains(migration.version) {
-            for statement in migration.statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
-            try await connection.query(
-                "INSERT INTO outpost_schema_migrations(version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
-            applied.append(migration.version)
-        }
-        return applied
     }
 }

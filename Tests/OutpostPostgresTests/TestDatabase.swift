@@ -1,58 +1,53 @@
 import Foundation
-import Logging
 import OutpostPostgres
-import PostgresNIO
 import Testing
 
 /// A fresh database on the test cluster `scripts/test.sh` starts (`OUTPOST_TEST_POSTGRES`),
-/// migrated, with a running client; dropped afterwards. Without the cluster the test fails
-/// saying how to get one: these tests are part of the suite, not optional.
+/// migrated, with a pool; dropped afterwards. Without the cluster the test fails saying how
+/// to get one: these tests are part of the suite, not optional.
 struct TestDatabase {
-    static let logger = Logger(label: "outpost.test.postgres")
-
-    let client: PostgresClient
+    let pool: PostgresPool
     let location: PostgresLocation
 
-    static func with(_ body: (TestDatabase) async throws -> Void) async throws {
+    static func with(maximumConnections: Int = 20, _ body: (TestDatabase) throws -> Void) throws {
         let url = try #require(
             ProcessInfo.processInfo.environment["OUTPOST_TEST_POSTGRES"],
             "no test PostgreSQL: run scripts/test.sh, or scripts/postgres.sh start DIR PORT and set OUTPOST_TEST_POSTGRES")
         let admin = try PostgresLocation(url)
         var location = admin
         location.database = "outpost_t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        try await withClient(admin) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(location.database)"), logger: logger)
-        }
-        do {
-            try await withClient(location) { client in
-                try await PostgresMigrations.migrate(client, logger: logger)
-                try await body(TestDatabase(client: client, location: location))
-            }
-        } catch {
-            try? await drop(location.database, admin: admin)
-            throw error
-        }
-        try await drop(location.database, admin: admin)
+        try PostgresConnection(admin).execute("CREATE DATABASE \(location.database)")
+        defer { try? PostgresConnection(admin).execute("DROP DATABASE IF EXISTS \(location.database) WITH (FORCE)") }
+        let pool = PostgresPool(location, maximumConnections: maximumConnections)
+        defer { pool.close() }
+        try PostgresMigrations.migrate(pool)
+        try body(TestDatabase(pool: pool, location: location))
     }
+}
 
-    static func withClient(
-        _ location: PostgresLocation, maximumConnections: Int = 20, _ body: (PostgresClient) async throws -> Void
-    )
-        async throws
-    {
-        var configuration = try location.configuration()
-        configuration.options.maximumConnections = maximumConnections
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            try await body(client)
-        }
+/// Runs `body` on `count` threads of their own at once (blocking database calls: not on the
+/// cooperative pool, whose two threads here would run them two at a time) and returns each
+/// thread's answer in order; the first error is rethrown after all have finished.
+func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let answers = Locked<[Int: Result<T, any Error>]>([:])
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread {
+            let answer = Result { try body(index) }
+            answers.withLock { $0[index] = answer }
+            done.leave()
+        }.start()
     }
+    done.wait()
+    return try (0..<count).map { try answers.value[$0]!.get() }
+}
 
-    private static func drop(_ database: String, admin: PostgresLocation) async throws {
-        try await withClient(admin) { client in
-            try await client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(database) WITH (FORCE)"), logger: logger)
-        }
-    }
+/// A value shared by the test's threads.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T { try lock.withLock { try body(&stored) } }
 }
