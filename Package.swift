@@ -141,7 +141,7 @@ let package = Package(
         // migrations, generations as snapshot ticks.
         .target(
             name: "OutpostPostgres",
-            dependencies: ["CLibPQ", "OutpostSync", "OutpostWire"]
+            dependencies: ["CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry"]
         ),
         // libpq (Debian's libpq-dev), PostgreSQL's own client: blocking calls, run off the
         // event loops as SQLite's are.
@@ -188,7 +188,8 @@ let package = Package(
         .testTarget(
             name: "OutpostPostgresTests",
             dependencies: [
-                "OutpostPostgres", "OutpostSync",
+                "OutpostPostgres", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "OutpostObjectStorageTests", dependencies: ["OutpostObjectStorage", "OutpostStorage"]),

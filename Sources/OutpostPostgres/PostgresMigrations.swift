@@ -58,6 +58,101 @@ public enum PostgresMigrations {
                 "CREATE INDEX outpost_jobs_pending ON outpost_jobs (submitted_at, job_id) WHERE status = 'Pending'",
                 "CREATE INDEX outpost_jobs_leases ON outpost_jobs (lease_until) WHERE status = 'InProgress'",
             ]),
+        PostgresMigration(
+            version: 3, name: "catalog and deletes",
+            statements: [
+                // The catalog as the SpatiaLite store keeps it; names unique without case.
+                """
+                CREATE TABLE outpost_services (
+                    name text PRIMARY KEY,
+                    description text NOT NULL DEFAULT '',
+                    is_versioned boolean NOT NULL DEFAULT false,
+                    capabilities text NOT NULL,
+                    wkid integer NOT NULL,
+                    max_record_count integer NOT NULL,
+                    created_at bigint NOT NULL)
+                """,
+                "CREATE UNIQUE INDEX outpost_services_lower_name ON outpost_services (lower(name))",
+                """
+                CREATE TABLE outpost_layers (
+                    service text NOT NULL REFERENCES outpost_services(name) ON DELETE CASCADE,
+                    layer_id integer NOT NULL,
+                    name text NOT NULL,
+                    kind text NOT NULL,
+                    description text NOT NULL DEFAULT '',
+                    geometry_type text,
+                    wkid integer NOT NULL,
+                    object_id_field text NOT NULL,
+                    global_id_field text NOT NULL,
+                    display_field text NOT NULL,
+                    has_attachments boolean NOT NULL,
+                    max_record_count integer NOT NULL,
+                    table_name text NOT NULL UNIQUE,
+                    edit_fields_info text,
+                    last_edit_date bigint NOT NULL,
+                    PRIMARY KEY (service, layer_id))
+                """,
+                """
+                CREATE TABLE outpost_fields (
+                    service text NOT NULL,
+                    layer_id integer NOT NULL,
+                    position integer NOT NULL,
+                    name text NOT NULL,
+                    type text NOT NULL,
+                    alias text NOT NULL,
+                    length integer,
+                    nullable boolean NOT NULL,
+                    editable boolean NOT NULL,
+                    default_value text NOT NULL,
+                    domain text NOT NULL,
+                    PRIMARY KEY (service, layer_id, position),
+                    FOREIGN KEY (service, layer_id) REFERENCES outpost_layers ON DELETE CASCADE)
+                """,
+                """
+                CREATE TABLE outpost_relationships (
+                    service text NOT NULL,
+                    layer_id integer NOT NULL,
+                    relationship_id integer NOT NULL,
+                    name text NOT NULL,
+                    related_table_id integer NOT NULL,
+                    cardinality text NOT NULL,
+                    role text NOT NULL,
+                    key_field text NOT NULL,
+                    composite boolean NOT NULL,
+                    PRIMARY KEY (service, layer_id, relationship_id),
+                    FOREIGN KEY (service, layer_id) REFERENCES outpost_layers ON DELETE CASCADE)
+                """,
+                // Bumped by every schema change in its transaction: each process compares it
+                // with the catalog it holds (docs/postgres.md, "Catalog").
+                "CREATE TABLE outpost_catalog_version (one boolean PRIMARY KEY DEFAULT true CHECK (one), version bigint NOT NULL)",
+                "INSERT INTO outpost_catalog_version VALUES (true, 0)",
+                // Deleted features and attachments, stamped like rows (docs/postgres.md, "Generations").
+                """
+                CREATE TABLE outpost_tombstones (
+                    service text NOT NULL,
+                    layer_id integer NOT NULL,
+                    kind text NOT NULL CHECK (kind IN ('feature', 'attachment')),
+                    global_id text NOT NULL,
+                    object_id bigint NOT NULL,
+                    parent_global_id text,
+                    created_xid bigint NOT NULL,
+                    outpost_xid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
+                    replica_id text,
+                    PRIMARY KEY (service, layer_id, kind, global_id))
+                """,
+                "CREATE INDEX outpost_tombstones_changes ON outpost_tombstones (service, layer_id, outpost_xid)",
+                // Every write of a layer or attachment row is stamped by the database itself,
+                // whoever writes it; a row keeps the transaction that created it.
+                """
+                CREATE FUNCTION outpost_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    NEW.outpost_xid := pg_current_xact_id()::text::bigint;
+                    IF TG_OP = 'UPDATE' THEN NEW.outpost_created_xid := OLD.outpost_created_xid;
+                    ELSE NEW.outpost_created_xid := NEW.outpost_xid; END IF;
+                    RETURN NEW;
+                END $$
+                """,
+            ]),
     ]
 
     /// A lock every migrating process takes first (transaction-scoped, so a pooled

@@ -92,5 +92,8 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
         }
 
         public mutating func appendInterpolation(identifier: String) { sql += PostgresQuery.quoted(identifier: identifier) }
+
+        /// SQL the backend wrote itself (a constant expression), never a user's text.
+        public mutating func appendInterpolation(unescaped fragment: String) { sql += fragment }
     }
 }

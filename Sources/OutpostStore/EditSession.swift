@@ -431,9 +431,9 @@ struct EditSession {
             guard geometry.fits(type) else {
                 throw GeometryError.invalid("a \(geometry.geometryType.shortName) does not fit a \(type.shortName) layer")
             }
-            var ogc = try SpatiaLiteEdits.storable(geometry.ogc, for: definition, row: 0)
+            var ogc = try SchemaRules.storable(geometry.ogc, for: definition, row: 0)
             if let sr, sr.epsg != layer.srid {
-                ogc = try SpatiaLiteEdits.storable(SpatiaLiteFeatures.transform(ogc, from: sr.epsg, to: layer.srid, db: db), for: definition, row: 0)
+                ogc = try SchemaRules.storable(SpatiaLiteFeatures.transform(ogc, from: sr.epsg, to: layer.srid, db: db), for: definition, row: 0)
             }
             return Data(SpatiaLiteBlob.encode(ogc, srid: Int32(layer.srid))).databaseValue
         } catch let error as GeometryError {

@@ -144,15 +144,4 @@ extension SpatiaLiteEdits {
         }
         return globalId
     }
-
-    static func checkCapabilities(_ service: ServiceDefinition, attachmentAdd: Bool = false, attachmentUpdate: Bool = false) throws {
-        let capabilities = Set(service.capabilities.map { $0.lowercased() })
-        // ArcGIS: adding needs Create or Update; changing or deleting needs Update.
-        let allowed = attachmentAdd ? (capabilities.contains("create") || capabilities.contains("update")) : capabilities.contains("update")
-        if !allowed {
-            throw ArcGISError(
-                kind: .unsupported, message: "Unable to complete operation.",
-                details: ["The service does not allow attachment edits (capabilities: \(service.capabilities.joined(separator: ",")))."])
-        }
-    }
 }

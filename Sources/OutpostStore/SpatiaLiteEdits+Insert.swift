@@ -101,7 +101,7 @@ extension SpatiaLiteEdits {
             var envelope: Envelope?
             if layer.isSpatial {
                 if let geometry = row.geometry {
-                    let stored = try storable(geometry, for: definition, row: index)
+                    let stored = try SchemaRules.storable(geometry, for: definition, row: index)
                     envelope = stored.envelope
                     values[columns.count - 1] = Data(SpatiaLiteBlob.encode(stored, srid: Int32(layer.srid))).databaseValue
                 }
@@ -134,20 +134,5 @@ extension SpatiaLiteEdits {
         try RTreeBulkLoader.load(entries, into: layer.spatialIndexTable, db: db)
         for object in setAside { try db.execute(sql: object["sql"]) }
         return ids
-    }
-
-    /// The geometry in the column's OGC type (points into multipoint columns and so on).
-    static func storable(_ geometry: OGCGeometry, for layer: LayerDefinition, row: Int) throws -> OGCGeometry {
-        guard let type = layer.geometryType else { throw StoreError.invalidFeature("row \(row): a table has no geometry") }
-        switch (type, geometry) {
-        case (.point, .point), (.multipoint, .multiPoint), (.polyline, .multiLineString), (.polygon, .multiPolygon):
-            return geometry
-        case (.multipoint, .point(let p)): return .multiPoint([p])
-        case (.polyline, .lineString(let path)): return .multiLineString([path])
-        case (.polygon, .polygon(let rings)): return .multiPolygon([rings])
-        case (.point, .multiPoint(let points)) where points.count == 1: return .point(points[0])
-        default:
-            throw StoreError.invalidFeature("row \(row): a \(geometry.typeName) does not fit a \(type.shortName) layer")
-        }
     }
 }

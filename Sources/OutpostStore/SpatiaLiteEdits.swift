@@ -142,7 +142,7 @@ extension SpatiaLiteEdits {
             guard let layer = service.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
                 throw StoreError.layerNotFound(service: serviceName, layer: layerEdits.layerId)
             }
-            try Self.checkCapabilities(service.definition, edits: layerEdits)
+            try EditRules.checkCapabilities(service.definition, edits: layerEdits)
             layers.append(layer)
         }
         for (layerEdits, layer) in zip(edits, layers) where layerEdits.attachments?.isEmpty == false {
@@ -190,25 +190,6 @@ extension SpatiaLiteEdits {
             var results = rolledBack.results
             for index in results.indices { results[index].markRolledBack() }
             return EditOutcome(layers: results, editMoment: moment, generation: nil)
-        }
-    }
-
-    static func checkCapabilities(_ service: ServiceDefinition, edits: LayerEdits) throws {
-        let capabilities = Set(service.capabilities.map { $0.lowercased() })
-        func require(_ name: String, _ needed: Bool) throws {
-            if needed && !capabilities.contains(name.lowercased()) {
-                throw ArcGISError(
-                    kind: .unsupported, message: "Unable to complete operation.",
-                    details: ["The service does not allow \(name) (capabilities: \(service.capabilities.joined(separator: ",")))."])
-            }
-        }
-        try require("Create", !edits.adds.isEmpty)
-        try require("Update", !edits.updates.isEmpty)
-        try require("Delete", !edits.deletes.isEmpty || edits.deleteQuery != nil)
-        if let attachments = edits.attachments, !attachments.isEmpty {
-            try checkCapabilities(
-                service, attachmentAdd: attachments.updates.isEmpty && attachments.deletes.isEmpty,
-                attachmentUpdate: !attachments.updates.isEmpty || !attachments.deletes.isEmpty)
         }
     }
 }

@@ -25,7 +25,7 @@ extension SpatiaLiteSchema {
                 "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')"
             )
         }
-        try Self.validate(service)
+        try SchemaRules.validate(service)
         try pool.write { db in
             // Names are matched case-insensitively, so "Water" and "water" would be one service.
             if let existing = try String.fetchOne(
@@ -83,64 +83,14 @@ extension SpatiaLiteSchema {
         try reloadCatalog()
     }
 
-    static func validate(_ service: ServiceDefinition) throws {
-        var ids = Set<Int>()
-        for layer in service.layers {
-            guard ids.insert(layer.id).inserted else { throw StoreError.invalidSchema("layer id \(layer.id) used twice") }
-            guard layer.id >= 0 else { throw StoreError.invalidSchema("layer ids must not be negative") }
-            var names = Set<String>()
-            for field in layer.fields {
-                guard isValidFieldName(field.name) else {
-                    throw StoreError.invalidSchema("field name '\(field.name)' must start with a letter and use letters, digits and '_'")
-                }
-                guard names.insert(field.name.lowercased()).inserted else {
-                    throw StoreError.invalidSchema("field '\(field.name)' appears twice in layer \(layer.id)")
-                }
-                guard field.name.lowercased() != StoredLayer.geometryColumn else {
-                    throw StoreError.invalidSchema("'\(field.name)' is reserved for the geometry column")
-                }
-            }
-            guard layer.fields.filter({ $0.type == .oid }).map(\.name) == [layer.objectIdField] else {
-                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one OID field named '\(layer.objectIdField)'")
-            }
-            guard layer.fields.filter({ $0.type == .globalID }).map(\.name) == [layer.globalIdField] else {
-                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one GlobalID field named '\(layer.globalIdField)'")
-            }
-            if layer.kind == .featureLayer && layer.geometryType == nil {
-                throw StoreError.invalidSchema("feature layer \(layer.id) needs a geometry type")
-            }
-            if layer.geometryType == .envelope { throw StoreError.invalidSchema("envelope is not a storable geometry type") }
-            for relationship in layer.relationships {
-                guard let related = service.layer(id: relationship.relatedTableId) else {
-                    throw StoreError.invalidSchema("relationship \(relationship.id) points at missing layer \(relationship.relatedTableId)")
-                }
-                _ = related
-                guard layer.field(named: relationship.keyField) != nil else {
-                    throw StoreError.invalidSchema(
-                        "relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
-                }
-            }
-        }
-    }
-
-    static func isValidFieldName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, name.count <= 64 else { return false }
-        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
-    }
-
     /// The table of a layer of a service created in an empty store (the demo services).
-    static func tableName(service: String, layer: Int) -> String { "\(tablePrefix(service: service))_\(layer)" }
-
-    /// `f_<name>`: lower case, '-' as '_', a folder's '/' as '__'.
-    static func tablePrefix(service: String) -> String {
-        "f_" + service.lowercased().replacingOccurrences(of: "/", with: "__").replacingOccurrences(of: "-", with: "_")
-    }
+    static func tableName(service: String, layer: Int) -> String { "\(SchemaRules.tablePrefix(service: service))_\(layer)" }
 
     /// The service's table prefix, numbered when another service's tables already use it
     /// (`a-b` and `a_b`, or `a/b` and `a__b`, map to the same prefix). Table names are kept in
     /// the catalog, so the number never has to be derived again.
     static func freeTablePrefix(service: ServiceDefinition, db: Database) throws -> String {
-        let base = tablePrefix(service: service.name)
+        let base = SchemaRules.tablePrefix(service: service.name)
         var candidate = base
         var number = 1
         // The layer table and the tables named after it (attachments, history, version rows, R*Tree).

@@ -1,0 +1,276 @@
+import OutpostGeometry
+import OutpostStorage
+import OutpostWire
+
+extension SQLValue: PostgresEncodable {
+    public var postgresValue: PostgresValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.postgresValue
+        case .real(let value): value.postgresValue
+        case .text(let value): .text(value)
+        case .blob(let bytes): .binary(bytes)
+        }
+    }
+}
+
+/// A column's new value: a plain value, or a geometry made by PostGIS from WKB (and
+/// reprojected there when it came in another spatial reference).
+enum PostgresColumnValue {
+    case value(PostgresValue)
+    case geometry(wkb: [UInt8], srid: Int, layerSRID: Int)
+
+    /// The SQL for the value's placeholders, its parameters appended to `binds`.
+    func placeholder(_ binds: inout [PostgresValue]) -> String {
+        switch self {
+        case .value(let value):
+            binds.append(value)
+            return "$\(binds.count)"
+        case .geometry(let wkb, let srid, let layerSRID):
+            binds.append(.binary(wkb))
+            let made = "ST_GeomFromWKB($\(binds.count), \(srid))"
+            return srid == layerSRID ? made : "ST_Transform(\(made), \(layerSRID))"
+        }
+    }
+}
+
+/// One transaction's worth of feature edits on PostgreSQL: the rules of the SpatiaLite
+/// `EditSession` (the same `EditResult`s for the same edits), over a connection inside a
+/// transaction. Each edit runs in a savepoint, because PostgreSQL aborts the whole
+/// transaction on an error: a failed edit is rolled back alone and the others go on, to be
+/// committed or (with `rollbackOnFailure`) rolled back together by the caller.
+struct PostgresEditSession {
+    let connection: PostgresConnection
+    let moment: Int64
+    let context: EditContext
+    let options: EditOptions
+
+    struct EditFailure: Error {
+        var error: EditError
+        var objectId: Int64?
+        var globalId: String?
+    }
+
+    struct ExistingFeature {
+        var objectId: Int64
+        var globalId: String
+        var createdStamp: Int64
+    }
+
+    func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
+        if edits.attachments?.isEmpty == false || edits.deleteQuery != nil {
+            throw StoreError.invalidFeature("attachment edits and deletes by query are not available on PostgreSQL yet")
+        }
+        var results = LayerEditResults(layerId: layer.definition.id)
+        for feature in edits.adds { results.addResults.append(try attempt { try add(feature, to: layer) }) }
+        for feature in edits.updates { results.updateResults.append(try attempt { try update(feature, in: layer) }) }
+        for key in edits.deletes { results.deleteResults.append(try attempt { try delete(try find(key, in: layer), from: layer) }) }
+        return results
+    }
+
+    /// Runs one edit in a savepoint; its failure becomes its result. A lost connection is
+    /// not an edit's failure: it ends the whole request.
+    func attempt(_ body: () throws -> EditResult) throws -> EditResult {
+        try connection.execute("SAVEPOINT outpost_edit")
+        do {
+            let result = try body()
+            try connection.execute("RELEASE SAVEPOINT outpost_edit")
+            return result
+        } catch let error as PostgresError where error.kind == .connection {
+            throw error
+        } catch {
+            try connection.execute("ROLLBACK TO SAVEPOINT outpost_edit")
+            switch error {
+            case let failure as EditFailure: return EditResult(objectId: failure.objectId, globalId: failure.globalId, error: failure.error)
+            case let refused as PostgresError where refused.sqlState?.hasPrefix("23") == true:
+                return EditResult(objectId: nil, globalId: nil, error: .invalid("Constraint violated: \(refused.message)"))
+            default: return EditResult(objectId: nil, globalId: nil, error: EditError(code: 1000, description: "\(error)"))
+            }
+        }
+    }
+
+    // MARK: Adds
+
+    func add(_ feature: EditFeature, to layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
+        var globalId: String?
+        if let given = feature.attributes.value(forCaseInsensitiveKey: definition.globalIdField), !given.isNull {
+            guard let text = given.stringValue, let normalized = GlobalID.normalize(text) else {
+                throw EditFailure(error: .invalid("'\(given.jsonText)' is not a GlobalID."))
+            }
+            globalId = normalized
+        } else if options.useGlobalIds {
+            throw EditFailure(error: .invalid("With useGlobalIds=true every add needs its GlobalID."))
+        }
+        let id = globalId ?? GlobalID.make()
+        var values = try attributeValues(feature.attributes, layer: layer, globalId: id)
+        for field in definition.fields where !field.nullable && field.type != .oid && field.type != .globalID && field.editable {
+            if values[field.name] == nil || values[field.name]?.isNull == true, case .null = field.defaultValue {
+                throw EditFailure(error: .invalid("Field '\(field.name)' is required."), globalId: id)
+            }
+        }
+        if let tracking = definition.editFieldsInfo {
+            values[tracking.creationDateField] = .value(moment.postgresValue)
+            values[tracking.creatorField] = .value(context.editor.postgresValue)
+            values[tracking.editDateField] = .value(moment.postgresValue)
+            values[tracking.editorField] = .value(context.editor.postgresValue)
+        }
+        values[definition.globalIdField] = .value(.text(id))
+        if layer.isSpatial, let geometry = feature.geometry {
+            values[StoredLayer.geometryColumn] = try storedGeometry(geometry, layer: layer, globalId: id)
+        } else if !layer.isSpatial, feature.geometry != nil {
+            throw EditFailure(error: .invalid("\(definition.name) is a table: features have no geometry."), globalId: id)
+        }
+        values["outpost_replica"] = .value(context.replicaId.postgresValue)
+        for field in definition.fields where values[field.name] == nil && field.type != .oid {
+            if case .null = field.defaultValue { continue }
+            if let value = try? FieldValue.coerce(field.defaultValue, for: field) { values[field.name] = .value(value.postgresValue) }
+        }
+        let columns = values.keys.sorted()
+        var binds: [PostgresValue] = []
+        let placeholders = columns.map { values[$0]!.placeholder(&binds) }
+        let sql = """
+            INSERT INTO \(PostgresQuery.quoted(identifier: layer.tableName)) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", ")))
+            VALUES (\(placeholders.joined(separator: ", "))) RETURNING \(PostgresQuery.quoted(identifier: definition.objectIdField))
+            """
+        do {
+            let objectId = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).first?.int64(0)
+            return EditResult(objectId: objectId, globalId: id)
+        } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
+            throw EditFailure(error: .duplicateGlobalID(id), globalId: id)
+        }
+    }
+
+    // MARK: Updates
+
+    func update(_ feature: EditFeature, in layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
+        let key: FeatureKey
+        if options.useGlobalIds {
+            guard let text = feature.attributes.value(forCaseInsensitiveKey: definition.globalIdField)?.stringValue,
+                let id = GlobalID.normalize(text)
+            else { throw EditFailure(error: .invalid("With useGlobalIds=true every update needs its GlobalID.")) }
+            key = .globalId(id)
+        } else {
+            guard let oid = feature.attributes.value(forCaseInsensitiveKey: definition.objectIdField)?.int64Value else {
+                throw EditFailure(error: .invalid("Every update needs its \(definition.objectIdField)."))
+            }
+            key = .objectId(oid)
+        }
+        return try update(feature, of: try find(key, in: layer), in: layer)
+    }
+
+    func update(_ feature: EditFeature, of existing: ExistingFeature, in layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
+        var values = try attributeValues(feature.attributes, layer: layer, globalId: existing.globalId)
+        for field in definition.fields where !field.nullable && field.editable && field.type != .oid && field.type != .globalID {
+            if values[field.name]?.isNull == true {
+                throw EditFailure(error: .invalid("Field '\(field.name)' is required."), objectId: existing.objectId, globalId: existing.globalId)
+            }
+        }
+        if let tracking = definition.editFieldsInfo {
+            values[tracking.editDateField] = .value(moment.postgresValue)
+            values[tracking.editorField] = .value(context.editor.postgresValue)
+        }
+        if layer.isSpatial, let geometry = feature.geometry {
+            values[StoredLayer.geometryColumn] = try storedGeometry(geometry, layer: layer, globalId: existing.globalId)
+        }
+        values["outpost_replica"] = .value(context.replicaId.postgresValue)
+        let columns = values.keys.sorted()
+        var binds: [PostgresValue] = []
+        let assignments = columns.map { "\(PostgresQuery.quoted(identifier: $0)) = \(values[$0]!.placeholder(&binds))" }
+        binds.append(existing.objectId.postgresValue)
+        try connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $\(binds.count)",
+                binds: binds))
+        return EditResult(objectId: existing.objectId, globalId: existing.globalId)
+    }
+
+    // MARK: Deletes
+
+    func delete(_ existing: ExistingFeature, from layer: StoredLayer) throws -> EditResult {
+        let definition = layer.definition
+        try connection.query(
+            """
+            INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, replica_id)
+            VALUES (\(layer.serviceName), \(definition.id), 'feature', \(existing.globalId), \(existing.objectId), \(String?.none),
+                \(existing.createdStamp), \(context.replicaId))
+            ON CONFLICT (service, layer_id, kind, global_id) DO UPDATE SET object_id = EXCLUDED.object_id,
+                created_xid = EXCLUDED.created_xid, outpost_xid = \(unescaped: GenerationTicks.stamp), replica_id = EXCLUDED.replica_id
+            """)
+        try connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "DELETE FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
+                binds: [existing.objectId.postgresValue]))
+        return EditResult(objectId: existing.objectId, globalId: existing.globalId)
+    }
+
+    // MARK: Shared
+
+    func find(_ key: FeatureKey, in layer: StoredLayer) throws -> ExistingFeature {
+        let definition = layer.definition
+        let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
+        let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
+        let select = "SELECT \(oid), \(gid), outpost_created_xid FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE"
+        let row: PostgresRow?
+        switch key {
+        case .objectId(let id): row = try connection.query(PostgresQuery(unsafeSQL: "\(select) \(oid) = $1", binds: [id.postgresValue])).first
+        case .globalId(let id): row = try connection.query(PostgresQuery(unsafeSQL: "\(select) \(gid) = $1", binds: [.text(id)])).first
+        }
+        guard let row else {
+            switch key {
+            case .objectId(let id): throw EditFailure(error: .missing("\(definition.objectIdField) \(id)"), objectId: id)
+            case .globalId(let id): throw EditFailure(error: .missing("\(definition.globalIdField) \(id)"), globalId: id)
+            }
+        }
+        return ExistingFeature(
+            objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string), createdStamp: try row.required(2, row.int64))
+    }
+
+    /// Validated column values for the attributes an edit sends (the SpatiaLite session's rule:
+    /// OBJECTID, GlobalID and fields the server maintains are ignored).
+    func attributeValues(_ attributes: JSONObject, layer: StoredLayer, globalId: String) throws -> [String: PostgresColumnValue] {
+        let definition = layer.definition
+        var values: [String: PostgresColumnValue] = [:]
+        for (key, value) in attributes {
+            guard let field = definition.field(named: key) else {
+                throw EditFailure(error: .invalid("Field '\(key)' does not exist in \(definition.name)."), globalId: globalId)
+            }
+            if field.type == .oid || field.type == .globalID || !field.editable { continue }
+            do {
+                values[field.name] = .value(try FieldValue.coerce(value, for: field).postgresValue)
+            } catch {
+                throw EditFailure(error: error, globalId: globalId)
+            }
+        }
+        return values
+    }
+
+    func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> PostgresColumnValue {
+        let definition = layer.definition
+        guard let type = definition.geometryType else { return .value(.null) }
+        do {
+            let (geometry, sr) = try Geometry.fromEsriJSON(json)
+            try geometry.validate()
+            guard geometry.fits(type) else {
+                throw GeometryError.invalid("a \(geometry.geometryType.shortName) does not fit a \(type.shortName) layer")
+            }
+            let ogc = try SchemaRules.storable(geometry.ogc, for: definition, row: 0)
+            return .geometry(wkb: WKB.encode(ogc), srid: sr?.epsg ?? layer.srid, layerSRID: layer.srid)
+        } catch let error as GeometryError {
+            throw EditFailure(error: .invalid(error.description), globalId: globalId)
+        } catch let error as StoreError {
+            throw EditFailure(error: .invalid(error.description), globalId: globalId)
+        }
+    }
+}
+
+extension PostgresColumnValue {
+    var isNull: Bool {
+        if case .value(.null) = self { return true }
+        return false
+    }
+}

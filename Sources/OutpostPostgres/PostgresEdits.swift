@@ -1,0 +1,144 @@
+import OutpostGeometry
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+/// Changing features on PostgreSQL: one transaction per request, every row stamped by the
+/// database with the transaction's id (docs/postgres.md, "Generations"). Writers run side by
+/// side, in any number of processes; nothing serialises them but the rows they share.
+public struct PostgresEdits: Sendable {
+    let pool: PostgresPool
+    let held: PostgresCatalog
+    let clock: any WallClock
+
+    /// The newest generation: a tick taken now, whose snapshot sees every committed write.
+    public func currentGeneration() throws -> Int64 {
+        try pool.transaction(.repeatableRead) { try GenerationTicks.take(on: $0).tick }
+    }
+
+    /// Applies adds, updates and deletes to layers of a service in one transaction, with the
+    /// SpatiaLite backend's rules (`SpatiaLiteEdits.applyEdits`): with `rollbackOnFailure`
+    /// every result fails when any edit fails and nothing is written; without it a failed
+    /// edit leaves no trace and the others commit. `generation` in the outcome is the
+    /// transaction id the rows were stamped with. Request-level problems throw.
+    public func applyEdits(
+        service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext = EditContext()
+    ) throws -> EditOutcome {
+        let service = try held.load().existingService(named: serviceName)
+        var layers: [StoredLayer] = []
+        for layerEdits in edits {
+            guard let layer = service.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
+                throw StoreError.layerNotFound(service: serviceName, layer: layerEdits.layerId)
+            }
+            try EditRules.checkCapabilities(service.definition, edits: layerEdits)
+            layers.append(layer)
+        }
+        let moment = clock.milliseconds()
+        struct RolledBack: Error { var results: [LayerEditResults] }
+        do {
+            return try pool.transaction { connection in
+                let session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+                let results = try zip(edits, layers).map { layerEdits, layer in try session.apply(layerEdits, to: layer) }
+                if options.rollbackOnFailure && results.contains(where: { $0.all.contains { !$0.success } }) {
+                    throw RolledBack(results: results)
+                }
+                let committed = results.contains { $0.all.contains(where: \.success) }
+                for layer in layers {
+                    try connection.query(
+                        "UPDATE outpost_layers SET last_edit_date = \(moment) WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)"
+                    )
+                }
+                let stamp = committed ? try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) : nil
+                return EditOutcome(layers: results, editMoment: moment, generation: stamp)
+            }
+        } catch let rolledBack as RolledBack {
+            var results = rolledBack.results
+            for index in results.indices { results[index].markRolledBack() }
+            return EditOutcome(layers: results, editMoment: moment, generation: nil)
+        }
+    }
+
+    /// Bulk load (import, demo data): one transaction, rows checked as the SpatiaLite import
+    /// checks them (`FieldValue.coerce` leniently, `SchemaRules.storable`), sent by `COPY`.
+    /// Returns the new OBJECTIDs in order.
+    @discardableResult
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
+        let layer = try held.load().existingLayer(service: service, id: layerId)
+        let definition = layer.definition
+        let fields = definition.fields.filter { $0.type != .oid }
+        var columns = fields.map(\.name)
+        if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
+        var text: [UInt8] = []
+        var globalIds: [String] = []
+        for (index, row) in rows.enumerated() {
+            var cells: [String?] = []
+            var globalId = GlobalID.make()
+            for field in fields {
+                let value = row.attributes.first { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }?.value ?? .null
+                if field.type == .globalID {
+                    if let given = value.stringValue.flatMap(GlobalID.normalize) { globalId = given }
+                    cells.append(globalId)
+                    continue
+                }
+                let coerced: SQLValue
+                do { coerced = try FieldValue.coerce(value, for: field, mode: .lenient) } catch {
+                    throw StoreError.invalidFeature("row \(index): \(error.description)")
+                }
+                cells.append(Self.copyText(coerced))
+            }
+            globalIds.append(globalId)
+            if layer.isSpatial {
+                cells.append(
+                    try row.geometry.map { geometry in
+                        "SRID=\(layer.srid);" + Self.hex(WKB.encode(try SchemaRules.storable(geometry, for: definition, row: index)))
+                    })
+            }
+            text += Array((cells.map { $0.map(Self.escapeCopy) ?? "\\N" }.joined(separator: "\t") + "\n").utf8)
+        }
+        let table = PostgresQuery.quoted(identifier: layer.tableName)
+        return try pool.transaction { connection in
+            try connection.copyIn("COPY \(table) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", "))) FROM STDIN") { write in
+                try write(text)
+            }
+            try connection.query(
+                "UPDATE outpost_layers SET last_edit_date = \(clock.milliseconds()) WHERE service = \(layer.serviceName) AND layer_id = \(layerId)")
+            let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
+            let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
+            let found = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(gid), \(oid) FROM \(table) WHERE \(gid) = ANY($1)", binds: [PostgresTextArray(globalIds).postgresValue])
+            ).rows
+            var objectIds: [String: Int64] = [:]
+            for row in found { objectIds[try row.required(0, row.string)] = try row.required(1, row.int64) }
+            return globalIds.compactMap { objectIds[$0] }
+        }
+    }
+
+    static func copyText(_ value: SQLValue) -> String? {
+        switch value {
+        case .null: nil
+        case .integer(let value): String(value)
+        case .real(let value): value.isFinite ? value.description : (value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity"))
+        case .text(let value): value
+        case .blob(let bytes): "\\x" + hex(bytes)
+        }
+    }
+
+    /// COPY's text format: backslash, tab, newline and carriage return escaped.
+    static func escapeCopy(_ text: String) -> String {
+        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
+            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

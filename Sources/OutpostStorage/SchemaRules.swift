@@ -1,0 +1,71 @@
+import OutpostGeometry
+import OutpostWire
+
+/// What every backend checks of a schema and a stored geometry, the same way: a service's
+/// layers and fields, table names, and which geometries a layer stores.
+public enum SchemaRules {
+    public static func validate(_ service: ServiceDefinition) throws {
+        var ids = Set<Int>()
+        for layer in service.layers {
+            guard ids.insert(layer.id).inserted else { throw StoreError.invalidSchema("layer id \(layer.id) used twice") }
+            guard layer.id >= 0 else { throw StoreError.invalidSchema("layer ids must not be negative") }
+            var names = Set<String>()
+            for field in layer.fields {
+                guard isValidFieldName(field.name) else {
+                    throw StoreError.invalidSchema("field name '\(field.name)' must start with a letter and use letters, digits and '_'")
+                }
+                guard names.insert(field.name.lowercased()).inserted else {
+                    throw StoreError.invalidSchema("field '\(field.name)' appears twice in layer \(layer.id)")
+                }
+                guard field.name.lowercased() != StoredLayer.geometryColumn else {
+                    throw StoreError.invalidSchema("'\(field.name)' is reserved for the geometry column")
+                }
+            }
+            guard layer.fields.filter({ $0.type == .oid }).map(\.name) == [layer.objectIdField] else {
+                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one OID field named '\(layer.objectIdField)'")
+            }
+            guard layer.fields.filter({ $0.type == .globalID }).map(\.name) == [layer.globalIdField] else {
+                throw StoreError.invalidSchema("layer \(layer.id) needs exactly one GlobalID field named '\(layer.globalIdField)'")
+            }
+            if layer.kind == .featureLayer && layer.geometryType == nil {
+                throw StoreError.invalidSchema("feature layer \(layer.id) needs a geometry type")
+            }
+            if layer.geometryType == .envelope { throw StoreError.invalidSchema("envelope is not a storable geometry type") }
+            for relationship in layer.relationships {
+                guard let related = service.layer(id: relationship.relatedTableId) else {
+                    throw StoreError.invalidSchema("relationship \(relationship.id) points at missing layer \(relationship.relatedTableId)")
+                }
+                _ = related
+                guard layer.field(named: relationship.keyField) != nil else {
+                    throw StoreError.invalidSchema(
+                        "relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
+                }
+            }
+        }
+    }
+
+    public static func isValidFieldName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, name.count <= 64 else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
+    }
+
+    /// `f_<name>`: lower case, '-' as '_', a folder's '/' as '__'.
+    public static func tablePrefix(service: String) -> String {
+        "f_" + service.lowercased().replacingOccurrences(of: "/", with: "__").replacingOccurrences(of: "-", with: "_")
+    }
+
+    /// The geometry in the column's OGC type (points into multipoint columns and so on).
+    public static func storable(_ geometry: OGCGeometry, for layer: LayerDefinition, row: Int) throws -> OGCGeometry {
+        guard let type = layer.geometryType else { throw StoreError.invalidFeature("row \(row): a table has no geometry") }
+        switch (type, geometry) {
+        case (.point, .point), (.multipoint, .multiPoint), (.polyline, .multiLineString), (.polygon, .multiPolygon):
+            return geometry
+        case (.multipoint, .point(let p)): return .multiPoint([p])
+        case (.polyline, .lineString(let path)): return .multiLineString([path])
+        case (.polygon, .polygon(let rings)): return .multiPolygon([rings])
+        case (.point, .multiPoint(let points)) where points.count == 1: return .point(points[0])
+        default:
+            throw StoreError.invalidFeature("row \(row): a \(geometry.typeName) does not fit a \(type.shortName) layer")
+        }
+    }
+}
