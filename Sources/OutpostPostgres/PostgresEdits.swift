@@ -60,12 +60,13 @@ public struct PostgresEdits: Sendable {
 
     /// Bulk load (import, demo data): one transaction, rows checked as the SpatiaLite import
     /// checks them (`FieldValue.coerce` leniently, `SchemaRules.storable`), sent by `COPY`.
-    /// Returns the new OBJECTIDs in order.
+    /// Returns the new OBJECTIDs in order. `keepingObjectIds` (moving data in from another
+    /// store): each row's OBJECTID is kept and the identity continues after the largest.
     @discardableResult
-    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool = false) throws -> [Int64] {
         let layer = try held.load().existingLayer(service: service, id: layerId)
         let definition = layer.definition
-        let fields = definition.fields.filter { $0.type != .oid }
+        let fields = definition.fields.filter { $0.type != .oid || keepingObjectIds }
         var columns = fields.map(\.name)
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
         var text: [UInt8] = []
@@ -75,6 +76,11 @@ public struct PostgresEdits: Sendable {
             var globalId = GlobalID.make()
             for field in fields {
                 let value = row.attributes.first { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }?.value ?? .null
+                if field.type == .oid {
+                    guard let objectId = value.int64Value else { throw StoreError.invalidFeature("row \(index): no \(field.name) to keep") }
+                    cells.append(String(objectId))
+                    continue
+                }
                 if field.type == .globalID {
                     if let given = value.stringValue.flatMap(GlobalID.normalize) { globalId = given }
                     cells.append(globalId)

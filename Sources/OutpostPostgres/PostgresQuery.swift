@@ -67,6 +67,28 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
 
     public init(stringLiteral value: String) { self.init(unsafeSQL: value) }
 
+    /// SQL written with `?` placeholders (the where compiler's, shared with SQLite), numbered
+    /// `$1…` here. A `?` inside a quoted identifier or string constant is left as it is.
+    public init(questionMarks sql: String, binds: [PostgresValue]) {
+        var numbered = ""
+        numbered.reserveCapacity(sql.utf8.count + binds.count * 2)
+        var quote: Character?
+        var count = 0
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "?" {
+                count += 1
+                numbered += "$\(count)"
+                continue
+            }
+            numbered.append(character)
+        }
+        self.init(unsafeSQL: numbered, binds: binds)
+    }
+
     public init(stringInterpolation: StringInterpolation) {
         self.init(unsafeSQL: stringInterpolation.sql, binds: stringInterpolation.binds)
     }

@@ -29,7 +29,14 @@ public struct WhereColumn: Sendable, Equatable {
     }
 }
 
-/// Turns a parsed `where` into SQLite SQL over a layer's columns.
+/// The SQL a backend speaks: where SQLite and PostgreSQL differ, the compiler emits each its
+/// own spelling of the same meaning (docs/postgres.md, "Queries").
+public enum WhereDialect: Sendable, Equatable {
+    case sqlite
+    case postgres
+}
+
+/// Turns a parsed `where` into SQL over a layer's columns, SQLite's by default.
 ///
 /// Only resolved column identifiers and SQL produced here reach the statement: string
 /// literals are bound, numbers are formatted by Swift, and functions come from a fixed list.
@@ -37,6 +44,7 @@ public struct WhereCompiler {
     public typealias Resolver = (String) -> WhereColumn?
 
     private let resolve: Resolver
+    private let dialect: WhereDialect
     private var arguments: [SQLValue] = []
     /// `having` clauses may use aggregates of a column; `where` clauses may not.
     private var allowsAggregates = false
@@ -57,18 +65,32 @@ public struct WhereCompiler {
     /// is embedded in.
     public static let maximumParserCost = 60
 
-    public static func compile(_ expression: WhereExpression, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        try compile(expression, columns: resolve, allowingAggregates: false)
+    public static func compile(
+        _ expression: WhereExpression, columns resolve: @escaping Resolver, dialect: WhereDialect = .sqlite
+    ) throws(ArcGISError) -> SQLFragment {
+        try compile(expression, columns: resolve, dialect: dialect, allowingAggregates: false)
     }
 
     /// Parses and compiles; parse errors become an ArcGIS invalid-query error.
-    public static func compile(where text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        try compile(try parse(text, parameter: "where"), columns: resolve, allowingAggregates: false)
+    public static func compile(
+        where text: String, columns resolve: @escaping Resolver, dialect: WhereDialect = .sqlite
+    ) throws(ArcGISError) -> SQLFragment {
+        try compile(try parse(text, parameter: "where"), columns: resolve, dialect: dialect, allowingAggregates: false)
     }
 
     /// Parses and compiles a `having` clause: a `where` that may also aggregate columns.
-    public static func compile(having text: String, columns resolve: @escaping Resolver) throws(ArcGISError) -> SQLFragment {
-        try compile(try parse(text, parameter: "having"), columns: resolve, allowingAggregates: true)
+    public static func compile(
+        having text: String, columns resolve: @escaping Resolver, dialect: WhereDialect = .sqlite
+    ) throws(ArcGISError) -> SQLFragment {
+        try compile(try parse(text, parameter: "having"), columns: resolve, dialect: dialect, allowingAggregates: true)
+    }
+
+    /// The aggregate functions of a dialect (`aggregates` is SQLite's).
+    public static func aggregates(_ dialect: WhereDialect) -> [String: String] {
+        switch dialect {
+        case .sqlite: aggregates
+        case .postgres: aggregates.merging(["STDDEV": "stddev_samp", "VAR": "var_samp"]) { $1 }
+        }
     }
 
     private static func parse(_ text: String, parameter: String) throws(ArcGISError) -> WhereExpression {
@@ -80,17 +102,20 @@ public struct WhereCompiler {
     }
 
     private static func compile(
-        _ expression: WhereExpression, columns resolve: @escaping Resolver, allowingAggregates: Bool
+        _ expression: WhereExpression, columns resolve: @escaping Resolver, dialect: WhereDialect, allowingAggregates: Bool
     )
         throws(ArcGISError) -> SQLFragment
     {
-        var compiler = WhereCompiler(resolve: resolve)
+        var compiler = WhereCompiler(resolve: resolve, dialect: dialect)
         compiler.allowsAggregates = allowingAggregates
         let sql = try compiler.emit(expression)
         return SQLFragment(sql: sql, arguments: compiler.arguments)
     }
 
-    private init(resolve: @escaping Resolver) { self.resolve = resolve }
+    private init(resolve: @escaping Resolver, dialect: WhereDialect) {
+        self.resolve = resolve
+        self.dialect = dialect
+    }
 
     /// The Esri type an expression has when it is a bare column, for literal coercion.
     private func columnType(_ expression: WhereExpression) -> EsriFieldType? {
@@ -120,7 +145,9 @@ public struct WhereCompiler {
         case .binary(let op, let lhs, let rhs):
             return "(\(try emitChain(op, lhs, rhs)))"
         case .like(let value, let pattern, let escape, let negated):
-            var sql = "(\(try emit(value)) \(negated ? "NOT LIKE" : "LIKE") \(try emit(pattern, under: 3))"
+            // SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE gives the same answers.
+            let like = dialect == .postgres ? "ILIKE" : "LIKE"
+            var sql = "(\(try emit(value)) \(negated ? "NOT " : "")\(like) \(try emit(pattern, under: 3))"
             if let escape { sql += " ESCAPE \(try emit(escape, under: 5))" }
             return sql + ")"
         case .inList(let value, let items, let negated):
@@ -136,7 +163,9 @@ public struct WhereCompiler {
         case .isNull(let value, let negated):
             return "(\(try emit(value)) \(negated ? "IS NOT NULL" : "IS NULL"))"
         case .cast(let value, let type):
-            return "CAST(\(try emit(value, under: 2)) AS \(type.rawValue))"
+            let name =
+                dialect == .postgres && type == .real ? "double precision" : dialect == .postgres && type == .integer ? "bigint" : type.rawValue
+            return "CAST(\(try emit(value, under: 2)) AS \(name))"
         case .extract(let part, let value):
             let format =
                 switch part {
@@ -147,6 +176,10 @@ public struct WhereCompiler {
                 case .minute: "%M"
                 case .second: "%S"
                 }
+            if dialect == .postgres {
+                return
+                    "CAST(floor(EXTRACT(\(part.rawValue) FROM to_timestamp((\(try emit(value, under: 7))) / 1000.0) AT TIME ZONE 'UTC')) AS bigint)"
+            }
             return "CAST(strftime('\(format)', (\(try emit(value, under: 7))) / 1000, 'unixepoch') AS INTEGER)"
         case .function(let name, let args):
             return try emitFunction(name, args)
@@ -219,10 +252,16 @@ public struct WhereCompiler {
         switch name {
         case "CURRENT_DATE":
             try arity(0...0)
+            if dialect == .postgres { return "(CAST(extract(epoch FROM date_trunc('day', now() AT TIME ZONE 'UTC')) AS bigint) * 1000)" }
             return "(CAST(strftime('%s', 'now', 'start of day') AS INTEGER) * 1000)"
         case "CURRENT_TIMESTAMP", "NOW":
             try arity(0...0)
+            if dialect == .postgres { return "CAST(floor(extract(epoch FROM now()) * 1000) AS bigint)" }
             return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+        case "ROUND" where dialect == .postgres:
+            // PostgreSQL rounds to places only numerics; the answer is read back as a number.
+            try arity(1...2)
+            return "CAST(round(CAST(\(emitted[0]) AS numeric)\(emitted.count == 2 ? ", CAST(\(emitted[1]) AS integer)" : "")) AS double precision)"
         case "SUBSTRING", "SUBSTR":
             try arity(2...3)
             return "substr(\(emitted.joined(separator: ", ")))"
@@ -231,12 +270,12 @@ public struct WhereCompiler {
             return "(" + emitted.map { "coalesce(\($0), '')" }.joined(separator: " || ") + ")"
         case "POSITION":
             try arity(2...2)
-            return "instr(\(emitted[1]), \(emitted[0]))"
+            return dialect == .postgres ? "strpos(\(emitted[1]), \(emitted[0]))" : "instr(\(emitted[1]), \(emitted[0]))"
         case "MOD":
             try arity(2...2)
             return "(\(emitted[0]) % \(emitted[1]))"
         default:
-            if allowsAggregates, let aggregate = Self.aggregates[name] {
+            if allowsAggregates, let aggregate = Self.aggregates(dialect)[name] {
                 // An aggregate of one column: nesting aggregates or aggregating expressions is refused.
                 guard args.count == 1, case .column = args[0] else {
                     throw .invalidQuery("'having' parameter is invalid: \(name) takes one field")

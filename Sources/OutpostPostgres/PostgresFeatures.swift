@@ -1,0 +1,220 @@
+import Foundation
+import OutpostGeometry
+import OutpostStorage
+import OutpostWire
+
+/// Reading features on PostgreSQL: queries, counts and extents, with the SpatiaLite
+/// backend's answers (docs/postgres.md, "Queries"). The `where` is compiled by the shared
+/// `WhereCompiler` in its PostgreSQL dialect; geometries travel as WKB.
+public struct PostgresFeatures: Sendable {
+    let pool: PostgresPool
+    let held: PostgresCatalog
+
+    static let maximumObjectIds = 100_000
+
+    public func count(service: String, layer layerId: Int) throws -> Int {
+        let layer = try held.load().existingLayer(service: service, id: layerId)
+        return try pool.query("SELECT count(*) FROM \(identifier: layer.tableName)").first?.int(0) ?? 0
+    }
+
+    /// The exact extent of a layer's geometries (`ST_Extent`).
+    public func extent(of layer: StoredLayer) throws -> Envelope {
+        guard layer.isSpatial else { return .empty }
+        return try pool.withConnection { try Self.extent(of: layer, to: layer.srid, connection: $0) }
+    }
+
+    static func extent(of layer: StoredLayer, to srid: Int, connection: PostgresConnection) throws -> Envelope {
+        let box = srid == layer.srid ? "ST_Extent(shape)" : "ST_Extent(ST_Transform(shape, \(srid)))"
+        let row = try connection.query(
+            "SELECT ST_XMin(b), ST_YMin(b), ST_XMax(b), ST_YMax(b) FROM (SELECT \(unescaped: box)::geometry AS b FROM \(identifier: layer.tableName)) e"
+        ).first
+        guard let row, let xmin = try row.double(0), let ymin = try row.double(1), let xmax = try row.double(2), let ymax = try row.double(3) else {
+            return .empty
+        }
+        return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+    }
+
+    public func fullExtent(of service: StoredService) throws -> Envelope {
+        try pool.withConnection { connection in
+            var envelope = Envelope.empty
+            for layer in service.layers where layer.isSpatial {
+                envelope.expand(try Self.extent(of: layer, to: service.definition.spatialReference.epsg, connection: connection))
+            }
+            return envelope
+        }
+    }
+
+    public func lastEditDate(of layer: StoredLayer) throws -> Int64 {
+        try pool.query("SELECT last_edit_date FROM outpost_layers WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)")
+            .first?.int64(0) ?? 0
+    }
+
+    /// Answers a layer query in one snapshot. The `where` is parsed and compiled, never pasted;
+    /// what PostgreSQL refuses of a valid parse (a text compared with a number) is the
+    /// client's invalid query, not a server error.
+    public func query(_ query: LayerQuery, service: String, layer layerId: Int) throws -> QueryAnswer {
+        let layer = try held.load().existingLayer(service: service, id: layerId)
+        do {
+            return try pool.transaction(.repeatableRead) { try Self.answer(query, layer: layer, connection: $0) }
+        } catch let error as PostgresError where error.kind == .statement && ["22", "42"].contains(error.sqlState?.prefix(2) ?? "") {
+            throw ArcGISError.invalidQuery("'where' parameter is invalid: \(error.message)")
+        }
+    }
+
+    static func answer(_ query: LayerQuery, layer: StoredLayer, connection: PostgresConnection) throws -> QueryAnswer {
+        let definition = layer.definition
+        let resolve = resolver(for: definition)
+        var conditions: [String] = []
+        var binds: [PostgresValue] = []
+        if let text = query.whereClause {
+            let fragment = try WhereCompiler.compile(where: text, columns: resolve, dialect: .postgres)
+            if fragment.sql != "(1 = 1)" {
+                conditions.append(fragment.sql)
+                binds += fragment.arguments.map(\.postgresValue)
+            }
+        }
+        let oid = "t.\(PostgresQuery.quoted(identifier: definition.objectIdField))"
+        if let ids = query.objectIds {
+            guard ids.count <= maximumObjectIds else { throw ArcGISError.invalidParameter("objectIds", "more than \(maximumObjectIds) ids") }
+            conditions.append("\(oid) = ANY(?)")
+            binds.append(PostgresInt64Array(ids).postgresValue)
+        }
+        if let spatial = query.geometry {
+            guard layer.isSpatial else { throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(definition.name) is a table") }
+            conditions.append(
+                try spatialFilter(spatial, relationship: query.spatialRelationship, layer: layer, connection: connection, binds: &binds))
+        }
+        let from = " FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t"
+        let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        func run(_ sql: String) throws -> PostgresResult { try connection.query(PostgresQuery(questionMarks: sql, binds: binds)) }
+
+        if !query.outStatistics.isEmpty {
+            return try statistics(query, layer: layer, from: from + whereSQL, binds: binds, connection: connection)
+        }
+        if query.returnCountOnly && !query.returnExtentOnly {
+            return .count(try run("SELECT count(*)\(from)\(whereSQL)").first?.int(0) ?? 0)
+        }
+        if query.returnIdsOnly {
+            return .objectIds(try run("SELECT \(oid)\(from)\(whereSQL) ORDER BY \(oid)").rows.map { try $0.required(0, $0.int64) })
+        }
+        let outSR = query.outSR ?? (query.format.isGeoJSON ? .wgs84 : definition.spatialReference)
+        if outSR.epsg != layer.srid, query.returnExtentOnly || (query.returnGeometry && layer.isSpatial) {
+            guard try isKnownSRID(outSR.epsg, connection: connection) else {
+                throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(outSR.wkid)")
+            }
+        }
+        if query.returnExtentOnly {
+            let shape = outSR.epsg == layer.srid ? "t.shape" : "ST_Transform(t.shape, \(outSR.epsg))"
+            let row = try run(
+                "SELECT n, ST_XMin(b), ST_YMin(b), ST_XMax(b), ST_YMax(b) FROM (SELECT count(*) AS n, ST_Extent(\(shape))::geometry AS b\(from)\(whereSQL)) e"
+            ).first
+            let count = try row?.int(0) ?? 0
+            var extent = Envelope.empty
+            if let row, let xmin = try row.double(1), let ymin = try row.double(2), let xmax = try row.double(3), let ymax = try row.double(4) {
+                extent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
+            }
+            return .extent(extent, count: count, spatialReference: outSR)
+        }
+        let fields = try outFields(query, definition: definition)
+        var select = fields.map { "t.\(PostgresQuery.quoted(identifier: $0.name))" }
+        let wantsGeometry = query.returnGeometry && layer.isSpatial
+        if wantsGeometry { select.append(outSR.epsg == layer.srid ? "ST_AsBinary(t.shape)" : "ST_AsBinary(ST_Transform(t.shape, \(outSR.epsg)))") }
+        var order: [String] = []
+        for item in query.orderBy {
+            guard let column = resolve(item.field) else {
+                throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: unknown field '\(item.field)'")
+            }
+            order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
+        }
+        order.append(oid)
+        let pageSize = min(query.resultRecordCount ?? definition.maxRecordCount, definition.maxRecordCount)
+        let rows = try run(
+            "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(query.resultOffset ?? 0)"
+        ).rows
+        var features: [QueriedFeature] = []
+        features.reserveCapacity(min(rows.count, pageSize))
+        for row in rows.prefix(pageSize) {
+            var attributes: [JSONValue] = []
+            attributes.reserveCapacity(fields.count)
+            for (index, field) in fields.enumerated() { attributes.append(try jsonValue(row, index, type: field.type)) }
+            let geometry = wantsGeometry ? try row.bytes(fields.count).flatMap { try? WKB.decode($0) } : nil
+            features.append(QueriedFeature(attributes: attributes, geometry: geometry))
+        }
+        return .features(FeaturePage(fields: fields, features: features, exceededTransferLimit: rows.count > pageSize, spatialReference: outSR))
+    }
+
+    static func outFields(_ query: LayerQuery, definition: LayerDefinition) throws -> [FieldDefinition] {
+        guard let requested = query.outFields else { return [definition.field(named: definition.objectIdField)!] }
+        if requested.contains("*") { return definition.fields }
+        var fields = [definition.field(named: definition.objectIdField)!]
+        for name in requested {
+            guard let field = definition.field(named: name) else {
+                throw ArcGISError.invalidQuery("'outFields' parameter is invalid: unknown field '\(name)'")
+            }
+            if !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
+        }
+        return fields
+    }
+
+    static func resolver(for definition: LayerDefinition, alias: String = "t") -> WhereCompiler.Resolver {
+        let columns = Dictionary(
+            uniqueKeysWithValues: definition.fields.map {
+                ($0.name.lowercased(), WhereColumn(sql: "\(alias).\(PostgresQuery.quoted(identifier: $0.name))", type: $0.type))
+            })
+        return { name in columns[name.lowercased()] }
+    }
+
+    /// A value as the SpatiaLite backend answers it, read by the column's Esri type.
+    static func jsonValue(_ row: PostgresRow, _ column: Int, type: EsriFieldType) throws -> JSONValue {
+        guard let text = row.string(column) else { return .null }
+        switch type {
+        case .oid, .integer, .smallInteger, .date:
+            if let integer = Int64(text) { return .int(integer) }
+            return try row.double(column).map(JSONValue.double) ?? .null
+        case .double, .single: return try row.double(column).map(JSONValue.double) ?? .null
+        case .blob: return .string(Data(try row.bytes(column) ?? []).base64EncodedString())
+        case .string, .globalID, .guid, .xml: return .string(text)
+        }
+    }
+
+    static func isKnownSRID(_ srid: Int, connection: PostgresConnection) throws -> Bool {
+        try connection.query("SELECT count(*) FROM spatial_ref_sys WHERE srid = \(srid)").first?.int64(0) != 0
+    }
+
+    /// The spatial condition, its query geometry bound as WKB and projected by PostGIS into
+    /// the layer's spatial reference; Esri's relation names read as the SpatiaLite backend
+    /// reads them (the query geometry contains, or is within, the feature).
+    static func spatialFilter(
+        _ spatial: QueryGeometry, relationship: SpatialRelationship, layer: StoredLayer, connection: PostgresConnection,
+        binds: inout [PostgresValue], alias: String = "t"
+    ) throws -> String {
+        let parsed: (Geometry, SpatialReference?)
+        do {
+            parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
+            try parsed.0.validate()
+        } catch {
+            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+        }
+        let geometry = parsed.0
+        let sourceSR = spatial.inSR ?? parsed.1 ?? layer.definition.spatialReference
+        binds.append(.binary(WKB.encode(geometry.polygonized.ogc)))
+        var query = "ST_GeomFromWKB(?, \(sourceSR.epsg))"
+        if sourceSR.epsg != layer.srid {
+            guard try isKnownSRID(sourceSR.epsg, connection: connection) else {
+                throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(sourceSR.wkid)")
+            }
+            query = "ST_Transform(\(query), \(layer.srid))"
+            if case .envelope = geometry { query = "ST_Envelope(\(query))" }
+        }
+        let shape = "\(alias).shape"
+        switch relationship {
+        case .envelopeIntersects, .indexIntersects: return "\(shape) && \(query)"
+        case .intersects: return "ST_Intersects(\(shape), \(query))"
+        case .contains: return "ST_Contains(\(query), \(shape))"
+        case .within: return "ST_Within(\(query), \(shape))"
+        case .crosses: return "ST_Crosses(\(query), \(shape))"
+        case .overlaps: return "ST_Overlaps(\(query), \(shape))"
+        case .touches: return "ST_Touches(\(query), \(shape))"
+        }
+    }
+}
