@@ -141,7 +141,10 @@ let package = Package(
         // migrations, generations as snapshot ticks.
         .target(
             name: "OutpostPostgres",
-            dependencies: ["CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry"]
+            dependencies: [
+                "CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry", "OutpostGeoPackage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // libpq (Debian's libpq-dev), PostgreSQL's own client: blocking calls, run off the
         // event loops as SQLite's are.
@@ -159,7 +162,9 @@ let package = Package(
         // Fixtures the test targets share (test data, temporary folders removed at exit, stores).
         .target(
             name: "OutpostTestSupport",
-            dependencies: ["OutpostStore", "OutpostSync", "OutpostWire", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "OutpostStore", "OutpostPostgres", "OutpostSync", "OutpostWire", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
@@ -178,7 +183,7 @@ let package = Package(
             name: "OutpostStoreTests",
             dependencies: [
                 "OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync",
-                "OutpostGeoPackage", "OutpostSQLite",
+                "OutpostGeoPackage", "OutpostSQLite", "OutpostPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -86,6 +86,20 @@ public final class PostgresConnection: @unchecked Sendable {
         return try checked(result)
     }
 
+    /// Calls `body` with each row of `query`, read `batch` rows at a time through a cursor so
+    /// memory stays flat however many rows there are. Inside a transaction only.
+    public func forEachRow(_ query: PostgresQuery, batch: Int = 4096, binaryResults: Bool = false, _ body: (PostgresRow) throws -> Void) throws {
+        let name = "outpost_rows"
+        try self.query(
+            PostgresQuery(unsafeSQL: "DECLARE \(name) \(binaryResults ? "BINARY " : "")NO SCROLL CURSOR FOR " + query.sql, binds: query.binds))
+        while true {
+            let page = try self.query(PostgresQuery(unsafeSQL: "FETCH \(batch) FROM \(name)"), binaryResults: binaryResults)
+            for row in page.rows { try body(row) }
+            if page.rowCount < batch { break }
+        }
+        try execute("CLOSE \(name)")
+    }
+
     /// Runs statements without parameters (the simple protocol: several may be separated by `;`).
     public func execute(_ sql: String) throws {
         _ = try checked(PQexec(handle, sql))

@@ -6,7 +6,7 @@ import OutpostWire
 /// Changing features on PostgreSQL: one transaction per request, every row stamped by the
 /// database with the transaction's id (docs/postgres.md, "Generations"). Writers run side by
 /// side, in any number of processes; nothing serialises them but the rows they share.
-public struct PostgresEdits: Sendable {
+public struct PostgresEdits: FeatureEditing {
     let pool: PostgresPool
     let held: PostgresCatalog
     let clock: any WallClock
@@ -63,7 +63,7 @@ public struct PostgresEdits: Sendable {
     /// Returns the new OBJECTIDs in order. `keepingObjectIds` (moving data in from another
     /// store): each row's OBJECTID is kept and the identity continues after the largest.
     @discardableResult
-    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool = false) throws -> [Int64] {
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool) throws -> [Int64] {
         let layer = try held.load().existingLayer(service: service, id: layerId)
         let definition = layer.definition
         let fields = definition.fields.filter { $0.type != .oid || keepingObjectIds }
@@ -118,6 +118,11 @@ public struct PostgresEdits: Sendable {
             for row in found { objectIds[try row.required(0, row.string)] = try row.required(1, row.int64) }
             return globalIds.compactMap { objectIds[$0] }
         }
+    }
+
+    @discardableResult
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
+        try insert(rows, service: service, layer: layerId, keepingObjectIds: false)
     }
 
     static func copyText(_ value: SQLValue) -> String? {

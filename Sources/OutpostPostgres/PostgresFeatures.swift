@@ -6,7 +6,7 @@ import OutpostWire
 /// Reading features on PostgreSQL: queries, counts and extents, with the SpatiaLite
 /// backend's answers (docs/postgres.md, "Queries"). The `where` is compiled by the shared
 /// `WhereCompiler` in its PostgreSQL dialect; geometries travel as WKB.
-public struct PostgresFeatures: Sendable {
+public struct PostgresFeatures: FeatureQuerying {
     let pool: PostgresPool
     let held: PostgresCatalog
 

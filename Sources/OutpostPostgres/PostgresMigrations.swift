@@ -142,16 +142,96 @@ public enum PostgresMigrations {
                 """,
                 "CREATE INDEX outpost_tombstones_changes ON outpost_tombstones (service, layer_id, outpost_xid)",
                 // Every write of a layer or attachment row is stamped by the database itself,
-                // whoever writes it; a row keeps the transaction that created it.
+                // whoever writes it. `outpost_created_xid` defaults to the inserting transaction
+                // and an update leaves it (a re-created feature sets its tombstone's).
                 """
                 CREATE FUNCTION outpost_stamp() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
                     NEW.outpost_xid := pg_current_xact_id()::text::bigint;
-                    IF TG_OP = 'UPDATE' THEN NEW.outpost_created_xid := OLD.outpost_created_xid;
-                    ELSE NEW.outpost_created_xid := NEW.outpost_xid; END IF;
                     RETURN NEW;
                 END $$
                 """,
+            ]),
+        PostgresMigration(
+            version: 4, name: "replicas",
+            statements: [
+                """
+                CREATE TABLE outpost_replicas (
+                    replica_id text PRIMARY KEY,
+                    service text NOT NULL REFERENCES outpost_services(name) ON DELETE CASCADE,
+                    name text NOT NULL,
+                    owner text NOT NULL DEFAULT '',
+                    sync_model text NOT NULL CHECK (sync_model IN ('perReplica', 'perLayer')),
+                    target_type text NOT NULL,
+                    sync_direction text NOT NULL,
+                    attachments_sync_direction text NOT NULL,
+                    return_attachments boolean NOT NULL,
+                    geometry text,
+                    geometry_wkid integer NOT NULL,
+                    spatial_reference integer NOT NULL,
+                    replica_server_gen bigint NOT NULL,
+                    creation_date bigint NOT NULL,
+                    last_sync_date bigint,
+                    sync_data_options bigint NOT NULL DEFAULT 0)
+                """,
+                // Unique in the database, whichever process registers (reference §4.1, invariant 4).
+                "CREATE UNIQUE INDEX outpost_replicas_name ON outpost_replicas (service, lower(name))",
+                """
+                CREATE TABLE outpost_replica_layers (
+                    replica_id text NOT NULL REFERENCES outpost_replicas(replica_id) ON DELETE CASCADE,
+                    layer_id integer NOT NULL,
+                    query_option text NOT NULL,
+                    use_geometry boolean NOT NULL,
+                    include_related boolean NOT NULL,
+                    where_clause text,
+                    server_gen bigint NOT NULL,
+                    PRIMARY KEY (replica_id, layer_id))
+                """,
+                "CREATE TABLE outpost_replica_origins (replica_id text PRIMARY KEY, origin_id text NOT NULL)",
+                "CREATE TABLE outpost_unregistered_replicas (replica_id text PRIMARY KEY, service text NOT NULL, unregistered_at bigint NOT NULL)",
+                // Names being created by a request in any process, until registered or released
+                // (an hour at most: a process that died mid-export frees its names).
+                """
+                CREATE TABLE outpost_replica_name_reservations (
+                    service text NOT NULL,
+                    name text NOT NULL,
+                    expires_at timestamptz NOT NULL)
+                """,
+                "CREATE UNIQUE INDEX outpost_replica_name_reservations_name ON outpost_replica_name_reservations (service, lower(name))",
+            ]),
+        PostgresMigration(
+            version: 5, name: "sync uploads",
+            statements: [
+                // The last upload applied per replica, checked and written under the replica's
+                // row lock (docs/postgres.md, "Sync").
+                """
+                CREATE TABLE outpost_sync_receipts (
+                    replica_id text PRIMARY KEY,
+                    fingerprint bytea NOT NULL,
+                    generation bigint NOT NULL,
+                    results text NOT NULL,
+                    recorded_at bigint NOT NULL)
+                """,
+                // Which replica's sync each upload transaction was: who created a row or tombstone.
+                "CREATE TABLE outpost_sync_writers (xid bigint PRIMARY KEY, replica_id text NOT NULL)",
+                """
+                CREATE TABLE outpost_conflicts (
+                    conflict_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    service text NOT NULL,
+                    replica_id text NOT NULL,
+                    layer_id integer NOT NULL,
+                    global_id text NOT NULL,
+                    object_id bigint,
+                    upload_operation text NOT NULL CHECK (upload_operation IN ('add', 'update', 'delete')),
+                    overwritten_change text NOT NULL CHECK (overwritten_change IN ('update', 'delete')),
+                    overwritten_xid bigint NOT NULL,
+                    overwritten_by text,
+                    feature text,
+                    outpost_xid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
+                    recorded_at bigint NOT NULL,
+                    fields text)
+                """,
+                "CREATE INDEX outpost_conflicts_replica ON outpost_conflicts (replica_id, conflict_id)",
             ]),
     ]
 

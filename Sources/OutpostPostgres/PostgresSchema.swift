@@ -163,8 +163,8 @@ public struct PostgresSchema: CatalogStore {
 }
 
 /// The change stamps every layer and attachment table carries (docs/postgres.md,
-/// "Generations"): the transaction that last wrote the row and the one that created it
-/// (set by the `outpost_stamp` trigger), and the replica whose sync wrote it.
+/// "Generations"): the transaction that last wrote the row (set by the `outpost_stamp`
+/// trigger), the one that created it, and the replica whose sync wrote it.
 enum PostgresTracking {
     static let columns = [
         "outpost_xid bigint NOT NULL DEFAULT \(GenerationTicks.stamp)",

@@ -29,6 +29,10 @@ public protocol FeatureQuerying: Sendable {
     func extent(of layer: StoredLayer) throws -> Envelope
     func fullExtent(of service: StoredService) throws -> Envelope
     func lastEditDate(of layer: StoredLayer) throws -> Int64
+}
+
+/// Reading attachments (`queryAttachments`, an attachment's bytes).
+public protocol AttachmentReading: Sendable {
     func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup]
     /// Nil when the attachment is not the feature's.
     func attachmentContent(
@@ -48,6 +52,10 @@ public protocol FeatureEditing: Sendable {
     func applyEdits(service: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws -> EditOutcome
     /// Bulk load (import, demo data): one transaction, one generation.
     @discardableResult func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64]
+}
+
+/// Changing attachments, each in its own transaction stamped like a feature edit.
+public protocol AttachmentEditing: Sendable {
     func addAttachment(
         service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext
     ) throws
@@ -107,48 +115,55 @@ public protocol VersionStore: Sendable {
     func query(_ query: LayerQuery, service: String, layer layerId: Int, version name: String) throws -> QueryAnswer
 }
 
-/// A whole backend: one repository per concern. A second backend implements these and
-/// passes the store contract suite (`Tests/OutpostStoreTests/Contract`) by adding one line
-/// there.
-public protocol OutpostBackend: Sendable {
+/// What a replica's life needs of a backend: services, feature reads and edits, the
+/// registry, sync and the conflict log. The sync half of the store contract suite
+/// (`SyncContractBackend`) runs against every backend that has these.
+public protocol SyncBackend: Sendable {
     associatedtype Schema: CatalogStore
     associatedtype Features: FeatureQuerying
     associatedtype Edits: FeatureEditing
     associatedtype Sync: SyncStore
-    associatedtype Versions: VersionStore
-    associatedtype Users: UserDirectory
-    associatedtype Uploads: UploadStore
-    associatedtype Jobs: JobStore
     associatedtype Replicas: ReplicaRegistry
     associatedtype Conflicts: ConflictLog
-    associatedtype ResultFiles: ResultFileRegistry
-    associatedtype Maintenance: StoreMaintenance
-    associatedtype Portal: PortalStore
-    associatedtype Tiles: TileSetStore
 
     var schema: Schema { get }
     var features: Features { get }
     var edits: Edits { get }
     var sync: Sync { get }
+    var replicas: Replicas { get }
+    var conflicts: Conflicts { get }
+    /// Every time the backend stamps.
+    var clock: any WallClock { get }
+}
+
+/// A whole backend: one repository per concern. A second backend implements these and
+/// passes the store contract suite (`Tests/OutpostStoreTests/Contract`) by adding one line
+/// there.
+public protocol OutpostBackend: SyncBackend where Features: AttachmentReading, Edits: AttachmentEditing {
+    associatedtype Versions: VersionStore
+    associatedtype Users: UserDirectory
+    associatedtype Uploads: UploadStore
+    associatedtype Jobs: JobStore
+    associatedtype ResultFiles: ResultFileRegistry
+    associatedtype Maintenance: StoreMaintenance
+    associatedtype Portal: PortalStore
+    associatedtype Tiles: TileSetStore
+
     var versions: Versions { get }
     var users: Users { get }
     var uploads: Uploads { get }
     var jobs: Jobs { get }
-    var replicas: Replicas { get }
-    var conflicts: Conflicts { get }
     var resultFiles: ResultFiles { get }
     var maintenance: Maintenance { get }
     var portal: Portal { get }
     var tiles: Tiles { get }
-    /// Every time the backend stamps.
-    var clock: any WallClock { get }
     /// What the backend needs run while a server uses it, in the server's service group
     /// (service-lifecycle): the SpatiaLite backend's WAL checkpointer; a networked backend's
     /// connection pool. The backend works without them running (the CLI, tests).
     var backgroundServices: [any Service] { get }
 }
 
-extension OutpostBackend {
+extension SyncBackend {
     /// A consistent snapshot of all services.
     public var catalog: Catalog { schema.catalog }
 

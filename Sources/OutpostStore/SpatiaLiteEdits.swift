@@ -6,8 +6,8 @@ import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// Edit transactions: features and attachments, each stamped with one generation (`FeatureEditing`).
-public struct SpatiaLiteEdits: FeatureEditing, StoreRepository {
+/// Edit transactions: features and attachments, each stamped with one generation (`FeatureEditing`, `AttachmentEditing`).
+public struct SpatiaLiteEdits: FeatureEditing, AttachmentEditing, StoreRepository {
     public let database: StoreDatabase
 }
 

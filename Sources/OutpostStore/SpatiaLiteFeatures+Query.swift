@@ -5,8 +5,8 @@ import OutpostSQLite
 import OutpostStorage
 import OutpostWire
 
-/// Reading features: queries, counts, extents, attachments, and the bulk load (`FeatureQuerying`).
-public struct SpatiaLiteFeatures: FeatureQuerying, StoreRepository {
+/// Reading features: queries, counts, extents, attachments, and the bulk load (`FeatureQuerying`, `AttachmentReading`).
+public struct SpatiaLiteFeatures: FeatureQuerying, AttachmentReading, StoreRepository {
     public let database: StoreDatabase
 }
 

@@ -44,3 +44,24 @@ public struct TransactionSnapshot: Sendable, Equatable, Hashable, Codable {
         return !inProgress.contains(xid)
     }
 }
+
+/// Server records stamped with transaction ids, read by the integer sync rules (`SyncRules`)
+/// against a replica's tick: the rules only ever ask whether a write came after the
+/// replica's generation, and a tick answers that with its snapshot. A write the snapshot
+/// sees reads as generation `TransactionSnapshot.replicaGeneration`, one it does not as
+/// the next; with `since: replicaGeneration` the rules then decide as they do over
+/// SpatiaLite's counters (`TransactionSnapshotTests.stampedRecordsAreDecidedAsCountedOnes`).
+extension TransactionSnapshot {
+    /// The `since` the rules are called with for this snapshot's tick.
+    public static let replicaGeneration: Int64 = 0
+
+    public func generation(of xid: Int64) -> Int64 { sees(xid) ? Self.replicaGeneration : Self.replicaGeneration + 1 }
+
+    public func row(objectId: Int64, createdXid: Int64, changedXid: Int64, lastWriter: String?) -> ServerRecord {
+        .row(objectId: objectId, createdGen: generation(of: createdXid), changedGen: generation(of: changedXid), lastWriter: lastWriter)
+    }
+
+    public func tombstone(objectId: Int64, createdXid: Int64, deletedXid: Int64, deletedBy: String?) -> ServerRecord {
+        .tombstone(objectId: objectId, createdGen: generation(of: createdXid), deletedGen: generation(of: deletedXid), deletedBy: deletedBy)
+    }
+}

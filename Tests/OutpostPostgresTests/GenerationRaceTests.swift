@@ -1,6 +1,7 @@
 import Foundation
 import OutpostPostgres
 import OutpostSync
+import OutpostTestSupport
 import Testing
 
 /// The race of scale-out.md §3.5 against Outpost's ticks (docs/postgres.md, "Generations"):
@@ -46,9 +47,9 @@ import Testing
             }
             let first = try Self.sync(pool, tick: .beginning, naive: 0)
             #expect(first.rows.isEmpty)
-            let committed = Locked<[String]>([])
-            let stop = Locked(false)
-            let syncing = Locked<(received: [String], naive: [String], syncs: Int)>(([], [], 0))
+            let committed = Guarded<[String]>([])
+            let stop = Guarded(false)
+            let syncing = Guarded<(received: [String], naive: [String], syncs: Int)>(([], [], 0))
             // Eight writers and the device, each on a thread of its own.
             _ = try onThreads(9) { index in
                 if index == 8 {

@@ -1,5 +1,6 @@
 import Foundation
 import OutpostPostgres
+import OutpostTestSupport
 import Testing
 
 /// A fresh database on the test cluster `scripts/test.sh` starts (`OUTPOST_TEST_POSTGRES`),
@@ -29,7 +30,7 @@ struct TestDatabase {
 /// cooperative pool, whose two threads here would run them two at a time) and returns each
 /// thread's answer in order; the first error is rethrown after all have finished.
 func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
-    let answers = Locked<[Int: Result<T, any Error>]>([:])
+    let answers = Guarded<[Int: Result<T, any Error>]>([:])
     let done = DispatchGroup()
     for index in 0..<count {
         done.enter()
@@ -41,13 +42,4 @@ func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) thro
     }
     done.wait()
     return try (0..<count).map { try answers.value[$0]!.get() }
-}
-
-/// A value shared by the test's threads.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T { try lock.withLock { try body(&stored) } }
 }

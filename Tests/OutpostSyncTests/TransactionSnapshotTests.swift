@@ -32,4 +32,51 @@ import Testing
             #expect(TransactionSnapshot(text: bad) == nil, "\(bad)")
         }
     }
+
+    /// Every combination of seen and unseen creation and change, each writer, each operation:
+    /// the decisions over stamps equal those over counters (seen = below the replica's
+    /// generation 10, unseen = above it).
+    @Test func stampedRecordsAreDecidedAsCountedOnes() {
+        let snapshot = TransactionSnapshot(xmin: 100, xmax: 200, inProgress: [150])
+        let seen: Int64 = 120
+        let unseen: [Int64] = [150, 250]
+        func counted(_ xid: Int64) -> Int64 { snapshot.sees(xid) ? 5 : 15 }
+        var checked = 0
+        for created in [seen] + unseen {
+            for changed in [seen] + unseen {
+                for writer in [nil, "R", "other"] {
+                    let pairs: [(ServerRecord, ServerRecord)] = [
+                        (
+                            snapshot.row(objectId: 1, createdXid: created, changedXid: changed, lastWriter: writer),
+                            .row(objectId: 1, createdGen: counted(created), changedGen: counted(changed), lastWriter: writer)
+                        ),
+                        (
+                            snapshot.tombstone(objectId: 1, createdXid: created, deletedXid: changed, deletedBy: writer),
+                            .tombstone(objectId: 1, createdGen: counted(created), deletedGen: counted(changed), deletedBy: writer)
+                        ),
+                    ]
+                    for (stamped, record) in pairs {
+                        for matches in [true, false] {
+                            for createdByReplica in [true, false] {
+                                #expect(
+                                    SyncRules.download(
+                                        stamped, matchesFilter: matches, since: TransactionSnapshot.replicaGeneration, replicaId: "R",
+                                        createdByReplica: createdByReplica)
+                                        == SyncRules.download(
+                                            record, matchesFilter: matches, since: 10, replicaId: "R", createdByReplica: createdByReplica))
+                                checked += 1
+                            }
+                        }
+                        for operation in [UploadOperation.add, .update, .delete] {
+                            #expect(
+                                SyncRules.upload(operation, onto: stamped, since: TransactionSnapshot.replicaGeneration, replicaId: "R")
+                                    == SyncRules.upload(operation, onto: record, since: 10, replicaId: "R"))
+                            checked += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect(checked == 9 * 3 * 2 * 7)
+    }
 }

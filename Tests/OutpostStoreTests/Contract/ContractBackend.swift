@@ -28,6 +28,27 @@ struct ContractBackend: Sendable, CustomTestStringConvertible {
     }
 }
 
+/// A backend the sync half of the contract runs against (`SyncBackend`: services, features,
+/// edits, the registry, sync and conflicts): every backend, PostgreSQL included.
+struct SyncContractBackend: Sendable, CustomTestStringConvertible {
+    var name: String
+    var make: @Sendable (ManualClock) throws -> any SyncBackend
+
+    var testDescription: String { name }
+
+    static let all: [SyncContractBackend] =
+        ContractBackend.all.map { full in SyncContractBackend(name: full.name) { try full.make($0) } } + [
+            SyncContractBackend(name: "PostgreSQL") { clock in try TestPostgres.makeBackend(clock: clock) }
+        ]
+
+    func fresh() throws -> (any SyncBackend, ManualClock) {
+        let clock = ManualClock()
+        let backend = try make(clock)
+        _ = try backend.schema.createService(pointLayerService(name: "Points"))
+        return (backend, clock)
+    }
+}
+
 /// What the contract's tests share: building replicas and syncs through the pure planners, as
 /// the server does.
 enum Contract {
@@ -40,12 +61,12 @@ enum Contract {
     }
 
     /// Online edits of layer 0 by GlobalID (another writer than the replica), committed.
-    static func edit(_ backend: some OutpostBackend, _ edits: LayerEdits) throws {
+    static func edit(_ backend: some SyncBackend, _ edits: LayerEdits) throws {
         _ = try backend.edits.applyEdits(service: service, edits: [edits], options: EditOptions(useGlobalIds: true))
     }
 
     /// Creates (a JSON snapshot) and registers a per-layer bidirectional replica of layer 0.
-    static func createReplica(_ backend: some OutpostBackend, name: String = "device", owner: String = "ada") throws -> ReplicaDefinition {
+    static func createReplica(_ backend: some SyncBackend, name: String = "device", owner: String = "ada") throws -> ReplicaDefinition {
         let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))
         let plan = try ReplicaPlanner.plan(
             request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,
@@ -63,7 +84,7 @@ enum Contract {
     }
 
     /// The JSON answer of a sync, parsed.
-    static func answer(_ backend: some OutpostBackend, _ plan: SyncPlan, upload: SyncUploadOutcome?) throws -> (JSONValue, SyncAnswerSummary) {
+    static func answer(_ backend: some SyncBackend, _ plan: SyncPlan, upload: SyncUploadOutcome?) throws -> (JSONValue, SyncAnswerSummary) {
         var bytes: [UInt8] = []
         let summary = try backend.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: nil)
         return (try JSONParser.parse(String(decoding: bytes, as: UTF8.self)), summary)

@@ -8,8 +8,8 @@ import Testing
 /// The registry, jobs, users, uploads, result files and maintenance side of the store
 /// contract, at store level.
 @Suite struct RegistryContractTests {
-    @Test(arguments: ContractBackend.all)
-    func replicasAreRegisteredFoundInAnyGUIDSpellingAndRememberedWhenUnregistered(_ backend: ContractBackend) throws {
+    @Test(arguments: SyncContractBackend.all)
+    func replicasAreRegisteredFoundInAnyGUIDSpellingAndRememberedWhenUnregistered(_ backend: SyncContractBackend) throws {
         let (store, clock) = try backend.fresh()
         let replica = try Contract.createReplica(store, name: "field")
         #expect(replica.creationDate == clock.milliseconds())

@@ -1,0 +1,181 @@
+import OutpostGeometry
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+extension PostgresSync {
+    /// Reads a sync's answer for `receiver` (the SpatiaLite backend's order and rules): per
+    /// layer the upload's results and the server's changes since the layer's tick — net per
+    /// GlobalID, decided by `SyncRules.download` against the replica's filter — then full data
+    /// for snapshot layers. One REPEATABLE READ transaction; its snapshot becomes the tick
+    /// handed out, so a concurrent edit is in this answer or the next, never both.
+    public func readSyncAnswer(
+        _ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver
+    ) throws -> SyncAnswerSummary {
+        let replica = plan.replica
+        let service = try held.load().existingService(named: replica.serviceName)
+        let resultsByLayer = upload?.resultsByLayer ?? [:]
+        return try pool.transaction(.repeatableRead) { connection in
+            let generation = try GenerationTicks.take(replica: replica.id, on: connection).tick
+            let generations = plan.answeredGenerations(current: generation)
+            var changes = 0
+            var replacementRows = 0
+            var hasEditResults = false
+            try receiver.beginAnswer(replica, deliversByURL: plan.deliversByURL, generations: replica.generations(answered: generations))
+            for layerPlan in plan.layers where layerPlan.direction != .snapshot {
+                guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
+                let selection = try Self.selection(for: replicaLayer, of: replica, service: service, connection: connection)
+                let layer = selection.layer.definition
+                let results = resultsByLayer[layerPlan.layerId]
+                if let results, !results.all.isEmpty { hasEditResults = true }
+                let answersAttachments = layer.hasAttachments && replica.attachmentsSyncDirection != .none || results?.attachmentResults != nil
+                try receiver.beginChanges(layer, results: results, answersAttachments: answersAttachments)
+                if layerPlan.direction.downloads {
+                    let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
+                    var reader = PostgresChangeReader(selection: selection, since: since, replica: replica)
+                    for pass in [DownloadChange.add, .update] {
+                        try reader.forEachRow(pass, connection: connection) { record in
+                            try receiver.changedFeature(pass, record, of: layer)
+                            changes += 1
+                        }
+                    }
+                    let deleted = try reader.deletes(connection: connection)
+                    try receiver.deletedFeatures(deleted.map(\.globalId))
+                    changes += deleted.count
+                } else {
+                    try receiver.deletedFeatures([])
+                }
+                if answersAttachments { try receiver.deletedAttachments([]) }
+                try receiver.endChanges()
+            }
+            let snapshots = plan.layers.filter { $0.direction == .snapshot }
+            if !snapshots.isEmpty {
+                try receiver.beginSnapshots()
+                for layerPlan in snapshots {
+                    guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
+                    let selection = try Self.selection(for: replicaLayer, of: replica, service: service, connection: connection)
+                    replacementRows += try Self.readLayerData(
+                        selection, spatialReference: replica.spatialReference, connection: connection, into: receiver)
+                }
+                try receiver.endSnapshots()
+            }
+            let responseType = plan.responseType(hasEditResults: hasEditResults, hasChanges: changes > 0)
+            try receiver.finishAnswer(responseType: responseType)
+            return SyncAnswerSummary(
+                generation: generation, responseType: responseType, changes: changes, replacementRows: replacementRows, generations: generations)
+        }
+    }
+
+    /// After a sync: the generations handed out become the replica's, with the sync's date;
+    /// with `close` the replica is unregistered instead.
+    public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {
+        let replicaId = plan.replica.id
+        let now = clock.milliseconds()
+        try pool.transaction { connection in
+            if close {
+                try connection.query("DELETE FROM outpost_replicas WHERE replica_id = \(replicaId)")
+                try connection.query("DELETE FROM outpost_sync_receipts WHERE replica_id = \(replicaId)")
+                return
+            }
+            for (layerId, generation) in generations {
+                try connection.query(
+                    "UPDATE outpost_replica_layers SET server_gen = \(generation) WHERE replica_id = \(replicaId) AND layer_id = \(layerId)")
+            }
+            try connection.query(
+                """
+                UPDATE outpost_replicas SET last_sync_date = \(now),
+                    replica_server_gen = (SELECT coalesce(min(server_gen), replica_server_gen) FROM outpost_replica_layers WHERE replica_id = \(replicaId))
+                WHERE replica_id = \(replicaId)
+                """)
+        }
+    }
+}
+
+/// The server changes of one layer since a tick, as a replica must see them (the SpatiaLite
+/// `LayerChangeReader`'s rules): adds, then updates, then deletes — rows that left the
+/// filter, then tombstones of GlobalIDs not met as live rows.
+struct PostgresChangeReader {
+    typealias Deleted = (globalId: String, objectId: Int64?)
+    let selection: PostgresSync.Selection
+    let since: TransactionSnapshot
+    let replica: ReplicaDefinition
+    private var liveGlobalIds = Set<String>()
+    private var leftFilter: [Deleted] = []
+
+    init(selection: PostgresSync.Selection, since: TransactionSnapshot, replica: ReplicaDefinition) {
+        self.selection = selection
+        self.since = since
+        self.replica = replica
+    }
+
+    /// `xmin ≤ x AND (x ≥ xmax OR x ∈ xip)` over `column`: written by a transaction `since` did not see.
+    private func unseen(_ column: String, binds: inout [PostgresValue]) -> String {
+        binds += [since.xmin.postgresValue, since.xmax.postgresValue, PostgresInt64Array(since.inProgress).postgresValue]
+        return "(\(column) >= ? AND (\(column) >= ? OR \(column) = ANY(?)))"
+    }
+
+    mutating func forEachRow(_ pass: DownloadChange, connection: PostgresConnection, _ body: (FeatureRecord) throws -> Void) throws {
+        let layer = selection.layer
+        let definition = layer.definition
+        // Where the server writes fields (editor tracking), the replica's own changes come back.
+        let echoes = definition.editFieldsInfo != nil
+        var binds = selection.binds
+        var columns = PostgresSync.featureColumns(layer, spatialReference: replica.spatialReference)
+        columns += [
+            "t.outpost_created_xid", "t.outpost_xid", "t.outpost_replica", "(\(selection.condition))",
+            "(SELECT w.replica_id FROM outpost_sync_writers w WHERE w.xid = t.outpost_created_xid)",
+        ]
+        var condition = unseen("t.outpost_xid", binds: &binds)
+        if !echoes {
+            condition += " AND t.outpost_replica IS DISTINCT FROM ?"
+            binds.append(.text(replica.id))
+        }
+        let oid = "t.\(PostgresQuery.quoted(identifier: definition.objectIdField))"
+        let sql =
+            "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t WHERE \(condition) ORDER BY \(oid)"
+        let fieldCount = definition.fields.count
+        let extra = fieldCount + (layer.isSpatial ? 1 : 0)
+        let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
+        let objectIdIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
+        try connection.forEachRow(PostgresQuery(questionMarks: sql, binds: binds)) { row in
+            let globalId = globalIdIndex.flatMap { row.string($0) }
+            if let globalId { liveGlobalIds.insert(globalId) }
+            let record = since.row(
+                objectId: try row.required(objectIdIndex, row.int64), createdXid: try row.required(extra, row.int64),
+                changedXid: try row.required(extra + 1, row.int64), lastWriter: row.string(extra + 2))
+            let decision = SyncRules.download(
+                record, matchesFilter: try row.bool(extra + 3) == true, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
+                echoesOwnWrites: echoes, createdByReplica: row.string(extra + 4) == replica.id)
+            switch decision {
+            case pass: try body(try PostgresSync.record(row, layer: layer))
+            case .delete: if let globalId, pass == .add { leftFilter.append((globalId, record.objectId)) }
+            default: break
+            }
+        }
+    }
+
+    /// Rows that left the filter, then the tombstones since the tick that reach the replica.
+    func deletes(connection: PostgresConnection) throws -> [Deleted] {
+        let layer = selection.layer
+        var binds: [PostgresValue] = [.text(layer.serviceName), layer.definition.id.postgresValue]
+        let sql = """
+            SELECT t.global_id, t.object_id, t.created_xid, t.outpost_xid, t.replica_id,
+                (SELECT w.replica_id FROM outpost_sync_writers w WHERE w.xid = t.created_xid)
+            FROM outpost_tombstones t WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND \(unseen("t.outpost_xid", binds: &binds))
+            ORDER BY t.outpost_xid, t.global_id
+            """
+        var deleted = leftFilter
+        for row in try connection.query(PostgresQuery(questionMarks: sql, binds: binds)).rows {
+            let globalId = try row.required(0, row.string)
+            guard !liveGlobalIds.contains(globalId) else { continue }
+            let record = since.tombstone(
+                objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), deletedXid: try row.required(3, row.int64),
+                deletedBy: row.string(4))
+            let change = SyncRules.download(
+                record, matchesFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
+                createdByReplica: row.string(5) == replica.id)
+            if change == .delete { deleted.append((globalId, try row.int64(1))) }
+        }
+        return deleted
+    }
+}

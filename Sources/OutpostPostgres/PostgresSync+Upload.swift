@@ -1,0 +1,275 @@
+import Foundation
+import OutpostGeometry
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+extension PostgresSync {
+    /// Applies a sync's edits in one transaction, each decided by `SyncRules.upload` (last in
+    /// wins) against the replica's tick, with what SQLite's single writer gave for free made
+    /// explicit (reference §4.1):
+    /// - the replica's row is locked first (`FOR UPDATE`), so the same upload sent to two
+    ///   processes at once runs one after the other, and the second finds the first's receipt
+    ///   and applies nothing;
+    /// - each GlobalID's server record is read locked (`FOR UPDATE`), so no writer changes it
+    ///   between the decision and the write; an add that meets a GlobalID another writer
+    ///   inserted meanwhile is decided again against that row;
+    /// - every server change an edit overwrites unseen goes to the conflict log first.
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
+        let uploading = plan.uploadingLayers.filter { $0.edits != nil }
+        let service = try held.load().existingService(named: plan.replica.serviceName)
+        var layers: [StoredLayer] = []
+        for layerPlan in uploading {
+            guard let layer = service.layers.first(where: { $0.definition.id == layerPlan.layerId }) else {
+                throw StoreError.layerNotFound(service: service.definition.name, layer: layerPlan.layerId)
+            }
+            try EditRules.checkCapabilities(service.definition, edits: layerPlan.edits!)
+            if layerPlan.edits?.attachments?.isEmpty == false {
+                throw StoreError.invalidFeature("attachment edits are not available on PostgreSQL yet")
+            }
+            layers.append(layer)
+        }
+        let replicaId = plan.replica.id
+        let moment = clock.milliseconds()
+        struct Replayed: Error { var results: [LayerEditResults] }
+        struct RolledBack: Error { var results: [LayerEditResults] }
+        do {
+            return try pool.transaction { connection in
+                guard try connection.query("SELECT 1 FROM outpost_replicas WHERE replica_id = \(replicaId) FOR UPDATE").first != nil else {
+                    throw ArcGISError(kind: .notFound, message: "Replica not found.", details: ["Replica \(replicaId) is not registered."])
+                }
+                if let results = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, connection: connection) {
+                    throw Replayed(results: results)
+                }
+                let stamp = try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) ?? 0
+                try connection.query("INSERT INTO outpost_sync_writers(xid, replica_id) VALUES (\(stamp), \(replicaId)) ON CONFLICT DO NOTHING")
+                let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
+                let editor = PostgresEditSession(
+                    connection: connection, moment: moment, context: EditContext(replicaId: replicaId), options: options)
+                var results: [LayerEditResults] = []
+                for (layerPlan, layer) in zip(uploading, layers) {
+                    let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
+                    let session = PostgresUploadSession(editor: editor, replicaId: replicaId, since: since, moment: moment)
+                    results.append(try session.apply(layerPlan.edits!, to: layer))
+                }
+                if plan.rollbackOnFailure && results.contains(where: { $0.all.contains { !$0.success } }) {
+                    throw RolledBack(results: results)
+                }
+                for layer in layers {
+                    try connection.query(
+                        "UPDATE outpost_layers SET last_edit_date = \(moment) WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)"
+                    )
+                }
+                let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
+                try connection.query(
+                    """
+                    INSERT INTO outpost_sync_receipts(replica_id, fingerprint, generation, results, recorded_at)
+                    VALUES (\(replicaId), \(fingerprint), \(stamp), \(text), \(moment))
+                    ON CONFLICT (replica_id) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, generation = EXCLUDED.generation,
+                        results = EXCLUDED.results, recorded_at = EXCLUDED.recorded_at
+                    """)
+                let committed = results.contains { $0.all.contains(where: \.success) }
+                let conflicts = try connection.query("SELECT count(*) FROM outpost_conflicts WHERE outpost_xid = \(stamp)").first?.int(0) ?? 0
+                return SyncUploadOutcome(
+                    results: results, generation: committed ? stamp : nil, replayed: false, conflictsRecorded: committed ? conflicts : 0)
+            }
+        } catch let replayed as Replayed {
+            return SyncUploadOutcome(results: replayed.results, generation: nil, replayed: true, conflictsRecorded: 0)
+        } catch let rolledBack as RolledBack {
+            var results = rolledBack.results
+            for index in results.indices { results[index].markRolledBack() }
+            return SyncUploadOutcome(results: results, generation: nil, replayed: false, conflictsRecorded: 0)
+        }
+    }
+
+    /// The results of the replica's last upload when it had this fingerprint.
+    static func receipt(replicaId: String, fingerprint: [UInt8], connection: PostgresConnection) throws -> [LayerEditResults]? {
+        guard let row = try connection.query("SELECT fingerprint, results FROM outpost_sync_receipts WHERE replica_id = \(replicaId)").first,
+            try row.bytes(0) == fingerprint, let text = row.string(1), case .array(let items)? = try? JSONParser.parse(text)
+        else { return nil }
+        let results = items.compactMap(LayerEditResults.init(json:))
+        return results.count == items.count ? results : nil
+    }
+}
+
+/// The edits of one sync on PostgreSQL, each decided by `SyncRules.upload` and carried out
+/// with the edit session's primitives.
+struct PostgresUploadSession {
+    let editor: PostgresEditSession
+    let replicaId: String
+    let since: TransactionSnapshot
+    let moment: Int64
+
+    private var connection: PostgresConnection { editor.connection }
+
+    /// What the server holds for a GlobalID, locked until the transaction ends, with the raw
+    /// stamps (the decision reads them against `since`).
+    enum Held {
+        case absent
+        case row(objectId: Int64, createdXid: Int64, changedXid: Int64, lastWriter: String?)
+        case tombstone(objectId: Int64, createdXid: Int64, deletedXid: Int64, deletedBy: String?)
+    }
+
+    func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
+        var results = LayerEditResults(layerId: layer.definition.id)
+        for feature in edits.adds { results.addResults.append(try editor.attempt { try upload(.add, feature: feature, key: nil, layer: layer) }) }
+        for feature in edits.updates {
+            results.updateResults.append(try editor.attempt { try upload(.update, feature: feature, key: nil, layer: layer) })
+        }
+        for key in edits.deletes { results.deleteResults.append(try editor.attempt { try upload(.delete, feature: nil, key: key, layer: layer) }) }
+        return results
+    }
+
+    private func upload(
+        _ operation: UploadOperation, feature: EditFeature?, key: FeatureKey?, layer: StoredLayer, retried: Bool = false
+    ) throws
+        -> EditResult
+    {
+        let globalId = try self.globalId(of: feature, key: key, layer: layer)
+        let held = try self.held(globalId, layer: layer)
+        let record: ServerRecord
+        switch held {
+        case .absent: record = .absent
+        case .row(let objectId, let created, let changed, let writer):
+            record = since.row(objectId: objectId, createdXid: created, changedXid: changed, lastWriter: writer)
+        case .tombstone(let objectId, let created, let deleted, let by):
+            record = since.tombstone(objectId: objectId, createdXid: created, deletedXid: deleted, deletedBy: by)
+        }
+        let decision = SyncRules.upload(operation, onto: record, since: TransactionSnapshot.replicaGeneration, replicaId: replicaId)
+        if decision.overwritesUnseenChange { try recordConflict(operation, held: held, globalId: globalId, layer: layer) }
+        switch decision.action {
+        case .insert:
+            do {
+                try connection.execute("SAVEPOINT outpost_insert")
+                let result = try editor.add(feature!, to: layer)
+                try connection.execute("RELEASE SAVEPOINT outpost_insert")
+                return result
+            } catch let failure as PostgresEditSession.EditFailure where failure.error.code == EditError.duplicateGlobalID(globalId).code && !retried
+            {
+                // Another writer inserted this GlobalID since it was read: decide again on its row.
+                try connection.execute("ROLLBACK TO SAVEPOINT outpost_insert")
+                return try upload(operation, feature: feature, key: key, layer: layer, retried: true)
+            }
+        case .update(let objectId):
+            guard case .row(_, let created, _, _) = held else {
+                throw PostgresEditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
+            }
+            return try editor.update(feature!, of: .init(objectId: objectId, globalId: globalId, createdStamp: created), in: layer)
+        case .resurrect:
+            let result = try editor.add(feature!, to: layer)
+            if case .tombstone(_, let created, _, _) = held, let objectId = result.objectId {
+                // The feature keeps its first creation: a replica that had it gets an update.
+                try connection.query(
+                    PostgresQuery(
+                        unsafeSQL:
+                            "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET outpost_created_xid = $1 WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $2",
+                        binds: [created.postgresValue, objectId.postgresValue]))
+                try connection.query(
+                    "DELETE FROM outpost_tombstones WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id) AND kind = 'feature' AND global_id = \(globalId)"
+                )
+            }
+            return result
+        case .delete(let objectId):
+            guard case .row(_, let created, _, _) = held else {
+                throw PostgresEditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
+            }
+            return try editor.delete(.init(objectId: objectId, globalId: globalId, createdStamp: created), from: layer)
+        case .alreadyApplied(let objectId):
+            var reported = objectId
+            if reported == nil, case .tombstone(let deletedObjectId, _, _, _) = held { reported = deletedObjectId }
+            return EditResult(objectId: reported, globalId: globalId)
+        }
+    }
+
+    private func globalId(of feature: EditFeature?, key: FeatureKey?, layer: StoredLayer) throws -> String {
+        switch key {
+        case .globalId(let id)?: return id
+        case .objectId(let id)?: throw PostgresEditSession.EditFailure(error: .invalid("Sync deletes name GlobalIDs, not object id \(id)."))
+        case nil: break
+        }
+        let field = layer.definition.globalIdField
+        guard let text = feature?.attributes.value(forCaseInsensitiveKey: field)?.stringValue, let id = GlobalID.normalize(text) else {
+            throw PostgresEditSession.EditFailure(error: .invalid("Every synced feature needs its \(field) (a GUID)."))
+        }
+        return id
+    }
+
+    private func held(_ globalId: String, layer: StoredLayer) throws -> Held {
+        let definition = layer.definition
+        if let row = try connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.globalIdField)) = $1 FOR UPDATE",
+                binds: [.text(globalId)])
+        ).first {
+            return .row(
+                objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), changedXid: try row.required(2, row.int64),
+                lastWriter: row.string(3))
+        }
+        if let row = try connection.query(
+            """
+            SELECT object_id, created_xid, outpost_xid, replica_id FROM outpost_tombstones
+            WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = \(globalId) FOR UPDATE
+            """
+        ).first {
+            return .tombstone(
+                objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), deletedXid: try row.required(2, row.int64),
+                deletedBy: row.string(3))
+        }
+        return .absent
+    }
+
+    /// Copies what the upload is about to overwrite into the conflict log: the live feature as
+    /// stored, or the delete it undoes.
+    private func recordConflict(_ operation: UploadOperation, held: Held, globalId: String, layer: StoredLayer) throws {
+        let objectId: Int64
+        let xid: Int64
+        let by: String?
+        let kind: String
+        var feature: String?
+        switch held {
+        case .absent: return
+        case .row(let id, _, let changed, let writer):
+            (objectId, xid, by, kind) = (id, changed, writer, "update")
+            feature = try PostgresSync.featureJSON(objectId: id, layer: layer, connection: connection)?.jsonText
+        case .tombstone(let id, _, let deleted, let deletedBy):
+            (objectId, xid, by, kind) = (id, deleted, deletedBy, "delete")
+        }
+        try connection.query(
+            """
+            INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
+                overwritten_xid, overwritten_by, feature, recorded_at)
+            VALUES (\(layer.serviceName), \(replicaId), \(layer.definition.id), \(globalId), \(objectId), \("\(operation)"), \(kind),
+                \(xid), \(by), \(feature), \(moment))
+            """)
+    }
+}
+
+extension PostgresSync {
+    /// One stored feature as Esri JSON (attributes as stored, geometry in the layer's spatial reference).
+    static func featureJSON(objectId: Int64, layer: StoredLayer, connection: PostgresConnection) throws -> JSONValue? {
+        let definition = layer.definition
+        let columns = featureColumns(layer, spatialReference: definition.spatialReference)
+        guard
+            let row = try connection.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t WHERE t.\(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
+                    binds: [objectId.postgresValue])
+            ).first
+        else { return nil }
+        let record = try record(row, layer: layer)
+        var attributes = JSONObject()
+        for (field, value) in zip(definition.fields, record.attributes) { attributes[field.name] = value }
+        var feature: JSONObject = ["attributes": .object(attributes)]
+        if let ogc = record.geometry {
+            var writer = JSONWriter()
+            Geometry(ogc: ogc, layerType: definition.geometryType).writeEsriJSON(to: &writer)
+            if var object = (try? JSONParser.parse(writer.string))?.objectValue {
+                object["spatialReference"] = ["wkid": .int(Int64(layer.srid))]
+                feature["geometry"] = .object(object)
+            }
+        }
+        return .object(feature)
+    }
+}
