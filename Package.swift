@@ -193,7 +193,8 @@ let package = Package(
         .testTarget(
             name: "OutpostPostgresTests",
             dependencies: [
-                "OutpostPostgres", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostTestSupport",
+                "OutpostPostgres", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostWire", "OutpostGeometry",
+                "OutpostTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,6 +1,7 @@
 import Foundation
 import OutpostPostgres
 import OutpostSync
+import OutpostTestSupport
 import Testing
 
 /// Jobs across processes (docs/postgres.md, "Jobs"): claims with `SKIP LOCKED` never give one

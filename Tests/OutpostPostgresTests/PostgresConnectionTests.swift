@@ -1,5 +1,6 @@
 import Foundation
 import OutpostPostgres
+import OutpostTestSupport
 import Testing
 
 /// The libpq layer (docs/postgres.md, "Connecting"): values go as parameters and come back

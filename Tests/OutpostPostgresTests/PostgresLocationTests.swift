@@ -1,4 +1,5 @@
 import OutpostPostgres
+import OutpostTestSupport
 import Testing
 
 /// `--database postgres://…`: what each part of the URL means (docs/postgres.md, "Connecting").

@@ -43,6 +43,24 @@ public enum TestPostgres {
     }
 }
 
+/// Runs `body` on `count` threads of their own at once (blocking database calls: not on the
+/// cooperative pool, whose two threads here would run them two at a time) and returns each
+/// thread's answer in order; the first error is rethrown after all have finished.
+public func onThreads<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) throws -> [T] {
+    let answers = Guarded<[Int: Result<T, any Error>]>([:])
+    let done = DispatchGroup()
+    for index in 0..<count {
+        done.enter()
+        Thread {
+            let answer = Result { try body(index) }
+            answers.withLock { $0[index] = answer }
+            done.leave()
+        }.start()
+    }
+    done.wait()
+    return try (0..<count).map { try answers.value[$0]!.get() }
+}
+
 /// A value shared between threads.
 public final class Guarded<Value>: @unchecked Sendable {
     private let lock = NSLock()
