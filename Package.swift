@@ -154,6 +154,11 @@ let package = Package(
             name: "OutpostObjectStorage",
             dependencies: ["OutpostStorage", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Store-level benchmark of SpatiaLite beside PostgreSQL (bench/postgres.py).
+        .executableTarget(
+            name: "outpost-store-bench",
+            dependencies: ["OutpostStore", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry"]
+        ),
         // Client-side benchmark driver for bench/client.py.
         .executableTarget(
             name: "outpost-bench",

@@ -44,6 +44,13 @@ struct PostgresEditSession {
     let moment: Int64
     let context: EditContext
     let options: EditOptions
+    /// Each edit in a savepoint (two more round trips each). Without, the first failing edit
+    /// ends the attempt (`NeedsSavepoints`) and the caller runs the request again with them:
+    /// requests that succeed, nearly all, pay nothing for the rare one that does not.
+    var usesSavepoints = false
+
+    /// An edit failed in a session without savepoints: run the transaction again with them.
+    struct NeedsSavepoints: Error {}
 
     struct EditFailure: Error {
         var error: EditError
@@ -71,6 +78,11 @@ struct PostgresEditSession {
     /// Runs one edit in a savepoint; its failure becomes its result. A lost connection is
     /// not an edit's failure: it ends the whole request.
     func attempt(_ body: () throws -> EditResult) throws -> EditResult {
+        guard usesSavepoints else {
+            do { return try body() } catch let error as PostgresError where error.kind == .connection { throw error } catch {
+                throw NeedsSavepoints()
+            }
+        }
         try connection.execute("SAVEPOINT outpost_edit")
         do {
             let result = try body()
@@ -264,6 +276,46 @@ struct PostgresEditSession {
             throw EditFailure(error: .invalid(error.description), globalId: globalId)
         } catch let error as StoreError {
             throw EditFailure(error: .invalid(error.description), globalId: globalId)
+        }
+    }
+}
+
+extension PostgresEditSession {
+    /// Marks the layers edited (this connection's row: no writer waits on another) and
+    /// returns the transaction's stamp.
+    static func markEdited(_ layers: [StoredLayer], at moment: Int64, connection: PostgresConnection) throws -> Int64 {
+        guard !layers.isEmpty else { return try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) ?? 0 }
+        var stamp: Int64 = 0
+        for layer in layers {
+            stamp =
+                try connection.query(
+                    """
+                    INSERT INTO outpost_layer_edits(service, layer_id, writer, last_edit_date)
+                    VALUES (\(layer.serviceName), \(layer.definition.id), pg_backend_pid(), \(moment))
+                    ON CONFLICT (service, layer_id, writer) DO UPDATE
+                        SET last_edit_date = greatest(outpost_layer_edits.last_edit_date, EXCLUDED.last_edit_date)
+                    RETURNING \(unescaped: GenerationTicks.stamp)
+                    """
+                ).first?.int64(0) ?? 0
+        }
+        return stamp
+    }
+
+    /// Runs `body` in a transaction with a session without savepoints, and again with them
+    /// when an edit failed (`usesSavepoints`).
+    static func run<T>(
+        _ pool: PostgresPool, moment: Int64, context: EditContext, options: EditOptions, _ body: (PostgresEditSession) throws -> T
+    ) throws -> T {
+        do {
+            return try pool.transaction { connection in
+                try body(PostgresEditSession(connection: connection, moment: moment, context: context, options: options))
+            }
+        } catch is NeedsSavepoints {
+            return try pool.transaction { connection in
+                var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+                session.usesSavepoints = true
+                return try body(session)
+            }
         }
     }
 }

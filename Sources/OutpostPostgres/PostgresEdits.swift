@@ -36,20 +36,14 @@ public struct PostgresEdits: FeatureEditing {
         let moment = clock.milliseconds()
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
-            return try pool.transaction { connection in
-                let session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+            return try PostgresEditSession.run(pool, moment: moment, context: context, options: options) { session in
                 let results = try zip(edits, layers).map { layerEdits, layer in try session.apply(layerEdits, to: layer) }
                 if options.rollbackOnFailure && results.contains(where: { $0.all.contains { !$0.success } }) {
                     throw RolledBack(results: results)
                 }
                 let committed = results.contains { $0.all.contains(where: \.success) }
-                for layer in layers {
-                    try connection.query(
-                        "UPDATE outpost_layers SET last_edit_date = \(moment) WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)"
-                    )
-                }
-                let stamp = committed ? try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) : nil
-                return EditOutcome(layers: results, editMoment: moment, generation: stamp)
+                let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: session.connection)
+                return EditOutcome(layers: results, editMoment: moment, generation: committed ? stamp : nil)
             }
         } catch let rolledBack as RolledBack {
             var results = rolledBack.results

@@ -45,8 +45,12 @@ public struct PostgresFeatures: FeatureQuerying {
     }
 
     public func lastEditDate(of layer: StoredLayer) throws -> Int64 {
-        try pool.query("SELECT last_edit_date FROM outpost_layers WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)")
-            .first?.int64(0) ?? 0
+        try pool.query(
+            """
+            SELECT greatest(l.last_edit_date, (SELECT max(e.last_edit_date) FROM outpost_layer_edits e WHERE e.service = l.service AND e.layer_id = l.layer_id))
+            FROM outpost_layers l WHERE l.service = \(layer.serviceName) AND l.layer_id = \(layer.definition.id)
+            """
+        ).first?.int64(0) ?? 0
     }
 
     /// Answers a layer query in one snapshot. The `where` is parsed and compiled, never pasted;

@@ -233,6 +233,22 @@ public enum PostgresMigrations {
                 """,
                 "CREATE INDEX outpost_conflicts_replica ON outpost_conflicts (replica_id, conflict_id)",
             ]),
+        PostgresMigration(
+            version: 6, name: "edit dates without a shared row",
+            statements: [
+                // Each connection marks its own row: writers never wait on one another for a
+                // layer's last edit date (one shared row serialised every writer through its
+                // commit). A layer's date is the greatest of its rows and outpost_layers'.
+                """
+                CREATE TABLE outpost_layer_edits (
+                    service text NOT NULL,
+                    layer_id integer NOT NULL,
+                    writer integer NOT NULL,
+                    last_edit_date bigint NOT NULL,
+                    PRIMARY KEY (service, layer_id, writer),
+                    FOREIGN KEY (service, layer_id) REFERENCES outpost_layers ON DELETE CASCADE)
+                """
+            ]),
     ]
 
     /// A lock every migrating process takes first (transaction-scoped, so a pooled

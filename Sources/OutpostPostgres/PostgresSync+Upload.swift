@@ -34,18 +34,15 @@ extension PostgresSync {
         struct Replayed: Error { var results: [LayerEditResults] }
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
-            return try pool.transaction { connection in
+            let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
+            return try PostgresEditSession.run(pool, moment: moment, context: EditContext(replicaId: replicaId), options: options) { editor in
+                let connection = editor.connection
                 guard try connection.query("SELECT 1 FROM outpost_replicas WHERE replica_id = \(replicaId) FOR UPDATE").first != nil else {
                     throw ArcGISError(kind: .notFound, message: "Replica not found.", details: ["Replica \(replicaId) is not registered."])
                 }
                 if let results = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, connection: connection) {
                     throw Replayed(results: results)
                 }
-                let stamp = try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) ?? 0
-                try connection.query("INSERT INTO outpost_sync_writers(xid, replica_id) VALUES (\(stamp), \(replicaId)) ON CONFLICT DO NOTHING")
-                let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
-                let editor = PostgresEditSession(
-                    connection: connection, moment: moment, context: EditContext(replicaId: replicaId), options: options)
                 var results: [LayerEditResults] = []
                 for (layerPlan, layer) in zip(uploading, layers) {
                     let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
@@ -55,11 +52,8 @@ extension PostgresSync {
                 if plan.rollbackOnFailure && results.contains(where: { $0.all.contains { !$0.success } }) {
                     throw RolledBack(results: results)
                 }
-                for layer in layers {
-                    try connection.query(
-                        "UPDATE outpost_layers SET last_edit_date = \(moment) WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id)"
-                    )
-                }
+                let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: connection)
+                try connection.query("INSERT INTO outpost_sync_writers(xid, replica_id) VALUES (\(stamp), \(replicaId)) ON CONFLICT DO NOTHING")
                 let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
                 try connection.query(
                     """
@@ -139,6 +133,8 @@ struct PostgresUploadSession {
         if decision.overwritesUnseenChange { try recordConflict(operation, held: held, globalId: globalId, layer: layer) }
         switch decision.action {
         case .insert:
+            // Without savepoints a collision ends the attempt, which runs again with them.
+            guard editor.usesSavepoints else { return try editor.add(feature!, to: layer) }
             do {
                 try connection.execute("SAVEPOINT outpost_insert")
                 let result = try editor.add(feature!, to: layer)

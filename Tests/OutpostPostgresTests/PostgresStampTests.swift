@@ -27,6 +27,9 @@ import Testing
                 ], options: EditOptions(), context: EditContext(replicaId: "{R}"))
             let second = try #require(changed.generation)
             #expect(second > stamp)
+            // The layer's last edit date: from this connection's own row, no writer waiting on another's.
+            let edited = try backend.features.lastEditDate(of: try backend.schema.layer(service: "Points", id: 0))
+            #expect(edited == changed.editMoment)
             let rows = try pool.withConnection { connection in
                 try connection.query(
                     GenerationTicks.changes(
