@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostStorage
 import OutpostStore
+import OutpostSync
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -11,10 +12,10 @@ import Testing
 
 /// Edit routes get their own freshly seeded store per test.
 func withFreshDemoApp(
-    options: ServerOptions = ServerOptions(),
+    options: ServerOptions = ServerOptions(), clock: any WallClock = SystemClock(),
     _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void
 ) async throws {
-    let store = try makeDemoStore(label: "edits")
+    let store = try makeDemoStore(label: "edits", clock: clock)
     let app = Application(router: buildRouter(store: store, options: options))
     try await app.test(.router) { client in try await body(client, store) }
 }

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import OutpostGeoPackage
 import OutpostStorage
 import OutpostStore
+import OutpostSync
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -16,10 +17,10 @@ import Testing
 @Suite struct HardeningTests {
     /// Token security with an admin, an editor and a viewer (few hash rounds: same function, cheaper).
     static func withSecuredApp(
-        options: ServerOptions = ServerOptions(requireAuth: true),
+        options: ServerOptions = ServerOptions(requireAuth: true), clock: any WallClock = SystemClock(),
         _ body: @Sendable (any TestClientProtocol, FeatureStore, [String: String]) async throws -> Void
     ) async throws {
-        try await withFreshDemoApp(options: options) { client, store in
+        try await withFreshDemoApp(options: options, clock: clock) { client, store in
             var tokens: [String: String] = [:]
             for (name, role) in [("ada", UserRole.admin), ("eve", .editor), ("vic", .viewer)] {
                 try store.users.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
@@ -342,7 +343,8 @@ import Testing
     }
 
     @Test func wrongPasswordsAreThrottledPerUserAndAddress() async throws {
-        try await Self.withSecuredApp { client, _, _ in
+        // The server's clock stands still: however slow the machine, the wait has not run out.
+        try await Self.withSecuredApp(clock: ManualClock()) { client, _, _ in
             func attempt(_ password: String) async throws -> (HTTPResponse.Status, JSONValue, String?) {
                 try await client.execute(
                     uri: "/arcgis/tokens/generateToken", method: .post, headers: formHeaders,
