@@ -131,7 +131,7 @@ let package = Package(
             name: "outpost",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
-                "OutpostConformance", "OutpostTilePackage",
+                "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +153,14 @@ let package = Package(
         .target(
             name: "OutpostObjectStorage",
             dependencies: ["OutpostStorage", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Moving a SpatiaLite data folder into PostgreSQL (`outpost migrate-to-postgres`).
+        .target(
+            name: "OutpostMigration",
+            dependencies: [
+                "OutpostStore", "OutpostPostgres", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         // Store-level benchmark of SpatiaLite beside PostgreSQL (bench/postgres.py).
         .executableTarget(
@@ -198,8 +206,8 @@ let package = Package(
         .testTarget(
             name: "OutpostPostgresTests",
             dependencies: [
-                "OutpostPostgres", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostWire", "OutpostGeometry",
-                "OutpostTestSupport",
+                "OutpostPostgres", "OutpostMigration", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostWire",
+                "OutpostGeometry", "OutpostTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

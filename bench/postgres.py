@@ -29,6 +29,7 @@ def main():
     parser.add_argument("--port", type=int, default=55499)
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="outpost-pg-bench-")
+    os.chmod(work, 0o755)  # the cluster runs as the postgres user when this runs as root
     cluster = os.path.join(work, "cluster")
     script = os.path.join(ROOT, "scripts", "postgres.sh")
     url = subprocess.run([script, "start", cluster, str(args.port)], check=True, capture_output=True, text=True).stdout.strip()

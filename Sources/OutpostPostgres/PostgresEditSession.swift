@@ -62,6 +62,7 @@ struct PostgresEditSession {
         var objectId: Int64
         var globalId: String
         var createdStamp: Int64
+        var createdBy: String?
     }
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
@@ -134,6 +135,7 @@ struct PostgresEditSession {
             throw EditFailure(error: .invalid("\(definition.name) is a table: features have no geometry."), globalId: id)
         }
         values["outpost_replica"] = .value(context.replicaId.postgresValue)
+        values["outpost_created_by"] = .value(context.replicaId.postgresValue)
         for field in definition.fields where values[field.name] == nil && field.type != .oid {
             if case .null = field.defaultValue { continue }
             if let value = try? FieldValue.coerce(field.defaultValue, for: field) { values[field.name] = .value(value.postgresValue) }
@@ -206,11 +208,11 @@ struct PostgresEditSession {
         let definition = layer.definition
         try connection.query(
             """
-            INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, replica_id)
+            INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, created_by, replica_id)
             VALUES (\(layer.serviceName), \(definition.id), 'feature', \(existing.globalId), \(existing.objectId), \(String?.none),
-                \(existing.createdStamp), \(context.replicaId))
+                \(existing.createdStamp), \(existing.createdBy), \(context.replicaId))
             ON CONFLICT (service, layer_id, kind, global_id) DO UPDATE SET object_id = EXCLUDED.object_id,
-                created_xid = EXCLUDED.created_xid, outpost_xid = \(unescaped: GenerationTicks.stamp), replica_id = EXCLUDED.replica_id
+                created_xid = EXCLUDED.created_xid, created_by = EXCLUDED.created_by, outpost_xid = \(unescaped: GenerationTicks.stamp), replica_id = EXCLUDED.replica_id
             """)
         try connection.query(
             PostgresQuery(
@@ -226,7 +228,7 @@ struct PostgresEditSession {
         let definition = layer.definition
         let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
         let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
-        let select = "SELECT \(oid), \(gid), outpost_created_xid FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE"
+        let select = "SELECT \(oid), \(gid), outpost_created_xid, outpost_created_by FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE"
         let row: PostgresRow?
         switch key {
         case .objectId(let id): row = try connection.query(PostgresQuery(unsafeSQL: "\(select) \(oid) = $1", binds: [id.postgresValue])).first
@@ -239,7 +241,8 @@ struct PostgresEditSession {
             }
         }
         return ExistingFeature(
-            objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string), createdStamp: try row.required(2, row.int64))
+            objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string), createdStamp: try row.required(2, row.int64),
+            createdBy: row.string(3))
     }
 
     /// Validated column values for the attributes an edit sends (the SpatiaLite session's rule:

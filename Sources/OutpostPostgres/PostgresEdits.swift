@@ -90,10 +90,10 @@ public struct PostgresEdits: FeatureEditing {
             if layer.isSpatial {
                 cells.append(
                     try row.geometry.map { geometry in
-                        "SRID=\(layer.srid);" + Self.hex(WKB.encode(try SchemaRules.storable(geometry, for: definition, row: index)))
+                        "SRID=\(layer.srid);" + PostgresCopy.hex(WKB.encode(try SchemaRules.storable(geometry, for: definition, row: index)))
                     })
             }
-            text += Array((cells.map { $0.map(Self.escapeCopy) ?? "\\N" }.joined(separator: "\t") + "\n").utf8)
+            text += Array(PostgresCopy.line(cells).utf8)
         }
         let table = PostgresQuery.quoted(identifier: layer.tableName)
         return try pool.transaction { connection in
@@ -125,25 +125,7 @@ public struct PostgresEdits: FeatureEditing {
         case .integer(let value): String(value)
         case .real(let value): value.isFinite ? value.description : (value.isNaN ? "NaN" : (value < 0 ? "-Infinity" : "Infinity"))
         case .text(let value): value
-        case .blob(let bytes): "\\x" + hex(bytes)
+        case .blob(let bytes): "\\x" + PostgresCopy.hex(bytes)
         }
-    }
-
-    /// COPY's text format: backslash, tab, newline and carriage return escaped.
-    static func escapeCopy(_ text: String) -> String {
-        guard text.contains(where: { $0 == "\\" || $0 == "\t" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\t", with: "\\t")
-            .replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -136,6 +136,7 @@ public enum PostgresMigrations {
                     object_id bigint NOT NULL,
                     parent_global_id text,
                     created_xid bigint NOT NULL,
+                    created_by text,
                     outpost_xid bigint NOT NULL DEFAULT (pg_current_xact_id()::text::bigint),
                     replica_id text,
                     PRIMARY KEY (service, layer_id, kind, global_id))
@@ -212,8 +213,6 @@ public enum PostgresMigrations {
                     results text NOT NULL,
                     recorded_at bigint NOT NULL)
                 """,
-                // Which replica's sync each upload transaction was: who created a row or tombstone.
-                "CREATE TABLE outpost_sync_writers (xid bigint PRIMARY KEY, replica_id text NOT NULL)",
                 """
                 CREATE TABLE outpost_conflicts (
                     conflict_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -170,6 +170,9 @@ enum PostgresTracking {
         "outpost_xid bigint NOT NULL DEFAULT \(GenerationTicks.stamp)",
         "outpost_created_xid bigint NOT NULL DEFAULT \(GenerationTicks.stamp)",
         "outpost_replica text",
+        // The replica whose sync created the row (nil: online): "the replica has it" even
+        // when it was created after the replica's tick.
+        "outpost_created_by text",
     ]
 
     /// "Changed since a snapshot, not by this replica", answered from the index; and the

@@ -123,7 +123,7 @@ struct PostgresChangeReader {
         var columns = PostgresSync.featureColumns(layer, spatialReference: replica.spatialReference)
         columns += [
             "t.outpost_created_xid", "t.outpost_xid", "t.outpost_replica", "(\(selection.condition))",
-            "(SELECT w.replica_id FROM outpost_sync_writers w WHERE w.xid = t.outpost_created_xid)",
+            "t.outpost_created_by",
         ]
         var condition = unseen("t.outpost_xid", binds: &binds)
         if !echoes {
@@ -159,8 +159,7 @@ struct PostgresChangeReader {
         let layer = selection.layer
         var binds: [PostgresValue] = [.text(layer.serviceName), layer.definition.id.postgresValue]
         let sql = """
-            SELECT t.global_id, t.object_id, t.created_xid, t.outpost_xid, t.replica_id,
-                (SELECT w.replica_id FROM outpost_sync_writers w WHERE w.xid = t.created_xid)
+            SELECT t.global_id, t.object_id, t.created_xid, t.outpost_xid, t.replica_id, t.created_by
             FROM outpost_tombstones t WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND \(unseen("t.outpost_xid", binds: &binds))
             ORDER BY t.outpost_xid, t.global_id
             """

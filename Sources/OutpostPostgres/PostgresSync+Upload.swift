@@ -53,7 +53,6 @@ extension PostgresSync {
                     throw RolledBack(results: results)
                 }
                 let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: connection)
-                try connection.query("INSERT INTO outpost_sync_writers(xid, replica_id) VALUES (\(stamp), \(replicaId)) ON CONFLICT DO NOTHING")
                 let text = JSONValue.array(results.map { $0.json(includeLayerId: true) }).jsonText
                 try connection.query(
                     """
@@ -100,8 +99,8 @@ struct PostgresUploadSession {
     /// stamps (the decision reads them against `since`).
     enum Held {
         case absent
-        case row(objectId: Int64, createdXid: Int64, changedXid: Int64, lastWriter: String?)
-        case tombstone(objectId: Int64, createdXid: Int64, deletedXid: Int64, deletedBy: String?)
+        case row(objectId: Int64, createdXid: Int64, changedXid: Int64, lastWriter: String?, createdBy: String?)
+        case tombstone(objectId: Int64, createdXid: Int64, deletedXid: Int64, deletedBy: String?, createdBy: String?)
     }
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
@@ -124,9 +123,9 @@ struct PostgresUploadSession {
         let record: ServerRecord
         switch held {
         case .absent: record = .absent
-        case .row(let objectId, let created, let changed, let writer):
+        case .row(let objectId, let created, let changed, let writer, _):
             record = since.row(objectId: objectId, createdXid: created, changedXid: changed, lastWriter: writer)
-        case .tombstone(let objectId, let created, let deleted, let by):
+        case .tombstone(let objectId, let created, let deleted, let by, _):
             record = since.tombstone(objectId: objectId, createdXid: created, deletedXid: deleted, deletedBy: by)
         }
         let decision = SyncRules.upload(operation, onto: record, since: TransactionSnapshot.replicaGeneration, replicaId: replicaId)
@@ -147,32 +146,33 @@ struct PostgresUploadSession {
                 return try upload(operation, feature: feature, key: key, layer: layer, retried: true)
             }
         case .update(let objectId):
-            guard case .row(_, let created, _, _) = held else {
+            guard case .row(_, let created, _, _, let createdBy) = held else {
                 throw PostgresEditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
             }
-            return try editor.update(feature!, of: .init(objectId: objectId, globalId: globalId, createdStamp: created), in: layer)
+            return try editor.update(
+                feature!, of: .init(objectId: objectId, globalId: globalId, createdStamp: created, createdBy: createdBy), in: layer)
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
-            if case .tombstone(_, let created, _, _) = held, let objectId = result.objectId {
+            if case .tombstone(_, let created, _, _, let createdBy) = held, let objectId = result.objectId {
                 // The feature keeps its first creation: a replica that had it gets an update.
                 try connection.query(
                     PostgresQuery(
                         unsafeSQL:
-                            "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET outpost_created_xid = $1 WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $2",
-                        binds: [created.postgresValue, objectId.postgresValue]))
+                            "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET outpost_created_xid = $1, outpost_created_by = $2 WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $3",
+                        binds: [created.postgresValue, createdBy.postgresValue, objectId.postgresValue]))
                 try connection.query(
                     "DELETE FROM outpost_tombstones WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id) AND kind = 'feature' AND global_id = \(globalId)"
                 )
             }
             return result
         case .delete(let objectId):
-            guard case .row(_, let created, _, _) = held else {
+            guard case .row(_, let created, _, _, let createdBy) = held else {
                 throw PostgresEditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
             }
-            return try editor.delete(.init(objectId: objectId, globalId: globalId, createdStamp: created), from: layer)
+            return try editor.delete(.init(objectId: objectId, globalId: globalId, createdStamp: created, createdBy: createdBy), from: layer)
         case .alreadyApplied(let objectId):
             var reported = objectId
-            if reported == nil, case .tombstone(let deletedObjectId, _, _, _) = held { reported = deletedObjectId }
+            if reported == nil, case .tombstone(let deletedObjectId, _, _, _, _) = held { reported = deletedObjectId }
             return EditResult(objectId: reported, globalId: globalId)
         }
     }
@@ -195,22 +195,22 @@ struct PostgresUploadSession {
         if let row = try connection.query(
             PostgresQuery(
                 unsafeSQL:
-                    "SELECT \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.globalIdField)) = $1 FOR UPDATE",
+                    "SELECT \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica, outpost_created_by FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.globalIdField)) = $1 FOR UPDATE",
                 binds: [.text(globalId)])
         ).first {
             return .row(
                 objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), changedXid: try row.required(2, row.int64),
-                lastWriter: row.string(3))
+                lastWriter: row.string(3), createdBy: row.string(4))
         }
         if let row = try connection.query(
             """
-            SELECT object_id, created_xid, outpost_xid, replica_id FROM outpost_tombstones
+            SELECT object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
             WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = \(globalId) FOR UPDATE
             """
         ).first {
             return .tombstone(
                 objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), deletedXid: try row.required(2, row.int64),
-                deletedBy: row.string(3))
+                deletedBy: row.string(3), createdBy: row.string(4))
         }
         return .absent
     }
@@ -225,10 +225,10 @@ struct PostgresUploadSession {
         var feature: String?
         switch held {
         case .absent: return
-        case .row(let id, _, let changed, let writer):
+        case .row(let id, _, let changed, let writer, _):
             (objectId, xid, by, kind) = (id, changed, writer, "update")
             feature = try PostgresSync.featureJSON(objectId: id, layer: layer, connection: connection)?.jsonText
-        case .tombstone(let id, _, let deleted, let deletedBy):
+        case .tombstone(let id, _, let deleted, let deletedBy, _):
             (objectId, xid, by, kind) = (id, deleted, deletedBy, "delete")
         }
         try connection.query(

@@ -16,7 +16,7 @@ struct Outpost: AsyncParsableCommand {
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
         subcommands: [
             Serve.self, Import.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
-            OfflineMap.self,
+            OfflineMap.self, MigrateToPostgres.self,
         ])
 }
 
