@@ -47,6 +47,7 @@ let package = Package(
             name: "OutpostStorage",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         // Bulk SQLite helpers shared by the store and the GeoPackage writer (plain SQLite C API).
         .target(

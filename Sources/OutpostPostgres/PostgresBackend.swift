@@ -3,10 +3,11 @@ import OutpostSync
 
 /// The PostgreSQL + PostGIS backend, as far as it is built (docs/postgres.md): every seam a
 /// replica's life needs (`SyncBackend`: the catalog, feature queries and edits, the replica
-/// registry, sync and the conflict log). It becomes an `OutpostBackend` when attachments,
-/// versions, users, uploads, jobs, result files, maintenance, the portal and tile sets are
-/// here too; until then the server cannot be started on it.
-public final class PostgresBackend: SyncBackend {
+/// registry, sync and the conflict log) and the server's records (`ServerRecords`: users, job
+/// records, result file owners). It becomes an `OutpostBackend` when attachments, versions,
+/// uploads, maintenance, the portal and tile sets are here too; until then the server cannot
+/// be started on it.
+public final class PostgresBackend: SyncBackend, ServerRecords {
     public let pool: PostgresPool
     public let schema: PostgresSchema
     public let edits: PostgresEdits
@@ -14,6 +15,11 @@ public final class PostgresBackend: SyncBackend {
     public let replicas: PostgresReplicaRegistry
     public let sync: PostgresSync
     public let conflicts: PostgresConflictLog
+    public let users: PostgresUserDirectory
+    public let jobs: PostgresJobStore
+    public let resultFiles: PostgresResultFiles
+    /// This process's presence, which its unfinished jobs are tied to.
+    public let presence: PostgresPresence
     public let clock: any WallClock
 
     /// Connects to `location` (a pool of `maximumConnections`) and migrates the database.
@@ -27,7 +33,17 @@ public final class PostgresBackend: SyncBackend {
         replicas = PostgresReplicaRegistry(pool: pool, held: held, clock: clock)
         sync = PostgresSync(pool: pool, held: held, clock: clock)
         conflicts = PostgresConflictLog(pool: pool, held: held)
+        users = PostgresUserDirectory(pool: pool, clock: clock)
+        presence = PostgresPresence(location)
+        jobs = PostgresJobStore(pool: pool, presence: presence)
+        resultFiles = PostgresResultFiles(pool: pool, clock: clock)
         self.clock = clock
+    }
+
+    /// Closes the connections and lets go of this process's presence, as a process that stops.
+    public func close() {
+        presence.release()
+        pool.close()
     }
 
 }

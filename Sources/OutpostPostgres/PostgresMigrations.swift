@@ -248,6 +248,46 @@ public enum PostgresMigrations {
                     FOREIGN KEY (service, layer_id) REFERENCES outpost_layers ON DELETE CASCADE)
                 """
             ]),
+        PostgresMigration(
+            version: 7, name: "users, job records and result file owners",
+            statements: [
+                """
+                CREATE TABLE outpost_users (
+                    name text PRIMARY KEY,
+                    role text NOT NULL CHECK (role IN ('viewer', 'editor', 'admin')),
+                    salt bytea NOT NULL,
+                    hash bytea NOT NULL,
+                    rounds integer NOT NULL,
+                    created_at bigint NOT NULL)
+                """,
+                "CREATE UNIQUE INDEX outpost_users_lower_name ON outpost_users (lower(name))",
+                // Tokens only hashed: a copy of the database hands out no live token.
+                """
+                CREATE TABLE outpost_tokens (
+                    token_hash bytea PRIMARY KEY,
+                    user_name text NOT NULL,
+                    expires_at bigint NOT NULL,
+                    created_at bigint NOT NULL)
+                """,
+                "CREATE INDEX outpost_tokens_user ON outpost_tokens (lower(user_name))",
+                // A job's record (JobRecord.stored) and the process running it, alive while its
+                // presence lock is held (PostgresPresence).
+                """
+                CREATE TABLE outpost_job_records (
+                    job_id text PRIMARY KEY,
+                    service text NOT NULL,
+                    finished boolean NOT NULL,
+                    process bigint NOT NULL,
+                    record text NOT NULL)
+                """,
+                "CREATE INDEX outpost_job_records_unfinished ON outpost_job_records (process) WHERE NOT finished",
+                """
+                CREATE TABLE outpost_result_file_owners (
+                    name text PRIMARY KEY,
+                    owner text NOT NULL,
+                    created_at bigint NOT NULL)
+                """,
+            ]),
     ]
 
     /// A lock every migrating process takes first (transaction-scoped, so a pooled

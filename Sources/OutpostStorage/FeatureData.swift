@@ -136,24 +136,32 @@ public protocol SyncBackend: Sendable {
     var clock: any WallClock { get }
 }
 
+/// The records a server keeps beside the data: users and tokens, job records and who owns
+/// each result file. Their half of the contract suite (`RecordsContractBackend`) runs against
+/// every backend that has them.
+public protocol ServerRecords: Sendable {
+    associatedtype Users: UserDirectory
+    associatedtype Jobs: JobStore
+    associatedtype ResultFiles: ResultFileRegistry
+
+    var users: Users { get }
+    var jobs: Jobs { get }
+    var resultFiles: ResultFiles { get }
+    var clock: any WallClock { get }
+}
+
 /// A whole backend: one repository per concern. A second backend implements these and
 /// passes the store contract suite (`Tests/OutpostStoreTests/Contract`) by adding one line
 /// there.
-public protocol OutpostBackend: SyncBackend where Features: AttachmentReading, Edits: AttachmentEditing {
+public protocol OutpostBackend: SyncBackend, ServerRecords where Features: AttachmentReading, Edits: AttachmentEditing {
     associatedtype Versions: VersionStore
-    associatedtype Users: UserDirectory
     associatedtype Uploads: UploadStore
-    associatedtype Jobs: JobStore
-    associatedtype ResultFiles: ResultFileRegistry
     associatedtype Maintenance: StoreMaintenance
     associatedtype Portal: PortalStore
     associatedtype Tiles: TileSetStore
 
     var versions: Versions { get }
-    var users: Users { get }
     var uploads: Uploads { get }
-    var jobs: Jobs { get }
-    var resultFiles: ResultFiles { get }
     var maintenance: Maintenance { get }
     var portal: Portal { get }
     var tiles: Tiles { get }

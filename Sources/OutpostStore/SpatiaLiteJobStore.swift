@@ -9,7 +9,6 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
     public let database: StoreDatabase
 
     public func saveJob(_ job: JobRecord) throws {
-        let errorText = job.error.map { $0.json.jsonText }
         try pool.write { db in
             try db.execute(
                 sql: """
@@ -20,7 +19,7 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
                 arguments: [
                     job.id, job.serviceName, job.kind.rawValue, job.status.rawValue, job.replicaId, job.replicaName,
                     job.transportType.rawValue, job.responseType.rawValue, job.submissionTime, job.lastUpdatedTime,
-                    job.resultFile, errorText, job.owner, job.progress?.done, job.progress?.total, job.output?.jsonText,
+                    job.resultFile, job.storedErrorText, job.owner, job.progress?.done, job.progress?.total, job.output?.jsonText,
                 ])
         }
     }
@@ -39,12 +38,7 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
             job.resultFile = row["result_file"]
             if let done: Int = row["progress_done"], let total: Int = row["progress_total"] { job.progress = JobProgress(done: done, total: total) }
             job.output = (row["output"] as String?).flatMap { try? JSONParser.parse($0) }
-            if let text: String = row["error"], let json = try? JSONParser.parse(text), let error = json["error"] {
-                job.error = ArcGISError(
-                    kind: .init(code: Int(error["code"]?.int64Value ?? 500)),
-                    message: error["message"]?.stringValue ?? "The job failed.",
-                    details: error["details"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-            }
+            job.error = JobRecord.storedError(row["error"])
             return job
         }
     }

@@ -1,3 +1,4 @@
+import OutpostPostgres
 import OutpostService
 import OutpostStorage
 import OutpostStore
@@ -47,6 +48,35 @@ struct SyncContractBackend: Sendable, CustomTestStringConvertible {
         _ = try backend.schema.createService(pointLayerService(name: "Points"))
         return (backend, clock)
     }
+}
+
+/// A backend the records half of the contract runs against (`ServerRecords`: users, job
+/// records, result file owners), opened as a first process; `restart` stops that process and
+/// opens the same data as the next one.
+struct RecordsContractBackend: Sendable, CustomTestStringConvertible {
+    struct Opened: Sendable {
+        var records: any ServerRecords
+        var restart: @Sendable () throws -> any ServerRecords
+    }
+
+    var name: String
+    var open: @Sendable (ManualClock) throws -> Opened
+
+    var testDescription: String { name }
+
+    static let all: [RecordsContractBackend] = [
+        RecordsContractBackend(name: "SpatiaLite") { clock in
+            let store = try makeTemporaryStore(clock: clock)
+            return Opened(records: store) { try FeatureStore(path: store.path, clock: clock) }
+        },
+        RecordsContractBackend(name: "PostgreSQL") { clock in
+            let backend = try TestPostgres.makeBackend(clock: clock)
+            return Opened(records: backend) {
+                backend.close()
+                return try PostgresBackend(backend.pool.location, maximumConnections: 4, clock: clock)
+            }
+        },
+    ]
 }
 
 /// What the contract's tests share: building replicas and syncs through the pure planners, as

@@ -29,34 +29,44 @@ import Testing
         #expect(facts.unregistered.contains(replica.id) && facts.originId == replica.id)
     }
 
-    @Test(arguments: ContractBackend.all)
-    func jobsOutliveTheirProcessAndUnfinishedOnesFailAtStartUp(_ backend: ContractBackend) throws {
-        let (store, clock) = try backend.fresh()
+    @Test(arguments: RecordsContractBackend.all)
+    func jobsOutliveTheirProcessAndUnfinishedOnesFailAtStartUp(_ backend: RecordsContractBackend) throws {
+        let clock = ManualClock()
+        let first = try backend.open(clock)
         func job(_ id: String) -> JobRecord {
             JobRecord(
                 id: id, serviceName: Contract.service, kind: .createReplica, replicaId: GlobalID.make(), replicaName: id,
                 transportType: .url, responseType: .data, submittedAt: clock.milliseconds(), owner: "ada")
         }
         let running = try job("running").applying(.started, at: clock.milliseconds())
-        let done = try job("done").applying(.started, at: clock.milliseconds()).applying(.succeeded(resultFile: "f.json"), at: clock.milliseconds())
-        try store.jobs.saveJob(running)
-        try store.jobs.saveJob(done)
-        #expect(try store.jobs.job(id: "running") == running)
+            .applying(.progress(JobProgress(done: 3, total: 7)), at: clock.milliseconds())
+        let done = try job("done").applying(.started, at: clock.milliseconds())
+            .applying(.succeeded(resultFile: "f.json"), at: clock.milliseconds())
+        try first.records.jobs.saveJob(running)
+        try first.records.jobs.saveJob(done)
+        #expect(try first.records.jobs.job(id: "running") == running)
         clock.advance(milliseconds: 5_000)
-        #expect(try store.jobs.failUnfinishedJobs(now: clock.milliseconds()) == 1)
-        let failed = try #require(try store.jobs.job(id: "running"))
+        let next = try first.restart()
+        #expect(try next.jobs.job(id: "done") == done)
+        #expect(try next.jobs.failUnfinishedJobs(now: clock.milliseconds()) == 1)
+        let failed = try #require(try next.jobs.job(id: "running"))
         #expect(failed.status == .failed && failed.error != nil && failed.lastUpdatedTime == clock.milliseconds())
-        #expect(try store.jobs.job(id: "done") == done)
-        #expect(try store.jobs.job(id: "missing") == nil)
+        #expect(try next.jobs.failUnfinishedJobs(now: clock.milliseconds()) == 0)
+        #expect(try next.jobs.job(id: "done") == done)
+        #expect(try next.jobs.job(id: "missing") == nil)
     }
 
-    @Test(arguments: ContractBackend.all)
-    func usersSignInAndTokensExpireByTheBackendsClock(_ backend: ContractBackend) throws {
-        let (store, clock) = try backend.fresh()
+    @Test(arguments: RecordsContractBackend.all)
+    func usersSignInAndTokensExpireByTheBackendsClock(_ backend: RecordsContractBackend) throws {
+        let clock = ManualClock()
+        let store = try backend.open(clock).records
         #expect(try !store.users.hasUsers)
         #expect(throws: UserFailure.weakPassword) { try store.users.addUser("ada", role: .editor, password: "short", rounds: 1_000) }
         #expect(throws: UserFailure.invalidName("a b")) { try store.users.addUser("a b", role: .editor, password: "long enough", rounds: 1_000) }
         try store.users.addUser("ada", role: .editor, password: "long enough", rounds: 1_000)
+        try store.users.addUser("Bob", role: .admin, password: "long enough", rounds: 1_000)
+        #expect(try store.users.users() == [ServerUser(name: "ada", role: .editor), ServerUser(name: "Bob", role: .admin)])
+        #expect(try store.users.hasUsers)
         #expect(throws: UserFailure.exists("ADA")) { try store.users.addUser("ADA", role: .admin, password: "long enough", rounds: 1_000) }
         #expect(try store.users.verify(user: "Ada", password: "long enough") == ServerUser(name: "ada", role: .editor))
         #expect(try store.users.verify(user: "ada", password: "wrong one!") == nil)
@@ -95,14 +105,22 @@ import Testing
         #expect(throws: (any Error).self) { try store.uploads.upload(service: Contract.service, itemID: item.itemID) }
     }
 
-    @Test(arguments: ContractBackend.all)
-    func resultFilesBelongToWhoeverRecordedThemUntilForgotten(_ backend: ContractBackend) throws {
-        let (store, _) = try backend.fresh()
+    @Test(arguments: RecordsContractBackend.all)
+    func resultFilesBelongToWhoeverRecordedThemUntilForgotten(_ backend: RecordsContractBackend) throws {
+        let store = try backend.open(ManualClock()).records
         #expect(try store.resultFiles.resultFileOwner("unknown.json") == "")
         try store.resultFiles.recordResultFile("a.json", owner: "ada")
         #expect(try store.resultFiles.resultFileOwner("a.json") == "ada")
         try store.resultFiles.forgetResultFiles(["a.json"])
         #expect(try store.resultFiles.resultFileOwner("a.json") == "")
+        try store.resultFiles.recordResultFile("b.json", owner: "")
+        try store.resultFiles.recordResultFile("b.json", owner: "grace")
+        #expect(try store.resultFiles.resultFileOwner("b.json") == "grace")
+    }
+
+    @Test(arguments: ContractBackend.all)
+    func anEmptyStoreIsHealthyAndCountsNothing(_ backend: ContractBackend) throws {
+        let (store, _) = try backend.fresh()
         #expect(store.maintenance.health() == .healthy)
         #expect(try store.maintenance.counts() == StoreCounts(replicas: 0, conflicts: 0))
     }

@@ -1,0 +1,25 @@
+import OutpostStorage
+import OutpostSync
+
+/// Who may download each result file, on PostgreSQL (`ResultFileRegistry`).
+public struct PostgresResultFiles: ResultFileRegistry {
+    let pool: PostgresPool
+    let clock: any WallClock
+
+    public func recordResultFile(_ name: String, owner: String) throws {
+        try pool.query(
+            """
+            INSERT INTO outpost_result_file_owners(name, owner, created_at) VALUES (\(name), \(owner), \(clock.milliseconds()))
+            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, created_at = excluded.created_at
+            """)
+    }
+
+    public func forgetResultFiles(_ names: [String]) throws {
+        guard !names.isEmpty else { return }
+        try pool.query("DELETE FROM outpost_result_file_owners WHERE name = ANY(\(PostgresTextArray(names)))")
+    }
+
+    public func resultFileOwner(_ name: String) throws -> String {
+        try pool.query("SELECT owner FROM outpost_result_file_owners WHERE name = \(name)").first?.string(0) ?? ""
+    }
+}

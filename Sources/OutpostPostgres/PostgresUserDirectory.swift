@@ -1,0 +1,82 @@
+import OutpostStorage
+import OutpostSync
+
+/// Users and tokens on PostgreSQL (`UserDirectory`), with `Credentials`' rules: a name is
+/// unique without case by index, so two processes adding one name at once add it once.
+public struct PostgresUserDirectory: UserDirectory {
+    let pool: PostgresPool
+    let clock: any WallClock
+
+    public func addUser(_ name: String, role: UserRole, password: String, rounds: Int) throws {
+        try Credentials.check(name: name, password: password)
+        let salt = Credentials.randomBytes(16)
+        let hash = try Credentials.passwordHash(password, salt: salt, rounds: rounds)
+        do {
+            try pool.query(
+                """
+                INSERT INTO outpost_users(name, role, salt, hash, rounds, created_at)
+                VALUES (\(name), \(role.rawValue), \(salt), \(hash), \(rounds), \(clock.milliseconds()))
+                """)
+        } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
+            throw UserFailure.exists(name)
+        }
+    }
+
+    public func removeUser(_ name: String) throws {
+        try pool.transaction { connection in
+            guard try connection.query("DELETE FROM outpost_users WHERE lower(name) = lower(\(name))").affectedRows > 0 else {
+                throw UserFailure.notFound(name)
+            }
+            try connection.query("DELETE FROM outpost_tokens WHERE lower(user_name) = lower(\(name))")
+        }
+    }
+
+    public func users() throws -> [ServerUser] {
+        try pool.query("SELECT name, role FROM outpost_users ORDER BY lower(name) COLLATE \"C\"").rows.map { row in
+            ServerUser(name: try row.required(0, row.string), role: row.string(1).flatMap(UserRole.init(rawValue:)) ?? .viewer)
+        }
+    }
+
+    public var hasUsers: Bool {
+        get throws { try pool.query("SELECT EXISTS (SELECT 1 FROM outpost_users)").first?.bool(0) ?? false }
+    }
+
+    public func verify(user name: String, password: String) throws -> ServerUser? {
+        guard let row = try pool.query("SELECT name, role, salt, hash, rounds FROM outpost_users WHERE lower(name) = lower(\(name))").first
+        else {
+            Credentials.spendVerificationTime(password)
+            return nil
+        }
+        let matches = try Credentials.verify(
+            password, stored: try row.required(3, row.bytes), salt: try row.required(2, row.bytes), rounds: try row.required(4, row.int))
+        return matches ? ServerUser(name: try row.required(0, row.string), role: row.string(1).flatMap(UserRole.init(rawValue:)) ?? .viewer) : nil
+    }
+
+    public func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64) {
+        let token = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        try pool.transaction { connection in
+            try connection.query("DELETE FROM outpost_tokens WHERE expires_at <= \(now)")
+            try connection.query(
+                """
+                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at)
+                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now))
+                """)
+        }
+        return (token, expires)
+    }
+
+    public func check(token: String) throws -> TokenCheck {
+        guard
+            let row = try pool.query(
+                """
+                SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user_name)
+                WHERE t.token_hash = \(Credentials.tokenHash(token))
+                """
+            ).first
+        else { return .unknown }
+        if try row.required(0, row.int64) <= clock.milliseconds() { return .expired }
+        return .valid(ServerUser(name: try row.required(1, row.string), role: row.string(2).flatMap(UserRole.init(rawValue:)) ?? .viewer))
+    }
+}

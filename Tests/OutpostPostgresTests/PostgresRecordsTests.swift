@@ -1,0 +1,44 @@
+import OutpostPostgres
+import OutpostStorage
+import OutpostSync
+import OutpostTestSupport
+import OutpostWire
+import Testing
+
+/// The server's records on PostgreSQL where several processes share them (docs/postgres.md,
+/// "Records"). The single-process half is the contract suite's (`RegistryContractTests`).
+@Suite struct PostgresRecordsTests {
+    static func running(_ id: String, at now: Int64) throws -> JobRecord {
+        try JobRecord(
+            id: id, serviceName: "Points", kind: .createReplica, replicaId: GlobalID.make(), replicaName: id, submittedAt: now
+        ).applying(.started, at: now)
+    }
+
+    @Test func aProcessStartingFailsOnlyTheJobsOfProcessesThatAreGone() throws {
+        let first = try TestPostgres.makeBackend()
+        let location = first.pool.location
+        let second = try PostgresBackend(location, maximumConnections: 2)
+        try first.jobs.saveJob(try Self.running("first's", at: 1))
+        try second.jobs.saveJob(try Self.running("second's", at: 1))
+        // A third process starts while both run: it fails nothing.
+        let third = try PostgresBackend(location, maximumConnections: 2)
+        #expect(try third.jobs.failUnfinishedJobs(now: 2) == 0)
+        // The first dies (its connections close): only its job is failed.
+        first.close()
+        #expect(try third.jobs.failUnfinishedJobs(now: 3) == 1)
+        #expect(try third.jobs.job(id: "first's")?.status == .failed)
+        #expect(try third.jobs.job(id: "second's")?.status == .inProgress)
+    }
+
+    @Test func twoProcessesAddingOneNameAddItOnce() throws {
+        let location = try TestPostgres.makeBackend().pool.location
+        let outcomes = try onThreads(4) { index -> Bool in
+            let backend = try PostgresBackend(location, maximumConnections: 1)
+            do {
+                try backend.users.addUser(index.isMultiple(of: 2) ? "ada" : "ADA", role: .editor, password: "long enough", rounds: 1_000)
+                return true
+            } catch UserFailure.exists { return false }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+    }
+}
