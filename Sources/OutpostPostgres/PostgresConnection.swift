@@ -13,7 +13,7 @@ public enum PostgresIsolation: String, Sendable {
 /// calls it from NIO's thread pool, never from an event loop. Used by one thread at a time
 /// (libpq's rule); `PostgresPool` hands connections out that way.
 public final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
 
     public init(_ location: PostgresLocation) throws {
         var parameters: [(String, String)] = [
@@ -63,26 +63,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with its parameters (the extended protocol: one statement only).
     @discardableResult
     public func query(_ query: PostgresQuery, binaryResults: Bool = false) throws -> PostgresResult {
-        let count = query.binds.count
-        var buffers: [UnsafeMutablePointer<CChar>?] = []
-        buffers.reserveCapacity(count)
-        var lengths = [Int32](repeating: 0, count: count)
-        var formats = [Int32](repeating: 0, count: count)
-        defer { for buffer in buffers { free(buffer) } }
-        for (i, bind) in query.binds.enumerated() {
-            switch bind {
-            case .null: buffers.append(nil)
-            case .text(let text): buffers.append(strdup(text))
-            case .binary(let bytes):
-                let buffer = malloc(max(bytes.count, 1))!.assumingMemoryBound(to: CChar.self)
-                bytes.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
-                buffers.append(buffer)
-                lengths[i] = Int32(bytes.count)
-                formats[i] = 1
-            }
+        let result = query.withParameters { count, values, lengths, formats in
+            PQexecParams(handle, query.sql, count, nil, values, lengths, formats, binaryResults ? 1 : 0)
         }
-        let pointers = buffers.map { UnsafePointer($0) }
-        let result = PQexecParams(handle, query.sql, Int32(count), nil, pointers, lengths, formats, binaryResults ? 1 : 0)
         return try checked(result)
     }
 
@@ -145,7 +128,7 @@ public final class PostgresConnection: @unchecked Sendable {
         if let error = failure ?? refused { throw error }
     }
 
-    private func checked(_ result: OpaquePointer?) throws -> PostgresResult {
+    func checked(_ result: OpaquePointer?) throws -> PostgresResult {
         guard let result else { throw PostgresError(result: nil, connection: handle) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return PostgresResult(result)

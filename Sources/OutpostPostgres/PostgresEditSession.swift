@@ -48,6 +48,11 @@ struct PostgresEditSession {
     /// ends the attempt (`NeedsSavepoints`) and the caller runs the request again with them:
     /// requests that succeed, nearly all, pay nothing for the rare one that does not.
     var usesSavepoints = false
+    /// Writes held back to go in one pipeline (fast path of bulk requests only; see `PendingWrites`).
+    var pending: PendingWrites?
+
+    /// Whether writes are held back now: never with savepoints, whose point is to answer each edit.
+    var holdsWrites: Bool { pending != nil && !usesSavepoints }
 
     /// An edit failed in a session without savepoints: run the transaction again with them.
     struct NeedsSavepoints: Error {}
@@ -140,15 +145,22 @@ struct PostgresEditSession {
             if case .null = field.defaultValue { continue }
             if let value = try? FieldValue.coerce(field.defaultValue, for: field) { values[field.name] = .value(value.postgresValue) }
         }
+        let held = holdsWrites ? try pending!.nextObjectId(layer, connection: connection) : nil
+        if let held { values[definition.objectIdField] = .value(held.postgresValue) }
         let columns = values.keys.sorted()
         var binds: [PostgresValue] = []
         let placeholders = columns.map { values[$0]!.placeholder(&binds) }
         let sql = """
             INSERT INTO \(PostgresQuery.quoted(identifier: layer.tableName)) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", ")))
-            VALUES (\(placeholders.joined(separator: ", "))) RETURNING \(PostgresQuery.quoted(identifier: definition.objectIdField))
+            VALUES (\(placeholders.joined(separator: ", ")))
             """
+        if let held {
+            pending!.queries.append(PostgresQuery(unsafeSQL: sql, binds: binds))
+            return EditResult(objectId: held, globalId: id)
+        }
         do {
-            let objectId = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).first?.int64(0)
+            let returning = " RETURNING \(PostgresQuery.quoted(identifier: definition.objectIdField))"
+            let objectId = try connection.query(PostgresQuery(unsafeSQL: sql + returning, binds: binds)).first?.int64(0)
             return EditResult(objectId: objectId, globalId: id)
         } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
             throw EditFailure(error: .duplicateGlobalID(id), globalId: id)
@@ -194,7 +206,7 @@ struct PostgresEditSession {
         var binds: [PostgresValue] = []
         let assignments = columns.map { "\(PostgresQuery.quoted(identifier: $0)) = \(values[$0]!.placeholder(&binds))" }
         binds.append(existing.objectId.postgresValue)
-        try connection.query(
+        try write(
             PostgresQuery(
                 unsafeSQL:
                     "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $\(binds.count)",
@@ -206,7 +218,7 @@ struct PostgresEditSession {
 
     func delete(_ existing: ExistingFeature, from layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
-        try connection.query(
+        try write(
             """
             INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, created_by, replica_id)
             VALUES (\(layer.serviceName), \(definition.id), 'feature', \(existing.globalId), \(existing.objectId), \(String?.none),
@@ -214,7 +226,7 @@ struct PostgresEditSession {
             ON CONFLICT (service, layer_id, kind, global_id) DO UPDATE SET object_id = EXCLUDED.object_id,
                 created_xid = EXCLUDED.created_xid, created_by = EXCLUDED.created_by, outpost_xid = \(unescaped: GenerationTicks.stamp), replica_id = EXCLUDED.replica_id
             """)
-        try connection.query(
+        try write(
             PostgresQuery(
                 unsafeSQL:
                     "DELETE FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
@@ -223,6 +235,21 @@ struct PostgresEditSession {
     }
 
     // MARK: Shared
+
+    /// Runs a write whose answer nothing reads, or holds it back for the pipeline.
+    func write(_ query: PostgresQuery) throws {
+        if holdsWrites { pending!.queries.append(query) } else { try connection.query(query) }
+    }
+
+    /// Sends the writes held back. A refused one (a constraint, a GlobalID another writer
+    /// inserted meanwhile) cannot be told apart from the others here: the request runs again
+    /// with savepoints, which answer each edit.
+    func flush() throws {
+        guard holdsWrites, !pending!.queries.isEmpty else { return }
+        let queries = pending!.queries
+        pending!.queries = []
+        do { try connection.pipeline(queries) } catch let error as PostgresError where error.kind == .statement { throw NeedsSavepoints() }
+    }
 
     func find(_ key: FeatureKey, in layer: StoredLayer) throws -> ExistingFeature {
         let definition = layer.definition
@@ -307,11 +334,14 @@ extension PostgresEditSession {
     /// Runs `body` in a transaction with a session without savepoints, and again with them
     /// when an edit failed (`usesSavepoints`).
     static func run<T>(
-        _ pool: PostgresPool, moment: Int64, context: EditContext, options: EditOptions, _ body: (PostgresEditSession) throws -> T
+        _ pool: PostgresPool, moment: Int64, context: EditContext, options: EditOptions, holdingWrites: Bool = false,
+        _ body: (PostgresEditSession) throws -> T
     ) throws -> T {
         do {
             return try pool.transaction { connection in
-                try body(PostgresEditSession(connection: connection, moment: moment, context: context, options: options))
+                var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+                if holdingWrites { session.pending = PendingWrites() }
+                return try body(session)
             }
         } catch is NeedsSavepoints {
             return try pool.transaction { connection in

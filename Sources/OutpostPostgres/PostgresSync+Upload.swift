@@ -35,7 +35,9 @@ extension PostgresSync {
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
-            return try PostgresEditSession.run(pool, moment: moment, context: EditContext(replicaId: replicaId), options: options) { editor in
+            return try PostgresEditSession.run(
+                pool, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true
+            ) { editor in
                 let connection = editor.connection
                 guard try connection.query("SELECT 1 FROM outpost_replicas WHERE replica_id = \(replicaId) FOR UPDATE").first != nil else {
                     throw ArcGISError(kind: .notFound, message: "Replica not found.", details: ["Replica \(replicaId) is not registered."])
@@ -103,14 +105,73 @@ struct PostgresUploadSession {
         case tombstone(objectId: Int64, createdXid: Int64, deletedXid: Int64, deletedBy: String?, createdBy: String?)
     }
 
+    /// When writes are held back, what the server holds for each GlobalID of the upload, read
+    /// (and locked) in two statements up front instead of two per edit.
+    let prefetched = PrefetchedRecords()
+
+    final class PrefetchedRecords {
+        var records: [String: Held] = [:]
+        var isActive = false
+
+        /// The prefetched record, once: a GlobalID met again in the same upload is read live,
+        /// after the writes held back so far are sent.
+        func take(_ globalId: String) -> Held? {
+            guard isActive else { return nil }
+            return records.removeValue(forKey: globalId)
+        }
+    }
+
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
+        if editor.holdsWrites {
+            editor.pending!.drawSize[layer.tableName] = edits.adds.count
+            try prefetch(edits, layer: layer)
+        }
         var results = LayerEditResults(layerId: layer.definition.id)
         for feature in edits.adds { results.addResults.append(try editor.attempt { try upload(.add, feature: feature, key: nil, layer: layer) }) }
         for feature in edits.updates {
             results.updateResults.append(try editor.attempt { try upload(.update, feature: feature, key: nil, layer: layer) })
         }
         for key in edits.deletes { results.deleteResults.append(try editor.attempt { try upload(.delete, feature: nil, key: key, layer: layer) }) }
+        try editor.flush()
+        prefetched.isActive = false
         return results
+    }
+
+    /// Reads and locks the rows and tombstones of every GlobalID the edits name.
+    private func prefetch(_ edits: LayerEdits, layer: StoredLayer) throws {
+        var ids = Set<String>()
+        for feature in edits.adds + edits.updates { if let id = try? globalId(of: feature, key: nil, layer: layer) { ids.insert(id) } }
+        for key in edits.deletes { if case .globalId(let id) = key { ids.insert(id) } }
+        let definition = layer.definition
+        let wanted = PostgresTextArray(ids.sorted())
+        var records: [String: Held] = [:]
+        for id in ids { records[id] = .absent }
+        for row in try connection.query(
+            """
+            SELECT global_id, object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
+            WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = ANY(\(wanted))
+            ORDER BY global_id FOR UPDATE
+            """
+        ).rows {
+            records[try row.required(0, row.string)] = .tombstone(
+                objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), deletedXid: try row.required(3, row.int64),
+                deletedBy: row.string(4), createdBy: row.string(5))
+        }
+        let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
+        for row in try connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(gid), \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica,
+                        outpost_created_by FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(gid) = ANY($1) ORDER BY \(gid) FOR UPDATE
+                    """, binds: [wanted.postgresValue])
+        ).rows {
+            // A live row wins over a tombstone of the same GlobalID, as in `held`.
+            records[try row.required(0, row.string)] = .row(
+                objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), changedXid: try row.required(3, row.int64),
+                lastWriter: row.string(4), createdBy: row.string(5))
+        }
+        prefetched.records = records
+        prefetched.isActive = true
     }
 
     private func upload(
@@ -155,12 +216,12 @@ struct PostgresUploadSession {
             let result = try editor.add(feature!, to: layer)
             if case .tombstone(_, let created, _, _, let createdBy) = held, let objectId = result.objectId {
                 // The feature keeps its first creation: a replica that had it gets an update.
-                try connection.query(
+                try editor.write(
                     PostgresQuery(
                         unsafeSQL:
                             "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET outpost_created_xid = $1, outpost_created_by = $2 WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $3",
                         binds: [created.postgresValue, createdBy.postgresValue, objectId.postgresValue]))
-                try connection.query(
+                try editor.write(
                     "DELETE FROM outpost_tombstones WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id) AND kind = 'feature' AND global_id = \(globalId)"
                 )
             }
@@ -191,6 +252,8 @@ struct PostgresUploadSession {
     }
 
     private func held(_ globalId: String, layer: StoredLayer) throws -> Held {
+        if let known = prefetched.take(globalId) { return known }
+        try editor.flush()
         let definition = layer.definition
         if let row = try connection.query(
             PostgresQuery(

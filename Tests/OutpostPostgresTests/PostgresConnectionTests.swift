@@ -66,6 +66,28 @@ import Testing
         }
     }
 
+    @Test func aPipelineRunsEveryStatementOrStopsAtTheFirstRefusal() throws {
+        try TestDatabase.with { database in
+            try database.pool.withConnection { connection in
+                try connection.execute("CREATE TABLE p (n bigint PRIMARY KEY, label text)")
+                // More statements than one pipeline batch, with parameters of both kinds.
+                let inserts = (0..<1000).map { n -> PostgresQuery in "INSERT INTO p VALUES (\(Int64(n)), \("row \(n)"))" }
+                try connection.pipeline(inserts)
+                #expect(try connection.query("SELECT count(*), sum(n) FROM p").first.map { [try $0.int64(0), try $0.int64(1)] } == [1000, 499_500])
+                // A refusal in the second batch: the error is the statement's, and inside a
+                // transaction nothing of the pipeline stays.
+                let failing = (1000..<1400).map { n -> PostgresQuery in "INSERT INTO p VALUES (\(Int64(n == 1300 ? 5 : n)), 'x')" }
+                #expect {
+                    try connection.transaction { try $0.pipeline(failing) }
+                } throws: { ($0 as? PostgresError)?.sqlState == PostgresError.uniqueViolation }
+                #expect(try connection.query("SELECT count(*) FROM p").first?.int64(0) == 1000)
+                // The connection is usable afterwards, pipelines included.
+                try connection.pipeline(["DELETE FROM p WHERE n >= 500"])
+                #expect(try connection.query("SELECT count(*) FROM p").first?.int64(0) == 500)
+            }
+        }
+    }
+
     @Test func thePoolReplacesConnectionsTheServerCut() throws {
         try TestDatabase.with(maximumConnections: 2) { database in
             let pool = database.pool
