@@ -16,17 +16,29 @@ final class PostgresCatalog: Sendable {
         do { return try load() } catch { return held.withLock { $0?.catalog } ?? Catalog(services: []) }
     }
 
+    /// The statement that reads the version row (`cached(atVersion:)` takes its answer).
+    static let versionQuery = "SELECT version FROM outpost_catalog_version"
+
+    /// The catalog held, when it is at `version` (read by the caller in a statement of its
+    /// own: one round trip fewer for a request that starts a transaction anyway).
+    func cached(atVersion version: Int64) -> Catalog? {
+        held.withLock { $0?.version == version ? $0?.catalog : nil }
+    }
+
     func load() throws -> Catalog {
-        try pool.withConnection { connection in
-            let version = try connection.query("SELECT version FROM outpost_catalog_version").first?.int64(0) ?? 0
-            if let catalog = held.withLock({ $0?.version == version ? $0?.catalog : nil }) { return catalog }
-            // Read at one snapshot, with the version it belongs to.
-            let (read, catalog) = try connection.transaction(.repeatableRead) { connection in
-                (try connection.query("SELECT version FROM outpost_catalog_version").first?.int64(0) ?? 0, try Self.read(connection))
-            }
-            held.withLock { $0 = (read, catalog) }
-            return catalog
+        try pool.withConnection { try load(on: $0) }
+    }
+
+    /// The current catalog, read on `connection` (outside a transaction) when the one held is old.
+    func load(on connection: PostgresConnection) throws -> Catalog {
+        let version = try connection.query("\(unescaped: Self.versionQuery)").first?.int64(0) ?? 0
+        if let catalog = cached(atVersion: version) { return catalog }
+        // Read at one snapshot, with the version it belongs to.
+        let (read, catalog) = try connection.transaction(.repeatableRead) { connection in
+            (try connection.query("\(unescaped: Self.versionQuery)").first?.int64(0) ?? 0, try Self.read(connection))
         }
+        held.withLock { $0 = (read, catalog) }
+        return catalog
     }
 
     /// Marks the schema changed, inside the transaction that changes it.

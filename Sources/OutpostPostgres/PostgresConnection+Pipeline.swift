@@ -32,20 +32,24 @@ extension PostgresConnection {
     /// the answers never fill the socket while statements are still being written.
     static let pipelineDepth = 256
 
-    /// Runs statements whose answers nothing waits for (writes) in libpq's pipeline mode: one
-    /// round trip per `pipelineDepth` statements instead of one each. Throws the first
-    /// statement's error; the statements after it are not run (PostgreSQL aborts the rest of
-    /// the pipeline), so inside a transaction the caller must give the transaction up.
-    public func pipeline(_ queries: [PostgresQuery]) throws {
+    /// Runs statements that do not depend on each other's answers in libpq's pipeline mode:
+    /// one round trip per `pipelineDepth` statements instead of one each; their answers in
+    /// order. Throws the first statement's error; the statements after it are not run
+    /// (PostgreSQL aborts the rest of the pipeline), so inside a transaction the caller must
+    /// give the transaction up.
+    @discardableResult
+    public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresResult] {
+        var results: [PostgresResult] = []
         var start = queries.startIndex
         while start < queries.endIndex {
             let end = min(start + Self.pipelineDepth, queries.endIndex)
-            try pipelineBatch(queries[start..<end])
+            try pipelineBatch(queries[start..<end], into: &results)
             start = end
         }
+        return results
     }
 
-    private func pipelineBatch(_ queries: ArraySlice<PostgresQuery>) throws {
+    private func pipelineBatch(_ queries: ArraySlice<PostgresQuery>, into results: inout [PostgresResult]) throws {
         guard PQenterPipelineMode(handle) == 1 else { throw PostgresError(result: nil, connection: handle) }
         defer { PQexitPipelineMode(handle) }
         for query in queries {
@@ -71,7 +75,7 @@ extension PostgresConnection {
                 PQclear(result)
                 continue
             }
-            do { _ = try checked(result) } catch { failure = failure ?? error }
+            do { results.append(try checked(result)) } catch { failure = failure ?? error }
         }
         if let failure { throw failure }
     }

@@ -89,8 +89,11 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    public func transaction<T>(_ isolation: PostgresIsolation = .readCommitted, _ body: (PostgresConnection) throws -> T) throws -> T {
-        try execute("BEGIN ISOLATION LEVEL " + isolation.rawValue)
+    /// `started`: the caller has begun it already (`begin(_:then:)`).
+    public func transaction<T>(
+        _ isolation: PostgresIsolation = .readCommitted, started: Bool = false, _ body: (PostgresConnection) throws -> T
+    ) throws -> T {
+        if !started { try execute("BEGIN ISOLATION LEVEL " + isolation.rawValue) }
         let value: T
         do {
             value = try body(self)
@@ -98,8 +101,19 @@ public final class PostgresConnection: @unchecked Sendable {
             if isUsable { try? execute("ROLLBACK") }
             throw error
         }
-        try execute("COMMIT")
+        // The body may have committed itself, with its last statements (`commit(after:)`).
+        if !isIdle { try execute("COMMIT") }
         return value
+    }
+
+    /// Starts a transaction and runs `sql` (no parameters) in the same round trip; its answer.
+    public func begin(_ isolation: PostgresIsolation, then sql: String) throws -> PostgresResult {
+        try checked(PQexec(handle, "BEGIN ISOLATION LEVEL \(isolation.rawValue); \(sql)"))
+    }
+
+    /// Runs `query`, then COMMIT, in one round trip (a pipeline); the query's answer.
+    public func commit(after query: PostgresQuery) throws -> PostgresResult {
+        try pipeline([query, "COMMIT"])[0]
     }
 
     /// `COPY … FROM STDIN`: `produce` hands each chunk of COPY data (text or binary, as the

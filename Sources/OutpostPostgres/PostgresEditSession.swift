@@ -183,15 +183,58 @@ struct PostgresEditSession {
             }
             key = .objectId(oid)
         }
-        return try update(feature, of: try find(key, in: layer), in: layer)
+        guard !holdsWrites else { return try update(feature, of: try find(key, in: layer), in: layer) }
+        // One statement finds and changes the row; only a refused edit reads it first, to
+        // answer with its ids as the SpatiaLite session does.
+        var keyGlobalId: String?
+        if case .globalId(let id) = key { keyGlobalId = id }
+        var (assignments, binds): (String, [PostgresValue])
+        do {
+            (assignments, binds) = try self.assignments(feature, in: layer, globalId: keyGlobalId ?? "")
+        } catch let failure as EditFailure {
+            let existing = try find(key, in: layer)
+            throw EditFailure(error: failure.error, objectId: existing.objectId, globalId: existing.globalId)
+        }
+        let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
+        let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
+        switch key {
+        case .objectId(let id): binds.append(id.postgresValue)
+        case .globalId(let id): binds.append(.text(id))
+        }
+        let keyColumn = keyGlobalId == nil ? oid : gid
+        guard
+            let row = try connection.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET \(assignments) WHERE \(keyColumn) = $\(binds.count) RETURNING \(oid), \(gid)",
+                    binds: binds)
+            ).first
+        else { return try update(feature, of: try find(key, in: layer), in: layer) }
+        return EditResult(objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string))
     }
 
     func update(_ feature: EditFeature, of existing: ExistingFeature, in layer: StoredLayer) throws -> EditResult {
+        var (assignments, binds) = try self.assignments(feature, in: layer, globalId: existing.globalId, objectId: existing.objectId)
+        binds.append(existing.objectId.postgresValue)
+        try write(
+            PostgresQuery(
+                unsafeSQL:
+                    "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET \(assignments) WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $\(binds.count)",
+                binds: binds))
+        return EditResult(objectId: existing.objectId, globalId: existing.globalId)
+    }
+
+    /// The SET list of an update and its parameters, the edit checked first.
+    private func assignments(
+        _ feature: EditFeature, in layer: StoredLayer, globalId: String, objectId: Int64? = nil
+    ) throws -> (
+        String, [PostgresValue]
+    ) {
         let definition = layer.definition
-        var values = try attributeValues(feature.attributes, layer: layer, globalId: existing.globalId)
+        var values = try attributeValues(feature.attributes, layer: layer, globalId: globalId)
         for field in definition.fields where !field.nullable && field.editable && field.type != .oid && field.type != .globalID {
             if values[field.name]?.isNull == true {
-                throw EditFailure(error: .invalid("Field '\(field.name)' is required."), objectId: existing.objectId, globalId: existing.globalId)
+                throw EditFailure(error: .invalid("Field '\(field.name)' is required."), objectId: objectId, globalId: globalId)
             }
         }
         if let tracking = definition.editFieldsInfo {
@@ -199,19 +242,13 @@ struct PostgresEditSession {
             values[tracking.editorField] = .value(context.editor.postgresValue)
         }
         if layer.isSpatial, let geometry = feature.geometry {
-            values[StoredLayer.geometryColumn] = try storedGeometry(geometry, layer: layer, globalId: existing.globalId)
+            values[StoredLayer.geometryColumn] = try storedGeometry(geometry, layer: layer, globalId: globalId)
         }
         values["outpost_replica"] = .value(context.replicaId.postgresValue)
         let columns = values.keys.sorted()
         var binds: [PostgresValue] = []
         let assignments = columns.map { "\(PostgresQuery.quoted(identifier: $0)) = \(values[$0]!.placeholder(&binds))" }
-        binds.append(existing.objectId.postgresValue)
-        try write(
-            PostgresQuery(
-                unsafeSQL:
-                    "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $\(binds.count)",
-                binds: binds))
-        return EditResult(objectId: existing.objectId, globalId: existing.globalId)
+        return (assignments.joined(separator: ", "), binds)
     }
 
     // MARK: Deletes
@@ -312,44 +349,58 @@ struct PostgresEditSession {
 
 extension PostgresEditSession {
     /// Marks the layers edited (this connection's row: no writer waits on another) and
-    /// returns the transaction's stamp.
-    static func markEdited(_ layers: [StoredLayer], at moment: Int64, connection: PostgresConnection) throws -> Int64 {
+    /// returns the transaction's stamp; with `committing`, the last mark and COMMIT go in one
+    /// round trip.
+    static func markEdited(
+        _ layers: [StoredLayer], at moment: Int64, connection: PostgresConnection, committing: Bool = false
+    ) throws
+        -> Int64
+    {
         guard !layers.isEmpty else { return try connection.query("SELECT \(unescaped: GenerationTicks.stamp)").first?.int64(0) ?? 0 }
         var stamp: Int64 = 0
-        for layer in layers {
-            stamp =
-                try connection.query(
-                    """
-                    INSERT INTO outpost_layer_edits(service, layer_id, writer, last_edit_date)
-                    VALUES (\(layer.serviceName), \(layer.definition.id), pg_backend_pid(), \(moment))
-                    ON CONFLICT (service, layer_id, writer) DO UPDATE
-                        SET last_edit_date = greatest(outpost_layer_edits.last_edit_date, EXCLUDED.last_edit_date)
-                    RETURNING \(unescaped: GenerationTicks.stamp)
-                    """
-                ).first?.int64(0) ?? 0
+        for (index, layer) in layers.enumerated() {
+            let mark: PostgresQuery = """
+                INSERT INTO outpost_layer_edits(service, layer_id, writer, last_edit_date)
+                VALUES (\(layer.serviceName), \(layer.definition.id), pg_backend_pid(), \(moment))
+                ON CONFLICT (service, layer_id, writer) DO UPDATE
+                    SET last_edit_date = greatest(outpost_layer_edits.last_edit_date, EXCLUDED.last_edit_date)
+                RETURNING \(unescaped: GenerationTicks.stamp)
+                """
+            let last = committing && index == layers.count - 1
+            stamp = try (last ? connection.commit(after: mark) : connection.query(mark)).first?.int64(0) ?? 0
         }
         return stamp
     }
 
     /// Runs `body` in a transaction with a session without savepoints, and again with them
-    /// when an edit failed (`usesSavepoints`).
+    /// when an edit failed (`usesSavepoints`). The transaction starts with the catalog's version
+    /// read in the same round trip, and `body` gets the catalog at that version. The body may
+    /// commit itself (`markEdited(committing:)`); otherwise it is committed when it returns.
     static func run<T>(
-        _ pool: PostgresPool, moment: Int64, context: EditContext, options: EditOptions, holdingWrites: Bool = false,
-        _ body: (PostgresEditSession) throws -> T
+        _ pool: PostgresPool, catalog held: PostgresCatalog, moment: Int64, context: EditContext, options: EditOptions,
+        holdingWrites: Bool = false, _ body: (PostgresEditSession, Catalog) throws -> T
     ) throws -> T {
-        do {
-            return try pool.transaction { connection in
-                var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
-                if holdingWrites { session.pending = PendingWrites() }
-                return try body(session)
-            }
-        } catch is NeedsSavepoints {
-            return try pool.transaction { connection in
-                var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
-                session.usesSavepoints = true
-                return try body(session)
+        func attempt(withSavepoints: Bool) throws -> T {
+            try pool.withConnection { connection in
+                var catalog: Catalog?
+                while catalog == nil {
+                    let version = try connection.begin(.readCommitted, then: PostgresCatalog.versionQuery).first?.int64(0) ?? 0
+                    catalog = held.cached(atVersion: version)
+                    if catalog == nil {
+                        // Another process changed the schema: read it again outside the transaction.
+                        try connection.execute("ROLLBACK")
+                        _ = try held.load(on: connection)
+                    }
+                }
+                return try connection.transaction(started: true) { connection in
+                    var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+                    session.usesSavepoints = withSavepoints
+                    if holdingWrites && !withSavepoints { session.pending = PendingWrites() }
+                    return try body(session, catalog!)
+                }
             }
         }
+        do { return try attempt(withSavepoints: false) } catch is NeedsSavepoints { return try attempt(withSavepoints: true) }
     }
 }
 

@@ -24,25 +24,25 @@ public struct PostgresEdits: FeatureEditing {
     public func applyEdits(
         service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext = EditContext()
     ) throws -> EditOutcome {
-        let service = try held.load().existingService(named: serviceName)
-        var layers: [StoredLayer] = []
-        for layerEdits in edits {
-            guard let layer = service.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
-                throw StoreError.layerNotFound(service: serviceName, layer: layerEdits.layerId)
-            }
-            try EditRules.checkCapabilities(service.definition, edits: layerEdits)
-            layers.append(layer)
-        }
         let moment = clock.milliseconds()
         struct RolledBack: Error { var results: [LayerEditResults] }
         do {
-            return try PostgresEditSession.run(pool, moment: moment, context: context, options: options) { session in
+            return try PostgresEditSession.run(pool, catalog: held, moment: moment, context: context, options: options) { session, catalog in
+                let service = try catalog.existingService(named: serviceName)
+                var layers: [StoredLayer] = []
+                for layerEdits in edits {
+                    guard let layer = service.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
+                        throw StoreError.layerNotFound(service: serviceName, layer: layerEdits.layerId)
+                    }
+                    try EditRules.checkCapabilities(service.definition, edits: layerEdits)
+                    layers.append(layer)
+                }
                 let results = try zip(edits, layers).map { layerEdits, layer in try session.apply(layerEdits, to: layer) }
                 if options.rollbackOnFailure && results.contains(where: { $0.all.contains { !$0.success } }) {
                     throw RolledBack(results: results)
                 }
                 let committed = results.contains { $0.all.contains(where: \.success) }
-                let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: session.connection)
+                let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: session.connection, committing: true)
                 return EditOutcome(layers: results, editMoment: moment, generation: committed ? stamp : nil)
             }
         } catch let rolledBack as RolledBack {

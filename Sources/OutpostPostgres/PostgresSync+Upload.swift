@@ -17,18 +17,6 @@ extension PostgresSync {
     /// - every server change an edit overwrites unseen goes to the conflict log first.
     public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
         let uploading = plan.uploadingLayers.filter { $0.edits != nil }
-        let service = try held.load().existingService(named: plan.replica.serviceName)
-        var layers: [StoredLayer] = []
-        for layerPlan in uploading {
-            guard let layer = service.layers.first(where: { $0.definition.id == layerPlan.layerId }) else {
-                throw StoreError.layerNotFound(service: service.definition.name, layer: layerPlan.layerId)
-            }
-            try EditRules.checkCapabilities(service.definition, edits: layerPlan.edits!)
-            if layerPlan.edits?.attachments?.isEmpty == false {
-                throw StoreError.invalidFeature("attachment edits are not available on PostgreSQL yet")
-            }
-            layers.append(layer)
-        }
         let replicaId = plan.replica.id
         let moment = clock.milliseconds()
         struct Replayed: Error { var results: [LayerEditResults] }
@@ -36,8 +24,20 @@ extension PostgresSync {
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
             return try PostgresEditSession.run(
-                pool, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true
-            ) { editor in
+                pool, catalog: held, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true
+            ) { editor, catalog in
+                let service = try catalog.existingService(named: plan.replica.serviceName)
+                var layers: [StoredLayer] = []
+                for layerPlan in uploading {
+                    guard let layer = service.layers.first(where: { $0.definition.id == layerPlan.layerId }) else {
+                        throw StoreError.layerNotFound(service: service.definition.name, layer: layerPlan.layerId)
+                    }
+                    try EditRules.checkCapabilities(service.definition, edits: layerPlan.edits!)
+                    if layerPlan.edits?.attachments?.isEmpty == false {
+                        throw StoreError.invalidFeature("attachment edits are not available on PostgreSQL yet")
+                    }
+                    layers.append(layer)
+                }
                 let connection = editor.connection
                 guard try connection.query("SELECT 1 FROM outpost_replicas WHERE replica_id = \(replicaId) FOR UPDATE").first != nil else {
                     throw ArcGISError(kind: .notFound, message: "Replica not found.", details: ["Replica \(replicaId) is not registered."])

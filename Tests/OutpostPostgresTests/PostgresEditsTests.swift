@@ -48,6 +48,13 @@ import Testing
             try first.schema.createService(pointLayerService(name: "a-b"))
             let numbered = try second.schema.createService(pointLayerService(name: "a_b"))
             #expect(numbered.layers.first?.tableName == "f_a_b_2_0")
+            // An edit is the first thing the other process does after a change: the version read
+            // as its transaction starts finds its catalog old.
+            try first.schema.createService(pointLayerService(name: "Later"))
+            let add = LayerEdits(layerId: 0, adds: [EditFeature(attributes: ["label": .string("x")], geometry: ["x": .double(1), "y": .double(2)])])
+            #expect(try second.edits.applyEdits(service: "Later", edits: [add], options: EditOptions()).layers[0].addResults[0].success)
+            try second.schema.deleteService(named: "Later")
+            #expect(throws: StoreError.self) { try first.edits.applyEdits(service: "Later", edits: [add], options: EditOptions()) }
             try second.schema.deleteService(named: "trees")
             #expect(first.catalog.service(named: "Trees") == nil)
             let tables = try database.pool.query("SELECT count(*) FROM pg_class WHERE relname LIKE 'f_trees%'").first?.int64(0)
