@@ -18,6 +18,7 @@ public final class PostgresBackend: SyncBackend, ServerRecords {
     public let users: PostgresUserDirectory
     public let jobs: PostgresJobStore
     public let resultFiles: PostgresResultFiles
+    public let maintenance: PostgresMaintenance
     /// This process's presence, which its unfinished jobs are tied to.
     public let presence: PostgresPresence
     public let clock: any WallClock
@@ -37,6 +38,7 @@ public final class PostgresBackend: SyncBackend, ServerRecords {
         presence = PostgresPresence(location)
         jobs = PostgresJobStore(pool: pool, presence: presence)
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)
+        maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas)
         self.clock = clock
     }
 

@@ -60,18 +60,37 @@ public struct PostgresEdits: FeatureEditing {
     public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool) throws -> [Int64] {
         let layer = try held.load().existingLayer(service: service, id: layerId)
         let definition = layer.definition
-        let fields = definition.fields.filter { $0.type != .oid || keepingObjectIds }
+        let fields = definition.fields
         var columns = fields.map(\.name)
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
+        let table = PostgresQuery.quoted(identifier: layer.tableName)
+        // New ObjectIDs are drawn from the layer's identity before the load and sent with the
+        // rows: the answer needs no lookup of a million GlobalIDs afterwards.
+        let drawn: [Int64] =
+            keepingObjectIds || rows.isEmpty
+            ? []
+            : try pool.query(
+                """
+                SELECT nextval(pg_get_serial_sequence(\(table), \(definition.objectIdField))) FROM generate_series(1, \(rows.count)) ORDER BY 1
+                """
+            ).rows.map { try $0.required(0, $0.int64) }
         var text: [UInt8] = []
-        var globalIds: [String] = []
+        var objectIds: [Int64] = []
+        objectIds.reserveCapacity(rows.count)
         for (index, row) in rows.enumerated() {
             var cells: [String?] = []
             var globalId = GlobalID.make()
             for field in fields {
                 let value = row.attributes.first { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }?.value ?? .null
                 if field.type == .oid {
-                    guard let objectId = value.int64Value else { throw StoreError.invalidFeature("row \(index): no \(field.name) to keep") }
+                    let objectId: Int64
+                    if keepingObjectIds {
+                        guard let kept = value.int64Value else { throw StoreError.invalidFeature("row \(index): no \(field.name) to keep") }
+                        objectId = kept
+                    } else {
+                        objectId = drawn[index]
+                    }
+                    objectIds.append(objectId)
                     cells.append(String(objectId))
                     continue
                 }
@@ -86,7 +105,6 @@ public struct PostgresEdits: FeatureEditing {
                 }
                 cells.append(Self.copyText(coerced))
             }
-            globalIds.append(globalId)
             if layer.isSpatial {
                 cells.append(
                     try row.geometry.map { geometry in
@@ -95,23 +113,49 @@ public struct PostgresEdits: FeatureEditing {
             }
             text += Array(PostgresCopy.line(cells).utf8)
         }
-        let table = PostgresQuery.quoted(identifier: layer.tableName)
         return try pool.transaction { connection in
+            // Into an empty table, the indexes are built once after the rows (PostGIS sorts a
+            // point GiST in one pass) rather than grown row by row.
+            let rebuilt = rows.count >= Self.rebuildIndexesFrom ? try Self.dropIndexesIfEmpty(layer, connection: connection) : []
             try connection.copyIn("COPY \(table) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", "))) FROM STDIN") { write in
                 try write(text)
             }
+            for definition in rebuilt { try connection.execute(definition) }
+            if keepingObjectIds,
+                let sequence = try connection.query(
+                    "SELECT pg_get_serial_sequence(\(table), \(definition.objectIdField))"
+                ).first?.string(0)
+            {
+                // ObjectIDs kept from elsewhere: new ones continue after the largest, and never go back.
+                try connection.query(
+                    """
+                    SELECT setval(\(sequence), greatest((SELECT last_value FROM \(unescaped: sequence)),
+                        (SELECT coalesce(max(\(identifier: definition.objectIdField)), 1) FROM \(unescaped: table))))
+                    """)
+            }
             try connection.query(
                 "UPDATE outpost_layers SET last_edit_date = \(clock.milliseconds()) WHERE service = \(layer.serviceName) AND layer_id = \(layerId)")
-            let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
-            let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
-            let found = try connection.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(gid), \(oid) FROM \(table) WHERE \(gid) = ANY($1)", binds: [PostgresTextArray(globalIds).postgresValue])
-            ).rows
-            var objectIds: [String: Int64] = [:]
-            for row in found { objectIds[try row.required(0, row.string)] = try row.required(1, row.int64) }
-            return globalIds.compactMap { objectIds[$0] }
+            return objectIds
         }
+    }
+
+    /// Loads of at least this many rows into an empty table rebuild its indexes after.
+    static let rebuildIndexesFrom = 10_000
+
+    /// Drops the secondary indexes of `layer`'s table when it holds no row, returning the
+    /// statements that make them again (as PostgreSQL prints them). Inside the load's
+    /// transaction: a failed load leaves them as they were.
+    static func dropIndexesIfEmpty(_ layer: StoredLayer, connection: PostgresConnection) throws -> [String] {
+        let table = PostgresQuery.quoted(identifier: layer.tableName)
+        guard try connection.query("SELECT NOT EXISTS (SELECT 1 FROM \(unescaped: table))").first?.bool(0) == true else { return [] }
+        let indexes = try connection.query(
+            """
+            SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index i
+            WHERE i.indrelid = \(table)::regclass AND NOT i.indisprimary
+            """
+        ).rows.map { (try $0.required(0, $0.string), try $0.required(1, $0.string)) }
+        for (name, _) in indexes { try connection.execute("DROP INDEX \(name)") }
+        return indexes.map(\.1)
     }
 
     @discardableResult

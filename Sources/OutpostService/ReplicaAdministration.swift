@@ -4,7 +4,7 @@ import OutpostWire
 
 /// The replica registry as callers use it, the HTTP server and the CLI alike: listing what a
 /// caller may see, unregistering one, all or the idle ones, compacting.
-public struct ReplicaAdministration<Backend: OutpostBackend>: Sendable {
+public struct ReplicaAdministration<Backend: SyncBackend>: Sendable {
     public let backend: Backend
 
     public init(backend: Backend) {
@@ -51,6 +51,9 @@ public struct ReplicaAdministration<Backend: OutpostBackend>: Sendable {
         try replicas.filter { try backend.replicas.unregisterReplica(service: $0.serviceName, id: $0.id) }
     }
 
+}
+
+extension ReplicaAdministration where Backend: OutpostBackend {
     /// Purges change tracking no registered replica needs (`StoreMaintenance.compact`).
     public func compact() throws -> CompactReport {
         try backend.maintenance.compact()

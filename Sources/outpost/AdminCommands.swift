@@ -12,7 +12,7 @@ struct Replicas: AsyncParsableCommand {
         subcommands: [List.self, Unregister.self])
 
     struct Selection: ParsableArguments {
-        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+        @OptionGroup var location: StoreLocation
         @Option(name: .long, help: "Only this service.") var service: String?
         @Option(name: .long, help: "Only replicas with no sync for more than this many days.") var idleDays: Double?
 
@@ -20,14 +20,22 @@ struct Replicas: AsyncParsableCommand {
             if let idleDays, idleDays < 0 { throw ValidationError("--idle-days must not be negative.") }
         }
 
-        /// The use case over the data folder's store.
-        func administration() throws -> ReplicaAdministration<FeatureStore> {
-            ReplicaAdministration(backend: try FeatureStore(dataDirectory: data))
+        /// The selected replicas (by service, then name) and how to unregister them.
+        struct Selected {
+            var replicas: [ReplicaDefinition]
+            var unregister: ([ReplicaDefinition]) throws -> [ReplicaDefinition]
         }
 
-        /// The selected replicas, by service, then name.
-        func replicas(_ administration: ReplicaAdministration<FeatureStore>) throws -> [ReplicaDefinition] {
-            try administration.replicas(service: service, idleDays: idleDays).sorted { ($0.serviceName, $0.name) < ($1.serviceName, $1.name) }
+        func selected() throws -> Selected {
+            if let backend = try location.postgres() { return try selecting(ReplicaAdministration(backend: backend)) }
+            return try selecting(ReplicaAdministration(backend: try FeatureStore(dataDirectory: location.data)))
+        }
+
+        private func selecting<Backend>(_ administration: ReplicaAdministration<Backend>) throws -> Selected {
+            let replicas = try administration.replicas(service: service, idleDays: idleDays)
+            return Selected(replicas: replicas.sorted { ($0.serviceName, $0.name) < ($1.serviceName, $1.name) }) {
+                try administration.unregister($0)
+            }
         }
     }
 
@@ -38,7 +46,7 @@ struct Replicas: AsyncParsableCommand {
         func run() async throws {
             let formatter = ISO8601DateFormatter()
             print("service\treplicaID\tname\towner\tlastActivity")
-            for replica in try selection.replicas(try selection.administration()) {
+            for replica in try selection.selected().replicas {
                 let last = Date(timeIntervalSince1970: Double(ReplicaHousekeeping.lastActivity(of: replica)) / 1000)
                 print("\(replica.serviceName)\t\(replica.id)\t\(replica.name)\t\(replica.owner)\t\(formatter.string(from: last))")
             }
@@ -57,9 +65,8 @@ struct Replicas: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let administration = try selection.administration()
-            let selected = try selection.replicas(administration)
-            let done = dryRun ? selected : try administration.unregister(selected)
+            let selected = try selection.selected()
+            let done = dryRun ? selected.replicas : try selected.unregister(selected.replicas)
             for replica in done {
                 print("\(dryRun ? "would unregister" : "unregistered") \(replica.serviceName) \(replica.id) \(replica.name)")
             }
@@ -72,10 +79,15 @@ struct Replicas: AsyncParsableCommand {
 struct Compact: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Purge change-tracking rows (tombstones, retry receipts) no registered replica still needs.")
-    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+    @OptionGroup var location: StoreLocation
 
     func run() async throws {
-        let report = try ReplicaAdministration(backend: try FeatureStore(dataDirectory: data)).compact()
+        let report =
+            if let backend = try location.postgres() {
+                try backend.maintenance.compact()
+            } else {
+                try ReplicaAdministration(backend: try FeatureStore(dataDirectory: location.data)).compact()
+            }
         print("removed \(report.tombstones) tombstone(s) and \(report.receipts) retry receipt(s)")
     }
 }

@@ -265,7 +265,7 @@ struct Users: AsyncParsableCommand {
         @Argument(help: "The user name.") var name: String
         @Option(name: .long, help: "admin, editor or viewer.") var role: String
         @Flag(name: .long, help: "Read the password from standard input (one line).") var passwordStdin = false
-        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+        @OptionGroup var location: StoreLocation
 
         func run() async throws {
             guard let userRole = UserRole(rawValue: role.lowercased()) else { throw ValidationError("--role: admin, editor or viewer") }
@@ -278,9 +278,9 @@ struct Users: AsyncParsableCommand {
             guard let password, !password.isEmpty else {
                 throw ValidationError("no password: set OUTPOST_PASSWORD or pass --password-stdin")
             }
-            let store = try FeatureStore(dataDirectory: data)
+            let users = try location.users()
             do {
-                try store.users.addUser(name, role: userRole, password: password)
+                try users.addUser(name, role: userRole, password: password)
             } catch let failure as UserFailure {
                 throw ValidationError(failure.description)
             }
@@ -290,21 +290,21 @@ struct Users: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the users and their roles.")
-        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+        @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            for user in try FeatureStore(dataDirectory: data).users.users() { print("\(user.name)\t\(user.role.rawValue)") }
+            for user in try location.users().users() { print("\(user.name)\t\(user.role.rawValue)") }
         }
     }
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Remove a user (and their tokens).")
         @Argument(help: "The user name.") var name: String
-        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+        @OptionGroup var location: StoreLocation
 
         func run() async throws {
             do {
-                try FeatureStore(dataDirectory: data).users.removeUser(name)
+                try location.users().removeUser(name)
             } catch let failure as UserFailure {
                 throw ValidationError(failure.description)
             }

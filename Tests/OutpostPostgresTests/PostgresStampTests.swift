@@ -99,4 +99,36 @@ import Testing
             }
         }
     }
+
+    @Test func aLargeLoadIntoAnEmptyLayerRebuildsItsIndexesAsTheyWere() throws {
+        try TestDatabase.with { database in
+            let backend = try PostgresBackend(database.location)
+            try backend.schema.createService(pointLayerService(name: "Points"))
+            let indexes = "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'f_points_0' ORDER BY indexname"
+            let before = try database.pool.query("\(unescaped: indexes)").rows.map { [$0.string(0), $0.string(1)] }
+            #expect(before.count == 4, "primary key, GlobalID, shape, changes")
+            let count = 12_000
+            let rows = (0..<count).map { n in
+                FeatureRow(attributes: ["label": .string("r\(n)")], geometry: .point(Point(x: Double(n % 100), y: Double(n / 100))))
+            }
+            let ids = try backend.edits.insert(rows, service: "Points", layer: 0)
+            #expect(ids == Array(1...Int64(count)))
+            #expect(try database.pool.query("\(unescaped: indexes)").rows.map { [$0.string(0), $0.string(1)] } == before)
+            // The rebuilt unique index refuses a GlobalID twice; a failed load into the (now full)
+            // layer leaves the indexes where they are.
+            let gid = try #require(try database.pool.query("SELECT \"GlobalID\" FROM f_points_0 LIMIT 1").first?.string(0))
+            #expect(throws: (any Error).self) {
+                try backend.edits.insert(
+                    (0..<count).map { n in FeatureRow(attributes: ["GlobalID": .string(n == 5 ? gid : GlobalID.make())]) }, service: "Points",
+                    layer: 0)
+            }
+            #expect(try database.pool.query("\(unescaped: indexes)").rows.map { [$0.string(0), $0.string(1)] } == before)
+            #expect(try backend.features.count(service: "Points", layer: 0) == count)
+            // ObjectIDs kept from elsewhere: the identity continues after the largest.
+            try backend.edits.insert(
+                [FeatureRow(attributes: ["OBJECTID": .int(90_000)], geometry: .point(Point(x: 1, y: 1)))], service: "Points", layer: 0,
+                keepingObjectIds: true)
+            #expect(try backend.edits.insert([FeatureRow(attributes: [:])], service: "Points", layer: 0) == [90_001])
+        }
+    }
 }

@@ -15,8 +15,24 @@ import Testing
             geometry: ["x": .double(3), "y": .double(4), "spatialReference": ["wkid": .int(Int64(wkid))]])
     }
 
-    static func replica(_ backend: PostgresBackend) throws -> ReplicaDefinition {
-        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", "device")]))
+    static func edit(_ backend: PostgresBackend, _ edits: LayerEdits) throws {
+        let outcome = try backend.edits.applyEdits(service: "Points", edits: [edits], options: EditOptions(useGlobalIds: true))
+        #expect(outcome.layers[0].all.allSatisfy { $0.success })
+    }
+
+    /// The GlobalIDs a download now would send `replica` as deletes.
+    static func deletesSent(_ backend: PostgresBackend, to replica: ReplicaDefinition) throws -> [String] {
+        let current = try #require(try backend.replicas.replica(service: "Points", id: replica.id))
+        let plan = try SyncPlanner.plan(
+            try SynchronizeReplicaRequest.parse(RequestParameters([("replicaID", replica.id)])), replica: current, edits: nil)
+        var bytes: [UInt8] = []
+        _ = try backend.sync.writeSyncAnswer(plan, upload: nil, write: { bytes += $0 }, attachmentURL: nil)
+        let layer = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))["edits"]?.arrayValue?.first
+        return layer?["features"]?["deleteIds"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
+    static func replica(_ backend: PostgresBackend, name: String = "device") throws -> ReplicaDefinition {
+        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))
         let plan = try ReplicaPlanner.plan(
             request, service: try backend.service(named: "Points").definition, replicaId: GlobalID.make(), owner: "", takenNames: [],
             now: backend.clock.milliseconds())
