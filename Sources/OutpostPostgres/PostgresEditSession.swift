@@ -77,7 +77,7 @@ struct PostgresEditSession {
         var results = LayerEditResults(layerId: layer.definition.id)
         for feature in edits.adds { results.addResults.append(try attempt { try add(feature, to: layer) }) }
         for feature in edits.updates { results.updateResults.append(try attempt { try update(feature, in: layer) }) }
-        for key in edits.deletes { results.deleteResults.append(try attempt { try delete(try find(key, in: layer), from: layer) }) }
+        for key in edits.deletes { results.deleteResults.append(try attempt { try delete(key, from: layer) }) }
         return results
     }
 
@@ -269,6 +269,35 @@ struct PostgresEditSession {
                     "DELETE FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
                 binds: [existing.objectId.postgresValue]))
         return EditResult(objectId: existing.objectId, globalId: existing.globalId)
+    }
+
+    /// An online delete: the row removed and its tombstone written by one statement; a key
+    /// that names no row is answered as `find` answers it.
+    func delete(_ key: FeatureKey, from layer: StoredLayer) throws -> EditResult {
+        guard !holdsWrites else { return try delete(try find(key, in: layer), from: layer) }
+        let definition = layer.definition
+        let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
+        let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
+        var binds: [PostgresValue] = [.text(layer.serviceName), definition.id.postgresValue, context.replicaId.postgresValue]
+        switch key {
+        case .objectId(let id): binds.append(id.postgresValue)
+        case .globalId(let id): binds.append(.text(id))
+        }
+        let keyColumn = if case .globalId = key { gid } else { oid }
+        let sql = """
+            WITH gone AS (DELETE FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(keyColumn) = $4
+                RETURNING \(oid) AS object_id, \(gid) AS global_id, outpost_created_xid, outpost_created_by)
+            INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, created_by, replica_id)
+            SELECT $1, $2, 'feature', global_id, object_id, NULL, outpost_created_xid, outpost_created_by, $3 FROM gone
+            ON CONFLICT (service, layer_id, kind, global_id) DO UPDATE SET object_id = EXCLUDED.object_id,
+                created_xid = EXCLUDED.created_xid, created_by = EXCLUDED.created_by, outpost_xid = \(GenerationTicks.stamp),
+                replica_id = EXCLUDED.replica_id
+            RETURNING object_id, global_id
+            """
+        guard let row = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).first else {
+            return try delete(try find(key, in: layer), from: layer)
+        }
+        return EditResult(objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string))
     }
 
     // MARK: Shared

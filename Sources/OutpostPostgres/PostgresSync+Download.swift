@@ -33,6 +33,7 @@ extension PostgresSync {
                 if layerPlan.direction.downloads {
                     let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
                     var reader = PostgresChangeReader(selection: selection, since: since, replica: replica)
+                    try reader.decide(connection: connection)
                     for pass in [DownloadChange.add, .update] {
                         try reader.forEachRow(pass, connection: connection) { record in
                             try receiver.changedFeature(pass, record, of: layer)
@@ -101,6 +102,8 @@ struct PostgresChangeReader {
     let replica: ReplicaDefinition
     private var liveGlobalIds = Set<String>()
     private var leftFilter: [Deleted] = []
+    private var adds: [Int64] = []
+    private var updates: [Int64] = []
 
     init(selection: PostgresSync.Selection, since: TransactionSnapshot, replica: ReplicaDefinition) {
         self.selection = selection
@@ -114,43 +117,56 @@ struct PostgresChangeReader {
         return "(\(column) >= ? AND (\(column) >= ? OR \(column) = ANY(?)))"
     }
 
-    mutating func forEachRow(_ pass: DownloadChange, connection: PostgresConnection, _ body: (FeatureRecord) throws -> Void) throws {
+    /// Decides every changed row from its stamps, filter match and creator alone (no
+    /// attributes, no geometry): which are adds, which updates, which left the filter. Each row
+    /// is then read whole once, by the pass that sends it.
+    mutating func decide(connection: PostgresConnection) throws {
         let layer = selection.layer
         let definition = layer.definition
         // Where the server writes fields (editor tracking), the replica's own changes come back.
         let echoes = definition.editFieldsInfo != nil
         var binds = selection.binds
-        var columns = PostgresSync.featureColumns(layer, spatialReference: replica.spatialReference)
-        columns += [
-            "t.outpost_created_xid", "t.outpost_xid", "t.outpost_replica", "(\(selection.condition))",
-            "t.outpost_created_by",
-        ]
+        let oid = "t.\(PostgresQuery.quoted(identifier: definition.objectIdField))"
+        let hasGlobalIds = definition.fields.contains { $0.name == definition.globalIdField }
+        let gid = hasGlobalIds ? "t.\(PostgresQuery.quoted(identifier: definition.globalIdField))" : "NULL::text"
+        let columns = [oid, gid, "t.outpost_created_xid", "t.outpost_xid", "t.outpost_replica", "(\(selection.condition))", "t.outpost_created_by"]
         var condition = unseen("t.outpost_xid", binds: &binds)
         if !echoes {
             condition += " AND t.outpost_replica IS DISTINCT FROM ?"
             binds.append(.text(replica.id))
         }
-        let oid = "t.\(PostgresQuery.quoted(identifier: definition.objectIdField))"
         let sql =
             "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t WHERE \(condition) ORDER BY \(oid)"
-        let fieldCount = definition.fields.count
-        let extra = fieldCount + (layer.isSpatial ? 1 : 0)
-        let globalIdIndex = definition.fields.firstIndex { $0.name == definition.globalIdField }
-        let objectIdIndex = definition.fields.firstIndex { $0.name == definition.objectIdField } ?? 0
         try connection.forEachRow(PostgresQuery(questionMarks: sql, binds: binds)) { row in
-            let globalId = globalIdIndex.flatMap { row.string($0) }
+            let objectId = try row.required(0, row.int64)
+            let globalId = row.string(1)
             if let globalId { liveGlobalIds.insert(globalId) }
             let record = since.row(
-                objectId: try row.required(objectIdIndex, row.int64), createdXid: try row.required(extra, row.int64),
-                changedXid: try row.required(extra + 1, row.int64), lastWriter: row.string(extra + 2))
+                objectId: objectId, createdXid: try row.required(2, row.int64), changedXid: try row.required(3, row.int64),
+                lastWriter: row.string(4))
             let decision = SyncRules.download(
-                record, matchesFilter: try row.bool(extra + 3) == true, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
-                echoesOwnWrites: echoes, createdByReplica: row.string(extra + 4) == replica.id)
+                record, matchesFilter: try row.bool(5) == true, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
+                echoesOwnWrites: echoes, createdByReplica: row.string(6) == replica.id)
             switch decision {
-            case pass: try body(try PostgresSync.record(row, layer: layer))
-            case .delete: if let globalId, pass == .add { leftFilter.append((globalId, record.objectId)) }
+            case .add: adds.append(objectId)
+            case .update: updates.append(objectId)
+            case .delete: if let globalId { leftFilter.append((globalId, objectId)) }
             default: break
             }
+        }
+    }
+
+    /// The rows `decide` found for `pass`, whole, in OBJECTID order.
+    func forEachRow(_ pass: DownloadChange, connection: PostgresConnection, _ body: (FeatureRecord) throws -> Void) throws {
+        let ids = pass == .add ? adds : updates
+        guard !ids.isEmpty else { return }
+        let layer = selection.layer
+        let oid = "t.\(PostgresQuery.quoted(identifier: layer.definition.objectIdField))"
+        let columns = PostgresSync.featureColumns(layer, spatialReference: replica.spatialReference)
+        let sql =
+            "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t WHERE \(oid) = ANY(?) ORDER BY \(oid)"
+        try connection.forEachRow(PostgresQuery(questionMarks: sql, binds: [PostgresInt64Array(ids).postgresValue])) { row in
+            try body(try PostgresSync.record(row, layer: layer))
         }
     }
 
