@@ -106,7 +106,7 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 /// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
 /// first request is accepted.
 func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Logger) -> [any Service] {
-    let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime)
+    let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime, clock: store.clock)
     return store.backgroundServices + [
         ResultFileSweeper(files: files, registry: store.resultFiles, interval: .seconds(60), logger: logger),
         ScheduledRefresher(store: store, files: files, maxExportTiles: options.maxExportTiles, interval: .seconds(60), logger: logger),
@@ -134,7 +134,7 @@ public func buildRouter(
     let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(
         directory: resultFilesDirectory(store),
-        idleTime: options.resultFileIdleTime)
+        idleTime: options.resultFileIdleTime, clock: store.clock)
     let authenticator = Authenticator(
         store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
         maximumMinutes: options.maximumTokenMinutes)

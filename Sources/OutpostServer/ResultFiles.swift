@@ -1,4 +1,5 @@
 import Foundation
+import OutpostSync
 import OutpostWire
 import Synchronization
 
@@ -9,15 +10,22 @@ import Synchronization
 ///
 /// A file is written under a temporary name and renamed into place when complete, so a
 /// download never sees half a file. Files expire after `idleTime` without a download (ArcGIS's
-/// default is ten minutes, §7.1); `sweep` removes them and runs periodically.
+/// default is ten minutes, §7.1); `sweep` removes them and runs periodically. The idle clock
+/// is the file's modification time, set from the injected clock when the file is published
+/// and each time it is opened, so it starts when the file can first be downloaded (not when
+/// the job began writing it) and tests can move it on without waiting.
 public struct ResultFiles: Sendable {
     public let directory: String
     public let idleTime: TimeInterval
+    let clock: any WallClock
 
-    public init(directory: String, idleTime: TimeInterval) {
+    public init(directory: String, idleTime: TimeInterval, clock: any WallClock = SystemClock()) {
         self.directory = directory
         self.idleTime = idleTime
+        self.clock = clock
     }
+
+    private var now: Date { Date(timeIntervalSince1970: TimeInterval(clock.milliseconds()) / 1000) }
 
     /// A fresh name: 32 hex digits and the format's extension.
     public static func newName(extension ext: String) -> String {
@@ -46,8 +54,9 @@ public struct ResultFiles: Sendable {
         return path(of: ".tmp-\(name)")
     }
 
-    /// Moves a complete temporary file into place.
+    /// Moves a complete temporary file into place; its idle clock starts now.
     public func publish(_ name: String) throws {
+        try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: path(of: ".tmp-\(name)"))
         try FileManager.default.moveItem(atPath: path(of: ".tmp-\(name)"), toPath: path(of: name))
     }
 
@@ -57,7 +66,8 @@ public struct ResultFiles: Sendable {
     }
 
     /// Whether a published file is there and not expired (its idle clock left as it is).
-    public func exists(_ name: String, now: Date = Date()) -> Bool {
+    public func exists(_ name: String, now: Date? = nil) -> Bool {
+        let now = now ?? self.now
         guard Self.isValidName(name), let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name)),
             let modified = attributes[.modificationDate] as? Date
         else { return false }
@@ -65,7 +75,8 @@ public struct ResultFiles: Sendable {
     }
 
     /// The published file to serve, its idle clock restarted; nil when unknown or expired.
-    public func open(_ name: String, now: Date = Date()) -> String? {
+    public func open(_ name: String, now: Date? = nil) -> String? {
+        let now = now ?? self.now
         guard exists(name, now: now) else { return nil }
         let file = path(of: name)
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file)
@@ -76,7 +87,8 @@ public struct ResultFiles: Sendable {
     /// and `open` refuses expired files whether or not they were swept yet).
     /// Returns the names removed.
     @discardableResult
-    public func sweepIfDue(now: Date = Date()) -> [String] {
+    public func sweepIfDue(now: Date? = nil) -> [String] {
+        let now = now ?? self.now
         let due = Self.lastSweep.withLock { last -> Bool in
             guard now.timeIntervalSince(last[directory] ?? .distantPast) >= 60 else { return false }
             last[directory] = now
@@ -90,7 +102,8 @@ public struct ResultFiles: Sendable {
     /// Removes files idle for longer than `idleTime`, and temporary files a crash left
     /// behind; returns the names removed.
     @discardableResult
-    public func sweep(now: Date = Date()) -> [String] {
+    public func sweep(now: Date? = nil) -> [String] {
+        let now = now ?? self.now
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
         for name in names {

@@ -301,19 +301,25 @@ func path(of url: String) -> String {
 @Suite struct ResultFilesTests {
     @Test func filesExpireAfterTheirIdleTimeAndNamesCannotEscape() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("results-\(UUID().uuidString)").path
-        let files = ResultFiles(directory: directory, idleTime: 60)
+        let clock = ManualClock()
+        let files = ResultFiles(directory: directory, idleTime: 60, clock: clock)
         let name = ResultFiles.newName(extension: "json")
         #expect(ResultFiles.isValidName(name))
         _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
         #expect(files.open(name) == nil, "not served before it is published")
+        clock.advance(milliseconds: 3_600_000)
+        // The idle clock starts at publication, however long the file took to write.
         try files.publish(name)
-        let start = Date()
-        #expect(files.open(name, now: start.addingTimeInterval(30)) != nil)
+        clock.advance(milliseconds: 30_000)
+        #expect(files.open(name) != nil)
+        clock.advance(milliseconds: 50_000)
         // Downloading restarted the idle clock.
-        #expect(files.open(name, now: start.addingTimeInterval(80)) != nil)
-        #expect(files.sweep(now: start.addingTimeInterval(100)).isEmpty)
-        #expect(files.open(name, now: start.addingTimeInterval(200)) == nil)
-        #expect(files.sweep(now: start.addingTimeInterval(200)) == [name])
+        #expect(files.open(name) != nil)
+        clock.advance(milliseconds: 20_000)
+        #expect(files.sweep().isEmpty)
+        clock.advance(milliseconds: 100_000)
+        #expect(files.open(name) == nil)
+        #expect(files.sweep() == [name])
         #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
         for bad in ["../outpost.sqlite", "x.json", "\(String(repeating: "a", count: 32)).sqlite", "/etc/passwd", ".tmp-\(name)"] {
             #expect(!ResultFiles.isValidName(bad), "\(bad)")

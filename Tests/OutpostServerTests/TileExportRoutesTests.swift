@@ -160,8 +160,8 @@ import Testing
     }
 
     @Test func exportsAreTheirOwnersAndExpireLikeResultFiles() async throws {
-        // Long enough for the listing right after the job on a loaded machine; short enough to wait out.
-        try await withFreshDemoApp(options: ServerOptions(resultFileIdleTime: 6, requireAuth: true)) { client, store in
+        let clock = ManualClock()
+        try await withFreshDemoApp(options: ServerOptions(resultFileIdleTime: 60, requireAuth: true), clock: clock) { client, store in
             try store.users.addUser("eve", role: .viewer, password: "viewer-pass", rounds: 1000)
             try store.users.addUser("bob", role: .viewer, password: "viewer-pass", rounds: 1000)
             let eve = try store.users.issueToken(for: ServerUser(name: "eve", role: .viewer), minutes: 10).token
@@ -172,7 +172,9 @@ import Testing
             #expect(try await get(client, "\(listing)?f=json&token=\(bob)")["error"]?["code"] == 404, "another user's export is not found")
             #expect(try await get(client, "\(Self.mapServer)/exportTiles/jobs/\(job)?f=json&token=\(bob)")["error"]?["code"] == 404)
             #expect(try await get(client, "\(listing)?f=json")["error"]?["code"] == 499)
-            try await Task.sleep(for: .milliseconds(6300))
+            clock.advance(milliseconds: 59_000)
+            #expect(try await get(client, "\(listing)?f=json&token=\(eve)")["files"] != nil, "not yet expired")
+            clock.advance(milliseconds: 61_000)
             #expect(try await get(client, "\(listing)?f=json&token=\(eve)")["error"]?["code"] == 404, "expired")
         }
     }
