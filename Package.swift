@@ -98,7 +98,8 @@ let package = Package(
         .target(
             name: "OutpostStore",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "CSpatiaLite",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "OutpostTileFiles",
+                "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -140,10 +141,15 @@ let package = Package(
         ),
         // The PostgreSQL + PostGIS backend (docs/postgres.md): connections, forward-only
         // migrations, generations as snapshot ticks.
+        // Tile sets' MBTiles files and style resources in a folder, whichever database lists them.
+        .target(
+            name: "OutpostTileFiles",
+            dependencies: ["OutpostWire", "OutpostStorage", "OutpostSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .target(
             name: "OutpostPostgres",
             dependencies: [
-                "CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry", "OutpostGeoPackage",
+                "CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry", "OutpostGeoPackage", "OutpostTileFiles",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -2,6 +2,7 @@
 # A throwaway PostgreSQL cluster with PostGIS on loopback, for the tests and benchmarks:
 #   scripts/postgres.sh start DIR PORT   prints the URL of a fresh database `outpost_test`
 #   scripts/postgres.sh stop DIR
+#   scripts/postgres.sh restart DIR      (fast shutdown, then up again on the same port)
 # fsync stays on (the tests check crash behaviour, the benchmarks compare with SQLite's).
 set -euo pipefail
 BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
@@ -22,12 +23,16 @@ start)
     "$BIN/psql" -q -h 127.0.0.1 -p "$port" -U outpost -d postgres -c "CREATE DATABASE outpost_test" >/dev/null
     echo "postgres://outpost@127.0.0.1:$port/outpost_test"
     ;;
+restart)
+    dir=$2
+    as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w restart >/dev/null
+    ;;
 stop)
     dir=$2
     if [ -f "$dir/data/postmaster.pid" ]; then as_owner "$BIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null; fi
     ;;
 *)
-    echo "usage: $0 start DIR PORT | stop DIR" >&2
+    echo "usage: $0 start DIR PORT | stop DIR | restart DIR" >&2
     exit 2
     ;;
 esac

@@ -28,6 +28,8 @@ install_missing postgresql-15 postgresql-15-postgis-3
 if [ "${1:-}" = "--with-clients" ]; then
     # A real browser for the services-directory test (headless Chromium, driven by Selenium).
     install_missing chromium chromium-driver
+    # nginx, the load balancer in front of several `outpost serve` processes (test_scale_out.py).
+    install_missing nginx-light
     # QGIS (Python bindings, no desktop), headless, to open the offline map folders' projects.
     NO_RECOMMENDS=1 install_missing python3-qgis
     PYTHON=/usr/bin/python3

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, runs the Swift tests, then the interop
-# tests with real third-party clients (GDAL/OGR, esridump) against a live server.
+# tests with real third-party clients (GDAL/OGR, esridump) against a live server, on
+# SpatiaLite and again on PostgreSQL.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-clients
@@ -10,8 +11,13 @@ swift build --build-tests
 # A throwaway PostgreSQL + PostGIS on loopback for the PostgreSQL backend's tests.
 PG_DIR="${TMPDIR:-/tmp}/outpost-test-postgres"
 trap 'scripts/postgres.sh stop "$PG_DIR"' EXIT
-export OUTPOST_TEST_POSTGRES
+export OUTPOST_TEST_POSTGRES OUTPOST_TEST_POSTGRES_DIR="$PG_DIR"
 OUTPOST_TEST_POSTGRES=$(scripts/postgres.sh start "$PG_DIR" 55432)
 swift test --skip-build 2>&1 | tee .build/swift-test.log
 grep -q "Test run with .* passed" .build/swift-test.log
 OUTPOST_BIN="$PWD/.build/debug/outpost" .venv/bin/python -m pytest -q Tests/interop
+# The same interop tests with every server's data in PostgreSQL (`serve --database`); what
+# PostgreSQL does not hold yet is skipped with the reason (docs/postgres.md). The Docker image
+# test ran in the pass above.
+OUTPOST_INTEROP_BACKEND=postgres OUTPOST_BIN="$PWD/.build/debug/outpost" \
+    .venv/bin/python -m pytest -q -rs Tests/interop --deselect Tests/interop/test_docker.py

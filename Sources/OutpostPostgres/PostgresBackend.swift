@@ -1,13 +1,16 @@
+import Foundation
 import OutpostStorage
 import OutpostSync
+import OutpostTileFiles
+import ServiceLifecycle
+import Synchronization
 
-/// The PostgreSQL + PostGIS backend, as far as it is built (docs/postgres.md): every seam a
-/// replica's life needs (`SyncBackend`: the catalog, feature queries and edits, the replica
-/// registry, sync and the conflict log) and the server's records (`ServerRecords`: users, job
-/// records, result file owners). It becomes an `OutpostBackend` when attachments, versions,
-/// uploads, maintenance, the portal and tile sets are here too; until then the server cannot
-/// be started on it.
-public final class PostgresBackend: SyncBackend, ServerRecords {
+/// The PostgreSQL + PostGIS backend (docs/postgres.md): every seam the server needs
+/// (`OutpostBackend`), rows in the database and files (attachments, uploads, portal items,
+/// tile sets, result files, the request spool) in a data folder, which every process serving
+/// the database must share. Not on PostgreSQL yet, and refused with ArcGIS errors: versioned
+/// services and attachment edits.
+public final class PostgresBackend: OutpostBackend {
     public let pool: PostgresPool
     public let schema: PostgresSchema
     public let edits: PostgresEdits
@@ -19,18 +22,32 @@ public final class PostgresBackend: SyncBackend, ServerRecords {
     public let jobs: PostgresJobStore
     public let resultFiles: PostgresResultFiles
     public let maintenance: PostgresMaintenance
+    public let versions: PostgresVersions
+    public let uploads: PostgresUploadStore
+    public let portal: PostgresPortal
+    public let tiles: PostgresTileSets
     /// This process's presence, which its unfinished jobs are tied to.
     public let presence: PostgresPresence
     public let clock: any WallClock
+    public let directory: String
 
     /// Connects to `location` (a pool of `maximumConnections`) and migrates the database.
-    public init(_ location: PostgresLocation, maximumConnections: Int = 10, clock: any WallClock = SystemClock()) throws {
+    /// `dataDirectory` holds the files; without one (tools that touch rows only, tests) a new
+    /// folder under the system's temporary directory does.
+    public init(
+        _ location: PostgresLocation, dataDirectory: String? = nil, maximumConnections: Int = 10, clock: any WallClock = SystemClock()
+    ) throws {
+        let directory =
+            dataDirectory ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("outpost-postgres-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        self.directory = directory
         pool = PostgresPool(location, maximumConnections: maximumConnections)
         try PostgresMigrations.migrate(pool)
         let held = PostgresCatalog(pool: pool)
+        let counter = EditCounter()
         schema = PostgresSchema(pool: pool, held: held, clock: clock)
-        edits = PostgresEdits(pool: pool, held: held, clock: clock)
-        features = PostgresFeatures(pool: pool, held: held)
+        edits = PostgresEdits(pool: pool, held: held, clock: clock, counter: counter)
+        features = PostgresFeatures(pool: pool, held: held, directory: directory)
         replicas = PostgresReplicaRegistry(pool: pool, held: held, clock: clock)
         sync = PostgresSync(pool: pool, held: held, clock: clock)
         conflicts = PostgresConflictLog(pool: pool, held: held)
@@ -38,14 +55,32 @@ public final class PostgresBackend: SyncBackend, ServerRecords {
         presence = PostgresPresence(location)
         jobs = PostgresJobStore(pool: pool, presence: presence)
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)
-        maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas)
+        maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas, directory: directory, clock: clock)
+        versions = PostgresVersions(held: held)
+        let temporary = (directory as NSString).appendingPathComponent("tmp")
+        uploads = PostgresUploadStore(
+            pool: pool, held: held,
+            folder: UploadFolder(directory: (directory as NSString).appendingPathComponent("uploads"), temporaryDirectory: temporary),
+            clock: clock)
+        portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
+        tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
         self.clock = clock
     }
+
+    public var temporaryDirectory: String { (directory as NSString).appendingPathComponent("tmp") }
+    public var editsApplied: Int { edits.counter.value.load(ordering: .relaxed) }
+    /// Nothing runs beside a server on this backend: PostgreSQL checkpoints itself, and the
+    /// pool opens connections as requests need them.
+    public var backgroundServices: [any Service] { [] }
 
     /// Closes the connections and lets go of this process's presence, as a process that stops.
     public func close() {
         presence.release()
         pool.close()
     }
+}
 
+/// Edits this process committed (metrics).
+final class EditCounter: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -71,13 +71,24 @@ struct PostgresEditSession {
     }
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
-        if edits.attachments?.isEmpty == false || edits.deleteQuery != nil {
-            throw StoreError.invalidFeature("attachment edits and deletes by query are not available on PostgreSQL yet")
-        }
+        if edits.attachments?.isEmpty == false { throw PostgresEdits.attachmentEditsRefused }
         var results = LayerEditResults(layerId: layer.definition.id)
         for feature in edits.adds { results.addResults.append(try attempt { try add(feature, to: layer) }) }
         for feature in edits.updates { results.updateResults.append(try attempt { try update(feature, in: layer) }) }
-        for key in edits.deletes { results.deleteResults.append(try attempt { try delete(key, from: layer) }) }
+        var keys = edits.deletes
+        if let query = edits.deleteQuery {
+            // Found in this transaction, after its adds and updates, as on SpatiaLite.
+            var idsOnly = query
+            idsOnly.returnIdsOnly = true
+            do {
+                if case .objectIds(let ids) = try PostgresFeatures.answer(idsOnly, layer: layer, connection: connection) {
+                    keys.append(contentsOf: ids.map(FeatureKey.objectId))
+                }
+            } catch let error as PostgresError where error.kind == .statement && ["22", "42"].contains(error.sqlState?.prefix(2) ?? "") {
+                throw ArcGISError.invalidQuery("'where' parameter is invalid: \(error.message)")
+            }
+        }
+        for key in keys { results.deleteResults.append(try attempt { try delete(key, from: layer) }) }
         return results
     }
 

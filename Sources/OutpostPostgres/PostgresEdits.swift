@@ -2,6 +2,7 @@ import OutpostGeometry
 import OutpostStorage
 import OutpostSync
 import OutpostWire
+import Synchronization
 
 /// Changing features on PostgreSQL: one transaction per request, every row stamped by the
 /// database with the transaction's id (docs/postgres.md, "Generations"). Writers run side by
@@ -10,6 +11,7 @@ public struct PostgresEdits: FeatureEditing {
     let pool: PostgresPool
     let held: PostgresCatalog
     let clock: any WallClock
+    let counter: EditCounter
 
     /// The newest generation: a tick taken now, whose snapshot sees every committed write.
     public func currentGeneration() throws -> Int64 {
@@ -43,6 +45,7 @@ public struct PostgresEdits: FeatureEditing {
                 }
                 let committed = results.contains { $0.all.contains(where: \.success) }
                 let stamp = try PostgresEditSession.markEdited(layers, at: moment, connection: session.connection, committing: true)
+                counter.value.add(results.reduce(0) { $0 + $1.all.count(where: \.success) }, ordering: .relaxed)
                 return EditOutcome(layers: results, editMoment: moment, generation: committed ? stamp : nil)
             }
         } catch let rolledBack as RolledBack {

@@ -9,6 +9,8 @@ import OutpostWire
 public struct PostgresFeatures: FeatureQuerying {
     let pool: PostgresPool
     let held: PostgresCatalog
+    /// The data folder attachment keys are read under.
+    let directory: String
 
     static let maximumObjectIds = 100_000
 

@@ -1,12 +1,15 @@
+import Foundation
 import OutpostStorage
 import OutpostSync
 
-/// Health, counts and compaction on PostgreSQL (`StoreMaintenance`'s rules; the file sweep
-/// comes with the blob store, which holds this backend's files).
-public struct PostgresMaintenance: Sendable {
+/// Health, counts, the orphan-file sweep and compaction on PostgreSQL (`StoreMaintenance`).
+public struct PostgresMaintenance: StoreMaintenance {
     let pool: PostgresPool
     let held: PostgresCatalog
     let replicas: PostgresReplicaRegistry
+    /// The data folder (attachments, uploads, items, tiles, `tmp/`).
+    let directory: String
+    let clock: any WallClock
 
     /// How long a tick taken for a replica not registered yet is kept from compaction: its
     /// export may still be running in another process (a million points take seconds).
@@ -22,8 +25,10 @@ public struct PostgresMaintenance: Sendable {
     }
 
     public func counts() throws -> StoreCounts {
-        let row = try pool.query("SELECT (SELECT count(*) FROM outpost_replicas), (SELECT count(*) FROM outpost_conflicts)").first
-        return StoreCounts(replicas: try row?.int(0) ?? 0, conflicts: try row?.int(1) ?? 0)
+        let row = try pool.query(
+            "SELECT (SELECT count(*) FROM outpost_replicas), (SELECT count(*) FROM outpost_conflicts), pg_database_size(current_database())"
+        ).first
+        return StoreCounts(replicas: try row?.int(0) ?? 0, conflicts: try row?.int(1) ?? 0, databaseBytes: try row?.int(2) ?? 0)
     }
 
     /// Purges the tombstones every replica that may still sync has seen (per service: those
@@ -66,5 +71,43 @@ public struct PostgresMaintenance: Sendable {
             "DELETE FROM outpost_sync_receipts WHERE replica_id NOT IN (SELECT replica_id FROM outpost_replicas)"
         ).affectedRows
         return report
+    }
+
+    /// Files older than this are swept when nothing names them. Other processes keep serving
+    /// while one starts, and each puts a file in place before the row naming it commits: a
+    /// young unnamed file may be an edit in flight, an hour-old one is not.
+    static let orphanAgeSeconds: TimeInterval = 3_600
+
+    /// Removes attachment files no attachment row names, spooled files and item folders no
+    /// item names, each only when older than `orphanAgeSeconds` (unlike SpatiaLite's sweep,
+    /// which runs while no edit can be in flight, this one runs beside other processes).
+    @discardableResult
+    public func removeOrphanFiles() throws -> OrphanFileSweep {
+        let now = Date(timeIntervalSince1970: TimeInterval(clock.milliseconds()) / 1000)
+        func old(_ path: String) -> Bool {
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return false }
+            return now.timeIntervalSince(modified) > Self.orphanAgeSeconds
+        }
+        func sweep(_ folder: String, keeping kept: Set<String>) -> Int {
+            let folder = (directory as NSString).appendingPathComponent(folder)
+            var removed = 0
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where !kept.contains(name) {
+                let path = (folder as NSString).appendingPathComponent(name)
+                if old(path), (try? FileManager.default.removeItem(atPath: path)) != nil { removed += 1 }
+            }
+            return removed
+        }
+        var keys = Set<String>()
+        for service in try held.load().services {
+            for layer in service.layers where layer.definition.hasAttachments {
+                for row in try pool.query("SELECT \"BLOB_KEY\" FROM \(identifier: layer.attachmentTable)").rows {
+                    if let key = row.string(0), key.hasPrefix("attachments/") { keys.insert(String(key.dropFirst("attachments/".count))) }
+                }
+            }
+        }
+        let items = Set(try pool.query("SELECT id FROM outpost_items").rows.compactMap { $0.string(0) })
+        return OrphanFileSweep(
+            attachmentFiles: sweep("attachments", keeping: keys), temporaryFiles: sweep("tmp", keeping: []),
+            itemFolders: sweep("items", keeping: items))
     }
 }

@@ -21,7 +21,9 @@ public enum PostgresMigrationError: Error, Equatable, CustomStringConvertible {
 
 /// The PostgreSQL schema (docs/postgres.md), step by step.
 public enum PostgresMigrations {
-    public static let all: [PostgresMigration] = [
+    public static let all: [PostgresMigration] = core + [portal]
+
+    static let core: [PostgresMigration] = [
         PostgresMigration(
             version: 1, name: "PostGIS and generation ticks",
             statements: [

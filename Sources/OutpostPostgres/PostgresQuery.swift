@@ -113,6 +113,12 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
             sql += "$\(binds.count)"
         }
 
+        /// A value or NULL (spelled out so an optional is bound, not described).
+        public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
+            binds.append(value.postgresValue)
+            sql += "$\(binds.count)"
+        }
+
         public mutating func appendInterpolation(identifier: String) { sql += PostgresQuery.quoted(identifier: identifier) }
 
         /// SQL the backend wrote itself (a constant expression), never a user's text.

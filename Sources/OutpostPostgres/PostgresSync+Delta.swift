@@ -60,7 +60,7 @@ extension PostgresSync {
                         replacementRows += layerWriter.featureCount
                     } else if layerPlan.direction.downloads {
                         let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
-                        var reader = PostgresChangeReader(selection: selection, since: since, replica: replica)
+                        let reader = try PostgresChangeReader(selection: selection, since: since, replica: replica, connection: connection)
                         for pass in [DownloadChange.add, .update] {
                             try layerWriter.insertAll(logging: pass == .add ? .insert : .update) { insert in
                                 try reader.forEachRow(pass, connection: connection) { record in

@@ -32,8 +32,7 @@ extension PostgresSync {
                 try receiver.beginChanges(layer, results: results, answersAttachments: answersAttachments)
                 if layerPlan.direction.downloads {
                     let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
-                    var reader = PostgresChangeReader(selection: selection, since: since, replica: replica)
-                    try reader.decide(connection: connection)
+                    let reader = try PostgresChangeReader(selection: selection, since: since, replica: replica, connection: connection)
                     for pass in [DownloadChange.add, .update] {
                         try reader.forEachRow(pass, connection: connection) { record in
                             try receiver.changedFeature(pass, record, of: layer)
@@ -105,10 +104,12 @@ struct PostgresChangeReader {
     private var adds: [Int64] = []
     private var updates: [Int64] = []
 
-    init(selection: PostgresSync.Selection, since: TransactionSnapshot, replica: ReplicaDefinition) {
+    /// Reads what changed and decides each row (`decide`): a reader is never used undecided.
+    init(selection: PostgresSync.Selection, since: TransactionSnapshot, replica: ReplicaDefinition, connection: PostgresConnection) throws {
         self.selection = selection
         self.since = since
         self.replica = replica
+        try decide(connection: connection)
     }
 
     /// `xmin ≤ x AND (x ≥ xmax OR x ∈ xip)` over `column`: written by a transaction `since` did not see.
@@ -120,7 +121,7 @@ struct PostgresChangeReader {
     /// Decides every changed row from its stamps, filter match and creator alone (no
     /// attributes, no geometry): which are adds, which updates, which left the filter. Each row
     /// is then read whole once, by the pass that sends it.
-    mutating func decide(connection: PostgresConnection) throws {
+    private mutating func decide(connection: PostgresConnection) throws {
         let layer = selection.layer
         let definition = layer.definition
         // Where the server writes fields (editor tracking), the replica's own changes come back.

@@ -18,9 +18,10 @@ extension PostgresSync {
         guard !service.definition.isVersioned else { throw StoreError.invalidSchema("versioned services are not available on PostgreSQL yet") }
         return try pool.transaction(.repeatableRead) { connection in
             var definition = plan.definition
-            let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, connection: connection) }
-            // The tick is this transaction's snapshot: what the export reads, exactly.
+            // The tick is this transaction's snapshot: what the export reads, exactly. Set
+            // before the selections are made, so each layer's file records carry it.
             definition.setGeneration(try GenerationTicks.take(replica: definition.id, on: connection).tick)
+            let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, connection: connection) }
             phase(.exportingData)
             var counts = ReplicaExportCounts()
             switch output {

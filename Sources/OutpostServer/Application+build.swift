@@ -65,7 +65,7 @@ public struct ServerOptions: Sendable {
 
 /// Builds the Hummingbird application serving `store`.
 public func buildApplication(
-    store: FeatureStore, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
+    store: some OutpostBackend, host: String = "127.0.0.1", port: Int = 8080, options: ServerOptions = ServerOptions(),
     logger: Logger = .outpostDefault
 ) -> some ApplicationProtocol {
     var application = Application(
@@ -80,7 +80,7 @@ public func buildApplication(
 
 /// The same application over HTTPS.
 public func buildTLSApplication(
-    store: FeatureStore, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
+    store: some OutpostBackend, host: String = "127.0.0.1", port: Int = 8443, tls: TLSSetup,
     options: ServerOptions = ServerOptions(scheme: "https"), logger: Logger = .outpostDefault
 ) throws -> some ApplicationProtocol {
     var application = Application(
@@ -105,7 +105,7 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 /// starts them before the server and stops them after it has drained, in reverse order. The
 /// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
 /// first request is accepted.
-func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Logger) -> [any Service] {
+func backgroundServices(store: some OutpostBackend, options: ServerOptions, logger: Logger) -> [any Service] {
     let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime, clock: store.clock)
     return store.backgroundServices + [
         ResultFileSweeper(files: files, registry: store.resultFiles, interval: .seconds(60), logger: logger),
@@ -114,18 +114,18 @@ func backgroundServices(store: FeatureStore, options: ServerOptions, logger: Log
 }
 
 /// Where result files (replica files, sync answers) are published.
-func resultFilesDirectory(_ store: FeatureStore) -> String {
+func resultFilesDirectory(_ store: some OutpostBackend) -> String {
     (store.directory as NSString).appendingPathComponent("replicafiles")
 }
 
 /// The ArcGIS REST routes. Every resource answers GET and POST (the ArcGIS API for Python
 /// POSTs metadata requests); every failure is an ArcGIS error envelope.
-public func buildRouter(store: FeatureStore, limits: UploadLimits) -> Router<OutpostRequestContext> {
+public func buildRouter(store: some OutpostBackend, limits: UploadLimits) -> Router<OutpostRequestContext> {
     buildRouter(store: store, options: ServerOptions(limits: limits))
 }
 
 public func buildRouter(
-    store: FeatureStore, options: ServerOptions = ServerOptions(),
+    store: some OutpostBackend, options: ServerOptions = ServerOptions(),
     logger: Logger = .outpostDefault
 ) -> Router<OutpostRequestContext> {
     let router = Router(context: OutpostRequestContext.self)

@@ -5,8 +5,8 @@ import OutpostStore
 import OutpostWire
 
 /// Read access to attachments: the per-feature list, the bytes, and `queryAttachments`.
-struct AttachmentsController: Sendable {
-    let store: FeatureStore
+struct AttachmentsController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     private func attachmentLayer(_ context: OutpostRequestContext) throws -> StoredLayer {
         let layer = try store.layer(service: try context.serviceName(), id: try context.layerId())

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import OutpostService
 import OutpostStorage
 import OutpostStore
+import OutpostSync
 import OutpostWire
 
 /// Token security (`serve --require-auth`): who is asking, and may they. Tokens come from
@@ -12,12 +13,21 @@ import OutpostWire
 /// (or `Authorization: Bearer`); a missing token is ArcGIS's 499, a bad or expired one 498,
 /// a role too low 403. Without `--require-auth` everyone is an anonymous admin.
 struct Authenticator: Sendable {
-    let store: FeatureStore
+    let users: any UserDirectory
+    let clock: any WallClock
     let required: Bool
     /// Minutes a token lives when the request does not say (and the most it may ask).
     let defaultMinutes: Int
     let maximumMinutes: Int
     let throttle = NIOLockedValueBox(LoginThrottle())
+
+    init(store: some ServerRecords, required: Bool, defaultMinutes: Int, maximumMinutes: Int) {
+        users = store.users
+        clock = store.clock
+        self.required = required
+        self.defaultMinutes = defaultMinutes
+        self.maximumMinutes = maximumMinutes
+    }
 
     static let tokenRequired = ArcGISError(kind: .tokenRequired, message: "Token Required", details: [])
     static let invalidToken = ArcGISError(kind: .invalidToken, message: "Invalid Token", details: [])
@@ -38,7 +48,7 @@ struct Authenticator: Sendable {
         guard let role else {
             guard identifies else { return try BodyAdmission(headerToken: nil, required: false) { _ in nil } }
             return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: false) { token in
-                guard case .valid(let user) = try store.users.check(token: token) else { throw Self.invalidToken }
+                guard case .valid(let user) = try users.check(token: token) else { throw Self.invalidToken }
                 return user
             }
         }
@@ -51,7 +61,7 @@ struct Authenticator: Sendable {
 
     /// The caller a token names, or nil when anonymous is fine (security off).
     func user(token: String) throws -> ServerUser? {
-        switch try store.users.check(token: token) {
+        switch try users.check(token: token) {
         case .valid(let user): return user
         case .expired, .unknown:
             if required { throw Self.invalidToken }
@@ -72,17 +82,17 @@ struct Authenticator: Sendable {
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }
-        let now = Double(store.clock.milliseconds()) / 1000
+        let now = Double(clock.milliseconds()) / 1000
         let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
         if wait > 0 {
             throw ArcGISError.tooManyRequests(
                 "Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
                 retryAfterSeconds: Int(wait.rounded(.up)))
         }
-        let store = self.store
+        let users = self.users
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
-        guard let user = try await JobRunner.blocking({ try store.users.verify(user: name, password: password) }) else {
-            throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(store.clock.milliseconds()) / 1000) }
+        guard let user = try await JobRunner.blocking({ try users.verify(user: name, password: password) }) else {
+            throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(clock.milliseconds()) / 1000) }
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
         throttle.withLockedValue { $0.succeeded(user: name, address: address) }
@@ -91,7 +101,7 @@ struct Authenticator: Sendable {
             guard let value = Int(text), value > 0 else { throw ArcGISError.invalidParameter("expiration", "minutes, a positive integer") }
             minutes = min(value, maximumMinutes)
         }
-        let issued = try store.users.issueToken(for: user, minutes: minutes)
+        let issued = try users.issueToken(for: user, minutes: minutes)
         return RESTResponse.json(["token": .string(issued.token), "expires": .int(issued.expires), "ssl": false], parameters: p)
     }
 }

@@ -5,8 +5,8 @@ import OutpostStore
 import OutpostWire
 
 /// `applyEdits` (layer and service), `addFeatures`, `updateFeatures`, `deleteFeatures`.
-struct EditsController: Sendable {
-    let store: FeatureStore
+struct EditsController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     /// Edits DEFAULT, or the named version `gdbVersion` names (versioned services).
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {

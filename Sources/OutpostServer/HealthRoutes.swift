@@ -1,11 +1,12 @@
 import Hummingbird
+import OutpostStorage
 import OutpostStore
 import OutpostWire
 
 /// Liveness, readiness and metrics: plain HTTP for orchestrators and scrapers. Liveness
 /// answers while the process serves; readiness also needs the database to answer a read.
-struct HealthRoutes: Sendable {
-    let store: FeatureStore
+struct HealthRoutes<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let metrics: ServerMetrics
     let runner: JobRunner
 

@@ -69,7 +69,7 @@ extension MapAreaPackager {
         case .polygon(let rings, let wkid):
             request.areaOfInterest = rings.map { ring in ring.map { Self.webMercator($0, wkid: wkid) } }
         }
-        let export: ExportTiles<FeatureStore>
+        let export: ExportTiles<Backend>
         do {
             export = try ExportTiles(backend: store, set: set, request: request, maximum: maxExportTiles)
         } catch TileExportRefusal.tooManyTiles(_, _, _, let drop) where plan.levels == nil && !drop.isEmpty {

@@ -62,9 +62,9 @@ extension MapAreaPackager {
         let plan = try SyncPlanner.plan(
             request, replica: replica, edits: nil, currentGeneration: try store.edits.currentGeneration(), limits: .standard,
             serviceHasAttachments: { layer in service.layers.first { $0.definition.id == layer }?.definition.hasAttachments ?? false })
-        let (serviceJSON, layerJSON) = try ReplicasController.resources(store, service, of: replica)
+        let (serviceJSON, layerJSON) = try ReplicasController<Backend>.resources(store, service, of: replica)
         let work = SyncWork(
-            store: store, files: files, plan: plan, fingerprint: ReplicasController.fingerprint(plan, editBytes: []), serviceURL: url,
+            store: store, files: files, plan: plan, fingerprint: ReplicasController<Backend>.fingerprint(plan, editBytes: []), serviceURL: url,
             serviceJSON: serviceJSON, layerJSON: layerJSON, logger: Logger(label: "outpost.packaging"), requestRecord: nil)
         let done = try work.toFile()
         let generations = replica.generations(answered: done.summary.generations)
@@ -109,8 +109,8 @@ extension MapAreaPackager {
     func replaceWhole(_ item: PortalItem) throws -> String {
         guard
             let relation = try store.portal.relationships(of: item.id).first(where: {
-                $0.type == MapAreas<FeatureStore>.areaToPackage && $0.destination == item.id
-            }), let area = try store.portal.item(id: relation.origin), let shape = MapAreas<FeatureStore>.shape(area),
+                $0.type == MapAreas<Backend>.areaToPackage && $0.destination == item.id
+            }), let area = try store.portal.item(id: relation.origin), let shape = MapAreas<Backend>.shape(area),
             item.properties["url"]?.stringValue != nil
         else { throw PackagingError(.areaMissing, "The package belongs to no map area; it cannot be made again.") }
         guard case .features(let plan) = PackagePlan(packageType: item.type, properties: item.properties) else {

@@ -11,8 +11,8 @@ import OutpostWire
 /// `exportTiles` package), each an item related to the area by `Area2Package` and shared as
 /// the area is. A package that cannot be made says why; the others are still made, and the
 /// area's `properties.status` ends `complete` or `failed`.
-struct MapAreaPackager: Sendable {
-    let store: FeatureStore
+struct MapAreaPackager<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     /// `<scheme>://<host>` the request came to: the map's server-relative URLs are this server's.
     let server: String
@@ -20,7 +20,7 @@ struct MapAreaPackager: Sendable {
     let caller: PortalCaller
     let user: ServerUser?
 
-    typealias Areas = MapAreas<FeatureStore>
+    typealias Areas = MapAreas<Backend>
 
     /// Makes the area's packages, keeping those it has that are made as wanted and deleting the
     /// others (`PackageReuse`); returns SetupMapArea's `packages`.

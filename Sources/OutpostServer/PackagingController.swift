@@ -10,8 +10,8 @@ import OutpostWire
 /// The OfflinePackaging geoprocessing service at `/arcgis/rest/services/System/OfflinePackaging/GPServer`,
 /// where `portals/self` points (docs/map-areas.md): its metadata and its tasks' (Appendix B),
 /// `submitJob`, and the jobs' status and results in the geoprocessing form.
-struct PackagingController: Sendable {
-    let store: FeatureStore
+struct PackagingController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     let runner: JobRunner
     let scheme: String
@@ -20,9 +20,11 @@ struct PackagingController: Sendable {
     let maxMapAreas: Int
     let logger: Logger
 
-    static let kinds: [String: JobKind] = [
-        "CreateMapArea": .createMapArea, "SetupMapArea": .setupMapArea, "RefreshMapAreaPackage": .refreshMapAreaPackage,
-    ]
+    static var kinds: [String: JobKind] {
+        [
+            "CreateMapArea": .createMapArea, "SetupMapArea": .setupMapArea, "RefreshMapAreaPackage": .refreshMapAreaPackage,
+        ]
+    }
 
     func addRoutes(to routes: ArcGISRoutes) {
         routes.viewers
@@ -119,8 +121,8 @@ struct PackagingController: Sendable {
 }
 
 /// One packaging job's work, with the inputs it was submitted with.
-struct PackagingWork: Sendable {
-    let store: FeatureStore
+struct PackagingWork<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     let server: String
     let maxExportTiles: Int
@@ -129,7 +131,7 @@ struct PackagingWork: Sendable {
     let user: ServerUser?
     let inputs: [String: String]
 
-    var packager: MapAreaPackager {
+    var packager: MapAreaPackager<Backend> {
         MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
     }
 

@@ -64,7 +64,7 @@ extension PortalController {
         try apply(p, to: &item)
         let thumbnail = try thumbnailPart(c)
         let data = try itemData(request, c, item: &item)
-        if type == "Web Map", case .text(let text) = data { try PortalContent<FeatureStore>.checkWebMap(text) }
+        if type == "Web Map", case .text(let text) = data { try PortalContent<Backend>.checkWebMap(text) }
         try store.portal.addItem(item, data: data)
         if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
         if let origin = p.string("originItemId"), let relationship = p.string("relationshipType") {
@@ -208,7 +208,7 @@ extension PortalController {
         if let description = p.string("description") { item.itemDescription = description }
         if let url = p.string("url") { item.url = url.isEmpty ? nil : url }
         if let properties = try p.json("properties") {
-            item.properties = item.type == "Map Area" ? MapAreas<FeatureStore>.keepingPackagerProperties(properties, of: item) : properties
+            item.properties = item.type == "Map Area" ? MapAreas<Backend>.keepingPackagerProperties(properties, of: item) : properties
         }
         if let reference = p.string("spatialReference") { item.spatialReference = reference }
         if let extent = p.string("extent"), !extent.isEmpty {

@@ -36,7 +36,7 @@ struct Paging {
 
 extension PortalController {
     /// Fields `sortField` may name.
-    static let sortFields = ["title", "created", "modified", "type", "owner", "avgrating", "numviews", "size"]
+    static var sortFields: [String] { ["title", "created", "modified", "type", "owner", "avgrating", "numviews", "size"] }
 
     /// `search`: the items the caller may see that match `q`, sorted and paged.
     func search(_ request: Request, _ c: OutpostRequestContext) throws -> Response {

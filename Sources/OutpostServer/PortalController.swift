@@ -9,8 +9,8 @@ import OutpostWire
 /// with their data, resources and relationships, and search (docs/portal.md). Items are
 /// filtered by `PortalCaller` before anything about them is answered: an item a caller may
 /// not see is "not found", never "forbidden".
-struct PortalController: Sendable {
-    let store: FeatureStore
+struct PortalController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let requireAuth: Bool
     let scheme: String
     let tokenMinutes: Int
@@ -21,8 +21,8 @@ struct PortalController: Sendable {
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).
-    static let organizationId = "0utp0st0rg"
-    static let currentVersion = "2024.1"
+    static var organizationId: String { "0utp0st0rg" }
+    static var currentVersion: String { "2024.1" }
 
     func caller(_ context: OutpostRequestContext) -> PortalCaller {
         PortalCaller(user: context.user, securityOn: requireAuth)

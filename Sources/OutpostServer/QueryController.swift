@@ -5,8 +5,8 @@ import OutpostStore
 import OutpostWire
 
 /// `query` and the single-feature resource.
-struct QueryController: Sendable {
-    let store: FeatureStore
+struct QueryController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     func query(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let service = try context.serviceName()

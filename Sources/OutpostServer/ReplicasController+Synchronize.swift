@@ -127,7 +127,7 @@ extension ReplicasController {
     }
 
     /// Runs an asynchronous sync and records each step of it.
-    static func run(job: JobRecord, sync: SyncWork, logger: Logger) async {
+    static func run(job: JobRecord, sync: SyncWork<Backend>, logger: Logger) async {
         await runJob(job, store: sync.store, logger: logger) { phase in
             phase(.importChanges)
             return try sync.toFile(keepEmpty: true, exporting: { phase(.exportChanges) }).fileName ?? ""
@@ -136,8 +136,8 @@ extension ReplicasController {
 }
 
 /// One sync: upload, answer, record.
-struct SyncWork: Sendable {
-    let store: FeatureStore
+struct SyncWork<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     let plan: SyncPlan
     let fingerprint: [UInt8]
@@ -156,7 +156,7 @@ struct SyncWork: Sendable {
     }
 
     /// The sync use case this work carries out.
-    private var session: SynchronizeReplica<FeatureStore> { SynchronizeReplica(backend: store, plan: plan, fingerprint: fingerprint) }
+    private var session: SynchronizeReplica<Backend> { SynchronizeReplica(backend: store, plan: plan, fingerprint: fingerprint) }
 
     /// Runs the use case, timing and logging its two halves; `writeAnswer` writes the answer.
     private func run(exporting: () -> Void = {}, writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> SyncAnswerSummary {

@@ -10,8 +10,8 @@ import OutpostWire
 
 /// `createReplica`, `replicas`, `replicas/<id>`, `unRegisterReplica`, job status and result
 /// files (§4, §6, §7 of the sync reference).
-struct ReplicasController: Sendable {
-    let store: FeatureStore
+struct ReplicasController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     let runner: JobRunner
     let scheme: String
@@ -93,7 +93,7 @@ struct ReplicasController: Sendable {
     }
 
     /// Runs an asynchronous export and records each step of it.
-    static func run(job: JobRecord, export: ExportWork, logger: Logger) async {
+    static func run(job: JobRecord, export: ExportWork<Backend>, logger: Logger) async {
         await runJob(job, store: export.store, logger: logger) { phase in
             let (_, name) = try export.toFile(phase: phase)
             logger.info("job \(job.id): replica \(job.replicaId) exported to \(name)")
@@ -104,7 +104,7 @@ struct ReplicasController: Sendable {
     /// Runs a job's work on the blocking pool through the `JobRun` use case (every step
     /// saved); a failure that is a server fault is logged whole.
     static func runJob(
-        _ job: JobRecord, store: FeatureStore, logger: Logger,
+        _ job: JobRecord, store: Backend, logger: Logger,
         work: @escaping @Sendable (_ phase: (ServerJobStatus) -> Void) throws -> String
     ) async {
         let last = try? await JobRunner.blocking {
@@ -191,7 +191,7 @@ struct ReplicasController: Sendable {
     }
 
     static func resources(
-        _ store: FeatureStore, _ service: StoredService, of replica: ReplicaDefinition
+        _ store: Backend, _ service: StoredService, of replica: ReplicaDefinition
     ) throws -> (
         service: JSONValue, layers: [Int: JSONValue]
     ) {
@@ -226,10 +226,10 @@ struct ReplicasController: Sendable {
 }
 
 /// One replica export: snapshot, write, register, publish.
-struct ExportWork: Sendable {
-    let store: FeatureStore
+struct ExportWork<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
-    let planned: CreateReplica<FeatureStore>.Planned
+    let planned: CreateReplica<Backend>.Planned
     let serviceURL: String
     let serviceJSON: JSONValue
     let layerJSON: [Int: JSONValue]
@@ -279,7 +279,7 @@ struct ExportWork: Sendable {
         _ = try CreateReplica(backend: store).export(planned) { plan in
             try store.sync.exportReplica(
                 plan, to: .records(ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: attachmentURLs)),
-                serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON
+                serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: { _ in }
             ).0
         }
         return bytes

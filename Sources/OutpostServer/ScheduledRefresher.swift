@@ -12,8 +12,8 @@ import ServiceLifecycle
 /// packages refreshed once — however many firings were missed while the server was down — and
 /// the time recorded in the area (`properties.lastScheduledRefresh`), so a restart neither
 /// repeats nor loses a refresh. A service of the application's service group.
-struct ScheduledRefresher: Service {
-    let store: FeatureStore
+struct ScheduledRefresher<Backend: OutpostBackend>: Service {
+    let store: Backend
     let files: ResultFiles
     let maxExportTiles: Int
     let interval: Duration
@@ -35,7 +35,7 @@ struct ScheduledRefresher: Service {
             let last = area.properties["lastScheduledRefresh"]?.int64Value ?? area.created
             guard let due = schedule.next(after: last), due <= now else { continue }
             let packages = ((try? store.portal.relationships(of: area.id)) ?? []).filter {
-                $0.type == MapAreas<FeatureStore>.areaToPackage && $0.origin == area.id
+                $0.type == MapAreas<Backend>.areaToPackage && $0.origin == area.id
             }.map(\.destination)
             // Package URLs name the host they were made for: the packager reads services from them.
             let server =

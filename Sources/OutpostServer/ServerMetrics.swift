@@ -49,7 +49,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Reads what the store and the job runner hold, then renders every metric.
-    func scrape(store: FeatureStore, runner: JobRunner) async throws -> [UInt8] {
+    func scrape(store: some OutpostBackend, runner: JobRunner) async throws -> [UInt8] {
         let edits = store.editsApplied
         let newEdits = editsReported.withLock { reported in
             defer { reported = edits }
@@ -71,11 +71,7 @@ public final class ServerMetrics: Sendable {
         Gauge(label: "outpost_jobs", dimensions: [("state", "running")], factory: factory).record(load.running)
         Gauge(label: "outpost_jobs", dimensions: [("state", "queued")], factory: factory).record(load.queued)
 
-        var bytes = 0
-        for suffix in ["", "-wal", "-shm"] {
-            bytes += ((try? FileManager.default.attributesOfItem(atPath: store.path + suffix))?[.size] as? Int) ?? 0
-        }
-        Gauge(label: "outpost_database_bytes", factory: factory).record(bytes)
+        Gauge(label: "outpost_database_bytes", factory: factory).record(counts.databaseBytes)
 
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)

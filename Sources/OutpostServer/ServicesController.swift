@@ -4,8 +4,8 @@ import OutpostStore
 import OutpostWire
 
 /// The directory resources: server info, the services list, service and layer metadata.
-struct ServicesController: Sendable {
-    let store: FeatureStore
+struct ServicesController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     /// `rest/info`; with token security it names the token service (standalone mode, as the
     /// ArcGIS API for Python expects: `authInfo.tokenServicesUrl`, no `owningSystemUrl`).

@@ -7,11 +7,11 @@ import OutpostStore
 /// off are removed. Contract: run before the first request (no edit in flight), which the
 /// application ensures by running it as the HTTP server's prelude in the service group.
 enum StartupHousekeeping {
-    static func run(store: FeatureStore, logger: Logger) async throws {
+    static func run(store: some OutpostBackend, logger: Logger) async throws {
         try await StoreCall.run { sweep(store: store, logger: logger) }
     }
 
-    private static func sweep(store: FeatureStore, logger: Logger) {
+    private static func sweep(store: some OutpostBackend, logger: Logger) {
         if let failed = try? store.jobs.failUnfinishedJobs(now: store.clock.milliseconds()), failed > 0 {
             logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
         }

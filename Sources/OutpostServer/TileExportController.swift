@@ -11,8 +11,8 @@ import OutpostWire
 /// docs/tiles.md, "Export"): geoprocessing-style jobs at `MapServer/exportTiles/jobs/<id>`
 /// and `VectorTileServer/jobs/<id>`, whose package is listed in the job's output folder
 /// (`/arcgis/rest/directories/arcgisoutput/<id>`) and expires like replica result files.
-struct TileExportController: Sendable {
-    let store: FeatureStore
+struct TileExportController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let files: ResultFiles
     let runner: JobRunner
     let scheme: String
@@ -20,7 +20,7 @@ struct TileExportController: Sendable {
     let logger: Logger
 
     /// The output parameter every export job answers, as ArcGIS names it.
-    static let resultParameter = "out_service_url"
+    static var resultParameter: String { "out_service_url" }
 
     func addRoutes(to routes: ArcGISRoutes) {
         for (kind, service) in [(TileSet.Kind.raster, "MapServer"), (.vector, "VectorTileServer")] {
@@ -71,7 +71,7 @@ struct TileExportController: Sendable {
     }
 
     /// Writes the package (or counts it), every step saved; progress at most a few times a second.
-    static func run(_ job: JobRecord, export: ExportTiles<FeatureStore>, files: ResultFiles, logger: Logger) async {
+    static func run(_ job: JobRecord, export: ExportTiles<Backend>, files: ResultFiles, logger: Logger) async {
         let store = export.backend
         let last = try? await JobRunner.blocking {
             JobRun(backend: store).perform(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {

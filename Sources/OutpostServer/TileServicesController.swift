@@ -7,8 +7,8 @@ import OutpostWire
 /// Tiled map services (`MapServer`, one fused cache) and vector tile services
 /// (`VectorTileServer`) over the store's tile sets (docs/tiles.md). Tiles are answered with
 /// an ETag and long-lived cache headers: a set never changes after import.
-struct TileServicesController: Sendable {
-    let store: FeatureStore
+struct TileServicesController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
     let cache: TileCache
     /// The most tiles one export may take (`maxExportTilesCount`).
     let maxExportTiles: Int
@@ -32,7 +32,7 @@ struct TileServicesController: Sendable {
     /// The set the path names, of the service kind the path says.
     func tileSet(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet { try Self.tileSet(store, c, kind: kind) }
 
-    static func tileSet(_ store: FeatureStore, _ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet {
+    static func tileSet(_ store: Backend, _ c: OutpostRequestContext, kind: TileSet.Kind) throws -> TileSet {
         let name = try c.serviceName()
         guard let set = try store.tiles.tileSet(named: name), set.kind == kind else {
             throw ArcGISError(kind: .notFound, message: "Service not found.", details: ["There is no \(kind.serviceKind) '\(name)'."])

@@ -4,8 +4,8 @@ import OutpostStore
 import OutpostWire
 
 /// The `uploads` resource (§8): single-shot and multi-part uploads, item info, delete.
-struct UploadsController: Sendable {
-    let store: FeatureStore
+struct UploadsController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     func upload(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
         guard let file = form.file(named: "file") else {

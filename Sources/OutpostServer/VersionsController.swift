@@ -5,8 +5,8 @@ import OutpostWire
 
 /// `…/<service>/VersionManagementServer`: the versions of a versioned service, after ArcGIS's
 /// version management resource (list, create, info, reconcile with post, delete, conflicts).
-struct VersionsController: Sendable {
-    let store: FeatureStore
+struct VersionsController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
 
     private func versioned(_ context: OutpostRequestContext) throws -> String {
         let service = try store.service(named: try context.serviceName())
@@ -29,7 +29,7 @@ struct VersionsController: Sendable {
         let service = try versioned(context)
         return RESTResponse.json(
             [
-                "defaultVersionName": .string(FeatureStore.defaultVersionName), "serviceName": .string(service),
+                "defaultVersionName": .string(DataVersion.defaultName), "serviceName": .string(service),
                 "capabilities": "versionManagement",
             ], parameters: p)
     }

@@ -16,7 +16,9 @@ public struct CreateReplica<Backend: OutpostBackend>: Sendable {
     /// A planned replica, its name held until `register…`/`export` or `release`.
     public struct Planned: Sendable {
         public var plan: ReplicaPlan
-        public var reservedName: String
+        /// The name held while the replica is made; none for an export that is not
+        /// registered (`syncModel=none`), whose name need not be unique.
+        public var reservedName: String?
         /// Registering existing data: the replica it was copied from, and its line's first replica.
         var reference: ReplicaDefinition?
         var originId: String?
@@ -40,14 +42,20 @@ public struct CreateReplica<Backend: OutpostBackend>: Sendable {
         let now = backend.clock.milliseconds()
         let owner = caller.user?.name ?? ""
         var plan: ReplicaPlan?
-        let reserved = try backend.replicas.reserveReplicaName(
-            { taken in
-                let planned = try ReplicaPlanner.plan(
-                    request, service: stored.definition, replicaId: replicaId, owner: owner, takenNames: taken, reference: reference,
-                    now: now)
-                plan = planned
-                return planned.definition.name
-            }, service: serviceName)
+        func planned(taking taken: [String]) throws -> String {
+            let planned = try ReplicaPlanner.plan(
+                request, service: stored.definition, replicaId: replicaId, owner: owner, takenNames: taken, reference: reference, now: now)
+            plan = planned
+            return planned.definition.name
+        }
+        // An export that will not be registered takes no name: many may share one.
+        let reserved: String?
+        if request.syncModel == SyncModel.none {
+            _ = try planned(taking: [])
+            reserved = nil
+        } else {
+            reserved = try backend.replicas.reserveReplicaName(planned(taking:), service: serviceName)
+        }
         guard let plan else { throw ArcGISError.internalError("no replica plan") }
         let planned = Planned(plan: plan, reservedName: reserved, reference: reference, originId: originId)
         do {
@@ -61,7 +69,8 @@ public struct CreateReplica<Backend: OutpostBackend>: Sendable {
 
     /// Lets go of the name a planned replica held (when it will not be made).
     public func release(_ planned: Planned) {
-        backend.replicas.releaseReplicaName(planned.reservedName, service: planned.plan.definition.serviceName)
+        guard let name = planned.reservedName else { return }
+        backend.replicas.releaseReplicaName(name, service: planned.plan.definition.serviceName)
     }
 
     /// Registers existing data (§4.7): an id and generations, no data.

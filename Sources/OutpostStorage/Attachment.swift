@@ -57,3 +57,17 @@ public enum AttachmentContent: Sendable, Equatable {
     case bytes([UInt8])
     case file(String)
 }
+
+/// Attachment names are file names: no path separators, no control characters, no leading
+/// dots (a name is never used as a path, but it is echoed in downloads).
+public enum AttachmentName {
+    public static func sanitized(_ name: String) -> String {
+        var cleaned = String(
+            name.unicodeScalars.filter { !$0.properties.isNoncharacterCodePoint && $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0 != "\"" }.map(
+                Character.init))
+        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
+        cleaned = cleaned.trimmingWhitespace()
+        if cleaned.count > 255 { cleaned = String(cleaned.suffix(255)) }
+        return cleaned.isEmpty ? "attachment" : cleaned
+    }
+}

@@ -2,6 +2,9 @@ import OutpostWire
 
 /// A version of a versioned service's data (`docs/sync-semantics.md`, Versioned data).
 public struct DataVersion: Sendable, Equatable {
+    /// The name of every versioned service's DEFAULT version, as ArcGIS names it.
+    public static let defaultName = "sde.DEFAULT"
+
     public var name: String
     public var parent: String?
     /// The replica syncing through it, for replica versions.

@@ -70,6 +70,27 @@ public protocol AttachmentEditing: Sendable {
     ) throws -> [EditResult]
 }
 
+extension AttachmentEditing {
+    public func addAttachment(service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput) throws -> EditResult {
+        try addAttachment(service: service, layer: layerId, parentObjectId: parentObjectId, input: input, context: EditContext())
+    }
+
+    public func updateAttachment(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput
+    ) throws -> EditResult {
+        try updateAttachment(
+            service: service, layer: layerId, parentObjectId: parentObjectId, attachmentId: attachmentId, input: input, context: EditContext())
+    }
+
+    public func deleteAttachments(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool
+    ) throws -> [EditResult] {
+        try deleteAttachments(
+            service: service, layer: layerId, parentObjectId: parentObjectId, attachmentIds: attachmentIds,
+            rollbackOnFailure: rollbackOnFailure, context: EditContext())
+    }
+}
+
 extension FeatureEditing {
     public func applyEdits(service: String, edits: [LayerEdits], options: EditOptions) throws -> EditOutcome {
         try applyEdits(service: service, edits: edits, options: options, context: EditContext())
@@ -169,6 +190,13 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     /// (service-lifecycle): the SpatiaLite backend's WAL checkpointer; a networked backend's
     /// connection pool. The backend works without them running (the CLI, tests).
     var backgroundServices: [any Service] { get }
+    /// This process's local folder: request bodies are spooled under `temporaryDirectory`
+    /// (inside it, so a finished upload is moved into place by a rename) and result files
+    /// are published under it.
+    var directory: String { get }
+    var temporaryDirectory: String { get }
+    /// Feature and attachment edits this process committed since it opened the backend (metrics).
+    var editsApplied: Int { get }
 }
 
 extension SyncBackend {

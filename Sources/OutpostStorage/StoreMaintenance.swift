@@ -28,10 +28,13 @@ public enum StoreHealth: Sendable, Equatable {
 public struct StoreCounts: Sendable, Equatable {
     public var replicas: Int
     public var conflicts: Int
+    /// What the database takes on disk (SpatiaLite: the file with its WAL; PostgreSQL: the database).
+    public var databaseBytes: Int
 
-    public init(replicas: Int, conflicts: Int) {
+    public init(replicas: Int, conflicts: Int, databaseBytes: Int = 0) {
         self.replicas = replicas
         self.conflicts = conflicts
+        self.databaseBytes = databaseBytes
     }
 }
 

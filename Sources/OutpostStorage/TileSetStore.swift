@@ -53,3 +53,12 @@ public enum TileSetFailure: ArcGISErrorConvertible, Equatable, CustomStringConve
         ArcGISError(kind: .invalidParameter, message: "Unable to add the tile service.", details: [description])
     }
 }
+
+extension TileSet {
+    /// The bounds as a row keeps them (JSON), every backend alike.
+    public var storedBounds: String { JSONValue.array(bounds.map(JSONValue.double)).jsonText }
+
+    public static func storedBounds(_ text: String?) -> [Double] {
+        text.flatMap { try? JSONParser.parse($0) }?.arrayValue?.compactMap(\.doubleValue) ?? []
+    }
+}

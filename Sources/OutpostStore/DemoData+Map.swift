@@ -7,7 +7,7 @@ extension DemoData {
     /// (`scripts/make-demo-tiles.sh`).
     public static let demoTileSets = [("DemoBasemap", "demo-raster.mbtiles"), ("DemoVectorBasemap", "demo-vector.mbtiles")]
 
-    static func seedTiles(_ store: FeatureStore, testdataDirectory: String) throws {
+    static func seedTiles(_ store: some OutpostBackend, testdataDirectory: String) throws {
         for (name, file) in demoTileSets {
             let path = (testdataDirectory as NSString).appendingPathComponent(file)
             _ = try store.tiles.addTileSet(mbtiles: path, name: name, description: "Outpost demo: Natural Earth (public domain)")
@@ -20,7 +20,7 @@ extension DemoData {
     /// The "Demo map" item: every layer and table of the demo services, offline settings
     /// authored, the `Offline` keyword, public, owned by the server. Its layer URLs are
     /// server-relative and answered absolute for the asking host.
-    static func seedMap(_ store: FeatureStore) throws {
+    static func seedMap(_ store: some OutpostBackend) throws {
         var layers: [JSONValue] = []
         var tables: [JSONValue] = []
         for service in store.catalog.services where !service.definition.layers.isEmpty {

@@ -9,19 +9,21 @@ import OutpostWire
 /// (Natural Earth polygons), 2 Trees (2,500 generated points, more than one query page),
 /// 3 Inspections (a table related to Cities by the city's GlobalID).
 /// `Parcels` (versioned): 0 Parcels, a generated grid of polygons in Web Mercator.
-/// Generated rows come from a fixed-seed generator, so every seed is identical.
+/// Generated rows come from a fixed-seed generator, so every seed is identical. Another
+/// backend gets what it can hold: PostgreSQL has no versioned services and no attachment
+/// edits yet, so there `Parcels` and the Cities' attachments are left out.
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
 
     /// Seeds the demo services unless the store already has services.
     @discardableResult
-    public static func seedIfEmpty(_ store: FeatureStore, testdataDirectory: String) throws -> Bool {
+    public static func seedIfEmpty(_ store: some OutpostBackend, testdataDirectory: String) throws -> Bool {
         guard store.catalog.services.isEmpty else { return false }
         try seed(store, testdataDirectory: testdataDirectory)
         return true
     }
 
-    public static func seed(_ store: FeatureStore, testdataDirectory: String) throws {
+    public static func seed(_ store: some OutpostBackend, testdataDirectory: String) throws {
         let cities = try readGeoJSON((testdataDirectory as NSString).appendingPathComponent("naturalearth_cities.geojson"))
         let countries = try readGeoJSON((testdataDirectory as NSString).appendingPathComponent("naturalearth_countries.geojson"))
         var random = SeededGenerator(seed: 20_261_122)
@@ -131,9 +133,15 @@ public enum DemoData {
         }
         try store.edits.insert(treeRows, service: "Demo", layer: 2)
 
-        let cityGlobalIDs = try store.read { db in
-            try String.fetchAll(db, sql: "SELECT GlobalID FROM \(SpatiaLiteSchema.tableName(service: "Demo", layer: 0)) ORDER BY OBJECTID")
+        var globalIDs = LayerQuery()
+        globalIDs.outFields = ["GlobalID"]
+        globalIDs.returnGeometry = false
+        globalIDs.orderBy = [("OBJECTID", true)]
+        guard case .features(let page) = try store.features.query(globalIDs, service: "Demo", layer: 0) else {
+            throw StoreError.importFailed("the demo cities could not be read back")
         }
+        let column = page.fields.firstIndex { $0.name == "GlobalID" } ?? 0
+        let cityGlobalIDs = page.features.compactMap { $0.attributes[column].stringValue }
         let inspectors = ["A. Okafor", "B. Lindqvist", "C. Moreau", "D. Tanaka", "E. Silva"]
         var inspectionRows: [FeatureRow] = []
         for index in 0..<600 {
@@ -149,6 +157,11 @@ public enum DemoData {
         }
         try store.edits.insert(inspectionRows, service: "Demo", layer: 3)
 
+        guard let store = store as? FeatureStore else {
+            try seedTiles(store, testdataDirectory: testdataDirectory)
+            try seedMap(store)
+            return
+        }
         // A few attachments so the attachment resources have something to show.
         try store.write { db in
             let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"

@@ -9,28 +9,13 @@ import OutpostWire
 /// A GeoJSON FeatureCollection becomes a service with one layer; a GeoPackage becomes a
 /// service with one layer per feature table and one table per attribute table. Field types
 /// are inferred from the data (GeoJSON) or mapped from the declared column types
-/// (GeoPackage); names are made ArcGIS-safe.
-public struct FeatureImporter {
-    public struct Options: Sendable {
-        public var serviceName: String
-        public var isVersioned = false
-        public var layerName: String?
-        public var maxRecordCount = 2000
-        public var hasAttachments = false
-        public var description = ""
-        /// The service's capabilities (without `Sync`, replicas are refused).
-        public var capabilities = ServiceDefinition.defaultCapabilities
+/// (GeoPackage); names are made ArcGIS-safe. Any backend takes them.
+public struct FeatureImporter<Backend: SyncBackend> {
+    public typealias Options = FeatureImportOptions
 
-        public init(serviceName: String, isVersioned: Bool = false, layerName: String? = nil) {
-            self.serviceName = serviceName
-            self.isVersioned = isVersioned
-            self.layerName = layerName
-        }
-    }
+    public let store: Backend
 
-    public let store: FeatureStore
-
-    public init(store: FeatureStore) { self.store = store }
+    public init(store: Backend) { self.store = store }
 
     @discardableResult
     public func importFile(at path: String, options: Options) throws -> StoredService {
@@ -110,14 +95,6 @@ public struct FeatureImporter {
         var configuration = Configuration()
         configuration.readonly = true
         let source = try DatabaseQueue(path: path, configuration: configuration)
-        struct SourceTable {
-            var name: String
-            var dataType: String
-            var geometryColumn: String?
-            var geometryType: EsriGeometryType?
-            var wkid: Int
-            var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
-        }
         let tables: [SourceTable] = try source.read { db in
             let contents = try Row.fetchAll(
                 db,
@@ -425,5 +402,33 @@ struct GeometryFamilies {
         case "line": return .polyline
         default: return .polygon
         }
+    }
+}
+
+/// A GeoPackage table being imported.
+struct SourceTable {
+    var name: String
+    var dataType: String
+    var geometryColumn: String?
+    var geometryType: EsriGeometryType?
+    var wkid: Int
+    var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
+}
+
+/// What an import makes of a file.
+public struct FeatureImportOptions: Sendable {
+    public var serviceName: String
+    public var isVersioned = false
+    public var layerName: String?
+    public var maxRecordCount = 2000
+    public var hasAttachments = false
+    public var description = ""
+    /// The service's capabilities (without `Sync`, replicas are refused).
+    public var capabilities = ServiceDefinition.defaultCapabilities
+
+    public init(serviceName: String, isVersioned: Bool = false, layerName: String? = nil) {
+        self.serviceName = serviceName
+        self.isVersioned = isVersioned
+        self.layerName = layerName
     }
 }

@@ -20,7 +20,7 @@ extension FeatureStore {
     }
 
     /// The version every versioned service has; replicas' versions branch from it.
-    public static let defaultVersionName = "sde.DEFAULT"
+    public static let defaultVersionName = DataVersion.defaultName
 
     /// `<table>__history`: the layer's columns plus `outpost_valid_to`, indexed by OBJECTID.
     static func createHistory(forTable table: String, layer: LayerDefinition?, db: Database) throws {

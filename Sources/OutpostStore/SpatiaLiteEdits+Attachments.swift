@@ -4,17 +4,7 @@ import OutpostStorage
 import OutpostWire
 
 extension SpatiaLiteEdits {
-    /// Attachment names are file names: no path separators, no control characters, no
-    /// leading dots (a name is never used as a path, but it is echoed in downloads).
-    public static func sanitizedAttachmentName(_ name: String) -> String {
-        var cleaned = String(
-            name.unicodeScalars.filter { !$0.properties.isNoncharacterCodePoint && $0.value >= 0x20 && $0 != "/" && $0 != "\\" && $0 != "\"" }.map(
-                Character.init))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingWhitespace()
-        if cleaned.count > 255 { cleaned = String(cleaned.suffix(255)) }
-        return cleaned.isEmpty ? "attachment" : cleaned
-    }
+    public static func sanitizedAttachmentName(_ name: String) -> String { AttachmentName.sanitized(name) }
 
     /// Moves a spooled file into `attachments/` and returns its path relative to the data folder.
     func adoptAttachmentFile(_ source: String) throws -> String {

@@ -17,11 +17,15 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
     }
 
     public func counts() throws -> StoreCounts {
-        try pool.read { db in
+        var counts = try pool.read { db in
             StoreCounts(
                 replicas: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas") ?? 0,
                 conflicts: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_conflicts") ?? 0)
         }
+        for suffix in ["", "-wal", "-shm"] {
+            counts.databaseBytes += ((try? FileManager.default.attributesOfItem(atPath: database.path + suffix))?[.size] as? Int) ?? 0
+        }
+        return counts
     }
 
     /// Removes attachment files no committed row refers to and everything under `tmp/`.
@@ -56,11 +60,7 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
             sweep.temporaryFiles += 1
         }
         let items = Set(try pool.read { db in try String.fetchAll(db, sql: "SELECT id FROM outpost_items") })
-        let itemsDirectory = SpatiaLitePortal(database: database).itemsDirectory
-        for name in (try? manager.contentsOfDirectory(atPath: itemsDirectory)) ?? [] where !items.contains(name) {
-            try manager.removeItem(atPath: (itemsDirectory as NSString).appendingPathComponent(name))
-            sweep.itemFolders += 1
-        }
+        sweep.itemFolders = try SpatiaLitePortal(database: database).files.removeFolders(notIn: items)
         return sweep
     }
 

@@ -7,14 +7,11 @@ import OutpostWire
 /// item's `thumbnail` field as ArcGIS does (`thumbnail/<name>`, below the item's `info/`).
 extension SpatiaLitePortal {
     public func setThumbnail(item id: String, name: String, data: ItemResourceSource) throws -> PortalItem {
-        guard PortalNames.isValidResourceName(name), !name.contains("/") else {
-            throw PortalFailure.invalid("'\(name)' is not a valid thumbnail name.")
-        }
+        let (thumbnail, path) = try files.thumbnailTarget(item: id, name: name)
         guard var item = try item(id: id) else { throw PortalFailure.itemNotFound(id) }
         let previous = try thumbnailPath(item: id)
-        let path = folder(of: id) + "/info/thumbnail/" + name
-        _ = try place(data, at: path)
-        item.thumbnail = "thumbnail/" + name
+        _ = try files.place(data, at: path)
+        item.thumbnail = thumbnail
         try pool.write { db in
             try db.execute(sql: "UPDATE outpost_items SET thumbnail = ? WHERE id = ?", arguments: [item.thumbnail, id])
             guard db.changesCount == 1 else { throw PortalFailure.itemNotFound(id) }
@@ -25,8 +22,6 @@ extension SpatiaLitePortal {
     }
 
     public func thumbnailPath(item id: String) throws -> String? {
-        guard let thumbnail = try item(id: id)?.thumbnail, thumbnail.hasPrefix("thumbnail/") else { return nil }
-        let path = folder(of: id) + "/info/" + thumbnail
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        files.existingThumbnail(try item(id: id)?.thumbnail, item: id)
     }
 }

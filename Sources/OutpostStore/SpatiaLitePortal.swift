@@ -9,10 +9,11 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     public let database: StoreDatabase
 
     var itemsDirectory: String { (directory as NSString).appendingPathComponent("items") }
+    var files: ItemFolder { ItemFolder(directory: itemsDirectory) }
 
     public func addItem(_ item: PortalItem, data: ItemData?) throws {
         guard PortalNames.isValidId(item.id) else { throw PortalFailure.invalid("'\(item.id)' is not an item id.") }
-        let stored = try storeData(data, item: item.id)
+        let stored = try files.store(data, item: item.id)
         try pool.write { db in
             guard try !Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM outpost_items WHERE id = ?)", arguments: [item.id])! else {
                 throw PortalFailure.invalid("Item \(item.id) exists already.")
@@ -35,7 +36,7 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     }
 
     public func updateItem(_ item: PortalItem, data: ItemData?) throws {
-        let stored = try data.map { try storeData($0, item: item.id) }
+        let stored = try data.map { try files.store($0, item: item.id) }
         try pool.write { db in
             try db.execute(
                 sql: """
@@ -59,7 +60,7 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
             try db.execute(sql: "DELETE FROM outpost_item_resources WHERE item = ?", arguments: [id])
         }
         // Files go after the commit: a crash between leaves files no row names, never a row without its file.
-        try? FileManager.default.removeItem(atPath: folder(of: id))
+        try? FileManager.default.removeItem(atPath: files.folder(of: id))
     }
 
     public func data(of id: String) throws -> ItemData? {
@@ -67,9 +68,7 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
             guard let row = try Row.fetchOne(db, sql: "SELECT data_text, data_file FROM outpost_items WHERE id = ?", arguments: [id]) else {
                 throw PortalFailure.itemNotFound(id)
             }
-            if let text: String = row["data_text"] { return .text(text) }
-            if let file: String = row["data_file"] { return .file(name: file, path: dataPath(id, file)) }
-            return nil
+            return files.data(text: row["data_text"], file: row["data_file"], item: id)
         }
     }
 
@@ -101,8 +100,8 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     public func addResource(item id: String, name: String, data: ItemResourceSource) throws -> ItemResource {
         guard PortalNames.isValidResourceName(name) else { throw PortalFailure.invalid("'\(name)' is not a valid resource name.") }
         guard try item(id: id) != nil else { throw PortalFailure.itemNotFound(id) }
-        let path = resourcePath(id, name)
-        let size = try place(data, at: path)
+        let path = files.resourcePath(id, name)
+        let size = try files.place(data, at: path)
         let resource = ItemResource(name: name, size: size, created: clock.milliseconds(), path: path)
         try pool.write { db in
             try db.execute(
@@ -117,13 +116,13 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
             try db.execute(sql: "DELETE FROM outpost_item_resources WHERE item = ? AND name = ?", arguments: [id, name])
             guard db.changesCount == 1 else { throw PortalFailure.resourceNotFound(name) }
         }
-        try? FileManager.default.removeItem(atPath: resourcePath(id, name))
+        try? FileManager.default.removeItem(atPath: files.resourcePath(id, name))
     }
 
     public func resources(of id: String) throws -> [ItemResource] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT name, size, created FROM outpost_item_resources WHERE item = ? ORDER BY name", arguments: [id]).map {
-                ItemResource(name: $0["name"], size: $0["size"], created: $0["created"], path: resourcePath(id, $0["name"]))
+                ItemResource(name: $0["name"], size: $0["size"], created: $0["created"], path: files.resourcePath(id, $0["name"]))
             }
         }
     }
@@ -156,56 +155,22 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     /// Every column but the id and the data.
     private static func description(_ item: PortalItem) -> StatementArguments {
         [
-            item.owner, item.ownerFolder, item.title, item.type, JSONValue.array(item.typeKeywords.map(JSONValue.string)).jsonText,
-            JSONValue.array(item.tags.map(JSONValue.string)).jsonText, item.snippet, item.itemDescription, item.url, item.access.rawValue,
-            item.created, item.modified, item.properties.jsonText, JSONValue.array(item.extent.map { .array($0.map(JSONValue.double)) }).jsonText,
+            item.owner, item.ownerFolder, item.title, item.type, item.storedTypeKeywords, item.storedTags, item.snippet, item.itemDescription,
+            item.url, item.access.rawValue, item.created, item.modified, item.properties.jsonText, item.storedExtent,
             item.spatialReference, item.name, item.size, item.thumbnail,
         ]
     }
 
     private static func item(_ row: Row) -> PortalItem {
-        func strings(_ column: String) -> [String] { (try? JSONParser.parse(row[column] as String))?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        func strings(_ column: String) -> [String] { PortalItem.storedStrings(row[column]) }
         var item = PortalItem(
             id: row["id"], owner: row["owner"], title: row["title"], type: row["type"],
             access: ItemAccess(rawValue: row["access"]) ?? .private, created: row["created"], ownerFolder: row["folder"],
             typeKeywords: strings("type_keywords"), tags: strings("tags"), snippet: row["snippet"], description: row["description"], url: row["url"],
             properties: (try? JSONParser.parse(row["properties"] as String)) ?? .null,
-            extent: (try? JSONParser.parse(row["extent"] as String))?.arrayValue?.compactMap { $0.arrayValue?.compactMap(\.doubleValue) } ?? [],
+            extent: PortalItem.storedExtent(row["extent"]),
             spatialReference: row["spatial_reference"], name: row["name"], size: row["size"], thumbnail: row["thumbnail"])
         item.modified = row["modified"]
         return item
-    }
-
-    func folder(of id: String) -> String { (itemsDirectory as NSString).appendingPathComponent(id) }
-    private func dataPath(_ id: String, _ name: String) -> String { folder(of: id) + "/data/" + name }
-    private func resourcePath(_ id: String, _ name: String) -> String { folder(of: id) + "/resources/" + name }
-
-    /// Puts an item's data in place: a text stays in the row, a file under the item's folder.
-    private func storeData(_ data: ItemData?, item id: String) throws -> (text: String?, file: String?) {
-        switch data {
-        case nil: return (nil, nil)
-        case .text(let text): return (text, nil)
-        case .file(let name, let path):
-            guard PortalNames.isValidResourceName(name), !name.contains("/") else {
-                throw PortalFailure.invalid("'\(name)' is not a valid file name.")
-            }
-            _ = try place(.file(path: path), at: dataPath(id, name))
-            return (nil, name)
-        }
-    }
-
-    /// Writes or moves bytes to `path` under a temporary name, then renames; returns the size.
-    func place(_ source: ItemResourceSource, at path: String) throws -> Int64 {
-        let manager = FileManager.default
-        try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        let partial = path + ".partial"
-        try? manager.removeItem(atPath: partial)
-        switch source {
-        case .bytes(let bytes): try Data(bytes).write(to: URL(fileURLWithPath: partial))
-        case .file(let from):
-            do { try manager.moveItem(atPath: from, toPath: partial) } catch { try manager.copyItem(atPath: from, toPath: partial) }
-        }
-        if rename(partial, path) != 0 { throw PortalFailure.invalid("Could not store \((path as NSString).lastPathComponent).") }
-        return (try manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
     }
 }

@@ -1,24 +1,19 @@
 import Foundation
 import GRDB
-import OutpostSQLite
 import OutpostStorage
+import OutpostTileFiles
 import OutpostWire
-import Synchronization
 
-/// Tile sets as MBTiles files under `tiles/` in the data folder, listed in
-/// `outpost_tile_sets`. Each file is read through a few read-only connections of its own,
-/// opened on first use and kept (tiles never change after import). The server keeps the
-/// tiles it served in memory (`TileCache`), so these reads are its cache misses.
+/// Tile sets listed in `outpost_tile_sets`, their MBTiles files under `tiles/` in the data
+/// folder (`MBTilesFolder`).
 public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     public let database: StoreDatabase
-    let readers: TileReaders
+    let files: MBTilesFolder
 
     init(database: StoreDatabase) {
         self.database = database
-        readers = TileReaders()
+        files = MBTilesFolder(directory: (database.directory as NSString).appendingPathComponent("tiles"))
     }
-
-    var tilesDirectory: String { (directory as NSString).appendingPathComponent("tiles") }
 
     public func tileSets() throws -> [TileSet] {
         try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outpost_tile_sets ORDER BY name").map(Self.tileSet) }
@@ -31,33 +26,8 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     public func addTileSet(mbtiles path: String, name: String, description: String?, styleResources: String?) throws -> TileSet {
         guard ServiceDefinition.isValidName(name) else { throw TileSetFailure.invalidName(name) }
         guard try tileSet(named: name) == nil else { throw TileSetFailure.exists(name) }
-        let metadata = try Self.metadata(of: path)
-        guard let format = metadata["format"]?.lowercased(), ["png", "jpg", "jpeg", "webp", "pbf"].contains(format) else {
-            throw TileSetFailure.unreadable("its format is '\(metadata["format"] ?? "")' (png, jpg, webp or pbf)")
-        }
-        if let styleResources {
-            guard format == "pbf" else { throw TileSetFailure.unreadable("style resources go with a vector tile set (format pbf)") }
-            guard !Self.styleResourcePaths(in: styleResources).isEmpty else {
-                throw TileSetFailure.unreadable("\(styleResources) holds no style resources (styles/root.json, sprites/, fonts/)")
-            }
-        }
-        let created = clock.milliseconds()
-        let file = "\(created)-\(name.replacingOccurrences(of: "/", with: "__")).mbtiles"
-        try FileManager.default.createDirectory(atPath: tilesDirectory, withIntermediateDirectories: true)
-        let destination = (tilesDirectory as NSString).appendingPathComponent(file)
-        try? FileManager.default.removeItem(atPath: destination + ".partial")
-        try FileManager.default.copyItem(atPath: path, toPath: destination + ".partial")
-        guard rename(destination + ".partial", destination) == 0 else { throw TileSetFailure.unreadable("could not store it") }
-        let zooms = try DatabaseQueue(path: destination, configuration: Self.readOnly).read { db in
-            try Row.fetchOne(db, sql: "SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
-        }
-        let bounds = metadata["bounds"].map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
-        let set = TileSet(
-            name: name, kind: format == "pbf" ? .vector : .raster, format: format == "jpeg" ? "jpg" : format,
-            minZoom: Int(metadata["minzoom"] ?? "") ?? zooms?["low"] ?? 0, maxZoom: Int(metadata["maxzoom"] ?? "") ?? zooms?["high"] ?? 0,
-            bounds: bounds?.count == 4 ? bounds! : [-180, -85.0511, 180, 85.0511],
-            description: description ?? metadata["description"] ?? metadata["name"] ?? "",
-            metadata: metadata["json"].flatMap { try? JSONParser.parse($0) } ?? .null, created: created)
+        let (set, file) = try files.adopt(
+            mbtiles: path, name: name, description: description, styleResources: styleResources, created: clock.milliseconds())
         try pool.write { db in
             try db.execute(
                 sql: """
@@ -65,8 +35,8 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    set.name, set.kind.rawValue, set.format, set.minZoom, set.maxZoom, JSONValue.array(set.bounds.map(JSONValue.double)).jsonText,
-                    set.description, set.metadata.jsonText, set.created, file,
+                    set.name, set.kind.rawValue, set.format, set.minZoom, set.maxZoom, set.storedBounds, set.description, set.metadata.jsonText,
+                    set.created, file,
                 ])
         }
         if let styleResources { _ = try addStyleResources(set: set.name, from: styleResources) }
@@ -74,130 +44,42 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
     }
 
     public func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]? {
-        // MBTiles counts rows from the bottom (TMS).
-        let tmsRow = (1 << level) - 1 - row
-        return try readers.reader(for: try file(of: set)).read { db in
-            try Data.fetchOne(
-                db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
-                arguments: [level, column, tmsRow]
-            ).map { [UInt8]($0) }
-        }
+        try files.tile(file: try file(of: set), level: level, row: row, column: column)
     }
 
     public func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]] {
-        let size = 1 << level
-        let (top, bottom) = (size - 1 - row, size - row - height)
-        let present = try readers.reader(for: try file(of: set)).read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT tile_column, tile_row FROM tiles WHERE zoom_level = ? AND tile_column BETWEEN ? AND ? AND tile_row BETWEEN ? AND ?
-                    """, arguments: [level, column, column + width - 1, bottom, top]
-            ).map { (row: size - 1 - ($0["tile_row"] as Int), column: $0["tile_column"] as Int) }
-        }
-        var grid = Array(repeating: Array(repeating: false, count: width), count: height)
-        for tile in present where (row..<row + height).contains(tile.row) && (column..<column + width).contains(tile.column) {
-            grid[tile.row - row][tile.column - column] = true
-        }
-        return grid
+        try files.tilesPresent(file: try file(of: set), level: level, row: row, column: column, height: height, width: width)
     }
 
     public func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile] {
-        var sizes: [StoredTile] = []
-        try scan(set: set, level: level, rows: rows, columns: columns, column: "length(tile_data)") { tile, reader in
-            sizes.append(StoredTile(row: tile.row, column: tile.column, byteCount: Int(reader.int64(2))))
-        }
-        return sizes
+        try files.tileSizes(file: try file(of: set), level: level, rows: rows, columns: columns)
     }
 
     public func readTiles(
         set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
     ) throws {
-        try scan(set: set, level: level, rows: rows, columns: columns, column: "tile_data") { tile, reader in
-            try reader.withBlob(2) { bytes in try body(StoredTile(row: tile.row, column: tile.column, byteCount: bytes.count), bytes) }
-        }
+        try files.readTiles(file: try file(of: set), level: level, rows: rows, columns: columns, body)
     }
 
-    /// Steps through a block's tiles in the tiles index's order (column, then TMS row), so
-    /// both passes of an export see them alike and SQLite sorts nothing.
-    private func scan(
-        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, column: String,
-        _ body: ((row: Int, column: Int), RawRowReader) throws -> Void
-    ) throws {
-        let last = (1 << level) - 1
-        try readers.reader(for: try file(of: set)).read { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT tile_column, tile_row, \(column) FROM tiles
-                    WHERE zoom_level = ? AND tile_column BETWEEN ? AND ? AND tile_row BETWEEN ? AND ?
-                    ORDER BY tile_column, tile_row
-                    """)
-            let reader = try RawRowReader(
-                statement: statement,
-                arguments: [level, columns.lowerBound, columns.upperBound, last - rows.upperBound, last - rows.lowerBound])
-            while try reader.step(db: db) {
-                try body((last - Int(reader.int64(1)), Int(reader.int64(0))), reader)
-            }
-        }
+    public func addStyleResources(set: String, from directory: String) throws -> [String] {
+        try files.addStyleResources(file: try file(of: set), from: directory)
     }
 
-    // MARK: - Files
-
-    static var readOnly: Configuration {
-        var configuration = Configuration()
-        configuration.readonly = true
-        return configuration
+    public func styleResource(set: String, path: String) throws -> [UInt8]? {
+        try files.styleResource(file: try file(of: set), path: path)
     }
 
-    /// Where a set's file is, or a not-found failure.
+    /// A set's file name, or a not-found failure.
     func file(of set: String) throws -> String {
         let file = try pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM outpost_tile_sets WHERE name = ?", arguments: [set]) }
         guard let file else { throw StoreError.serviceNotFound(set) }
-        return (tilesDirectory as NSString).appendingPathComponent(file)
-    }
-
-    /// An MBTiles file's `metadata` table, read defensively (read only).
-    static func metadata(of path: String) throws -> [String: String] {
-        do {
-            return try DatabaseQueue(path: path, configuration: readOnly).read { db in
-                guard try db.tableExists("tiles") else { throw TileSetFailure.unreadable("it has no tiles table") }
-                var values: [String: String] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
-                    if let name: String = row["name"], let value: String = row["value"] { values[name.lowercased()] = value }
-                }
-                return values
-            }
-        } catch let failure as TileSetFailure {
-            throw failure
-        } catch {
-            throw TileSetFailure.unreadable("\(error)")
-        }
+        return file
     }
 
     private static func tileSet(_ row: Row) -> TileSet {
         TileSet(
             name: row["name"], kind: TileSet.Kind(rawValue: row["kind"]) ?? .raster, format: row["format"], minZoom: row["min_zoom"],
-            maxZoom: row["max_zoom"],
-            bounds: (try? JSONParser.parse(row["bounds"] as String))?.arrayValue?.compactMap(\.doubleValue) ?? [],
-            description: row["description"], metadata: (try? JSONParser.parse(row["metadata"] as String)) ?? .null, created: row["created"])
-    }
-}
-
-/// Read-only connections to tile files, a few per file, handed out in turn.
-final class TileReaders: Sendable {
-    static let connectionsPerFile = 4
-    private let open = Mutex<[String: (queues: [DatabaseQueue], next: Int)]>([:])
-
-    func reader(for file: String) throws -> DatabaseQueue {
-        try open.withLock { open in
-            if var entry = open[file] {
-                entry.next = (entry.next + 1) % entry.queues.count
-                open[file] = entry
-                return entry.queues[entry.next]
-            }
-            let queues = try (0..<Self.connectionsPerFile).map { _ in try DatabaseQueue(path: file, configuration: SpatiaLiteTileSets.readOnly) }
-            open[file] = (queues, 0)
-            return queues[0]
-        }
+            maxZoom: row["max_zoom"], bounds: TileSet.storedBounds(row["bounds"]), description: row["description"],
+            metadata: (try? JSONParser.parse(row["metadata"] as String)) ?? .null, created: row["created"])
     }
 }

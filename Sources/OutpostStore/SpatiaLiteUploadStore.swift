@@ -4,26 +4,22 @@ import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// The `uploads` resource in the embedded database and the data folder (`UploadStore`).
+/// The `uploads` resource: rows in the embedded database, bytes in the data folder's
+/// `uploads/` (`UploadFolder`).
 public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     public let database: StoreDatabase
 
-    private func uploadDirectory(_ itemID: String) -> String { (database.uploadsDirectory as NSString).appendingPathComponent(itemID) }
-    /// The committed bytes of an item.
-    public func uploadDataPath(_ itemID: String) -> String { (uploadDirectory(itemID) as NSString).appendingPathComponent("data") }
+    var folder: UploadFolder { UploadFolder(directory: database.uploadsDirectory, temporaryDirectory: database.temporaryDirectory) }
 
-    private func newItemID() -> String {
-        "i" + GlobalID.make().dropFirst().dropLast().lowercased()
-    }
+    public func uploadDataPath(_ itemID: String) -> String { folder.dataPath(itemID) }
 
     /// Stores a whole file as a committed item (`uploads/upload`).
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(
-            itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
+            itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
             date: clock.milliseconds(), committed: true, size: Int64(size))
-        try FileManager.default.createDirectory(atPath: uploadDirectory(item.itemID), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(atPath: sourcePath, toPath: uploadDataPath(item.itemID))
+        try folder.adopt(sourcePath, as: item.itemID)
         try insert(item, service: service)
         return item
     }
@@ -32,11 +28,9 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(
-            itemID: newItemID(), itemName: SpatiaLiteEdits.sanitizedAttachmentName(name), description: description,
+            itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
             date: clock.milliseconds(), committed: false, size: 0)
-        try FileManager.default.createDirectory(
-            atPath: (uploadDirectory(item.itemID) as NSString).appendingPathComponent("parts"),
-            withIntermediateDirectories: true)
+        try folder.prepareParts(of: item.itemID)
         try insert(item, service: service)
         return item
     }
@@ -59,54 +53,30 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
                         committed: $0["committed"], size: $0["size"])
                 }
             })
-        else {
-            throw ArcGISError(kind: .notFound, message: "Upload item not found.", details: ["No upload item '\(itemID)'."])
-        }
+        else { throw UploadItem.notFound(itemID) }
         return item
     }
 
-    /// Adds one part of a registered item (`uploads/<id>/uploadPart`); a part sent again replaces the earlier one.
+    /// Adds one part of a registered item (`uploads/<id>/uploadPart`).
     public func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem {
         let item = try upload(service: service, itemID: itemID)
-        guard !item.committed else { throw ArcGISError.invalidParameter("partId", "item \(itemID) is already committed") }
-        guard partId >= 1 && partId <= 10_000 else { throw ArcGISError.invalidParameter("partId", "must be 1 to 10000") }
-        let target = (uploadDirectory(itemID) as NSString).appendingPathComponent("parts/\(partId)")
-        try? FileManager.default.removeItem(atPath: target)
-        try FileManager.default.moveItem(atPath: sourcePath, toPath: target)
+        try item.checkPart(partId)
+        try folder.adoptPart(sourcePath, number: partId, of: itemID)
         return item
     }
 
     public func uploadParts(service: String, itemID: String) throws -> [String] {
         _ = try upload(service: service, itemID: itemID)
-        let names =
-            (try? FileManager.default.contentsOfDirectory(atPath: (uploadDirectory(itemID) as NSString).appendingPathComponent("parts"))) ?? []
-        return names.compactMap(Int.init).sorted().map(String.init)
+        return folder.partNumbers(of: itemID)
     }
 
     /// Joins the parts (in the given order, or numeric order) into the item's data.
     public func commitUpload(service: String, itemID: String, parts: [String]?) throws -> UploadItem {
         var item = try upload(service: service, itemID: itemID)
         guard !item.committed else { return item }
-        let order = try parts ?? uploadParts(service: service, itemID: itemID)
+        let order = parts ?? folder.partNumbers(of: itemID)
         guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
-        let data = uploadDataPath(itemID)
-        _ = FileManager.default.createFile(atPath: data, contents: nil)
-        guard let output = FileHandle(forWritingAtPath: data) else { throw ArcGISError.internalError("cannot write the upload") }
-        var size: Int64 = 0
-        defer { try? output.close() }
-        for part in order {
-            guard let number = Int(part) else { throw ArcGISError.invalidParameter("parts", "'\(part)' is not a part id") }
-            let path = (uploadDirectory(itemID) as NSString).appendingPathComponent("parts/\(number)")
-            guard let input = FileHandle(forReadingAtPath: path) else {
-                throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded")
-            }
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try output.write(contentsOf: chunk)
-                size += Int64(chunk.count)
-            }
-            try input.close()
-        }
-        try? FileManager.default.removeItem(atPath: (uploadDirectory(itemID) as NSString).appendingPathComponent("parts"))
+        let size = try folder.join(order, of: itemID)
         try pool.write { db in
             try db.execute(sql: "UPDATE outpost_uploads SET committed = 1, size = ? WHERE item_id = ?", arguments: [size, itemID])
         }
@@ -118,16 +88,13 @@ public struct SpatiaLiteUploadStore: UploadStore, StoreRepository {
     public func deleteUpload(service: String, itemID: String) throws {
         _ = try upload(service: service, itemID: itemID)
         try pool.write { db in try db.execute(sql: "DELETE FROM outpost_uploads WHERE item_id = ?", arguments: [itemID]) }
-        try? FileManager.default.removeItem(atPath: uploadDirectory(itemID))
+        folder.remove(itemID)
     }
 
     /// A private copy of a committed item's bytes, for an attachment to take over.
     public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
         let item = try upload(service: service, itemID: itemID)
         guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
-        try FileManager.default.createDirectory(atPath: database.temporaryDirectory, withIntermediateDirectories: true)
-        let copy = (database.temporaryDirectory as NSString).appendingPathComponent("upload-copy-\(UUID().uuidString)")
-        try FileManager.default.copyItem(atPath: uploadDataPath(itemID), toPath: copy)
-        return (copy, Int(item.size), item.itemName)
+        return (try folder.copy(of: itemID), Int(item.size), item.itemName)
     }
 }

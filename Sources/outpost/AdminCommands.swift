@@ -84,7 +84,7 @@ struct Compact: AsyncParsableCommand {
     func run() async throws {
         let report =
             if let backend = try location.postgres() {
-                try backend.maintenance.compact()
+                try ReplicaAdministration(backend: backend).compact()
             } else {
                 try ReplicaAdministration(backend: try FeatureStore(dataDirectory: location.data)).compact()
             }

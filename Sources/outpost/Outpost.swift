@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import OutpostPostgres
 import OutpostServer
 import OutpostStorage
 import OutpostStore
@@ -30,7 +31,12 @@ struct Serve: AsyncParsableCommand {
             """)
 
     @Option(name: .long, help: "A JSON config file (keys as these options).") var config: String?
-    @Option(name: .long, help: "The data folder (default ./outpost-data).") var data: String?
+    @Option(name: .long, help: "The data folder (default ./outpost-data); with --database, the folder for files every process shares.")
+    var data: String?
+    @Option(
+        name: .long,
+        help: "Keep the data in PostgreSQL + PostGIS instead of SpatiaLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (docs/postgres.md).")
+    var database: String?
     @Option(name: .long, help: "The address to listen on (default 127.0.0.1).") var host: String?
     @Option(name: .long, help: "The port to listen on (default 8080).") var port: Int?
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
@@ -67,7 +73,7 @@ struct Serve: AsyncParsableCommand {
         var data, host, logLevel, logFormat: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
             maxExportTiles, maxMapAreas: Int
-        var testdata, tlsCert, tlsKey: String?
+        var testdata, tlsCert, tlsKey, database: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
         var summary: String
@@ -95,6 +101,7 @@ struct Serve: AsyncParsableCommand {
             testdata: try layers.optionalString("testdata", testdata),
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
             tlsKey: try layers.optionalString("tls-key", tlsKey),
+            database: try layers.optionalString("database", database),
             demo: try layers.bool("demo", demo, default: true),
             selfSigned: try layers.bool("self-signed", selfSigned, default: false),
             requireAuth: try layers.bool("require-auth", requireAuth, default: false),
@@ -133,13 +140,26 @@ struct Serve: AsyncParsableCommand {
             ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost", factory: { TextLogHandler(label: $0) })
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
-        let store = try FeatureStore(dataDirectory: settings.data)
+        if let database = settings.database {
+            let location: PostgresLocation
+            do { location = try PostgresLocation(database) } catch { throw ValidationError("database: \(error)") }
+            // One connection per request being answered at once, and some for jobs.
+            let store = try PostgresBackend(location, dataDirectory: settings.data, maximumConnections: 16 + settings.maxJobs)
+            defer { store.close() }
+            try await serve(store, describedAs: "\(location.redactedDescription) (PostgreSQL) with files in \(settings.data)", settings, logger)
+        } else {
+            let store = try FeatureStore(dataDirectory: settings.data)
+            try await serve(store, describedAs: "\(store.path) (\(store.libraryVersions))", settings, logger)
+        }
+    }
+
+    func serve(_ store: some OutpostBackend, describedAs description: String, _ settings: Settings, _ logger: Logger) async throws {
         if settings.demo, store.catalog.services.isEmpty {
             let directory = try locateTestdata(settings.testdata)
             let started = Date()
             try DemoData.seed(store, testdataDirectory: directory)
             logger.info(
-                "Seeded demo services \(DemoData.serviceNames.joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
+                "Seeded demo services \(store.catalog.services.map(\.definition.name).joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
             )
         }
         let limits = UploadLimits(maxBodyBytes: settings.maxUploadMb * 1024 * 1024)
@@ -159,7 +179,7 @@ struct Serve: AsyncParsableCommand {
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
-        logger.info("Outpost serving \(store.path) (\(store.libraryVersions)) at \(scheme)://\(settings.host):\(settings.port)/arcgis/rest/services")
+        logger.info("Outpost serving \(description) at \(scheme)://\(settings.host):\(settings.port)/arcgis/rest/services")
         if let tls {
             try await buildTLSApplication(store: store, host: settings.host, port: settings.port, tls: tls, options: options, logger: logger)
                 .runService()
@@ -187,10 +207,18 @@ struct Import: AsyncParsableCommand {
     @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
     @Option(name: .long, help: "The service's capabilities, comma-separated (default: Create,Delete,Query,Update,Editing,Sync,Uploads).")
     var capabilities: String?
-    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+    @OptionGroup var location: StoreLocation
 
     func run() async throws {
-        let store = try FeatureStore(dataDirectory: data)
+        if let backend = try location.postgres() {
+            defer { backend.close() }
+            try await run(into: backend)
+        } else {
+            try await run(into: try FeatureStore(dataDirectory: location.data))
+        }
+    }
+
+    func run(into store: some OutpostBackend) async throws {
         if file.lowercased().hasSuffix(".mbtiles") {
             try addTileSet(store, mbtiles: file)
             return
@@ -209,7 +237,7 @@ struct Import: AsyncParsableCommand {
             try addTileSet(store, mbtiles: converted)
             return
         }
-        var options = FeatureImporter.Options(serviceName: service, isVersioned: versioned, layerName: layerName)
+        var options = FeatureImportOptions(serviceName: service, isVersioned: versioned, layerName: layerName)
         if let capabilities {
             options.capabilities = capabilities.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -225,7 +253,7 @@ struct Import: AsyncParsableCommand {
         print(String(format: "Imported in %.2f s", elapsed))
     }
 
-    private func addTileSet(_ store: FeatureStore, mbtiles: String) throws {
+    private func addTileSet(_ store: some OutpostBackend, mbtiles: String) throws {
         do {
             let set = try store.tiles.addTileSet(mbtiles: mbtiles, name: service, description: nil, styleResources: styleResources)
             print("\(set.name)/\(set.kind.serviceKind): \(set.format) tiles, levels \(set.minZoom) to \(set.maxZoom)")

@@ -12,12 +12,13 @@ struct StoreLocation: ParsableArguments {
         help: "A PostgreSQL + PostGIS database instead of the data folder: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var database: String?
 
-    /// The PostgreSQL backend when `--database` names one (migrated on opening).
+    /// The PostgreSQL backend when `--database` names one (migrated on opening), its files
+    /// in the data folder.
     func postgres() throws -> PostgresBackend? {
         guard let database else { return nil }
         let location: PostgresLocation
         do { location = try PostgresLocation(database) } catch { throw ValidationError("--database: \(error)") }
-        return try PostgresBackend(location, maximumConnections: 2)
+        return try PostgresBackend(location, dataDirectory: data, maximumConnections: 2)
     }
 
     func users() throws -> any UserDirectory {

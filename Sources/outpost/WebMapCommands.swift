@@ -17,12 +17,20 @@ struct WebMap: AsyncParsableCommand {
         @Option(name: .long, help: "The owner (a user name; default: the server itself).") var owner = ServiceItems.owner
         @Flag(name: .long, help: "Mark the map as one that may be taken offline (the Offline type keyword).") var offline = false
         @Option(name: .long, help: "private, org or public.") var access = "private"
-        @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+        @OptionGroup var location: StoreLocation
 
         func run() async throws {
+            if let backend = try location.postgres() {
+                defer { backend.close() }
+                try add(to: backend)
+            } else {
+                try add(to: try FeatureStore(dataDirectory: location.data))
+            }
+        }
+
+        func add(to store: some OutpostBackend) throws {
             guard let itemAccess = ItemAccess(rawValue: access) else { throw ValidationError("--access: private, org or public") }
             guard let bytes = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
-            let store = try FeatureStore(dataDirectory: data)
             if owner != ServiceItems.owner, try store.users.user(named: owner) == nil {
                 throw ValidationError("no user \(owner) (outpost users add)")
             }

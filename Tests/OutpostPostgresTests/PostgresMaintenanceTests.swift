@@ -21,7 +21,8 @@ import Testing
         try PostgresUploadTests.edit(backend, LayerEdits(layerId: 0, deletes: [.globalId(ids[1])]))
         // The early replica uploads once: its receipt is kept while it is registered.
         _ = try PostgresUploadTests.upload(backend, early, LayerEdits(layerId: 0, adds: [PostgresUploadTests.point("e", GlobalID.make())]))
-        #expect(try backend.maintenance.counts() == StoreCounts(replicas: 2, conflicts: 0))
+        let counts = try backend.maintenance.counts()
+        #expect(counts.replicas == 2 && counts.conflicts == 0 && counts.databaseBytes > 0)
 
         // The early replica has seen neither delete: nothing goes.
         #expect(try backend.maintenance.compact() == CompactReport(tombstones: 0, receipts: 0))

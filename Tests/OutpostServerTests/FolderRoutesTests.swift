@@ -17,10 +17,10 @@ import Testing
     func withFolderApp(_ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
         try await withFreshDemoApp { client, store in
             let cities = TestFolders.testdata + "/naturalearth_cities.geojson"
-            var options = FeatureImporter.Options(serviceName: "Field/Cities", layerName: "Cities")
+            var options = FeatureImportOptions(serviceName: "Field/Cities", layerName: "Cities")
             options.hasAttachments = true
             _ = try FeatureImporter(store: store).importFile(at: cities, options: options)
-            _ = try FeatureImporter(store: store).importFile(at: cities, options: FeatureImporter.Options(serviceName: "Cities", layerName: "Cities"))
+            _ = try FeatureImporter(store: store).importFile(at: cities, options: FeatureImportOptions(serviceName: "Cities", layerName: "Cities"))
             try await body(client, store)
         }
     }

@@ -13,16 +13,16 @@ arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is inst
 from arcgis.features import FeatureLayerCollection  # noqa: E402
 from arcgis.gis.server import ServicesDirectory  # noqa: E402
 
-from conftest import BINARY, UNVERIFIED, running_server  # noqa: E402
+from conftest import BINARY, UNVERIFIED, on_backend, running_server  # noqa: E402
 
 
 def test_the_python_api_signs_in_with_a_token_and_anonymous_is_refused():
     data = tempfile.mkdtemp(prefix="outpost-auth-")
     environment = {**os.environ, "OUTPOST_PASSWORD": "field-crew-1"}
-    added = subprocess.run([BINARY, "users", "add", "crew", "--role", "editor", "--data", data], env=environment,
+    added = subprocess.run(on_backend([BINARY, "users", "add", "crew", "--role", "editor", "--data", data]), env=environment,
                            capture_output=True, text=True)
     assert added.returncode == 0, added.stderr
-    listed = subprocess.run([BINARY, "users", "list", "--data", data], capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(on_backend([BINARY, "users", "list", "--data", data]), capture_output=True, text=True, check=True).stdout
     assert "crew\teditor" in listed
     with running_server(data, "--require-auth", tls=True) as base:
         with urllib.request.urlopen(f"{base}/rest/services/Demo/FeatureServer?f=json", context=UNVERIFIED) as response:

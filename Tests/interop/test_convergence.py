@@ -26,7 +26,7 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, ROOT, free_port
+from conftest import BINARY, ROOT, free_port, on_backend, spatialite_only
 
 CORNER = (13.2, 52.4, 13.26, 52.46)
 SERVICE = "/arcgis/rest/services/Demo/FeatureServer"
@@ -42,8 +42,8 @@ class Server:
         self.data, self.port, self.process, self.extra = data, port, None, list(extra)
 
     def start(self):
-        self.process = subprocess.Popen([BINARY, "serve", "--data", self.data, "--port", str(self.port), "--log-level", "error",
-                                         "--testdata", os.path.join(ROOT, "testdata")] + self.extra,
+        self.process = subprocess.Popen(on_backend([BINARY, "serve", "--data", self.data, "--port", str(self.port), "--log-level", "error",
+                                                    "--testdata", os.path.join(ROOT, "testdata")] + self.extra),
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -460,6 +460,7 @@ def seeds():
     return FIXED_SEEDS + [random.SystemRandom().randrange(1, 1 << 31)]
 
 
+@spatialite_only("attachment edits (the devices add, update and delete attachments)")
 @pytest.mark.parametrize("seed", seeds())
 def test_devices_converge_under_faults(seed):
     print(f"convergence seed {seed}")

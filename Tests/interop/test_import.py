@@ -4,7 +4,7 @@ import os
 import subprocess
 import urllib.request
 
-from conftest import BINARY, ROOT, running_server
+from conftest import BINARY, ROOT, running_server, spatialite_only
 
 
 def run_import(binary, source, data, service, *extra):
@@ -12,6 +12,7 @@ def run_import(binary, source, data, service, *extra):
                           capture_output=True, text=True)
 
 
+@spatialite_only("versioned services (World is imported --versioned)")
 def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
     binary = BINARY
     countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")

@@ -6,7 +6,7 @@ import subprocess
 import urllib.parse
 import urllib.request
 
-from conftest import outpost, running_server
+from conftest import DEMO_AREA_PACKAGES, DEMO_FEATURE_SERVICES, outpost, running_server
 
 DEMO_MAP = "de3000000000000000000000000000a1"
 
@@ -18,14 +18,14 @@ def test_the_cli_creates_lists_and_deletes_a_map_area():
                           *server)
         lines = created.stdout.splitlines()
         area = lines[0]
-        assert sorted(line.split("\t")[0] for line in lines[1:]) == ["new", "new", "new"], created.stdout
+        assert sorted(line.split("\t")[0] for line in lines[1:]) == ["new"] * DEMO_AREA_PACKAGES, created.stdout
         assert outpost("areas", "list", DEMO_MAP, *server).stdout.split("\t")[:2] == [area, "complete"]
         refused = outpost("areas", "create", DEMO_MAP, "--extent", "0,0,1,1", "--title", "Often", "--refresh-schedule", "*/5 * * * * ?",
                           *server, check=False)
         assert refused.returncode != 0 and "at most once a day" in refused.stderr, refused.stderr
         # Nothing edited since: every package is unchanged.
         refreshed = json.loads(outpost("areas", "refresh", area, *server).stdout)
-        assert sorted(package["state"] for package in refreshed) == ["unchanged"] * 3, refreshed
+        assert sorted(package["state"] for package in refreshed) == ["unchanged"] * DEMO_AREA_PACKAGES, refreshed
         outpost("areas", "delete", area, *server)
         assert outpost("areas", "list", DEMO_MAP, *server).stdout.strip() == ""
 
@@ -46,9 +46,9 @@ def test_a_device_copy_follows_the_scheduled_update_deltas_and_is_told_when_to_t
                        *server).stdout.splitlines()[0]
         folder = tmp_path / "device"
         listed = outpost("areas", "download", area, "--to", str(folder), *server).stdout.splitlines()
-        assert sorted(line.split("\t")[1] for line in listed) == ["Compact Tile Package", "GeoPackage", "GeoPackage"], listed
+        assert sorted(line.split("\t")[1] for line in listed) == ["Compact Tile Package"] + ["GeoPackage"] * len(DEMO_FEATURE_SERVICES), listed
         demo = next(name for name in os.listdir(folder) if name.endswith(".gpkg") and "Cities" in ogr_layers(folder / name))
-        assert outpost("areas", "update", str(folder), *server).stdout.count("up to date") == 2
+        assert outpost("areas", "update", str(folder), *server).stdout.count("up to date") == len(DEMO_FEATURE_SERVICES)
 
         added = post(f"{base}/rest/services/Demo/FeatureServer/0/applyEdits",
                      adds=json.dumps([{"attributes": {"name": "Deltaville"}, "geometry": {"x": 10, "y": 50}}]))["addResults"][0]
@@ -69,7 +69,7 @@ def test_a_device_copy_follows_the_scheduled_update_deltas_and_is_told_when_to_t
         assert "replaced" in outpost("areas", "refresh", area, *server).stdout
         whole = outpost("areas", "update", str(folder), *server).stdout
         assert f"{demo}\tdownloaded whole: the package was made again with a new replica" in whole, whole
-        assert outpost("areas", "update", str(folder), *server).stdout.count("up to date") == 2
+        assert outpost("areas", "update", str(folder), *server).stdout.count("up to date") == len(DEMO_FEATURE_SERVICES)
 
 
 def ogr_layers(path):

@@ -8,7 +8,7 @@ import urllib.parse
 import urllib.error
 import urllib.request
 
-from conftest import outpost, running_server
+from conftest import DEMO_AREA_PACKAGES, DEMO_FEATURE_SERVICES, DEMO_OFFLINE_FILES, outpost, running_server
 
 DEMO_MAP = "de3000000000000000000000000000a1"
 
@@ -26,14 +26,14 @@ def test_the_demo_map_goes_offline_into_a_folder_gdal_opens(tmp_path):
     manifest = json.loads((folder / "package.json").read_text())
     assert manifest["format"] == "outpost-offline-map" and manifest["errors"] == []
     files = {entry["file"] for entry in manifest["files"]}
-    assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"}, files
+    assert files == DEMO_OFFLINE_FILES, files
     web_map = json.loads((folder / "map.json").read_text())
     for layer in web_map["operationalLayers"] + web_map["tables"] + web_map["baseMap"]["baseMapLayers"]:
         assert (folder / layer["url"]).exists(), layer
         assert layer["x-outpost-source"].startswith("http"), layer
 
     # GDAL reads every file: the GeoPackages' layers, the tile package's levels.
-    for name in ("Demo", "Parcels"):
+    for name in DEMO_FEATURE_SERVICES:
         listing = subprocess.run(["ogrinfo", "-ro", "-q", str(folder / "data" / f"{name}.gpkg")], capture_output=True, text=True, check=True)
         assert listing.stdout.strip(), listing.stdout
     import rasterio
@@ -75,7 +75,7 @@ def test_a_preplanned_area_downloaded_with_the_cli_follows_scheduled_updates(tmp
         area = outpost("areas", "create", DEMO_MAP, "--extent", "13.2,52.4,13.26,52.46", "--title", "Park", "--keep-updates-days", "5",
                        *server).stdout.splitlines()[0]
         listed = outpost("map", "areas", DEMO_MAP, *server).stdout
-        assert listed.startswith(f"{area}\tcomplete\tPark\t3 packages"), listed
+        assert listed.startswith(f"{area}\tcomplete\tPark\t{DEMO_AREA_PACKAGES} packages"), listed
         folder = tmp_path / "park"
         outpost("map", "download-area", area, *server, "--out", str(folder), "--no-basemap")
         manifest = json.loads((folder / "package.json").read_text())
@@ -203,7 +203,7 @@ def test_ctrl_c_pauses_taking_a_map_offline_and_another_process_resumes_it(tmp_p
         assert resumed.stdout.strip().endswith(str(folder)) and "map: resumed" in resumed.stdout, resumed.stdout
         assert not job.exists()
         files = {entry["file"] for entry in json.loads((folder / "package.json").read_text())["files"]}
-        assert files == {"data/Demo.gpkg", "data/Parcels.gpkg", "tiles/DemoBasemap.mbtiles"}, files
+        assert files == DEMO_OFFLINE_FILES, files
         proxy.server.shutdown()
 
 

@@ -43,6 +43,7 @@ def test_geodiff_of_a_synced_replica_equals_the_changes_the_server_reports(own_s
     report = post(f"{service}/synchronizeReplica", replicaID=replica_id, dataFormat="sqlite",
                   syncLayers=json.dumps([{"id": 2, "serverGen": generation, "syncDirection": "download"}]))
     delta = str(tmp_path / "delta.gpkg")
+    assert "URL" in report, report
     with urllib.request.urlopen(report["URL"], timeout=60) as response, open(delta, "wb") as out:
         out.write(response.read())
     with sqlite3.connect(delta) as db:

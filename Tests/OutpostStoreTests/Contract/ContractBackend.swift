@@ -17,8 +17,13 @@ struct ContractBackend: Sendable, CustomTestStringConvertible {
 
     /// Every backend. A second backend passes the whole suite by adding one line here.
     static let all: [ContractBackend] = [
-        ContractBackend(name: "SpatiaLite") { clock in try makeTemporaryStore(clock: clock) }
+        ContractBackend(name: "SpatiaLite") { clock in try makeTemporaryStore(clock: clock) },
+        ContractBackend(name: "PostgreSQL") { clock in try TestPostgres.makeBackend(clock: clock) },
     ]
+
+    /// The backends holding versioned services: PostgreSQL refuses to create one yet
+    /// (docs/postgres.md, "Not yet on PostgreSQL").
+    static let versioned = all.filter { $0.name != "PostgreSQL" }
 
     /// A fresh backend holding the contract's service, and its clock.
     func fresh() throws -> (any OutpostBackend, ManualClock) {
@@ -37,10 +42,7 @@ struct SyncContractBackend: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let all: [SyncContractBackend] =
-        ContractBackend.all.map { full in SyncContractBackend(name: full.name) { try full.make($0) } } + [
-            SyncContractBackend(name: "PostgreSQL") { clock in try TestPostgres.makeBackend(clock: clock) }
-        ]
+    static let all: [SyncContractBackend] = ContractBackend.all.map { full in SyncContractBackend(name: full.name) { try full.make($0) } }
 
     func fresh() throws -> (any SyncBackend, ManualClock) {
         let clock = ManualClock()

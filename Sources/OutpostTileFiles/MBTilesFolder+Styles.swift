@@ -4,9 +4,9 @@ import OutpostWire
 
 /// A set's style resources, in a folder beside its MBTiles file (`<file>.resources/`),
 /// replaced whole: copied to a temporary folder, then renamed into place.
-extension SpatiaLiteTileSets {
-    public func addStyleResources(set: String, from directory: String) throws -> [String] {
-        let target = try file(of: set) + ".resources"
+extension MBTilesFolder {
+    public func addStyleResources(file: String, from directory: String) throws -> [String] {
+        let target = path(of: file) + ".resources"
         let staging = target + ".partial"
         let files = FileManager.default
         try? files.removeItem(atPath: staging)
@@ -35,9 +35,15 @@ extension SpatiaLiteTileSets {
         }.sorted()
     }
 
-    public func styleResource(set: String, path: String) throws -> [UInt8]? {
+    public func styleResource(file: String, path: String) throws -> [UInt8]? {
         guard StyleResources.isValidPath(path) else { return nil }
-        let resource = (try file(of: set) + ".resources/" as NSString).appendingPathComponent(path)
+        let resource = (self.path(of: file) + ".resources/" as NSString).appendingPathComponent(path)
         return FileManager.default.contents(atPath: resource).map { [UInt8]($0) }
+    }
+
+    /// Removes a set's file and its resources (a listing that failed after the copy).
+    public func remove(file: String) {
+        try? FileManager.default.removeItem(atPath: path(of: file))
+        try? FileManager.default.removeItem(atPath: path(of: file) + ".resources")
     }
 }

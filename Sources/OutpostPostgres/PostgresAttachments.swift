@@ -1,0 +1,87 @@
+import Foundation
+import OutpostStorage
+import OutpostWire
+
+/// Attachments on PostgreSQL: rows in each layer's `<table>__attach`, bytes under the data
+/// folder by the row's `BLOB_KEY` (`attachments/<id>.bin`, a key of the blob store).
+extension PostgresFeatures: AttachmentReading {
+    /// The attachments of the given features, one group per existing feature, in id order.
+    public func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup] {
+        guard layer.definition.hasAttachments, !objectIds.isEmpty else { return [] }
+        let definition = layer.definition
+        let rows = try pool.query(
+            """
+            SELECT f.\(identifier: definition.objectIdField), f.\(identifier: definition.globalIdField),
+                a."ATTACHMENTID", a."GLOBALID", a."ATT_NAME", a."CONTENT_TYPE", a."DATA_SIZE", a."KEYWORDS"
+            FROM \(identifier: layer.tableName) f LEFT JOIN \(identifier: layer.attachmentTable) a ON a."REL_GLOBALID" = f.\(identifier: definition.globalIdField)
+            WHERE f.\(identifier: definition.objectIdField) = ANY(\(PostgresInt64Array(objectIds)))
+            ORDER BY f.\(identifier: definition.objectIdField), a."ATTACHMENTID"
+            """
+        ).rows
+        var groups: [AttachmentGroup] = []
+        for row in rows {
+            let objectId = try row.required(0, row.int64)
+            if groups.last?.parentObjectId != objectId {
+                groups.append(AttachmentGroup(parentObjectId: objectId, parentGlobalId: try row.required(1, row.string), attachments: []))
+            }
+            guard let id = try row.int64(2) else { continue }
+            groups[groups.count - 1].attachments.append(
+                AttachmentInfo(
+                    id: id, globalId: try row.required(3, row.string), name: try row.required(4, row.string),
+                    contentType: try row.required(5, row.string), size: try row.required(6, row.int64), keywords: row.string(7) ?? ""))
+        }
+        return groups
+    }
+
+    /// One attachment's bytes, if it belongs to the given feature.
+    public func attachmentContent(
+        layer: StoredLayer, objectId: Int64, attachmentId: Int64
+    ) throws -> (name: String, contentType: String, content: AttachmentContent)? {
+        guard layer.definition.hasAttachments else { return nil }
+        let definition = layer.definition
+        guard
+            let row = try pool.query(
+                """
+                SELECT a."ATT_NAME", a."CONTENT_TYPE", a."BLOB_KEY" FROM \(identifier: layer.attachmentTable) a
+                JOIN \(identifier: layer.tableName) f ON f.\(identifier: definition.globalIdField) = a."REL_GLOBALID"
+                WHERE a."ATTACHMENTID" = \(attachmentId) AND f.\(identifier: definition.objectIdField) = \(objectId)
+                """
+            ).first
+        else { return nil }
+        let key = try row.required(2, row.string)
+        try BlobKey.check(key)
+        return (try row.required(0, row.string), try row.required(1, row.string), .file((directory as NSString).appendingPathComponent(key)))
+    }
+}
+
+/// Attachment edits are not on PostgreSQL yet (docs/postgres.md, "Not yet on PostgreSQL"):
+/// each is refused with an ArcGIS error before anything is written, as `applyEdits` refuses
+/// attachment edits in a request.
+extension PostgresEdits: AttachmentEditing {
+    static let attachmentEditsRefused = ArcGISError(
+        kind: .unsupported, message: "Unable to complete operation.",
+        details: ["Attachment edits are not available on PostgreSQL yet: serve this service from SpatiaLite to edit its attachments."])
+
+    public func addAttachment(
+        service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext
+    ) throws -> EditResult {
+        try? FileManager.default.removeItem(atPath: input.sourcePath)
+        _ = try held.load().existingLayer(service: service, id: layerId)
+        throw Self.attachmentEditsRefused
+    }
+
+    public func updateAttachment(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput, context: EditContext
+    ) throws -> EditResult {
+        try? FileManager.default.removeItem(atPath: input.sourcePath)
+        _ = try held.load().existingLayer(service: service, id: layerId)
+        throw Self.attachmentEditsRefused
+    }
+
+    public func deleteAttachments(
+        service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool, context: EditContext
+    ) throws -> [EditResult] {
+        _ = try held.load().existingLayer(service: service, id: layerId)
+        throw Self.attachmentEditsRefused
+    }
+}

@@ -1,0 +1,95 @@
+import OutpostStorage
+import OutpostSync
+import OutpostWire
+
+/// The `uploads` resource on PostgreSQL: rows in `outpost_uploads`, bytes in the process's
+/// data folder (`UploadFolder`), as on SpatiaLite.
+public struct PostgresUploadStore: UploadStore {
+    let pool: PostgresPool
+    let held: PostgresCatalog
+    let folder: UploadFolder
+    let clock: any WallClock
+
+    public func uploadDataPath(_ itemID: String) -> String { folder.dataPath(itemID) }
+
+    /// The service's name as the catalog spells it, or the catalog's not-found error.
+    private func serviceName(_ service: String) throws -> String { try held.load().existingService(named: service).definition.name }
+
+    public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
+        let item = UploadItem(
+            itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
+            date: clock.milliseconds(), committed: true, size: Int64(size))
+        let service = try serviceName(service)
+        try folder.adopt(sourcePath, as: item.itemID)
+        try insert(item, service: service)
+        return item
+    }
+
+    public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
+        let item = UploadItem(
+            itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
+            date: clock.milliseconds(), committed: false, size: 0)
+        let service = try serviceName(service)
+        try folder.prepareParts(of: item.itemID)
+        try insert(item, service: service)
+        return item
+    }
+
+    private func insert(_ item: UploadItem, service: String) throws {
+        try pool.query(
+            """
+            INSERT INTO outpost_uploads(item_id, service, item_name, description, created_at, committed, size)
+            VALUES (\(item.itemID), \(service), \(item.itemName), \(item.description), \(item.date), \(item.committed), \(item.size))
+            """)
+    }
+
+    public func upload(service: String, itemID: String) throws -> UploadItem {
+        guard isValidUploadID(itemID),
+            let row = try pool.query(
+                """
+                SELECT item_id, item_name, description, created_at, committed, size FROM outpost_uploads
+                WHERE item_id = \(itemID) AND lower(service) = lower(\(service))
+                """
+            ).first
+        else { throw UploadItem.notFound(itemID) }
+        return UploadItem(
+            itemID: try row.required(0, row.string), itemName: try row.required(1, row.string), description: try row.required(2, row.string),
+            date: try row.required(3, row.int64), committed: try row.required(4, row.bool), size: try row.required(5, row.int64))
+    }
+
+    public func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem {
+        let item = try upload(service: service, itemID: itemID)
+        try item.checkPart(partId)
+        try folder.adoptPart(sourcePath, number: partId, of: itemID)
+        return item
+    }
+
+    public func uploadParts(service: String, itemID: String) throws -> [String] {
+        _ = try upload(service: service, itemID: itemID)
+        return folder.partNumbers(of: itemID)
+    }
+
+    public func commitUpload(service: String, itemID: String, parts: [String]?) throws -> UploadItem {
+        var item = try upload(service: service, itemID: itemID)
+        guard !item.committed else { return item }
+        let order = parts ?? folder.partNumbers(of: itemID)
+        guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
+        let size = try folder.join(order, of: itemID)
+        try pool.query("UPDATE outpost_uploads SET committed = true, size = \(size) WHERE item_id = \(itemID)")
+        item.committed = true
+        item.size = size
+        return item
+    }
+
+    public func deleteUpload(service: String, itemID: String) throws {
+        _ = try upload(service: service, itemID: itemID)
+        try pool.query("DELETE FROM outpost_uploads WHERE item_id = \(itemID)")
+        folder.remove(itemID)
+    }
+
+    public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
+        let item = try upload(service: service, itemID: itemID)
+        guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
+        return (try folder.copy(of: itemID), Int(item.size), item.itemName)
+    }
+}
