@@ -73,6 +73,16 @@ public final class PostgresBackend: OutpostBackend {
     /// pool opens connections as requests need them.
     public var backgroundServices: [any Service] { [] }
 
+    /// Runs `body` while holding a lock every process serving this database takes by the same
+    /// `name` (a session advisory lock): processes starting together seed an empty database once.
+    public func exclusively<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        try pool.withConnection { connection in
+            try connection.query("SELECT pg_advisory_lock(hashtext(\(name)))")
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(hashtext(\(name)))") }
+            return try body()
+        }
+    }
+
     /// Closes the connections and lets go of this process's presence, as a process that stops.
     public func close() {
         presence.release()

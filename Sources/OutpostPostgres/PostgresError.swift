@@ -1,4 +1,5 @@
 import CLibPQ
+import OutpostWire
 
 /// What PostgreSQL or the connection to it refused, with the SQLSTATE to match on (GRDB's
 /// `DatabaseError` style): `catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation`.
@@ -58,5 +59,20 @@ extension String {
         var text = self
         while text.last?.isWhitespace == true { text.removeLast() }
         return text
+    }
+}
+
+/// How a request PostgreSQL failed is answered: while the database cannot be reached or is
+/// shutting down or starting (SQLSTATE classes 08 and 57), ArcGIS's 503, which clients retry;
+/// anything else a server fault whose details stay in the log.
+extension PostgresError: ArcGISErrorConvertible {
+    public var isUnavailable: Bool {
+        kind == .connection || ["08", "57"].contains(sqlState?.prefix(2) ?? "")
+    }
+
+    public var arcGISError: ArcGISError {
+        isUnavailable
+            ? ArcGISError(kind: .unavailable, message: "Service unavailable.", details: ["The database cannot be reached at the moment; retry shortly."])
+            : .internalError("An unexpected error occurred; the server log has its details.")
     }
 }

@@ -146,6 +146,8 @@ struct Serve: AsyncParsableCommand {
             // One connection per request being answered at once, and some for jobs.
             let store = try PostgresBackend(location, dataDirectory: settings.data, maximumConnections: 16 + settings.maxJobs)
             defer { store.close() }
+            // Processes starting together on an empty database: one seeds, the others then find it seeded.
+            if settings.demo { try store.exclusively("outpost demo seed") { try seedDemo(store, settings, logger) } }
             try await serve(store, describedAs: "\(location.redactedDescription) (PostgreSQL) with files in \(settings.data)", settings, logger)
         } else {
             let store = try FeatureStore(dataDirectory: settings.data)
@@ -153,7 +155,8 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    func serve(_ store: some OutpostBackend, describedAs description: String, _ settings: Settings, _ logger: Logger) async throws {
+    /// Seeds the demo services into an empty store.
+    func seedDemo(_ store: some OutpostBackend, _ settings: Settings, _ logger: Logger) throws {
         if settings.demo, store.catalog.services.isEmpty {
             let directory = try locateTestdata(settings.testdata)
             let started = Date()
@@ -162,6 +165,10 @@ struct Serve: AsyncParsableCommand {
                 "Seeded demo services \(store.catalog.services.map(\.definition.name).joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
             )
         }
+    }
+
+    func serve(_ store: some OutpostBackend, describedAs description: String, _ settings: Settings, _ logger: Logger) async throws {
+        try seedDemo(store, settings, logger)
         let limits = UploadLimits(maxBodyBytes: settings.maxUploadMb * 1024 * 1024)
         var tls: TLSSetup?
         if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }

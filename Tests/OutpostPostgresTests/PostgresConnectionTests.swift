@@ -1,6 +1,7 @@
 import Foundation
 import OutpostPostgres
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 /// The libpq layer (docs/postgres.md, "Connecting"): values go as parameters and come back
@@ -45,6 +46,25 @@ import Testing
                 try pool.query("SELECT * FROM missing")
             } throws: { ($0 as? PostgresError)?.sqlState == PostgresError.undefinedTable }
         }
+    }
+
+    /// A database that cannot be reached answers ArcGIS's 503 (clients retry); a refused
+    /// statement is a server fault whose SQL stays in the log.
+    @Test func anUnreachableDatabaseIsUnavailableAndARefusalAFault() throws {
+        var nowhere = try TestPostgres.server()
+        nowhere.port = 1
+        #expect {
+            try PostgresConnection(nowhere)
+        } throws: { ($0 as? PostgresError)?.arcGISError.code == 503 }
+        try TestDatabase.with { database in
+            #expect {
+                try database.pool.query("SELECT * FROM missing")
+            } throws: { error in
+                let answer = (error as? PostgresError)?.arcGISError
+                return answer?.code == 500 && answer?.details.joined().contains("missing") == false
+            }
+        }
+        #expect(PostgresError(kind: .statement, sqlState: "57P01", message: "terminating connection").arcGISError.code == 503)
     }
 
     @Test func copyInLoadsRowsAndAFailedCopyLoadsNone() throws {

@@ -5,6 +5,7 @@ import socket
 import ssl
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 import uuid
@@ -38,12 +39,18 @@ DEMO_AREA_PACKAGES = 1 + len(DEMO_FEATURE_SERVICES)
 DEMO_OFFLINE_FILES = {f"data/{name}.gpkg" for name in DEMO_FEATURE_SERVICES} | {"tiles/DemoBasemap.mbtiles"}
 
 DATABASES = {}
+DATABASES_LOCK = threading.Lock()
 
 
 def database_of(data):
     """The database a data folder's rows live in on PostgreSQL: made empty on first use, then
-    the same for every command and server given that folder."""
+    the same for every command and server given that folder (servers may start from threads)."""
     data = os.path.realpath(data)
+    with DATABASES_LOCK:
+        return made_database(data)
+
+
+def made_database(data):
     if data not in DATABASES:
         admin = os.environ.get("OUTPOST_TEST_POSTGRES")
         if not admin:

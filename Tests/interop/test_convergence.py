@@ -42,9 +42,13 @@ class Server:
         self.data, self.port, self.process, self.extra = data, port, None, list(extra)
 
     def start(self):
-        self.process = subprocess.Popen(on_backend([BINARY, "serve", "--data", self.data, "--port", str(self.port), "--log-level", "error",
+        # Each process's log in the data folder (OUTPOST_TEST_LOG_LEVEL=info to see requests).
+        log = open(os.path.join(self.data, f"server-{self.port}.log"), "ab")
+        self.process = subprocess.Popen(on_backend([BINARY, "serve", "--data", self.data, "--port", str(self.port),
+                                                    "--log-level", os.environ.get("OUTPOST_TEST_LOG_LEVEL", "error"),
                                                     "--testdata", os.path.join(ROOT, "testdata")] + self.extra),
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=log, stderr=subprocess.STDOUT)
+        log.close()
         deadline = time.time() + 60
         while time.time() < deadline:
             try:

@@ -1,0 +1,285 @@
+"""Several server processes on one PostgreSQL (docs/postgres.md, "Several processes"): three
+`outpost serve --database` processes share a database and a data folder behind nginx. Ten
+devices make random offline edits in an empty corner of the Cities layer and sync in random
+order and directions through nginx, behind the fault proxy of test_convergence.py (a response
+dropped after the commit, a request cut mid-upload, one of the three processes SIGKILLed
+mid-sync and restarted); an online editor keeps adding and changing features of its own in the
+same corner through nginx the whole time, from another thread; PostgreSQL itself is restarted
+once mid-run (requests meanwhile answer 503, which clients retry). At the end: the server is the replay of every acknowledged device edit in the
+order acknowledged, plus the editor's last acknowledged values; no GlobalID exists twice; every
+device equals the server. A failure prints the seed."""
+import json
+import os
+import random
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+
+import pytest
+
+from conftest import BACKEND, ROOT, database_of, free_port
+from test_convergence import CORNER, LAYER, SERVICE, Device, FaultProxy, Server, request, server_state
+
+pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="several processes share a PostgreSQL database: runs in the PostgreSQL pass")
+
+NGINX = """daemon off;
+worker_processes 1;
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+  access_log off;
+  client_body_temp_path {dir}/body; proxy_temp_path {dir}/proxy;
+  fastcgi_temp_path {dir}/fcgi; uwsgi_temp_path {dir}/uwsgi; scgi_temp_path {dir}/scgi;
+  upstream outpost {{ {servers} keepalive 16; }}
+  server {{
+    listen 127.0.0.1:{port};
+    client_max_body_size 512m;
+    location / {{ proxy_pass http://outpost; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_request_buffering off;
+                 proxy_read_timeout 300s; }}
+  }}
+}}
+"""
+
+
+class Cluster:
+    """Three `outpost serve` processes on one database and data folder behind nginx; `kill`
+    SIGKILLs one of them at random and `start` brings that one back (the fault proxy's kill)."""
+
+    def __init__(self, data, rng):
+        self.rng = rng
+        database_of(data)  # made here, once: the three processes starting at once then share it
+        self.servers = [Server(data, free_port(), "--max-jobs", "1") for _ in range(3)]
+        self.killed = None
+        self.kills = 0
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="outpost-nginx-")
+        upstreams = " ".join(f"server 127.0.0.1:{s.port} max_fails=1 fail_timeout=1s;" for s in self.servers)
+        with open(os.path.join(self.dir, "nginx.conf"), "w") as config:
+            config.write(NGINX.format(dir=self.dir, servers=upstreams, port=self.port))
+        self.nginx = None
+
+    def start_all(self):
+        # All at once on the empty database: one seeds the demo, the others wait and find it.
+        starting = [threading.Thread(target=server.start) for server in self.servers]
+        for thread in starting:
+            thread.start()
+        for thread in starting:
+            thread.join(timeout=120)
+        assert all(server.process.poll() is None for server in self.servers), "a process did not start"
+        self.nginx = subprocess.Popen(["nginx", "-c", os.path.join(self.dir, "nginx.conf"), "-p", self.dir],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for(lambda: request(self.port, "GET", "/arcgis/rest/info", {}) is not None, "nginx did not answer")
+
+    def kill(self):
+        self.killed = self.rng.choice(self.servers)
+        self.killed.kill()
+        self.kills += 1
+
+    def start(self):
+        if self.killed:
+            self.killed.start()
+            self.killed = None
+
+    def stop(self):
+        for server in self.servers:
+            server.stop()
+        if self.nginx:
+            self.nginx.terminate()
+            self.nginx.wait(timeout=10)
+
+
+def wait_for(condition, message, seconds=60):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(message)
+
+
+UNAVAILABLE = []
+
+
+def answered(port, method, path, fields, seconds=60):
+    """Retries a request until it is answered (a process restarting, PostgreSQL restarting):
+    no connection, an HTTP 5xx, or an ArcGIS envelope of a server fault (500, 503) is retried,
+    as a client retries; the envelopes seen are kept to be shown."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        answer = request(port, method, path, fields)
+        if answer is not None and answer.get("error", {}).get("code") in (500, 503):
+            UNAVAILABLE.append(answer["error"])
+            answer = None
+        if answer is not None:
+            return answer
+        time.sleep(0.1)
+    raise AssertionError(f"no answer from {path} in {seconds} s")
+
+
+class FeatureDevice(Device):
+    """A device editing features only (attachment edits are not on PostgreSQL yet), and only
+    the features devices made: the online editor's features are its alone."""
+
+    def __init__(self, name, answer, own):
+        super().__init__(name, answer)
+        self.own = own
+
+    def edit(self, rng, counter):
+        mine = sorted(g for g in self.features if g in self.own)
+        choice = rng.random()
+        if choice < 0.4 or not mine:
+            gid = "{" + str(uuid.UUID(int=rng.getrandbits(128))).upper() + "}"
+            x, y = rng.uniform(CORNER[0] + 0.001, CORNER[2] - 0.001), rng.uniform(CORNER[1] + 0.001, CORNER[3] - 0.001)
+            self.features[gid] = {"name": f"{self.name}-{counter}", "rank": rng.randint(1, 40), "x": x, "y": y}
+            self.pending[gid] = "add"
+            self.own.add(gid)
+        elif choice < 0.8:
+            gid = rng.choice(mine)
+            self.features[gid].update(rank=rng.randint(1, 40), name=f"{self.name}-{counter}")
+            self.pending[gid] = self.pending.get(gid, "update")
+        else:
+            gid = rng.choice(mine)
+            self.drop_feature(gid)
+            if self.pending.get(gid) == "add":
+                del self.pending[gid]
+            else:
+                self.pending[gid] = "delete"
+
+
+class OnlineEditor(threading.Thread):
+    """Adds features of its own in the corner and changes them, through nginx, until stopped.
+    Each edit is retried until answered; an add retried after its commit is refused as a
+    duplicate GlobalID, which acknowledges it."""
+
+    def __init__(self, port, seed):
+        super().__init__(daemon=True)
+        self.port, self.rng = port, random.Random(seed)
+        self.features = {}
+        self.running = True
+        self.acknowledged = 0
+        self.failure = None
+
+    def run(self):
+        try:
+            self.edit_until_stopped()
+        except BaseException as error:  # shown by the test, which fails
+            self.failure = error
+
+    def edit_until_stopped(self):
+        counter = 0
+        while self.running:
+            counter += 1
+            if not self.features or self.rng.random() < 0.4:
+                gid = "{" + str(uuid.UUID(int=self.rng.getrandbits(128))).upper() + "}"
+                x, y = self.rng.uniform(CORNER[0] + 0.001, CORNER[2] - 0.001), self.rng.uniform(CORNER[1] + 0.001, CORNER[3] - 0.001)
+                value = {"name": f"online-{counter}", "rank": self.rng.randint(1, 40)}
+                edit = {"adds": json.dumps([{"attributes": {"GlobalID": gid, **value}, "geometry": {"x": x, "y": y}}])}
+                kind = "addResults"
+            else:
+                gid = self.rng.choice(sorted(self.features))
+                value = {"name": f"online-{counter}", "rank": self.rng.randint(1, 40)}
+                edit = {"updates": json.dumps([{"attributes": {"GlobalID": gid, **value}}])}
+                kind = "updateResults"
+            answer = answered(self.port, "POST", f"{SERVICE}/{LAYER}/applyEdits", {"useGlobalIds": "true", **edit}, seconds=120)
+            assert kind in answer, answer
+            result = answer[kind][0]
+            duplicate = not result["success"] and "GlobalID" in json.dumps(result.get("error", {}))
+            assert result["success"] or (kind == "addResults" and duplicate), answer
+            self.features[gid] = (value["name"], value["rank"])
+            self.acknowledged += 1
+            time.sleep(0.02)
+
+
+def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_restart():
+    seed = int(os.environ.get("OUTPOST_SCALE_OUT_SEED") or random.SystemRandom().randrange(1, 1 << 31))
+    print(f"scale-out seed {seed}")
+    rng = random.Random(seed)
+    data = tempfile.mkdtemp(prefix=f"outpost-scale-out-{seed}-")
+    cluster = Cluster(data, rng)
+    cluster.start_all()
+    proxy = FaultProxy(cluster)
+    editor = OnlineEditor(cluster.port, seed * 7919 + 1)  # a stream of its own: no GlobalID a device also draws
+    try:
+        own = set()
+        devices = []
+        for index in range(10):
+            answer = answered(proxy.port, "POST", f"{SERVICE}/createReplica", {
+                "replicaName": f"device{index}", "layers": str(LAYER), "geometry": ",".join(map(str, CORNER)),
+                "geometryType": "esriGeometryEnvelope", "inSR": "4326", "transportType": "esriTransportTypeEmbedded",
+                "syncModel": "perLayer", "returnAttachments": "false", "attachmentsSyncDirection": "none"})
+            assert "error" not in answer, f"seed {seed}: {answer}"
+            devices.append(FeatureDevice(f"d{index}", answer, own))
+        services = answered(cluster.port, "GET", "/arcgis/rest/services", {})["services"]
+        assert sorted(s["name"] for s in services if s["type"] == "FeatureServer") == ["Demo"], services
+        editor.start()
+        expected = {}
+        acknowledged, operations, restarted = 0, 40, False
+        done = [0] * len(devices)
+        counter = 0
+        while min(done) < operations or any(d.pending for d in devices):
+            if not restarted and sum(done) >= len(devices) * operations // 2:
+                # PostgreSQL goes down and comes back under the running processes.
+                subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "restart", os.environ["OUTPOST_TEST_POSTGRES_DIR"]], check=True)
+                restarted = True
+            index = rng.randrange(len(devices))
+            device = devices[index]
+            if done[index] < operations:
+                for _ in range(rng.randint(1, 8)):
+                    counter += 1
+                    device.edit(rng, counter)
+                    done[index] += 1
+                direction = rng.choice(["bidirectional", "bidirectional", "upload", "download"])
+            else:
+                direction = "bidirectional"
+            edits, adds, updates, deletes, _, _, _ = device.edits()
+            fields = {"replicaID": device.id, "transportType": "esriTransportTypeEmbedded", "returnIdsForAdds": "true",
+                      "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": direction}]),
+                      "edits": json.dumps([{"id": LAYER, "features": edits[0]["features"]}])}
+            fault = proxy.armed = rng.choice([None, None, "drop_response", "cut_upload", "kill"])
+            answer = answered(proxy.port, "POST", f"{SERVICE}/synchronizeReplica", fields)
+            proxy.armed = None
+            assert "error" not in answer, f"seed {seed}: {answer} (device {device.name}, {direction}, fault {fault})"
+            entry = answer["edits"][0]
+            if direction != "download":
+                results = entry["addResults"] + entry["updateResults"] + entry["deleteResults"]
+                assert all(r["success"] for r in results), f"seed {seed}: {results}"
+                for feature in adds + updates:
+                    a = feature["attributes"]
+                    expected[a["GlobalID"]] = (a["name"], a["rank"])
+                for gid in deletes:
+                    expected.pop(gid, None)
+                acknowledged += len(adds) + len(updates) + len(deletes)
+                device.pending = {}
+            device.receive(entry)
+            device.generation = answer["layerServerGens"][0]["serverGen"]
+        editor.running = False
+        editor.join(timeout=180)
+        assert not editor.is_alive(), f"seed {seed}: the online editor is stuck"
+        assert editor.failure is None, f"seed {seed}: the online editor failed: {editor.failure!r}"
+        for device in devices:
+            answer = answered(cluster.port, "POST", f"{SERVICE}/synchronizeReplica", {
+                "replicaID": device.id, "transportType": "esriTransportTypeEmbedded",
+                "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": "download"}])})
+            device.receive(answer["edits"][0])
+        server_features, _ = server_state(cluster.port)
+        replay = {**expected, **editor.features}
+        print(f"seed {seed}: {acknowledged} device edits and {editor.acknowledged} online edits acknowledged, "
+              f"faults {proxy.injected}, {cluster.kills} processes killed, PostgreSQL restarted; "
+              f"{len(UNAVAILABLE)} server-fault answers retried, e.g. {UNAVAILABLE[:2]}")
+        assert restarted and cluster.kills > 0 and acknowledged >= 300 and editor.acknowledged > 0
+        # While PostgreSQL restarts, requests are refused as unavailable (503, retried), never as a fault.
+        assert all(error["code"] == 503 for error in UNAVAILABLE), UNAVAILABLE
+        assert server_features == replay, f"seed {seed}: the server is not the replay of the acknowledged edits " \
+            f"(missing {sorted(set(replay) - set(server_features))[:5]}, extra {sorted(set(server_features) - set(replay))[:5]}, " \
+            f"differing {[g for g in replay if g in server_features and replay[g] != server_features[g]][:5]})"
+        for device in devices:
+            features, _ = device.state()
+            assert features == server_features, f"seed {seed}: device {device.name} differs from the server " \
+                f"(missing {sorted(set(server_features) - set(features))[:3]}, extra {sorted(set(features) - set(server_features))[:3]})"
+    finally:
+        editor.running = False
+        proxy.listener.close()
+        cluster.stop()
