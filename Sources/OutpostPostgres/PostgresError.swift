@@ -72,7 +72,8 @@ extension PostgresError: ArcGISErrorConvertible {
 
     public var arcGISError: ArcGISError {
         isUnavailable
-            ? ArcGISError(kind: .unavailable, message: "Service unavailable.", details: ["The database cannot be reached at the moment; retry shortly."])
+            ? ArcGISError(
+                kind: .unavailable, message: "Service unavailable.", details: ["The database cannot be reached at the moment; retry shortly."])
             : .internalError("An unexpected error occurred; the server log has its details.")
     }
 }
