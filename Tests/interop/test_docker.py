@@ -53,6 +53,28 @@ def test_the_compose_file_runs_the_image_with_a_data_volume():
         assert name.lower().replace("_", "-") in documented_keys(), name
 
 
+def test_the_scaled_profile_runs_three_processes_on_postgis_behind_nginx():
+    text = open(os.path.join(DOCKER, "compose.yaml")).read()
+    scaled = re.findall(r"^  ([a-z-]+):\n    profiles: \[\"scaled\"\]", text, re.M)
+    assert sorted(scaled) == ["balancer", "outpost-scaled", "postgis"], scaled
+    assert "replicas: 3" in text and "OUTPOST_DATABASE: postgres://outpost:outpost@postgis:5432/outpost" in text
+    assert "- outpost-files:/data" in text and "condition: service_healthy" in text
+    nginx = open(os.path.join(DOCKER, "nginx.conf")).read()
+    assert "server outpost-scaled:8080" in nginx and "proxy_request_buffering off" in nginx and "client_max_body_size 512m" in nginx
+    assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in text
+
+
+def test_the_image_has_every_system_library_the_package_links():
+    """Each system library target's apt package is installed to build, its runtime to run."""
+    package = open(os.path.join(ROOT, "Package.swift")).read()
+    dockerfile = open(os.path.join(DOCKER, "Dockerfile")).read()
+    build, runtime = dockerfile.split("FROM debian:bookworm-slim")
+    for providers in re.findall(r"providers: \[\.apt\(\[([^\]]*)\]\)\]", package):
+        for name in re.findall(r'"([^"]+)"', providers):
+            assert name in build, f"{name} is not installed to build"
+    assert "libpq5" in runtime and "libspatialite7" in runtime
+
+
 def test_every_serve_setting_is_documented():
     source = open(os.path.join(ROOT, "Sources", "outpost", "LayeredSettings.swift")).read()
     block = source[source.index("static let keys"):]
