@@ -7,7 +7,8 @@ import OutpostStore
 import OutpostSync
 import OutpostWire
 
-/// Moves a SpatiaLite data folder's services, features, deletes and replicas into a fresh
+/// Moves a SpatiaLite data folder's services, features, deletes, replicas and the server's
+/// records (users, the portal, tile sets, upload items; `copyRecords`) into a fresh
 /// PostgreSQL database so that registered devices go on syncing without noticing
 /// (docs/postgres.md, "Moving a data folder"):
 ///
@@ -25,6 +26,8 @@ public enum SpatiaLiteToPostgres {
         public var tombstones = 0
         public var replicas = 0
         public var buckets = 0
+        /// The server's records moved, per table (users, tokens, portal items, tile sets…).
+        public var records: [String: Int] = [:]
         /// What is not moved yet, said plainly (versioned services, attachments, users…).
         public var skipped: [String] = []
     }
@@ -107,7 +110,7 @@ public enum SpatiaLiteToPostgres {
                 "INSERT INTO outpost_unregistered_replicas(replica_id, service, unregistered_at) VALUES (\(id), \(service), \(at)) ON CONFLICT DO NOTHING"
             )
         }
-        if try store.users.hasUsers { report.skipped.append("users (create them again with `outpost users`)") }
+        report.records = try copyRecords(store, into: backend)
         return report
     }
 

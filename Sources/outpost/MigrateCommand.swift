@@ -9,7 +9,7 @@ struct MigrateToPostgres: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate-to-postgres",
         abstract:
-            "Move a data folder's services, features, deletes and replicas into an empty PostgreSQL + PostGIS database; registered devices go on syncing."
+            "Move a data folder's services, features, deletes, replicas, users, portal items and tile sets into an empty PostgreSQL + PostGIS database; registered devices go on syncing. Serve it with `outpost serve --database URL --data DATA_DIR`: files stay in the folder."
     )
 
     @Argument(help: "The data folder.") var data: String
@@ -22,11 +22,14 @@ struct MigrateToPostgres: ParsableCommand {
             throw ValidationError("\(data) is not a data folder (no \(FeatureStore.databaseFileName))")
         }
         let store = try FeatureStore(dataDirectory: data)
-        let backend = try PostgresBackend(location)
+        let backend = try PostgresBackend(location, dataDirectory: data)
         let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
         print(
             "moved \(report.services) services, \(report.features) features, \(report.tombstones) deletes and \(report.replicas) replicas into \(location.redactedDescription) (\(report.buckets) generation buckets)"
         )
+        let records = report.records.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
+        if !records.isEmpty { print("moved \(records.joined(separator: ", ")); their files stay in \(data)") }
         for skipped in report.skipped { print("not moved yet: \(skipped)") }
+        print("serve it with: outpost serve --database \(location.redactedDescription) --data \(data)")
     }
 }
