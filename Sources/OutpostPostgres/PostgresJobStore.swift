@@ -27,9 +27,13 @@ public struct PostgresJobStore: JobStore {
         return (try? JSONParser.parse(text)).flatMap(JobRecord.init(stored:))
     }
 
-    /// Fails the unfinished jobs whose process is gone; returns how many.
+    /// At start-up as while serving: only the jobs of processes that are gone.
     @discardableResult
-    public func failUnfinishedJobs(now: Int64) throws -> Int {
+    public func failUnfinishedJobs(now: Int64) throws -> Int { try failJobsOfStoppedProcesses(now: now) }
+
+    /// Fails the unfinished jobs whose process is gone (its presence lock free); returns how many.
+    @discardableResult
+    public func failJobsOfStoppedProcesses(now: Int64) throws -> Int {
         try pool.transaction { connection in
             let orphans = try connection.query(
                 """

@@ -109,6 +109,7 @@ func backgroundServices(store: some OutpostBackend, options: ServerOptions, logg
     let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime, clock: store.clock)
     return store.backgroundServices + [
         ResultFileSweeper(files: files, registry: store.resultFiles, interval: .seconds(60), logger: logger),
+        StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger),
         ScheduledRefresher(store: store, files: files, maxExportTiles: options.maxExportTiles, interval: .seconds(60), logger: logger),
     ]
 }

@@ -43,6 +43,9 @@ public struct SpatiaLiteJobStore: JobStore, StoreRepository {
         }
     }
 
+    /// None: one process serves a data folder, and its restart fails what it left (`failUnfinishedJobs`).
+    public func failJobsOfStoppedProcesses(now: Int64) throws -> Int { 0 }
+
     /// Fails the jobs a previous run left unfinished (their worker is gone); returns how many.
     @discardableResult
     public func failUnfinishedJobs(now: Int64) throws -> Int {

@@ -23,11 +23,13 @@ import Testing
         // A third process starts while both run: it fails nothing.
         let third = try PostgresBackend(location, maximumConnections: 2)
         #expect(try third.jobs.failUnfinishedJobs(now: 2) == 0)
-        // The first dies (its connections close): only its job is failed.
+        // The first dies (its connections close): a live process fails only its job, at once
+        // (the servers' StoppedProcessJobReaper asks every 15 s), not the second's or its own.
         first.close()
-        #expect(try third.jobs.failUnfinishedJobs(now: 3) == 1)
+        #expect(try second.jobs.failJobsOfStoppedProcesses(now: 3) == 1)
         #expect(try third.jobs.job(id: "first's")?.status == .failed)
         #expect(try third.jobs.job(id: "second's")?.status == .inProgress)
+        #expect(try third.jobs.failUnfinishedJobs(now: 4) == 0)
     }
 
     @Test func twoProcessesAddingOneNameAddItOnce() throws {

@@ -45,6 +45,9 @@ import Testing
         try first.records.jobs.saveJob(running)
         try first.records.jobs.saveJob(done)
         #expect(try first.records.jobs.job(id: "running") == running)
+        // While its process serves, a job is never failed as a stopped process's.
+        #expect(try first.records.jobs.failJobsOfStoppedProcesses(now: clock.milliseconds()) == 0)
+        #expect(try first.records.jobs.job(id: "running") == running)
         clock.advance(milliseconds: 5_000)
         let next = try first.restart()
         #expect(try next.jobs.job(id: "done") == done)
