@@ -6,9 +6,9 @@ import OutpostWire
 
 /// Tile sets on PostgreSQL (`TileSetStore`): listed in `outpost_tile_sets`, their MBTiles
 /// files in the data folder's `tiles/` (`MBTilesFolder`), as on SpatiaLite.
-public struct PostgresTileSets: TileSetStore {
+public struct PostgresTileSets: MBTilesTileSets {
     let pool: PostgresPool
-    let files: MBTilesFolder
+    public let files: MBTilesFolder
     let clock: any WallClock
 
     static let columns = "name, kind, format, min_zoom, max_zoom, bounds, description, metadata, created"
@@ -42,34 +42,8 @@ public struct PostgresTileSets: TileSetStore {
         return set
     }
 
-    public func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]? {
-        try files.tile(file: try file(of: set), level: level, row: row, column: column)
-    }
-
-    public func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]] {
-        try files.tilesPresent(file: try file(of: set), level: level, row: row, column: column, height: height, width: width)
-    }
-
-    public func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile] {
-        try files.tileSizes(file: try file(of: set), level: level, rows: rows, columns: columns)
-    }
-
-    public func readTiles(
-        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        try files.readTiles(file: try file(of: set), level: level, rows: rows, columns: columns, body)
-    }
-
-    public func addStyleResources(set: String, from directory: String) throws -> [String] {
-        try files.addStyleResources(file: try file(of: set), from: directory)
-    }
-
-    public func styleResource(set: String, path: String) throws -> [UInt8]? {
-        try files.styleResource(file: try file(of: set), path: path)
-    }
-
     /// A set's file name, or a not-found failure.
-    func file(of set: String) throws -> String {
+    public func file(of set: String) throws -> String {
         guard let file = try pool.query("SELECT file FROM outpost_tile_sets WHERE lower(name) = lower(\(set))").first?.string(0) else {
             throw StoreError.serviceNotFound(set)
         }

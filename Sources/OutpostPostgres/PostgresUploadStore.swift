@@ -4,13 +4,11 @@ import OutpostWire
 
 /// The `uploads` resource on PostgreSQL: rows in `outpost_uploads`, bytes in the process's
 /// data folder (`UploadFolder`), as on SpatiaLite.
-public struct PostgresUploadStore: UploadStore {
+public struct PostgresUploadStore: FolderUploadStore {
     let pool: PostgresPool
     let held: PostgresCatalog
-    let folder: UploadFolder
+    public let folder: UploadFolder
     let clock: any WallClock
-
-    public func uploadDataPath(_ itemID: String) -> String { folder.dataPath(itemID) }
 
     /// The service's name as the catalog spells it, or the catalog's not-found error.
     private func serviceName(_ service: String) throws -> String { try held.load().existingService(named: service).definition.name }
@@ -57,39 +55,11 @@ public struct PostgresUploadStore: UploadStore {
             date: try row.required(3, row.int64), committed: try row.required(4, row.bool), size: try row.required(5, row.int64))
     }
 
-    public func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem {
-        let item = try upload(service: service, itemID: itemID)
-        try item.checkPart(partId)
-        try folder.adoptPart(sourcePath, number: partId, of: itemID)
-        return item
-    }
-
-    public func uploadParts(service: String, itemID: String) throws -> [String] {
-        _ = try upload(service: service, itemID: itemID)
-        return folder.partNumbers(of: itemID)
-    }
-
-    public func commitUpload(service: String, itemID: String, parts: [String]?) throws -> UploadItem {
-        var item = try upload(service: service, itemID: itemID)
-        guard !item.committed else { return item }
-        let order = parts ?? folder.partNumbers(of: itemID)
-        guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
-        let size = try folder.join(order, of: itemID)
+    public func recordCommitted(_ itemID: String, size: Int64) throws {
         try pool.query("UPDATE outpost_uploads SET committed = true, size = \(size) WHERE item_id = \(itemID)")
-        item.committed = true
-        item.size = size
-        return item
     }
 
-    public func deleteUpload(service: String, itemID: String) throws {
-        _ = try upload(service: service, itemID: itemID)
+    public func forgetUpload(_ itemID: String) throws {
         try pool.query("DELETE FROM outpost_uploads WHERE item_id = \(itemID)")
-        folder.remove(itemID)
-    }
-
-    public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
-        let item = try upload(service: service, itemID: itemID)
-        guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
-        return (try folder.copy(of: itemID), Int(item.size), item.itemName)
     }
 }

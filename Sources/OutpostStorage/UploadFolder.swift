@@ -92,3 +92,55 @@ extension UploadItem {
         ArcGISError(kind: .notFound, message: "Upload item not found.", details: ["No upload item '\(itemID)'."])
     }
 }
+
+/// An `UploadStore` whose bytes are in an `UploadFolder`: the database keeps the rows
+/// (`upload(service:itemID:)`, `recordCommitted`, `forgetUpload`), the folder the rest.
+public protocol FolderUploadStore: UploadStore {
+    var folder: UploadFolder { get }
+    /// Marks a registered item committed with its joined size.
+    func recordCommitted(_ itemID: String, size: Int64) throws
+    func forgetUpload(_ itemID: String) throws
+}
+
+extension FolderUploadStore {
+    public func uploadDataPath(_ itemID: String) -> String { folder.dataPath(itemID) }
+
+    /// Adds one part of a registered item (`uploads/<id>/uploadPart`).
+    public func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem {
+        let item = try upload(service: service, itemID: itemID)
+        try item.checkPart(partId)
+        try folder.adoptPart(sourcePath, number: partId, of: itemID)
+        return item
+    }
+
+    public func uploadParts(service: String, itemID: String) throws -> [String] {
+        _ = try upload(service: service, itemID: itemID)
+        return folder.partNumbers(of: itemID)
+    }
+
+    /// Joins the parts (in the given order, or numeric order) into the item's data.
+    public func commitUpload(service: String, itemID: String, parts: [String]?) throws -> UploadItem {
+        var item = try upload(service: service, itemID: itemID)
+        guard !item.committed else { return item }
+        let order = parts ?? folder.partNumbers(of: itemID)
+        guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
+        let size = try folder.join(order, of: itemID)
+        try recordCommitted(itemID, size: size)
+        item.committed = true
+        item.size = size
+        return item
+    }
+
+    public func deleteUpload(service: String, itemID: String) throws {
+        _ = try upload(service: service, itemID: itemID)
+        try forgetUpload(itemID)
+        folder.remove(itemID)
+    }
+
+    /// A private copy of a committed item's bytes, for an attachment to take over.
+    public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
+        let item = try upload(service: service, itemID: itemID)
+        guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
+        return (try folder.copy(of: itemID), Int(item.size), item.itemName)
+    }
+}

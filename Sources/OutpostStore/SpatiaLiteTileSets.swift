@@ -6,9 +6,9 @@ import OutpostWire
 
 /// Tile sets listed in `outpost_tile_sets`, their MBTiles files under `tiles/` in the data
 /// folder (`MBTilesFolder`).
-public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
+public struct SpatiaLiteTileSets: MBTilesTileSets, StoreRepository {
     public let database: StoreDatabase
-    let files: MBTilesFolder
+    public let files: MBTilesFolder
 
     init(database: StoreDatabase) {
         self.database = database
@@ -43,34 +43,8 @@ public struct SpatiaLiteTileSets: TileSetStore, StoreRepository {
         return set
     }
 
-    public func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]? {
-        try files.tile(file: try file(of: set), level: level, row: row, column: column)
-    }
-
-    public func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]] {
-        try files.tilesPresent(file: try file(of: set), level: level, row: row, column: column, height: height, width: width)
-    }
-
-    public func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile] {
-        try files.tileSizes(file: try file(of: set), level: level, rows: rows, columns: columns)
-    }
-
-    public func readTiles(
-        set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void
-    ) throws {
-        try files.readTiles(file: try file(of: set), level: level, rows: rows, columns: columns, body)
-    }
-
-    public func addStyleResources(set: String, from directory: String) throws -> [String] {
-        try files.addStyleResources(file: try file(of: set), from: directory)
-    }
-
-    public func styleResource(set: String, path: String) throws -> [UInt8]? {
-        try files.styleResource(file: try file(of: set), path: path)
-    }
-
     /// A set's file name, or a not-found failure.
-    func file(of set: String) throws -> String {
+    public func file(of set: String) throws -> String {
         let file = try pool.read { db in try String.fetchOne(db, sql: "SELECT file FROM outpost_tile_sets WHERE name = ?", arguments: [set]) }
         guard let file else { throw StoreError.serviceNotFound(set) }
         return file

@@ -293,6 +293,15 @@ class Device:
                 {aid: (a["parent"], a["name"], a["data"]) for aid, a in self.attachments.items()})
 
 
+def download_all(devices, sync):
+    """Each device downloads what it has not received (`sync` posts a synchronizeReplica and
+    returns its answer)."""
+    for device in devices:
+        answer = sync({"replicaID": device.id, "transportType": "esriTransportTypeEmbedded", "returnAttachmentsDataByUrl": "false",
+                       "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": "download"}])})
+        device.receive(answer["edits"][0])
+
+
 def server_state(port):
     """The corner of the layer on the server: features and attachments (with their bytes)."""
     features, attachments, parents = {}, {}, {}
@@ -419,11 +428,7 @@ def run_seed(seed, devices_count=5, operations=200):
             device.receive(entry)
             device.generation = answer["layerServerGens"][0]["serverGen"]
         # Everyone syncs once more, without faults.
-        for device in devices:
-            answer = until_answered(proxy.port, "POST", f"{SERVICE}/synchronizeReplica", {
-                "replicaID": device.id, "transportType": "esriTransportTypeEmbedded", "returnAttachmentsDataByUrl": "false",
-                "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": "download"}])})
-            device.receive(answer["edits"][0])
+        download_all(devices, lambda fields: until_answered(proxy.port, "POST", f"{SERVICE}/synchronizeReplica", fields))
         server_features, server_attachments = server_state(server.port)
         replay = {gid: (f["name"], f["rank"]) for gid, f in expected.items()}
         replay_attachments = {aid: (a["parent"], a["name"], a["data"]) for aid, a in expected_attachments.items()}

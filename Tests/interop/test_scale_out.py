@@ -20,7 +20,7 @@ import uuid
 import pytest
 
 from conftest import BACKEND, ROOT, database_of, free_port
-from test_convergence import CORNER, LAYER, SERVICE, Device, FaultProxy, Server, request, server_state
+from test_convergence import CORNER, LAYER, SERVICE, Device, FaultProxy, Server, download_all, request, server_state
 
 pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="several processes share a PostgreSQL database: runs in the PostgreSQL pass")
 
@@ -259,11 +259,7 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
         editor.join(timeout=180)
         assert not editor.is_alive(), f"seed {seed}: the online editor is stuck"
         assert editor.failure is None, f"seed {seed}: the online editor failed: {editor.failure!r}"
-        for device in devices:
-            answer = answered(cluster.port, "POST", f"{SERVICE}/synchronizeReplica", {
-                "replicaID": device.id, "transportType": "esriTransportTypeEmbedded",
-                "syncLayers": json.dumps([{"id": LAYER, "serverGen": device.generation, "syncDirection": "download"}])})
-            device.receive(answer["edits"][0])
+        download_all(devices, lambda fields: answered(cluster.port, "POST", f"{SERVICE}/synchronizeReplica", fields))
         server_features, _ = server_state(cluster.port)
         replay = {**expected, **editor.features}
         print(f"seed {seed}: {acknowledged} device edits and {editor.acknowledged} online edits acknowledged, "
