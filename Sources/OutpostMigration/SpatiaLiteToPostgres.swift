@@ -24,11 +24,12 @@ public enum SpatiaLiteToPostgres {
         public var services = 0
         public var features = 0
         public var tombstones = 0
+        public var attachments = 0
         public var replicas = 0
         public var buckets = 0
         /// The server's records moved, per table (users, tokens, portal items, tile sets…).
         public var records: [String: Int] = [:]
-        /// What is not moved yet, said plainly (versioned services, attachments, users…).
+        /// What is not moved yet, said plainly (versioned services).
         public var skipped: [String] = []
     }
 
@@ -40,6 +41,7 @@ public enum SpatiaLiteToPostgres {
     public static func migrate(_ store: FeatureStore, to backend: PostgresBackend) throws -> Report {
         guard backend.schema.catalog.services.isEmpty else { throw Failure.notEmpty }
         var report = Report()
+        let files = AttachmentFiles(directory: backend.directory, temporaryDirectory: backend.temporaryDirectory)
         let services = store.catalog.services.filter { service in
             if service.definition.isVersioned { report.skipped.append("versioned service \(service.definition.name)") }
             return !service.definition.isVersioned
@@ -48,15 +50,7 @@ public enum SpatiaLiteToPostgres {
         for service in services {
             let created = try backend.schema.createService(service.definition)
             report.services += 1
-            for (old, new) in zip(service.layers, created.layers) {
-                layersByTable[old.tableName] = new
-                if old.definition.hasAttachments,
-                    try store.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(old.attachmentTable.quotedDatabaseIdentifier)") }) ?? 0
-                        > 0
-                {
-                    report.skipped.append("attachments of \(service.definition.name)/\(old.definition.id)")
-                }
-            }
+            for (old, new) in zip(service.layers, created.layers) { layersByTable[old.tableName] = new }
         }
         let replicas = try store.replicas.allReplicas().filter { replica in services.contains { $0.definition.name == replica.serviceName } }
         let current = try store.edits.currentGeneration()
@@ -76,6 +70,11 @@ public enum SpatiaLiteToPostgres {
                             old, into: new, changed: lower, upper, creations: created, store: store, connection: connection)
                         report.tombstones += try copyTombstones(
                             old, into: new, changed: lower, upper, creations: created, store: store, connection: connection)
+                        guard old.definition.hasAttachments else { continue }
+                        report.attachments += try copyAttachments(
+                            old, into: new, changed: lower, upper, creations: created, store: store, files: files, connection: connection)
+                        report.tombstones += try copyTombstones(
+                            old, into: new, kind: "attachment", changed: lower, upper, creations: created, store: store, connection: connection)
                     }
                 }
                 return xid
@@ -90,6 +89,12 @@ public enum SpatiaLiteToPostgres {
             let issued =
                 try store.read { db in try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: [oldTable]) } ?? 0
             try restartIdentity(new, after: issued, pool: backend.pool)
+            guard new.definition.hasAttachments else { continue }
+            let attachmentsIssued =
+                try store.read { db in
+                    try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = ?", arguments: ["\(oldTable)__attach"])
+                } ?? 0
+            try restartIdentity(table: new.attachmentTable, column: "ATTACHMENTID", after: attachmentsIssued, pool: backend.pool)
         }
         for replica in replicas {
             var moved = replica
@@ -163,9 +168,56 @@ public enum SpatiaLiteToPostgres {
         return lines.count
     }
 
-    static func copyTombstones(
+    /// The attachments of `old` last changed in `(lower, upper]`, ids and GlobalIDs kept. Their
+    /// files stay where they are (`DATA_PATH` becomes `BLOB_KEY`); bytes SQLite held inline are
+    /// written out as files first.
+    static func copyAttachments(
         _ old: StoredLayer, into new: StoredLayer, changed lower: Int64, _ upper: Int64, creations: [(upTo: Int64, xid: Int64)],
-        store: FeatureStore, connection: PostgresConnection
+        store: FeatureStore, files: AttachmentFiles, connection: PostgresConnection
+    ) throws -> Int {
+        struct Moved: Sendable {
+            var id: Int64, globalId: String, parent: String, contentType: String, name: String, size: Int64, keywords: String
+            var path: String?, inline: Data?, created: Int64, writer: String?, creator: String?
+        }
+        let rows = try store.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.ATTACHMENTID, a.GLOBALID, a.REL_GLOBALID, a.CONTENT_TYPE, a.ATT_NAME, a.DATA_SIZE, a.KEYWORDS, a.DATA_PATH,
+                        CASE WHEN a.DATA_PATH IS NULL THEN a.DATA END, a.outpost_created_gen, a.outpost_replica, g.replica_id
+                    FROM \(old.attachmentTable.quotedDatabaseIdentifier) a LEFT JOIN outpost_generations g ON g.generation = a.outpost_created_gen
+                    WHERE a.outpost_gen > ? AND a.outpost_gen <= ? ORDER BY a.ATTACHMENTID
+                    """, arguments: [lower, upper]
+            ).map { row in
+                Moved(
+                    id: row[0], globalId: row[1], parent: row[2], contentType: row[3], name: row[4], size: row[5], keywords: row[6] ?? "",
+                    path: row[7], inline: row[8], created: row[9] ?? 0, writer: row[10], creator: row[11])
+            }
+        }
+        for row in rows {
+            var key = row.path
+            if key == nil {
+                let temporary = (files.temporaryDirectory as NSString).appendingPathComponent("migrated-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(atPath: files.temporaryDirectory, withIntermediateDirectories: true)
+                guard FileManager.default.createFile(atPath: temporary, contents: row.inline ?? Data()) else {
+                    throw StoreError.invalidFeature("cannot write the bytes of attachment \(row.globalId)")
+                }
+                key = try files.adopt(temporary)
+            }
+            try connection.query(
+                """
+                INSERT INTO \(identifier: new.attachmentTable) ("ATTACHMENTID", "GLOBALID", "REL_GLOBALID", "CONTENT_TYPE", "ATT_NAME", "DATA_SIZE",
+                    "KEYWORDS", "BLOB_KEY", outpost_created_xid, outpost_replica, outpost_created_by)
+                VALUES (\(row.id), \(row.globalId), \(row.parent), \(row.contentType), \(row.name), \(row.size), \(row.keywords), \(key!),
+                    \(creationXid(row.created, creations)), \(row.writer), \(row.creator))
+                """)
+        }
+        return rows.count
+    }
+
+    static func copyTombstones(
+        _ old: StoredLayer, into new: StoredLayer, kind: String = "feature", changed lower: Int64, _ upper: Int64,
+        creations: [(upTo: Int64, xid: Int64)], store: FeatureStore, connection: PostgresConnection
     ) throws -> Int {
         let rows = try store.read { db in
             try Row.fetchAll(
@@ -173,15 +225,15 @@ public enum SpatiaLiteToPostgres {
                 sql: """
                     SELECT t.global_id, t.object_id, t.parent_global_id, t.created_generation, t.replica_id, g.replica_id
                     FROM outpost_tombstones t LEFT JOIN outpost_generations g ON g.generation = t.created_generation
-                    WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND t.generation > ? AND t.generation <= ?
-                    """, arguments: [old.serviceName, old.definition.id, lower, upper]
+                    WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND t.generation > ? AND t.generation <= ?
+                    """, arguments: [old.serviceName, old.definition.id, kind, lower, upper]
             ).map { row -> (String, Int64, String?, Int64, String?, String?) in (row[0], row[1], row[2], row[3], row[4], row[5]) }
         }
         for (globalId, objectId, parent, created, deletedBy, createdBy) in rows {
             try connection.query(
                 """
                 INSERT INTO outpost_tombstones(service, layer_id, kind, global_id, object_id, parent_global_id, created_xid, created_by, replica_id)
-                VALUES (\(new.serviceName), \(new.definition.id), 'feature', \(globalId), \(objectId), \(parent), \(creationXid(created, creations)),
+                VALUES (\(new.serviceName), \(new.definition.id), \(kind), \(globalId), \(objectId), \(parent), \(creationXid(created, creations)),
                     \(createdBy), \(deletedBy))
                 """)
         }
@@ -190,11 +242,16 @@ public enum SpatiaLiteToPostgres {
 
     /// New ObjectIDs continue after the largest one SQLite issued or moved.
     static func restartIdentity(_ layer: StoredLayer, after issued: Int64, pool: PostgresPool) throws {
-        let table = PostgresQuery.quoted(identifier: layer.tableName)
+        try restartIdentity(table: layer.tableName, column: layer.definition.objectIdField, after: issued, pool: pool)
+    }
+
+    /// New ids of `column` continue after the largest one SQLite issued or moved.
+    static func restartIdentity(table name: String, column: String, after issued: Int64, pool: PostgresPool) throws {
+        let table = PostgresQuery.quoted(identifier: name)
         try pool.query(
             """
-            SELECT setval(pg_get_serial_sequence(\(table), \(layer.definition.objectIdField)),
-                greatest(1, \(issued), (SELECT coalesce(max(\(identifier: layer.definition.objectIdField)), 0) FROM \(identifier: layer.tableName))))
+            SELECT setval(pg_get_serial_sequence(\(table), \(column)),
+                greatest(1, \(issued), (SELECT coalesce(max(\(identifier: column)), 0) FROM \(identifier: name))))
             """)
     }
 

@@ -54,34 +54,30 @@ extension PostgresFeatures: AttachmentReading {
     }
 }
 
-/// Attachment edits are not on PostgreSQL yet (docs/postgres.md, "Not yet on PostgreSQL"):
-/// each is refused with an ArcGIS error before anything is written, as `applyEdits` refuses
-/// attachment edits in a request.
-extension PostgresEdits: AttachmentEditing {
-    static let attachmentEditsRefused = ArcGISError(
-        kind: .unsupported, message: "Unable to complete operation.",
-        details: ["Attachment edits are not available on PostgreSQL yet: serve this service from SpatiaLite to edit its attachments."])
-
-    public func addAttachment(
-        service: String, layer layerId: Int, parentObjectId: Int64, input: AttachmentInput, context: EditContext
-    ) throws -> EditResult {
-        try? FileManager.default.removeItem(atPath: input.sourcePath)
-        _ = try held.load().existingLayer(service: service, id: layerId)
-        throw Self.attachmentEditsRefused
+/// `addAttachment`, `updateAttachment` and `deleteAttachments` come from `AttachmentEditFrame`;
+/// the database answers its look-ups.
+extension PostgresEdits: AttachmentEditFrame {
+    public func attachmentLayer(service: String, layer layerId: Int) throws -> StoredLayer {
+        let layer = try held.load().existingLayer(service: service, id: layerId)
+        try layer.checkHasAttachments()
+        return layer
     }
 
-    public func updateAttachment(
-        service: String, layer layerId: Int, parentObjectId: Int64, attachmentId: Int64, input: AttachmentInput, context: EditContext
-    ) throws -> EditResult {
-        try? FileManager.default.removeItem(atPath: input.sourcePath)
-        _ = try held.load().existingLayer(service: service, id: layerId)
-        throw Self.attachmentEditsRefused
+    public func globalIdOfFeature(_ objectId: Int64, in layer: StoredLayer) throws -> String? {
+        let definition = layer.definition
+        return try pool.query(
+            "SELECT \(identifier: definition.globalIdField) FROM \(identifier: layer.tableName) WHERE \(identifier: definition.objectIdField) = \(objectId)"
+        ).first?.string(0)
     }
 
-    public func deleteAttachments(
-        service: String, layer layerId: Int, parentObjectId: Int64, attachmentIds: [Int64], rollbackOnFailure: Bool, context: EditContext
-    ) throws -> [EditResult] {
-        _ = try held.load().existingLayer(service: service, id: layerId)
-        throw Self.attachmentEditsRefused
+    public func globalIdOfAttachment(_ attachmentId: Int64, of parentObjectId: Int64, in layer: StoredLayer) throws -> String? {
+        let definition = layer.definition
+        return try pool.query(
+            """
+            SELECT a."GLOBALID" FROM \(identifier: layer.attachmentTable) a
+            JOIN \(identifier: layer.tableName) f ON f.\(identifier: definition.globalIdField) = a."REL_GLOBALID"
+            WHERE a."ATTACHMENTID" = \(attachmentId) AND f.\(identifier: definition.objectIdField) = \(parentObjectId)
+            """
+        ).first?.string(0)
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// (`OutpostBackend`), rows in the database and files (attachments, uploads, portal items,
 /// tile sets, result files, the request spool) in a data folder, which every process serving
 /// the database must share. Not on PostgreSQL yet, and refused with ArcGIS errors: versioned
-/// services and attachment edits.
+/// services.
 public final class PostgresBackend: OutpostBackend {
     public let pool: PostgresPool
     public let schema: PostgresSchema
@@ -45,11 +45,17 @@ public final class PostgresBackend: OutpostBackend {
         try PostgresMigrations.migrate(pool)
         let held = PostgresCatalog(pool: pool)
         let counter = EditCounter()
+        let temporary = (directory as NSString).appendingPathComponent("tmp")
+        uploads = PostgresUploadStore(
+            pool: pool, held: held,
+            folder: UploadFolder(directory: (directory as NSString).appendingPathComponent("uploads"), temporaryDirectory: temporary),
+            clock: clock)
+        let files = AttachmentFiles(directory: directory, temporaryDirectory: temporary)
         schema = PostgresSchema(pool: pool, held: held, clock: clock)
-        edits = PostgresEdits(pool: pool, held: held, clock: clock, counter: counter)
+        edits = PostgresEdits(pool: pool, held: held, clock: clock, counter: counter, files: files, uploads: uploads)
         features = PostgresFeatures(pool: pool, held: held, directory: directory)
         replicas = PostgresReplicaRegistry(pool: pool, held: held, clock: clock)
-        sync = PostgresSync(pool: pool, held: held, clock: clock)
+        sync = PostgresSync(pool: pool, held: held, clock: clock, edits: edits)
         conflicts = PostgresConflictLog(pool: pool, held: held)
         users = PostgresUserDirectory(pool: pool, clock: clock)
         presence = PostgresPresence(location)
@@ -57,11 +63,6 @@ public final class PostgresBackend: OutpostBackend {
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)
         maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas, directory: directory, clock: clock)
         versions = PostgresVersions(held: held)
-        let temporary = (directory as NSString).appendingPathComponent("tmp")
-        uploads = PostgresUploadStore(
-            pool: pool, held: held,
-            folder: UploadFolder(directory: (directory as NSString).appendingPathComponent("uploads"), temporaryDirectory: temporary),
-            clock: clock)
         portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
         tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
         self.clock = clock

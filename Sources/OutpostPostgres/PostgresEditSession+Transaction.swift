@@ -30,11 +30,17 @@ extension PostgresEditSession {
     /// when an edit failed (`usesSavepoints`). The transaction starts with the catalog's version
     /// read in the same round trip, and `body` gets the catalog at that version. The body may
     /// commit itself (`markEdited(committing:)`); otherwise it is committed when it returns.
+    ///
+    /// Attachment files: `preparedFiles` (in `files`) that the committed attempt registered
+    /// are kept and the ones it replaced or deleted removed; every other prepared file is
+    /// removed — unless the connection was lost, when the commit may have happened unseen:
+    /// then nothing is removed and the orphan sweep decides later, against the rows.
     static func run<T>(
         _ pool: PostgresPool, catalog held: PostgresCatalog, moment: Int64, context: EditContext, options: EditOptions,
-        holdingWrites: Bool = false, _ body: (PostgresEditSession, Catalog) throws -> T
+        holdingWrites: Bool = false, preparedFiles: [String: PreparedAttachmentFile] = [:], files: AttachmentFiles? = nil,
+        _ body: (PostgresEditSession, Catalog) throws -> T
     ) throws -> T {
-        func attempt(withSavepoints: Bool) throws -> T {
+        func attempt(withSavepoints: Bool) throws -> (T, AttachmentFileChanges) {
             try pool.withConnection { connection in
                 var catalog: Catalog?
                 while catalog == nil {
@@ -49,11 +55,24 @@ extension PostgresEditSession {
                 return try connection.transaction(started: true) { connection in
                     var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
                     session.usesSavepoints = withSavepoints
+                    session.preparedFiles = preparedFiles
                     if holdingWrites && !withSavepoints { session.pending = PendingWrites() }
-                    return try body(session, catalog!)
+                    return (try body(session, catalog!), session.fileChanges)
                 }
             }
         }
-        do { return try attempt(withSavepoints: false) } catch is NeedsSavepoints { return try attempt(withSavepoints: true) }
+        var kept = Set<String>()
+        defer { files?.remove(preparedFiles.values.map(\.path).filter { !kept.contains($0) }) }
+        do {
+            let (result, changes) = try {
+                do { return try attempt(withSavepoints: false) } catch is NeedsSavepoints { return try attempt(withSavepoints: true) }
+            }()
+            kept = changes.registered
+            files?.remove(changes.removedAtCommit)
+            return result
+        } catch let error as PostgresError where error.kind == .connection {
+            kept = Set(preparedFiles.values.map(\.path))
+            throw error
+        }
     }
 }

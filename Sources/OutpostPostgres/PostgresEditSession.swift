@@ -50,6 +50,10 @@ struct PostgresEditSession {
     var usesSavepoints = false
     /// Writes held back to go in one pipeline (fast path of bulk requests only; see `PendingWrites`).
     var pending: PendingWrites?
+    /// Attachment bytes put in place before the transaction, by attachment GlobalID.
+    var preparedFiles: [String: PreparedAttachmentFile] = [:]
+    /// The attachment files this attempt registered, and the ones it lets go at commit.
+    let fileChanges = AttachmentFileChanges()
 
     /// Whether writes are held back now: never with savepoints, whose point is to answer each edit.
     var holdsWrites: Bool { pending != nil && !usesSavepoints }
@@ -71,7 +75,6 @@ struct PostgresEditSession {
     }
 
     func apply(_ edits: LayerEdits, to layer: StoredLayer) throws -> LayerEditResults {
-        if edits.attachments?.isEmpty == false { throw PostgresEdits.attachmentEditsRefused }
         var results = LayerEditResults(layerId: layer.definition.id)
         for feature in edits.adds { results.addResults.append(try attempt { try add(feature, to: layer) }) }
         for feature in edits.updates { results.updateResults.append(try attempt { try update(feature, in: layer) }) }
@@ -89,6 +92,7 @@ struct PostgresEditSession {
             }
         }
         for key in keys { results.deleteResults.append(try attempt { try delete(key, from: layer) }) }
+        if let attachments = edits.attachments { results.attachmentResults = try apply(attachments, to: layer) }
         return results
     }
 
@@ -279,6 +283,7 @@ struct PostgresEditSession {
                 unsafeSQL:
                     "DELETE FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
                 binds: [existing.objectId.postgresValue]))
+        try deleteAttachments(ofFeature: existing.globalId, in: layer)
         return EditResult(objectId: existing.objectId, globalId: existing.globalId)
     }
 
@@ -308,7 +313,9 @@ struct PostgresEditSession {
         guard let row = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds)).first else {
             return try delete(try find(key, in: layer), from: layer)
         }
-        return EditResult(objectId: try row.required(0, row.int64), globalId: try row.required(1, row.string))
+        let globalId = try row.required(1, row.string)
+        try deleteAttachments(ofFeature: globalId, in: layer)
+        return EditResult(objectId: try row.required(0, row.int64), globalId: globalId)
     }
 
     // MARK: Shared

@@ -12,6 +12,9 @@ public struct PostgresEdits: FeatureEditing {
     let held: PostgresCatalog
     let clock: any WallClock
     let counter: EditCounter
+    /// Attachment bytes, in the data folder every process shares.
+    let files: AttachmentFiles
+    let uploads: PostgresUploadStore
 
     /// The newest generation: a tick taken now, whose snapshot sees every committed write.
     public func currentGeneration() throws -> Int64 {
@@ -26,10 +29,22 @@ public struct PostgresEdits: FeatureEditing {
     public func applyEdits(
         service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext = EditContext()
     ) throws -> EditOutcome {
+        try applyEdits(service: serviceName, edits: edits, options: options, context: context, files: [:])
+    }
+
+    /// `files`: attachment bytes already on disk (spooled uploads), by attachment GlobalID;
+    /// they are moved in like inline data and removed if not registered.
+    public func applyEdits(
+        service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
+        files spooled: [String: (path: String, size: Int)]
+    ) throws -> EditOutcome {
         let moment = clock.milliseconds()
         struct RolledBack: Error { var results: [LayerEditResults] }
+        let prepared = try prepareAttachmentFiles(edits, service: serviceName, files: spooled)
         do {
-            return try PostgresEditSession.run(pool, catalog: held, moment: moment, context: context, options: options) { session, catalog in
+            return try PostgresEditSession.run(
+                pool, catalog: held, moment: moment, context: context, options: options, preparedFiles: prepared, files: files
+            ) { session, catalog in
                 let service = try catalog.existingService(named: serviceName)
                 var layers: [StoredLayer] = []
                 for layerEdits in edits {
@@ -37,6 +52,7 @@ public struct PostgresEdits: FeatureEditing {
                         throw StoreError.layerNotFound(service: serviceName, layer: layerEdits.layerId)
                     }
                     try EditRules.checkCapabilities(service.definition, edits: layerEdits)
+                    if layerEdits.attachments?.isEmpty == false { try layer.checkHasAttachments() }
                     layers.append(layer)
                 }
                 let results = try zip(edits, layers).map { layerEdits, layer in try session.apply(layerEdits, to: layer) }
@@ -53,6 +69,14 @@ public struct PostgresEdits: FeatureEditing {
             for index in results.indices { results[index].markRolledBack() }
             return EditOutcome(layers: results, editMoment: moment, generation: nil)
         }
+    }
+
+    /// Writes inline `data`, copies `uploadId` items and moves `spooled` files into the data
+    /// folder's `attachments/`, keyed by the attachment's GlobalID (`AttachmentFiles.prepare`).
+    func prepareAttachmentFiles(
+        _ edits: [LayerEdits], service: String, files spooled: [String: (path: String, size: Int)] = [:]
+    ) throws -> [String: PreparedAttachmentFile] {
+        try files.prepare(edits, files: spooled) { try uploads.copyOfUpload(service: service, itemID: $0) }
     }
 
     /// Bulk load (import, demo data): one transaction, rows checked as the SpatiaLite import

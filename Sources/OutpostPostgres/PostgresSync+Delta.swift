@@ -35,10 +35,12 @@ extension PostgresSync {
                     let snapshot = layerPlan.direction == .snapshot
                     let selection = try Self.selection(for: replicaLayer, of: replica, service: service, connection: connection)
                     let definition = selection.layer.definition
+                    let withAttachments = definition.hasAttachments && replica.attachmentsSyncDirection != .none
+                    let downloadsAttachments = withAttachments && plan.downloadsAttachments
                     let layerWriter = try writer.beginLayer(
                         ReplicaFileLayer(
                             definition: definition, layerJSON: layerJSON[definition.id] ?? .null, replicaLayer: replicaLayer,
-                            withAttachments: definition.hasAttachments && replica.attachmentsSyncDirection != .none))
+                            withAttachments: withAttachments))
                     try writer.recordDeltaLayer(layerId: definition.id, sinceGen: layerPlan.since, replacesRows: snapshot)
                     if let results = resultsByLayer[layerPlan.layerId] {
                         if !results.all.isEmpty { hasEditResults = true }
@@ -57,7 +59,10 @@ extension PostgresSync {
                                 try insert(Self.databaseValues(record, layer: definition), record.geometry)
                             }
                         }
-                        replacementRows += layerWriter.featureCount
+                        if downloadsAttachments {
+                            try Self.forEachAttachment(selection, files: edits.files, connection: connection) { try $0.write(to: layerWriter) }
+                        }
+                        replacementRows += layerWriter.featureCount + layerWriter.attachmentCount
                     } else if layerPlan.direction.downloads {
                         let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
                         let reader = try PostgresChangeReader(selection: selection, since: since, replica: replica, connection: connection)
@@ -71,6 +76,16 @@ extension PostgresSync {
                         let deleted = try reader.deletes(connection: connection)
                         try layerWriter.logDeletes(.feature, deleted)
                         changes += layerWriter.featureCount + deleted.count
+                        if downloadsAttachments {
+                            for pass in [DownloadChange.add, .update] {
+                                try reader.forEachAttachment(pass, files: edits.files, connection: connection) {
+                                    try $0.write(to: layerWriter, logging: pass == .add ? .insert : .update)
+                                }
+                            }
+                            let deletedAttachments = try reader.deletedAttachments(connection: connection)
+                            try layerWriter.logDeletes(.attachment, deletedAttachments)
+                            changes += layerWriter.attachmentCount + deletedAttachments.count
+                        }
                     }
                     try layerWriter.finish()
                 }

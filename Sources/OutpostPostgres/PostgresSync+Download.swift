@@ -28,24 +28,40 @@ extension PostgresSync {
                 let layer = selection.layer.definition
                 let results = resultsByLayer[layerPlan.layerId]
                 if let results, !results.all.isEmpty { hasEditResults = true }
-                let answersAttachments = layer.hasAttachments && replica.attachmentsSyncDirection != .none || results?.attachmentResults != nil
+                let withAttachments = layer.hasAttachments && replica.attachmentsSyncDirection != .none
+                let answersAttachments = withAttachments || results?.attachmentResults != nil
                 try receiver.beginChanges(layer, results: results, answersAttachments: answersAttachments)
+                var reader: PostgresChangeReader?
                 if layerPlan.direction.downloads {
                     let since = try Self.snapshot(ofGeneration: layerPlan.since, connection: connection)
-                    let reader = try PostgresChangeReader(selection: selection, since: since, replica: replica, connection: connection)
+                    reader = try PostgresChangeReader(selection: selection, since: since, replica: replica, connection: connection)
                     for pass in [DownloadChange.add, .update] {
-                        try reader.forEachRow(pass, connection: connection) { record in
+                        try reader!.forEachRow(pass, connection: connection) { record in
                             try receiver.changedFeature(pass, record, of: layer)
                             changes += 1
                         }
                     }
-                    let deleted = try reader.deletes(connection: connection)
+                    let deleted = try reader!.deletes(connection: connection)
                     try receiver.deletedFeatures(deleted.map(\.globalId))
                     changes += deleted.count
                 } else {
                     try receiver.deletedFeatures([])
                 }
-                if answersAttachments { try receiver.deletedAttachments([]) }
+                if answersAttachments {
+                    if let reader, withAttachments && plan.downloadsAttachments {
+                        for pass in [DownloadChange.add, .update] {
+                            try reader.forEachAttachment(pass, files: edits.files, connection: connection) { attachment in
+                                try receiver.changedAttachment(pass, attachment, of: layer)
+                                changes += 1
+                            }
+                        }
+                        let deleted = try reader.deletedAttachments(connection: connection)
+                        try receiver.deletedAttachments(deleted.map(\.globalId))
+                        changes += deleted.count
+                    } else {
+                        try receiver.deletedAttachments([])
+                    }
+                }
                 try receiver.endChanges()
             }
             let snapshots = plan.layers.filter { $0.direction == .snapshot }
@@ -54,8 +70,11 @@ extension PostgresSync {
                 for layerPlan in snapshots {
                     guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
                     let selection = try Self.selection(for: replicaLayer, of: replica, service: service, connection: connection)
-                    replacementRows += try Self.readLayerData(
-                        selection, spatialReference: replica.spatialReference, connection: connection, into: receiver)
+                    let counts = try Self.readLayerData(
+                        selection, spatialReference: replica.spatialReference,
+                        withAttachments: selection.layer.definition.hasAttachments && plan.downloadsAttachments, files: edits.files,
+                        connection: connection, into: receiver)
+                    replacementRows += counts.features + counts.attachments
                 }
                 try receiver.endSnapshots()
             }
@@ -113,7 +132,7 @@ struct PostgresChangeReader {
     }
 
     /// `xmin ≤ x AND (x ≥ xmax OR x ∈ xip)` over `column`: written by a transaction `since` did not see.
-    private func unseen(_ column: String, binds: inout [PostgresValue]) -> String {
+    func unseen(_ column: String, binds: inout [PostgresValue]) -> String {
         binds += [since.xmin.postgresValue, since.xmax.postgresValue, PostgresInt64Array(since.inProgress).postgresValue]
         return "(\(column) >= ? AND (\(column) >= ? OR \(column) = ANY(?)))"
     }

@@ -42,8 +42,12 @@ extension PostgresSync {
                                 try insert(Self.databaseValues(record, layer: layer.definition), record.geometry)
                             }
                         }
+                        if withAttachments && definition.returnAttachments {
+                            try Self.forEachAttachment(selection, files: edits.files, connection: connection) { try $0.write(to: layerWriter) }
+                        }
                         try layerWriter.finish()
                         counts.features += layerWriter.featureCount
+                        counts.attachments += layerWriter.attachmentCount
                     }
                     try writer.finish()
                 } catch {
@@ -53,8 +57,12 @@ extension PostgresSync {
             case .records(let receiver):
                 try receiver.beginReplica(definition, deliversByURL: plan.deliversByURL)
                 for selection in selections {
-                    counts.features += try Self.readLayerData(
-                        selection, spatialReference: definition.spatialReference, connection: connection, into: receiver)
+                    let layerCounts = try Self.readLayerData(
+                        selection, spatialReference: definition.spatialReference,
+                        withAttachments: selection.layer.definition.hasAttachments && definition.returnAttachments, files: edits.files,
+                        connection: connection, into: receiver)
+                    counts.features += layerCounts.features
+                    counts.attachments += layerCounts.attachments
                 }
                 try receiver.endReplica()
             }
@@ -62,20 +70,27 @@ extension PostgresSync {
         }
     }
 
-    /// A layer's full data for a receiver: `beginLayer`, every feature, `endLayer`. (No
-    /// attachments: attachment edits are not on PostgreSQL yet, so no layer has any.)
+    /// A layer's full data for a receiver: `beginLayer`, every feature, its attachments when
+    /// asked, `endLayer`.
     static func readLayerData(
-        _ selection: Selection, spatialReference: SpatialReference, connection: PostgresConnection, into receiver: some ReplicaDataReceiver
-    ) throws -> Int {
+        _ selection: Selection, spatialReference: SpatialReference, withAttachments: Bool, files: AttachmentFiles,
+        connection: PostgresConnection, into receiver: some ReplicaDataReceiver
+    ) throws -> ReplicaExportCounts {
         let layer = selection.layer.definition
-        try receiver.beginLayer(layer, spatialReference: spatialReference, withAttachments: false)
-        var count = 0
+        try receiver.beginLayer(layer, spatialReference: spatialReference, withAttachments: withAttachments)
+        var counts = ReplicaExportCounts()
         try forEachFeature(selection, spatialReference: spatialReference, connection: connection) { record in
             try receiver.feature(record, of: layer)
-            count += 1
+            counts.features += 1
+        }
+        if withAttachments {
+            try forEachAttachment(selection, files: files, connection: connection) { attachment in
+                try receiver.attachment(attachment, of: layer)
+                counts.attachments += 1
+            }
         }
         try receiver.endLayer()
-        return count
+        return counts
     }
 
     /// A record's values as the replica file writer takes them (as SpatiaLite stores them;

@@ -21,10 +21,12 @@ extension PostgresSync {
         let moment = clock.milliseconds()
         struct Replayed: Error { var results: [LayerEditResults] }
         struct RolledBack: Error { var results: [LayerEditResults] }
+        let prepared = try edits.prepareAttachmentFiles(uploading.compactMap(\.edits), service: plan.replica.serviceName)
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
             return try PostgresEditSession.run(
-                pool, catalog: held, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true
+                pool, catalog: held, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true,
+                preparedFiles: prepared, files: edits.files
             ) { editor, catalog in
                 let service = try catalog.existingService(named: plan.replica.serviceName)
                 var layers: [StoredLayer] = []
@@ -33,9 +35,7 @@ extension PostgresSync {
                         throw StoreError.layerNotFound(service: service.definition.name, layer: layerPlan.layerId)
                     }
                     try EditRules.checkCapabilities(service.definition, edits: layerPlan.edits!)
-                    if layerPlan.edits?.attachments?.isEmpty == false {
-                        throw StoreError.invalidFeature("attachment edits are not available on PostgreSQL yet")
-                    }
+                    if layerPlan.edits?.attachments?.isEmpty == false { try layer.checkHasAttachments() }
                     layers.append(layer)
                 }
                 let connection = editor.connection
@@ -95,7 +95,7 @@ struct PostgresUploadSession {
     let since: TransactionSnapshot
     let moment: Int64
 
-    private var connection: PostgresConnection { editor.connection }
+    var connection: PostgresConnection { editor.connection }
 
     /// What the server holds for a GlobalID, locked until the transaction ends, with the raw
     /// stamps (the decision reads them against `since`).
@@ -134,6 +134,7 @@ struct PostgresUploadSession {
         for key in edits.deletes { results.deleteResults.append(try editor.attempt { try upload(.delete, feature: nil, key: key, layer: layer) }) }
         try editor.flush()
         prefetched.isActive = false
+        if let attachments = edits.attachments { results.attachmentResults = try apply(attachments, to: layer) }
         return results
     }
 

@@ -12,6 +12,8 @@ public struct PostgresSync: Sendable {
     let pool: PostgresPool
     let held: PostgresCatalog
     let clock: any WallClock
+    /// The edit primitives sync uploads are carried out with, and the attachment files.
+    let edits: PostgresEdits
 
     /// The rows of one replica layer: `FROM … WHERE …` over the layer table aliased `t`.
     struct Selection {

@@ -10,8 +10,8 @@ import OutpostWire
 /// 3 Inspections (a table related to Cities by the city's GlobalID).
 /// `Parcels` (versioned): 0 Parcels, a generated grid of polygons in Web Mercator.
 /// Generated rows come from a fixed-seed generator, so every seed is identical. Another
-/// backend gets what it can hold: PostgreSQL has no versioned services and no attachment
-/// edits yet, so there `Parcels` and the Cities' attachments are left out.
+/// backend gets what it can hold: PostgreSQL has no versioned services yet, so there
+/// `Parcels` is left out.
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
 
@@ -157,20 +157,32 @@ public enum DemoData {
         }
         try store.edits.insert(inspectionRows, service: "Demo", layer: 3)
 
+        // A few attachments so the attachment resources have something to show.
+        var generator = SeededGenerator(seed: 7)
+        let notes = cityGlobalIDs.prefix(5).enumerated().map { index, city in
+            (
+                globalId: GlobalID.make(using: &generator), city: city, name: "note-\(index + 1).txt",
+                text: Array("Field note \(index + 1) for city \(city)\n".utf8)
+            )
+        }
         guard let store = store as? FeatureStore else {
+            // Another backend: the same notes as attachment edits; no versioned service there yet.
+            let adds = notes.map {
+                AttachmentEdit(globalId: $0.globalId, parentGlobalId: $0.city, name: $0.name, contentType: "text/plain", source: .data($0.text))
+            }
+            _ = try store.edits.applyEdits(
+                service: "Demo", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: adds))],
+                options: EditOptions(rollbackOnFailure: true, useGlobalIds: true))
             try seedTiles(store, testdataDirectory: testdataDirectory)
             try seedMap(store)
             return
         }
-        // A few attachments so the attachment resources have something to show.
         try store.write { db in
             let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"
-            var generator = SeededGenerator(seed: 7)
-            for (index, city) in cityGlobalIDs.prefix(5).enumerated() {
-                let text = Array("Field note \(index + 1) for city \(city)\n".utf8)
+            for note in notes {
                 try db.execute(
                     sql: "INSERT INTO \(table)(GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, DATA) VALUES (?, ?, 'text/plain', ?, ?, ?)",
-                    arguments: [GlobalID.make(using: &generator), city, "note-\(index + 1).txt", text.count, Data(text)])
+                    arguments: [note.globalId, note.city, note.name, note.text.count, Data(note.text)])
             }
         }
 

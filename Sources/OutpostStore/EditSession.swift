@@ -12,7 +12,7 @@ struct EditSession {
     let moment: Int64
     let context: EditContext
     let options: EditOptions
-    let removals: FileRemovals
+    let removals: AttachmentFileChanges
     let preparedFiles: [String: PreparedAttachmentFile]
     let cache = EditSessionCache()
 
@@ -150,7 +150,7 @@ struct EditSession {
         // Only once the row points at the new file: keep it, and let the old one go at commit.
         if let file {
             removals.registered.insert(file.path)
-            if let old: String = row[1] { removals.paths.append(old) }
+            if let old: String = row[1] { removals.removedAtCommit.append(old) }
         }
         return EditResult(objectId: id, globalId: edit.globalId)
     }
@@ -168,7 +168,7 @@ struct EditSession {
         let id: Int64 = row[0]
         try tombstone(kind: "attachment", layer: layer, globalId: globalId, objectId: id, parentGlobalId: row[1], createdGeneration: row[2])
         try db.execute(sql: "DELETE FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE ATTACHMENTID = ?", arguments: [id])
-        if let path: String = row[3] { removals.paths.append(path) }
+        if let path: String = row[3] { removals.removedAtCommit.append(path) }
         return EditResult(objectId: id, globalId: globalId)
     }
 
@@ -341,7 +341,7 @@ struct EditSession {
                     "SELECT ATTACHMENTID, GLOBALID, outpost_created_gen, DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE REL_GLOBALID = ?",
                 arguments: [existing.globalId])
             for attachment in attachments {
-                if let path: String = attachment[3] { removals.paths.append(path) }
+                if let path: String = attachment[3] { removals.removedAtCommit.append(path) }
                 try tombstone(
                     kind: "attachment", layer: layer, globalId: attachment[1], objectId: attachment[0],
                     parentGlobalId: existing.globalId, createdGeneration: attachment[2])

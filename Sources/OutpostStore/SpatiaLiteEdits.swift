@@ -11,56 +11,17 @@ public struct SpatiaLiteEdits: FeatureEditing, AttachmentEditing, StoreRepositor
     public let database: StoreDatabase
 }
 
-/// Attachment files of deleted features (removed once the transaction commits), and the
-/// prepared files the transaction registered (kept).
-final class FileRemovals {
-    var paths: [String] = []
-    var registered: Set<String> = []
-}
-
-/// An attachment file put in place before the edit transaction.
-public struct PreparedAttachmentFile: Sendable {
-    var path: String
-    var size: Int
-    var uploadName: String?
-}
-
 extension SpatiaLiteEdits {
+    /// Attachment bytes in this store's data folder (`AttachmentFiles`, shared with PostgreSQL).
+    var attachmentFiles: AttachmentFiles { AttachmentFiles(directory: directory, temporaryDirectory: temporaryDirectory) }
+
     /// Writes inline `data` and copies `uploadId` items into `attachments/`, keyed by the
     /// attachment's GlobalID.
     func prepareAttachmentFiles(
         _ edits: [LayerEdits], service: String,
         files: [String: (path: String, size: Int)] = [:]
     ) throws -> [String: PreparedAttachmentFile] {
-        var prepared: [String: PreparedAttachmentFile] = [:]
-        do {
-            for (globalId, file) in files {
-                prepared[globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(file.path), size: file.size, uploadName: nil)
-            }
-            for layerEdits in edits {
-                guard let attachments = layerEdits.attachments else { continue }
-                for edit in attachments.adds + attachments.updates {
-                    guard let source = edit.source else { continue }
-                    switch source {
-                    case .data(let bytes):
-                        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-                        let temporary = (temporaryDirectory as NSString).appendingPathComponent("inline-\(UUID().uuidString)")
-                        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-                            throw ArcGISError.internalError("cannot write attachment data")
-                        }
-                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adoptAttachmentFile(temporary), size: bytes.count, uploadName: nil)
-                    case .uploadId(let id):
-                        let copy = try uploads.copyOfUpload(service: service, itemID: id)
-                        prepared[edit.globalId] = PreparedAttachmentFile(
-                            path: try adoptAttachmentFile(copy.path), size: copy.size, uploadName: copy.name)
-                    }
-                }
-            }
-        } catch {
-            removeDataFiles(prepared.values.map(\.path))
-            throw error
-        }
-        return prepared
+        try attachmentFiles.prepare(edits, files: files) { try uploads.copyOfUpload(service: service, itemID: $0) }
     }
 }
 
@@ -118,7 +79,7 @@ extension SpatiaLiteEdits {
 
     /// `files`: attachment bytes already on disk (spooled uploads), by attachment GlobalID;
     /// they are moved in like inline data and removed if not registered.
-    func applyEdits(
+    public func applyEdits(
         service serviceName: String, edits: [LayerEdits], options: EditOptions, context: EditContext,
         files: [String: (path: String, size: Int)]
     ) throws -> EditOutcome {
@@ -146,11 +107,7 @@ extension SpatiaLiteEdits {
             layers.append(layer)
         }
         for (layerEdits, layer) in zip(edits, layers) where layerEdits.attachments?.isEmpty == false {
-            guard layer.definition.hasAttachments else {
-                throw ArcGISError(
-                    kind: .unsupported, message: "Unable to complete operation.",
-                    details: ["Layer \(layer.definition.id) does not have attachments."])
-            }
+            try layer.checkHasAttachments()
         }
         let moment = clock.milliseconds()
         // Attachment bytes are put in place before the transaction (the writer lock is never
@@ -162,7 +119,7 @@ extension SpatiaLiteEdits {
         do {
             let (outcome, removedFiles, registered) = try pool.write { db -> (EditOutcome, [String], Set<String>) in
                 let generation = try Self.allocateGeneration(db, replicaId: context.replicaId, at: moment)
-                let removals = FileRemovals()
+                let removals = AttachmentFileChanges()
                 let editor = EditSession(
                     db: db, generation: generation, moment: moment, context: context, options: options,
                     removals: removals, preparedFiles: prepared)
@@ -179,7 +136,7 @@ extension SpatiaLiteEdits {
                 }
                 return (
                     EditOutcome(layers: results, editMoment: moment, generation: committed ? generation : nil),
-                    removals.paths, removals.registered
+                    removals.removedAtCommit, removals.registered
                 )
             }
             keptFiles = registered

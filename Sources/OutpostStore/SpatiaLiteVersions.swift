@@ -98,7 +98,7 @@ extension SpatiaLiteVersions {
                 guard let version = try Self.version(name, service: stored.definition.name, db: db) else { throw VersionFailure.notFound(name) }
                 guard version.parent != nil else { throw VersionFailure.isDefault }
                 let editor = EditSession(
-                    db: db, generation: 0, moment: moment, context: context, options: options, removals: FileRemovals(),
+                    db: db, generation: 0, moment: moment, context: context, options: options, removals: AttachmentFileChanges(),
                     preparedFiles: [:])
                 var results: [LayerEditResults] = []
                 for layerEdits in edits {

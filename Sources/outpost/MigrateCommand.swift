@@ -25,7 +25,7 @@ struct MigrateToPostgres: ParsableCommand {
         let backend = try PostgresBackend(location, dataDirectory: data)
         let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
         print(
-            "moved \(report.services) services, \(report.features) features, \(report.tombstones) deletes and \(report.replicas) replicas into \(location.redactedDescription) (\(report.buckets) generation buckets)"
+            "moved \(report.services) services, \(report.features) features, \(report.attachments) attachments, \(report.tombstones) deletes and \(report.replicas) replicas into \(location.redactedDescription) (\(report.buckets) generation buckets)"
         )
         let records = report.records.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !records.isEmpty { print("moved \(records.joined(separator: ", ")); their files stay in \(data)") }

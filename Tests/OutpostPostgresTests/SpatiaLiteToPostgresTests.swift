@@ -81,4 +81,65 @@ import Testing
         }
         #expect(throws: SpatiaLiteToPostgres.Failure.self) { try SpatiaLiteToPostgres.migrate(store, to: backend) }
     }
+
+    /// A device's view of layer 0's attachments in a download: "add <gid> <bytes>", "delete <gid>".
+    static func attachmentChanges(_ backend: some SyncBackend, service: String, replica id: String) throws -> [String] {
+        let replica = try #require(try backend.replicas.replica(service: service, id: id))
+        let plan = try SyncPlanner.plan(try SynchronizeReplicaRequest.parse(RequestParameters([("replicaID", id)])), replica: replica, edits: nil)
+        var bytes: [UInt8] = []
+        _ = try backend.sync.writeSyncAnswer(plan, upload: nil, write: { bytes += $0 }, attachmentURL: nil)
+        let part = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))["edits"]?[0]?["attachments"]
+        var lines = (part?["adds"]?.arrayValue ?? []).map { "add \($0["globalId"]?.stringValue ?? "?") \($0["data"]?.stringValue ?? "")" }
+        lines += (part?["updates"]?.arrayValue ?? []).map { "update \($0["globalId"]?.stringValue ?? "?") \($0["data"]?.stringValue ?? "")" }
+        lines += (part?["deleteIds"]?.arrayValue ?? []).map { "delete \($0.stringValue ?? "?")" }
+        return lines.sorted()
+    }
+
+    @Test func attachmentsMoveWithTheirFilesAndDevicesAreSentWhatSpatiaLiteWouldHaveSent() throws {
+        let store = try makeTemporaryStore()
+        var service = pointLayerService(name: "Notes")
+        service.layers[0].hasAttachments = true
+        try store.schema.createService(service)
+        let (a, b) = (GlobalID.make(), GlobalID.make())
+        let notes = (0..<3).map { _ in GlobalID.make() }
+        func note(_ id: String, on parent: String, _ text: String) -> AttachmentEdit {
+            AttachmentEdit(globalId: id, parentGlobalId: parent, name: "\(text).txt", contentType: "text/plain", source: .data(Array(text.utf8)))
+        }
+        func edit(_ edits: LayerEdits) throws {
+            let outcome = try store.edits.applyEdits(service: "Notes", edits: [edits], options: EditOptions(useGlobalIds: true))
+            #expect(outcome.layers[0].all.allSatisfy { $0.success }, "\(outcome)")
+        }
+        try edit(
+            LayerEdits(
+                layerId: 0, adds: [Self.point("a", a), Self.point("b", b)], attachments: AttachmentEdits(adds: [note(notes[0], on: a, "one")])))
+        let request = try CreateReplicaRequest.parse(
+            RequestParameters([
+                ("layers", "0"), ("replicaName", "device"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
+            ]))
+        let plan = try ReplicaPlanner.plan(
+            request, service: try store.schema.service(named: "Notes").definition, replicaId: GlobalID.make(), owner: "ada", takenNames: [],
+            now: store.clock.milliseconds())
+        let (exported, _) = try store.sync.exportReplica(
+            plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null, layerJSON: [:],
+            phase: { _ in })
+        let replica = try store.replicas.registerReplica(exported)
+        // After the device's copy: one note added, one replaced, the first deleted.
+        try edit(LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: [note(notes[1], on: b, "two"), note(notes[2], on: a, "three")])))
+        try edit(LayerEdits(layerId: 0, attachments: AttachmentEdits(updates: [note(notes[1], on: b, "two, again")], deletes: [notes[0]])))
+        let expected = try Self.attachmentChanges(store, service: "Notes", replica: replica.id)
+        #expect(expected.count == 3, "\(expected)")
+
+        let backend = try TestPostgres.makeBackend(dataDirectory: store.directory)
+        let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
+        #expect(report.attachments == 2 && report.tombstones == 1 && report.skipped.isEmpty, "\(report)")
+        #expect(try Self.attachmentChanges(backend, service: "Notes", replica: replica.id) == expected)
+        // The files are read in place, and new attachment ids continue after SQLite's.
+        let layer = try backend.schema.service(named: "Notes").layers[0]
+        let parents = try backend.features.attachmentInfos(layer: layer, objectIds: [1, 2])
+        #expect(parents.flatMap(\.attachments).map(\.name).sorted() == ["three.txt", "two, again.txt"])
+        let added = try backend.edits.applyEdits(
+            service: "Notes", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: [note(GlobalID.make(), on: a, "four")]))],
+            options: EditOptions(useGlobalIds: true))
+        #expect((added.layers[0].attachmentResults?.adds.first?.objectId ?? 0) > 3, "\(added)")
+    }
 }

@@ -33,8 +33,9 @@ public enum TestPostgres {
     }
 
     /// A migrated backend on a new database.
-    public static func makeBackend(clock: any WallClock = SystemClock()) throws -> PostgresBackend {
-        try PostgresBackend(try makeDatabase(), maximumConnections: 4, clock: clock)
+    /// A backend on a database of its own; its files in `dataDirectory` (a new folder by default).
+    public static func makeBackend(clock: any WallClock = SystemClock(), dataDirectory: String? = nil) throws -> PostgresBackend {
+        try PostgresBackend(try makeDatabase(), dataDirectory: dataDirectory, maximumConnections: 4, clock: clock)
     }
 
     static func dropAll() {

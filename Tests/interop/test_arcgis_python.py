@@ -9,7 +9,7 @@ arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is inst
 from arcgis.features import FeatureLayerCollection  # noqa: E402
 from arcgis.gis.server import ServicesDirectory  # noqa: E402
 
-from conftest import UNVERIFIED, spatialite_only  # noqa: E402
+from conftest import UNVERIFIED  # noqa: E402
 
 
 def server_json(url):
@@ -74,7 +74,6 @@ def test_delete_features_by_where(trees):
     assert after == {"count": 0}
 
 
-@spatialite_only("attachment edits")
 def test_attachments_add_list_download_update_delete(trees, tmp_path):
     collection, base = trees
     cities = collection.layers[0]

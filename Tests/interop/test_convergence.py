@@ -26,7 +26,7 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, ROOT, free_port, on_backend, spatialite_only
+from conftest import BINARY, ROOT, free_port, on_backend
 
 CORNER = (13.2, 52.4, 13.26, 52.46)
 SERVICE = "/arcgis/rest/services/Demo/FeatureServer"
@@ -469,7 +469,6 @@ def seeds():
     return FIXED_SEEDS + [random.SystemRandom().randrange(1, 1 << 31)]
 
 
-@spatialite_only("attachment edits (the devices add, update and delete attachments)")
 @pytest.mark.parametrize("seed", seeds())
 def test_devices_converge_under_faults(seed):
     print(f"convergence seed {seed}")

@@ -14,7 +14,7 @@ arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is inst
 from arcgis.features import FeatureLayerCollection  # noqa: E402
 from arcgis.gis.server import ServicesDirectory  # noqa: E402
 
-from conftest import UNVERIFIED, spatialite_only  # noqa: E402
+from conftest import UNVERIFIED  # noqa: E402
 
 SYSTEM_PYTHON = "/usr/bin/python3"  # the one that imports osgeo (validate_gpkg checks geometry blobs with it)
 
@@ -72,7 +72,6 @@ def test_create_embedded_json_per_layer(demo):
     assert {entry["id"]: entry["serverGen"] for entry in info["layerServerGens"]} == generations
 
 
-@spatialite_only("attachments (the demo cities have none there)")
 def test_create_json_by_url_downloads_to_out_path(demo, tmp_path):
     collection, base = demo
     result = collection.replicas.create(replica_name="py-url", layers=[0], sync_model="perLayer", out_path=str(tmp_path),
