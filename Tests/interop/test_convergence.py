@@ -26,7 +26,7 @@ import uuid
 
 import pytest
 
-from conftest import BINARY, ROOT, free_port, on_backend
+from conftest import BACKEND, BINARY, ROOT, free_port, on_backend
 
 CORNER = (13.2, 52.4, 13.26, 52.46)
 SERVICE = "/arcgis/rest/services/Demo/FeatureServer"
@@ -452,9 +452,17 @@ def run_seed(seed, devices_count=5, operations=200):
         server.stop()
         server.start()
         # (Every attachment in the corner came with its bytes through a sync, so has a file; the
-        # demo's own attachments elsewhere keep their bytes in the database.)
+        # demo's own attachments elsewhere keep their bytes in the database on SpatiaLite.)
         files = os.listdir(os.path.join(data, "attachments"))
-        assert len(files) == len(server_attachments), f"seed {seed}: {len(files)} attachment files for {len(server_attachments)} attachments"
+        if BACKEND == "postgres":
+            # There the demo's five notes are files too, and a file an edit put in place before a
+            # kill cut it off stays until the orphan sweep finds it an hour old: other processes
+            # may be mid-edit (docs/postgres.md, "Attachments"). At most one per kill.
+            named = len(server_attachments) + 5
+            assert named <= len(files) <= named + proxy.injected["kill"], \
+                f"seed {seed}: {len(files)} attachment files for {named} attachments and {proxy.injected['kill']} kills"
+        else:
+            assert len(files) == len(server_attachments), f"seed {seed}: {len(files)} attachment files for {len(server_attachments)} attachments"
         assert server_state(server.port) == (server_features, server_attachments), f"seed {seed}: the restart changed the data"
         return proxy.injected, acknowledged, len(server_attachments), refused_attachments
     finally:
