@@ -87,23 +87,6 @@ extension PostgresChangeReader {
 
     /// The attachments deleted since the tick that reach the replica as deletes.
     func deletedAttachments(connection: PostgresConnection) throws -> [Deleted] {
-        let layer = selection.layer
-        var binds: [PostgresValue] = [.text(layer.serviceName), layer.definition.id.postgresValue]
-        let sql = """
-            SELECT t.global_id, t.object_id, t.created_xid, t.outpost_xid, t.replica_id, t.created_by
-            FROM outpost_tombstones t WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'attachment' AND \(unseen("t.outpost_xid", binds: &binds))
-            ORDER BY t.outpost_xid, t.global_id
-            """
-        var deleted: [Deleted] = []
-        for row in try connection.query(PostgresQuery(questionMarks: sql, binds: binds)).rows {
-            let record = since.tombstone(
-                objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), deletedXid: try row.required(3, row.int64),
-                deletedBy: row.string(4))
-            let change = SyncRules.downloadAttachment(
-                record, parentInFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
-                createdByReplica: row.string(5) == replica.id)
-            if change == .delete { deleted.append((try row.required(0, row.string), try row.int64(1))) }
-        }
-        return deleted
+        try tombstones(kind: "attachment", connection: connection)
     }
 }

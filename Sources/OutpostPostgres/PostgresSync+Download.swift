@@ -190,26 +190,36 @@ struct PostgresChangeReader {
         }
     }
 
-    /// Rows that left the filter, then the tombstones since the tick that reach the replica.
+    /// Rows that left the filter, then the tombstones since the tick that reach the replica (a
+    /// GlobalID deleted and then added again is live: the row decided it).
     func deletes(connection: PostgresConnection) throws -> [Deleted] {
+        leftFilter + (try tombstones(kind: "feature", connection: connection).filter { !liveGlobalIds.contains($0.globalId) })
+    }
+
+    /// The tombstones of `kind` since the tick that reach the replica as deletes, in deletion order.
+    func tombstones(kind: String, connection: PostgresConnection) throws -> [Deleted] {
         let layer = selection.layer
-        var binds: [PostgresValue] = [.text(layer.serviceName), layer.definition.id.postgresValue]
+        var binds: [PostgresValue] = [.text(layer.serviceName), layer.definition.id.postgresValue, .text(kind)]
         let sql = """
             SELECT t.global_id, t.object_id, t.created_xid, t.outpost_xid, t.replica_id, t.created_by
-            FROM outpost_tombstones t WHERE t.service = ? AND t.layer_id = ? AND t.kind = 'feature' AND \(unseen("t.outpost_xid", binds: &binds))
+            FROM outpost_tombstones t WHERE t.service = ? AND t.layer_id = ? AND t.kind = ? AND \(unseen("t.outpost_xid", binds: &binds))
             ORDER BY t.outpost_xid, t.global_id
             """
-        var deleted = leftFilter
+        var deleted: [Deleted] = []
         for row in try connection.query(PostgresQuery(questionMarks: sql, binds: binds)).rows {
-            let globalId = try row.required(0, row.string)
-            guard !liveGlobalIds.contains(globalId) else { continue }
             let record = since.tombstone(
                 objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), deletedXid: try row.required(3, row.int64),
                 deletedBy: row.string(4))
-            let change = SyncRules.download(
-                record, matchesFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
-                createdByReplica: row.string(5) == replica.id)
-            if change == .delete { deleted.append((globalId, try row.int64(1))) }
+            let createdByReplica = row.string(5) == replica.id
+            let change =
+                kind == "attachment"
+                ? SyncRules.downloadAttachment(
+                    record, parentInFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
+                    createdByReplica: createdByReplica)
+                : SyncRules.download(
+                    record, matchesFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
+                    createdByReplica: createdByReplica)
+            if change == .delete { deleted.append((try row.required(0, row.string), try row.int64(1))) }
         }
         return deleted
     }

@@ -256,12 +256,18 @@ struct PostgresUploadSession {
         if let known = prefetched.take(globalId) { return known }
         try editor.flush()
         let definition = layer.definition
-        if let row = try connection.query(
-            PostgresQuery(
+        return try held(
+            globalId, kind: "feature", layer: layer,
+            row: PostgresQuery(
                 unsafeSQL:
                     "SELECT \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica, outpost_created_by FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(PostgresQuery.quoted(identifier: definition.globalIdField)) = $1 FOR UPDATE",
-                binds: [.text(globalId)])
-        ).first {
+                binds: [.text(globalId)]))
+    }
+
+    /// What the server holds for a GlobalID of `kind`, locked until the transaction ends: the
+    /// live row `row` selects (id, created, changed, writer, creator), else its tombstone.
+    func held(_ globalId: String, kind: String, layer: StoredLayer, row query: PostgresQuery) throws -> Held {
+        if let row = try connection.query(query).first {
             return .row(
                 objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), changedXid: try row.required(2, row.int64),
                 lastWriter: row.string(3), createdBy: row.string(4))
@@ -269,7 +275,7 @@ struct PostgresUploadSession {
         if let row = try connection.query(
             """
             SELECT object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
-            WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = \(globalId) FOR UPDATE
+            WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id) AND kind = \(kind) AND global_id = \(globalId) FOR UPDATE
             """
         ).first {
             return .tombstone(

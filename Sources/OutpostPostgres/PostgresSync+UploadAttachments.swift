@@ -72,27 +72,11 @@ extension PostgresUploadSession {
     /// What the server holds for an attachment's GlobalID (its ATTACHMENTID as the object id),
     /// locked until the transaction ends.
     private func heldAttachment(_ globalId: String, layer: StoredLayer) throws -> Held {
-        if let row = try connection.query(
-            """
-            SELECT "ATTACHMENTID", outpost_created_xid, outpost_xid, outpost_replica, outpost_created_by
-            FROM \(identifier: layer.attachmentTable) WHERE "GLOBALID" = \(globalId) FOR UPDATE
-            """
-        ).first {
-            return .row(
-                objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), changedXid: try row.required(2, row.int64),
-                lastWriter: row.string(3), createdBy: row.string(4))
-        }
-        if let row = try connection.query(
-            """
-            SELECT object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
-            WHERE service = \(layer.serviceName) AND layer_id = \(layer.definition.id) AND kind = 'attachment' AND global_id = \(globalId)
-            FOR UPDATE
-            """
-        ).first {
-            return .tombstone(
-                objectId: try row.required(0, row.int64), createdXid: try row.required(1, row.int64), deletedXid: try row.required(2, row.int64),
-                deletedBy: row.string(3), createdBy: row.string(4))
-        }
-        return .absent
+        try held(
+            globalId, kind: "attachment", layer: layer,
+            row: """
+                SELECT "ATTACHMENTID", outpost_created_xid, outpost_xid, outpost_replica, outpost_created_by
+                FROM \(identifier: layer.attachmentTable) WHERE "GLOBALID" = \(globalId) FOR UPDATE
+                """)
     }
 }

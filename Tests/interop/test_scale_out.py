@@ -120,7 +120,7 @@ def answered(port, method, path, fields, seconds=60):
 
 
 class FeatureDevice(Device):
-    """A device editing features only (attachment edits are not on PostgreSQL yet), and only
+    """A device editing features only (attachment edits under faults: test_convergence.py), and only
     the features devices made: the online editor's features are its alone."""
 
     def __init__(self, name, answer, own):
