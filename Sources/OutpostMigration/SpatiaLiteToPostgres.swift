@@ -195,20 +195,12 @@ public enum SpatiaLiteToPostgres {
             }
         }
         for row in rows {
-            var key = row.path
-            if key == nil {
-                let temporary = (files.temporaryDirectory as NSString).appendingPathComponent("migrated-\(UUID().uuidString)")
-                try FileManager.default.createDirectory(atPath: files.temporaryDirectory, withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: temporary, contents: row.inline ?? Data()) else {
-                    throw StoreError.invalidFeature("cannot write the bytes of attachment \(row.globalId)")
-                }
-                key = try files.adopt(temporary)
-            }
+            let key = try row.path ?? files.adopt(bytes: [UInt8](row.inline ?? Data()))
             try connection.query(
                 """
                 INSERT INTO \(identifier: new.attachmentTable) ("ATTACHMENTID", "GLOBALID", "REL_GLOBALID", "CONTENT_TYPE", "ATT_NAME", "DATA_SIZE",
                     "KEYWORDS", "BLOB_KEY", outpost_created_xid, outpost_replica, outpost_created_by)
-                VALUES (\(row.id), \(row.globalId), \(row.parent), \(row.contentType), \(row.name), \(row.size), \(row.keywords), \(key!),
+                VALUES (\(row.id), \(row.globalId), \(row.parent), \(row.contentType), \(row.name), \(row.size), \(row.keywords), \(key),
                     \(creationXid(row.created, creations)), \(row.writer), \(row.creator))
                 """)
         }

@@ -43,6 +43,17 @@ public struct AttachmentFiles: Sendable {
         return relative
     }
 
+    /// Writes `bytes` into `attachments/` (through a temporary file, so the file appears whole)
+    /// and returns its path relative to the data folder.
+    public func adopt(bytes: [UInt8]) throws -> String {
+        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        let temporary = (temporaryDirectory as NSString).appendingPathComponent("inline-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
+            throw ArcGISError.internalError("cannot write attachment data")
+        }
+        return try adopt(temporary)
+    }
+
     /// Removes files by their data-folder-relative paths; a missing one is no error.
     public func remove(_ relativePaths: some Sequence<String>) {
         for relative in relativePaths { try? FileManager.default.removeItem(atPath: path(of: relative)) }
@@ -66,12 +77,7 @@ public struct AttachmentFiles: Sendable {
                     switch edit.source {
                     case nil: continue
                     case .data(let bytes)?:
-                        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-                        let temporary = (temporaryDirectory as NSString).appendingPathComponent("inline-\(UUID().uuidString)")
-                        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-                            throw ArcGISError.internalError("cannot write attachment data")
-                        }
-                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adopt(temporary), size: bytes.count)
+                        prepared[edit.globalId] = PreparedAttachmentFile(path: try adopt(bytes: bytes), size: bytes.count)
                     case .uploadId(let id)?:
                         let copy = try copyOfUpload(id)
                         prepared[edit.globalId] = PreparedAttachmentFile(path: try adopt(copy.path), size: copy.size, uploadName: copy.name)

@@ -7,6 +7,5 @@ extension StoreRepository {
     var replicas: SpatiaLiteReplicaRegistry { SpatiaLiteReplicaRegistry(database: database) }
     var uploads: SpatiaLiteUploadStore { SpatiaLiteUploadStore(database: database) }
     var temporaryDirectory: String { database.temporaryDirectory }
-    var attachmentsDirectory: String { database.attachmentsDirectory }
     func reloadCatalog() throws { try database.reloadCatalog() }
 }

@@ -139,10 +139,10 @@ import Testing
     }
 
     /// A replica of `Notes` syncing attachments both ways, registered.
-    static func replica(_ store: some OutpostBackend) throws -> ReplicaDefinition {
+    static func replica(_ store: some OutpostBackend, name: String = "device") throws -> ReplicaDefinition {
         let request = try CreateReplicaRequest.parse(
             RequestParameters([
-                ("layers", "0"), ("replicaName", "device"), ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
+                ("layers", "0"), ("replicaName", name), ("returnAttachments", "true"), ("attachmentsSyncDirection", "bidirectional"),
             ]))
         let plan = try ReplicaPlanner.plan(
             request, service: try store.service(named: service).definition, replicaId: GlobalID.make(), owner: "ada", takenNames: [],
@@ -156,11 +156,16 @@ import Testing
     /// Uploads `edits` (if any) and answers the sync; the replica then holds what it was sent.
     static func sync(
         _ store: some OutpostBackend, _ replica: inout ReplicaDefinition, _ edits: AttachmentEdits? = nil, fingerprint: String = UUID().uuidString
-    ) throws -> (
-        JSONValue, SyncUploadOutcome?
-    ) {
+    ) throws -> (JSONValue, SyncUploadOutcome?) {
+        try sync(store, &replica, layerEdits: edits.map { LayerEdits(layerId: 0, attachments: $0) }, fingerprint: fingerprint)
+    }
+
+    /// The same with feature edits beside the attachment edits.
+    static func sync(
+        _ store: some OutpostBackend, _ replica: inout ReplicaDefinition, layerEdits edits: LayerEdits?, fingerprint: String = UUID().uuidString
+    ) throws -> (JSONValue, SyncUploadOutcome?) {
         let request = try SynchronizeReplicaRequest.parse(RequestParameters([("replicaID", replica.id)]))
-        let plan = try SyncPlanner.plan(request, replica: replica, edits: edits.map { [LayerEdits(layerId: 0, attachments: $0)] })
+        let plan = try SyncPlanner.plan(request, replica: replica, edits: edits.map { [$0] })
         let upload = try edits.map { _ in try store.sync.applySyncUpload(plan, fingerprint: Array(fingerprint.utf8)) }
         var bytes: [UInt8] = []
         let summary = try store.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: nil)
@@ -209,6 +214,37 @@ import Testing
         // A device deleting an attachment already gone succeeds (deleted on both sides).
         let (_, gone) = try Self.sync(store, &replica, AttachmentEdits(deletes: [photo]))
         #expect(gone?.results.first?.attachmentResults?.deletes.first?.success == true)
+    }
+
+    /// A device adding an attachment again after the server deleted it re-creates the same
+    /// record: a replica that had it receives an update, not an add, and no delete. One upload
+    /// carries a new feature and its attachment (on PostgreSQL the feature's insert is held for
+    /// the pipeline, and must be sent before the attachment looks for its parent).
+    @Test(arguments: ContractBackend.all)
+    func aReAddedAttachmentIsTheSameRecordAndASyncCarriesAFeatureWithItsAttachment(_ backend: ContractBackend) throws {
+        let store = try Self.fresh(backend)
+        let city = try Self.addPoint(store, "a")
+        let kept = try store.edits.addAttachment(service: Self.service, layer: 0, parentObjectId: city.objectId, input: try Self.spooled("kept"))
+        let keptId = try #require(kept.globalId)
+        var device = try Self.replica(store, name: "device")
+        var other = try Self.replica(store, name: "other")
+        let removed = try store.edits.deleteAttachments(
+            service: Self.service, layer: 0, parentObjectId: city.objectId, attachmentIds: [try #require(kept.objectId)], rollbackOnFailure: true)
+        #expect(removed.first?.success == true)
+        let (feature, photo) = (GlobalID.make(), GlobalID.make())
+        let upload = LayerEdits(
+            layerId: 0, adds: [Contract.point("new", globalId: feature)],
+            attachments: AttachmentEdits(adds: [
+                AttachmentEdit(
+                    globalId: keptId, parentGlobalId: city.globalId, name: "kept.txt", contentType: "text/plain", source: .data(Array("again".utf8))),
+                AttachmentEdit(globalId: photo, parentGlobalId: feature, name: "photo.jpg", contentType: "image/jpeg", source: .data([0xFF, 0xD8])),
+            ]))
+        let (_, applied) = try Self.sync(store, &device, layerEdits: upload)
+        let results = try #require(applied?.results.first)
+        #expect(results.addResults.map(\.success) == [true] && results.attachmentResults?.adds.map(\.success) == [true, true], "\(results)")
+        let (answer, _) = try Self.sync(store, &other)
+        let changes = Self.attachmentChanges(answer)
+        #expect(changes.updates == [keptId] && changes.adds == [photo] && changes.deletes.isEmpty, "\(changes)")
     }
 
     @Test(arguments: ContractBackend.all)
