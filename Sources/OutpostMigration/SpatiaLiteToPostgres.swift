@@ -27,10 +27,13 @@ public enum SpatiaLiteToPostgres {
         public var attachments = 0
         public var replicas = 0
         public var buckets = 0
+        /// Versions of versioned services: DEFAULT, replicas' and named ones.
+        public var versions = 0
+        /// Kept row versions of versioned layers, and rows of named versions not yet posted.
+        public var historyRows = 0
+        public var versionRows = 0
         /// The server's records moved, per table (users, tokens, portal items, tile sets…).
         public var records: [String: Int] = [:]
-        /// What is not moved yet, said plainly (versioned services).
-        public var skipped: [String] = []
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -42,10 +45,8 @@ public enum SpatiaLiteToPostgres {
         guard backend.schema.catalog.services.isEmpty else { throw Failure.notEmpty }
         var report = Report()
         let files = AttachmentFiles(directory: backend.directory, temporaryDirectory: backend.temporaryDirectory)
-        let services = store.catalog.services.filter { service in
-            if service.definition.isVersioned { report.skipped.append("versioned service \(service.definition.name)") }
-            return !service.definition.isVersioned
-        }
+        let services = store.catalog.services
+        let serviceNames = services.map(\.definition.name)
         var layersByTable: [String: StoredLayer] = [:]
         for service in services {
             let created = try backend.schema.createService(service.definition)
@@ -54,7 +55,8 @@ public enum SpatiaLiteToPostgres {
         }
         let replicas = try store.replicas.allReplicas().filter { replica in services.contains { $0.definition.name == replica.serviceName } }
         let current = try store.edits.currentGeneration()
-        let boundaries = Array(Set(replicas.flatMap { $0.layers.map(\.serverGen) } + [current]).filter { $0 <= current }).sorted()
+        let bases = try namedVersionBases(store, services: serviceNames)
+        let boundaries = Array(Set(replicas.flatMap { $0.layers.map(\.serverGen) } + bases + [current]).filter { $0 <= current }).sorted()
         var ticks: [Int64: Int64] = [:]
         var bucketXids: [(upTo: Int64, xid: Int64)] = []
         var lower: Int64 = Int64.min
@@ -84,6 +86,13 @@ public enum SpatiaLiteToPostgres {
             lower = upper
         }
         report.buckets = boundaries.count
+        for service in services where service.definition.isVersioned {
+            for old in service.layers {
+                guard let new = layersByTable[old.tableName] else { continue }
+                report.historyRows += try copyHistory(old, into: new, creations: bucketXids, store: store, pool: backend.pool)
+                report.versionRows += try copyVersionRows(old, into: new, store: store, pool: backend.pool)
+            }
+        }
         for (oldTable, new) in layersByTable {
             // SQLite's AUTOINCREMENT never hands out an id again, even a deleted row's: neither may PostgreSQL.
             let issued =
@@ -104,6 +113,7 @@ public enum SpatiaLiteToPostgres {
             try backend.replicas.registerReplica(moved, copiedFrom: origin == replica.id ? nil : origin)
             report.replicas += 1
         }
+        report.versions = try copyVersions(store, services: serviceNames, ticks: ticks, current: current, pool: backend.pool)
         try copyReceiptsAndConflicts(store, replicas: replicas, into: backend)
         // Unregistered ids stay refused: a copy of one cannot register to sync deletes it never received.
         for (id, service, at) in try store.read({ db in

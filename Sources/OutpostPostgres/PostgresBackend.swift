@@ -62,7 +62,7 @@ public final class PostgresBackend: OutpostBackend {
         jobs = PostgresJobStore(pool: pool, presence: presence)
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)
         maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas, directory: directory, clock: clock)
-        versions = PostgresVersions(held: held)
+        versions = PostgresVersions(pool: pool, held: held, clock: clock)
         portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
         tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
         self.clock = clock

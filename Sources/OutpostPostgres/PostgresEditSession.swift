@@ -124,7 +124,8 @@ struct PostgresEditSession {
 
     // MARK: Adds
 
-    func add(_ feature: EditFeature, to layer: StoredLayer) throws -> EditResult {
+    /// `extra`: more columns to set (a named version's rows carry their version).
+    func add(_ feature: EditFeature, to layer: StoredLayer, extra: [String: PostgresValue] = [:]) throws -> EditResult {
         let definition = layer.definition
         var globalId: String?
         if let given = feature.attributes.value(forCaseInsensitiveKey: definition.globalIdField), !given.isNull {
@@ -160,6 +161,7 @@ struct PostgresEditSession {
             if case .null = field.defaultValue { continue }
             if let value = try? FieldValue.coerce(field.defaultValue, for: field) { values[field.name] = .value(value.postgresValue) }
         }
+        for (column, value) in extra { values[column] = .value(value) }
         let held = holdsWrites ? try pending!.nextObjectId(layer, connection: connection) : nil
         if let held { values[definition.objectIdField] = .value(held.postgresValue) }
         let columns = values.keys.sorted()
@@ -240,7 +242,7 @@ struct PostgresEditSession {
     }
 
     /// The SET list of an update and its parameters, the edit checked first.
-    private func assignments(
+    func assignments(
         _ feature: EditFeature, in layer: StoredLayer, globalId: String, objectId: Int64? = nil
     ) throws -> (
         String, [PostgresValue]

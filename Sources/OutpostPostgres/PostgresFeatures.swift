@@ -67,7 +67,11 @@ public struct PostgresFeatures: FeatureQuerying {
         }
     }
 
-    static func answer(_ query: LayerQuery, layer: StoredLayer, connection: PostgresConnection) throws -> QueryAnswer {
+    /// `source`: the rows to read instead of the layer's table (a named version's overlay),
+    /// SQL with `?` parameters.
+    static func answer(
+        _ query: LayerQuery, layer: StoredLayer, source: (sql: String, binds: [PostgresValue])? = nil, connection: PostgresConnection
+    ) throws -> QueryAnswer {
         let definition = layer.definition
         let resolve = resolver(for: definition)
         var conditions: [String] = []
@@ -90,7 +94,9 @@ public struct PostgresFeatures: FeatureQuerying {
             conditions.append(
                 try spatialFilter(spatial, relationship: query.spatialRelationship, layer: layer, connection: connection, binds: &binds))
         }
-        let from = " FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t"
+        let from = " FROM \(source?.sql ?? PostgresQuery.quoted(identifier: layer.tableName)) t"
+        // The source comes first in the text, so its parameters are numbered first.
+        binds = (source?.binds ?? []) + binds
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         func run(_ sql: String) throws -> PostgresResult { try connection.query(PostgresQuery(questionMarks: sql, binds: binds)) }
 

@@ -87,7 +87,7 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
     public func registerReplica(_ definition: ReplicaDefinition, copiedFrom origin: String?) throws -> ReplicaDefinition {
         precondition(definition.isRegistered, "syncModel=none exports are not registered")
         let service = try held.load().existingService(named: definition.serviceName).definition
-        guard !service.isVersioned else { throw StoreError.invalidSchema("versioned services are not available on PostgreSQL yet") }
+        let now = clock.milliseconds()
         return try pool.transaction { connection in
             try Self.lockNames(of: service.name, connection: connection)
             var stored = definition
@@ -122,6 +122,7 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
                         \(layer.whereClause), \(layer.serverGen))
                     """)
             }
+            if service.isVersioned { try Self.createReplicaVersion(of: stored, service: service.name, connection: connection, now: now) }
             if let origin {
                 try connection.query(
                     """
@@ -140,6 +141,8 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
         return try pool.transaction { connection in
             let removed = try connection.query("DELETE FROM outpost_replicas WHERE replica_id = \(canonical) AND service = \(name)").affectedRows > 0
             if removed { try Self.recordUnregistered([canonical], service: name, at: now, connection: connection) }
+            // Its edits were posted by each sync: the version holds nothing more to post.
+            try connection.query("DELETE FROM outpost_versions WHERE replica_id = \(canonical) AND service = \(name)")
             return removed
         }
     }
@@ -152,8 +155,22 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
                 $0.string(0)
             }
             try Self.recordUnregistered(ids, service: name, at: now, connection: connection)
+            try connection.query("DELETE FROM outpost_versions WHERE service = \(name) AND replica_id IS NOT NULL")
             return ids.count
         }
+    }
+
+    /// The version a replica of a versioned service syncs through (`<owner>.<replica name>_<id
+    /// prefix>`, as on SpatiaLite), based on the replica's tick.
+    static func createReplicaVersion(of replica: ReplicaDefinition, service: String, connection: PostgresConnection, now: Int64) throws {
+        let hex = replica.id.filter(\.isHexDigit).prefix(8).lowercased()
+        try connection.query(
+            """
+            INSERT INTO outpost_versions(service, name, parent, replica_id, access, description, created_at, guid, base_tick)
+            VALUES (\(service), \("outpost.\(replica.name)_\(hex)"), \(DataVersion.defaultName), \(replica.id), 'private',
+                \("Version of replica \(replica.id)"), \(now), \(GlobalID.make()), \(replica.replicaServerGen))
+            ON CONFLICT DO NOTHING
+            """)
     }
 
     static func recordUnregistered(_ ids: [String], service: String, at now: Int64, connection: PostgresConnection) throws {

@@ -23,8 +23,6 @@ public struct PostgresSchema: CatalogStore {
             )
         }
         try SchemaRules.validate(service)
-        // Versioned services keep history tables and named versions: not on PostgreSQL yet.
-        guard !service.isVersioned else { throw StoreError.invalidSchema("versioned services are not available on PostgreSQL yet") }
         try pool.transaction { connection in
             if let existing = try connection.query("SELECT name FROM outpost_services WHERE lower(name) = lower(\(service.name))").first?.string(0) {
                 throw StoreError.serviceExists(existing)
@@ -38,8 +36,11 @@ public struct PostgresSchema: CatalogStore {
                 """)
             let prefix = try Self.freeTablePrefix(service: service, connection: connection)
             for layer in service.layers {
-                try Self.createLayer(layer, service: service.name, table: "\(prefix)_\(layer.id)", connection: connection, now: now)
+                let table = "\(prefix)_\(layer.id)"
+                try Self.createLayer(layer, service: service.name, table: table, connection: connection, now: now)
+                if service.isVersioned { try Self.createVersioning(of: table, layer: layer, connection: connection) }
             }
+            if service.isVersioned { try Self.createDefaultVersion(service: service.name, connection: connection, now: now) }
             try PostgresCatalog.bump(connection)
         }
         return try held.load().existingService(named: service.name)
@@ -50,8 +51,9 @@ public struct PostgresSchema: CatalogStore {
         let stored = try held.load().existingService(named: name)
         try pool.transaction { connection in
             for layer in stored.layers {
-                try connection.execute("DROP TABLE IF EXISTS \(PostgresQuery.quoted(identifier: layer.attachmentTable))")
-                try connection.execute("DROP TABLE IF EXISTS \(PostgresQuery.quoted(identifier: layer.tableName))")
+                for table in Self.companionTables(of: layer.tableName).reversed() {
+                    try connection.execute("DROP TABLE IF EXISTS \(PostgresQuery.quoted(identifier: table))")
+                }
             }
             try connection.query("DELETE FROM outpost_tombstones WHERE service = \(stored.definition.name)")
             try connection.query("DELETE FROM outpost_services WHERE name = \(stored.definition.name)")
@@ -60,13 +62,15 @@ public struct PostgresSchema: CatalogStore {
         _ = try held.load()
     }
 
-    /// The service's table prefix, numbered when another service's tables already use it.
+    /// The service's table prefix, numbered when another service's tables already use it;
+    /// short enough that every table named after a layer's fits PostgreSQL's 63 bytes
+    /// (longer names are cut silently, and two cut names can meet).
     static func freeTablePrefix(service: ServiceDefinition, connection: PostgresConnection) throws -> String {
-        let base = SchemaRules.tablePrefix(service: service.name)
+        let base = String(SchemaRules.tablePrefix(service: service.name).prefix(32))
         var candidate = base
         var number = 1
         func isTaken(_ table: String) throws -> Bool {
-            let names = PostgresTextArray([table, "\(table)__attach"])
+            let names = PostgresTextArray(companionTables(of: table))
             return try connection.query(
                 "SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND lower(relname) = ANY(\(names))"
             ).first?.int64(0) != 0

@@ -15,7 +15,6 @@ extension PostgresSync {
         layerJSON: [Int: JSONValue], phase: (ServerJobStatus) -> Void = { _ in }
     ) throws -> (ReplicaDefinition, ReplicaExportCounts) {
         let service = try held.load().existingService(named: plan.definition.serviceName)
-        guard !service.definition.isVersioned else { throw StoreError.invalidSchema("versioned services are not available on PostgreSQL yet") }
         return try pool.transaction(.repeatableRead) { connection in
             var definition = plan.definition
             // The tick is this transaction's snapshot: what the export reads, exactly. Set

@@ -191,7 +191,17 @@ struct PostgresUploadSession {
             record = since.tombstone(objectId: objectId, createdXid: created, deletedXid: deleted, deletedBy: by)
         }
         let decision = SyncRules.upload(operation, onto: record, since: TransactionSnapshot.replicaGeneration, replicaId: replicaId)
-        if decision.overwritesUnseenChange { try recordConflict(operation, held: held, globalId: globalId, layer: layer) }
+        // Versioned data: an update of a feature DEFAULT changed meanwhile is reconciled field
+        // by field; only fields both sides changed are conflicts.
+        var reconciled: (feature: EditFeature, conflicts: JSONValue?)?
+        if layer.isVersioned, decision.overwritesUnseenChange, case .update(let objectId) = decision.action {
+            reconciled = try reconcile(feature!, objectId: objectId, globalId: globalId, layer: layer)
+        }
+        if let reconciled {
+            if let fields = reconciled.conflicts { try recordConflict(operation, held: held, globalId: globalId, layer: layer, fields: fields) }
+        } else if decision.overwritesUnseenChange {
+            try recordConflict(operation, held: held, globalId: globalId, layer: layer)
+        }
         switch decision.action {
         case .insert:
             // Without savepoints a collision ends the attempt, which runs again with them.
@@ -211,8 +221,23 @@ struct PostgresUploadSession {
             guard case .row(_, let created, _, _, let createdBy) = held else {
                 throw PostgresEditSession.EditFailure(error: .missing("GlobalID \(globalId)"), globalId: globalId)
             }
-            return try editor.update(
-                feature!, of: .init(objectId: objectId, globalId: globalId, createdStamp: created, createdBy: createdBy), in: layer)
+            if let reconciled, reconciled.feature.attributes.count <= 1, reconciled.feature.geometry == nil {
+                // The replica changed nothing DEFAULT does not already hold.
+                return EditResult(objectId: objectId, globalId: globalId)
+            }
+            let result = try editor.update(
+                reconciled?.feature ?? feature!, of: .init(objectId: objectId, globalId: globalId, createdStamp: created, createdBy: createdBy),
+                in: layer)
+            if reconciled != nil {
+                // A merge: DEFAULT's row now holds fields the replica has not seen. Written by
+                // "merge:<replica>", it is not the replica's own write, so it comes back to it.
+                try editor.write(
+                    PostgresQuery(
+                        unsafeSQL:
+                            "UPDATE \(PostgresQuery.quoted(identifier: layer.tableName)) SET outpost_replica = $1 WHERE \(PostgresQuery.quoted(identifier: layer.definition.objectIdField)) = $2",
+                        binds: [.text(VersionReconcile.mergeWriter(replicaId)), objectId.postgresValue]))
+            }
+            return result
         case .resurrect:
             let result = try editor.add(feature!, to: layer)
             if case .tombstone(_, let created, _, _, let createdBy) = held, let objectId = result.objectId {
@@ -285,9 +310,51 @@ struct PostgresUploadSession {
         return .absent
     }
 
+    /// The part of an update the replica changed, against the feature at its tick
+    /// (`VersionReconcile`), and the conflict log's `fields` for what DEFAULT changed too.
+    private func reconcile(
+        _ feature: EditFeature, objectId: Int64, globalId: String, layer: StoredLayer
+    ) throws -> (
+        feature: EditFeature, conflicts: JSONValue?
+    ) {
+        let definition = layer.definition
+        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
+        var binds: [PostgresValue] = []
+        var written: [PostgresFieldStates.Written] = []
+        var keys: [String: String] = [:]
+        for (key, value) in feature.attributes {
+            guard let field = definition.field(named: key), field.type != .oid, field.type != .globalID, field.editable,
+                !tracking.contains(field.name), let stored = try? FieldValue.coerce(value, for: field).postgresValue
+            else { continue }
+            binds.append(stored)
+            written.append(PostgresFieldStates.Written(column: field.name, type: field.type, edit: "$\(binds.count)"))
+            keys[field.name] = key
+        }
+        if layer.isSpatial, let geometry = feature.geometry {
+            let value = try editor.storedGeometry(geometry, layer: layer, globalId: globalId)
+            written.append(PostgresFieldStates.Written(column: StoredLayer.geometryColumn, type: nil, edit: value.placeholder(&binds)))
+        }
+        guard !written.isEmpty else { return (feature, .none) }
+        try editor.flush()
+        let states = try PostgresFieldStates.read(
+            written, objectId: objectId, layer: layer, base: PostgresVersionBase(snapshot: since), binds: binds, connection: connection)
+        let outcome = states.reconciled
+        var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
+        for field in outcome.write {
+            if field == StoredLayer.geometryColumn {
+                reduced.geometry = feature.geometry
+            } else if let key = keys[field] {
+                reduced.attributes[key] = feature.attributes[key]
+            }
+        }
+        // `Optional.none`, not `nil`: JSONValue is itself nil-expressible, and would be `.null`.
+        let conflicts: JSONValue? = outcome.conflicts.isEmpty ? .none : states.conflictFields(outcome.conflicts)
+        return (reduced, conflicts)
+    }
+
     /// Copies what the upload is about to overwrite into the conflict log: the live feature as
-    /// stored, or the delete it undoes.
-    private func recordConflict(_ operation: UploadOperation, held: Held, globalId: String, layer: StoredLayer) throws {
+    /// stored, or the delete it undoes; for a reconciled update, the fields both sides changed.
+    private func recordConflict(_ operation: UploadOperation, held: Held, globalId: String, layer: StoredLayer, fields: JSONValue? = nil) throws {
         let objectId: Int64
         let xid: Int64
         let by: String?
@@ -301,41 +368,9 @@ struct PostgresUploadSession {
         case .tombstone(let id, _, let deleted, let deletedBy, _):
             (objectId, xid, by, kind) = (id, deleted, deletedBy, "delete")
         }
-        try connection.query(
-            """
-            INSERT INTO outpost_conflicts(service, replica_id, layer_id, global_id, object_id, upload_operation, overwritten_change,
-                overwritten_xid, overwritten_by, feature, recorded_at)
-            VALUES (\(layer.serviceName), \(replicaId), \(layer.definition.id), \(globalId), \(objectId), \("\(operation)"), \(kind),
-                \(xid), \(by), \(feature), \(moment))
-            """)
-    }
-}
-
-extension PostgresSync {
-    /// One stored feature as Esri JSON (attributes as stored, geometry in the layer's spatial reference).
-    static func featureJSON(objectId: Int64, layer: StoredLayer, connection: PostgresConnection) throws -> JSONValue? {
-        let definition = layer.definition
-        let columns = featureColumns(layer, spatialReference: definition.spatialReference)
-        guard
-            let row = try connection.query(
-                PostgresQuery(
-                    unsafeSQL:
-                        "SELECT \(columns.joined(separator: ", ")) FROM \(PostgresQuery.quoted(identifier: layer.tableName)) t WHERE t.\(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1",
-                    binds: [objectId.postgresValue])
-            ).first
-        else { return nil }
-        let record = try record(row, layer: layer)
-        var attributes = JSONObject()
-        for (field, value) in zip(definition.fields, record.attributes) { attributes[field.name] = value }
-        var feature: JSONObject = ["attributes": .object(attributes)]
-        if let ogc = record.geometry {
-            var writer = JSONWriter()
-            Geometry(ogc: ogc, layerType: definition.geometryType).writeEsriJSON(to: &writer)
-            if var object = (try? JSONParser.parse(writer.string))?.objectValue {
-                object["spatialReference"] = ["wkid": .int(Int64(layer.srid))]
-                feature["geometry"] = .object(object)
-            }
-        }
-        return .object(feature)
+        try PostgresSync.recordConflict(
+            PostgresSync.Overwritten(
+                layer: layer, globalId: globalId, objectId: objectId, change: kind, xid: xid, by: by, feature: feature, fields: fields),
+            by: replicaId, operation: "\(operation)", at: moment, connection: connection)
     }
 }

@@ -9,9 +9,8 @@ import OutpostWire
 /// (Natural Earth polygons), 2 Trees (2,500 generated points, more than one query page),
 /// 3 Inspections (a table related to Cities by the city's GlobalID).
 /// `Parcels` (versioned): 0 Parcels, a generated grid of polygons in Web Mercator.
-/// Generated rows come from a fixed-seed generator, so every seed is identical. Another
-/// backend gets what it can hold: PostgreSQL has no versioned services yet, so there
-/// `Parcels` is left out.
+/// Generated rows come from a fixed-seed generator, so every seed is identical, on every
+/// backend (on PostgreSQL the Cities' notes are added as attachment edits).
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
 
@@ -88,7 +87,7 @@ public enum DemoData {
                     role: .destination, keyField: "CityGlobalID")
             ],
             maxRecordCount: 2000)
-        try store.schema.createService(
+        _ = try store.schema.createService(
             ServiceDefinition(
                 name: "Demo", description: "Outpost demo service: Natural Earth places and countries with generated data.",
                 spatialReference: .wgs84, maxRecordCount: 2000,
@@ -165,25 +164,24 @@ public enum DemoData {
                 text: Array("Field note \(index + 1) for city \(city)\n".utf8)
             )
         }
-        guard let store = store as? FeatureStore else {
-            // Another backend: the same notes as attachment edits; no versioned service there yet.
+        if let store = store as? FeatureStore {
+            try store.write { db in
+                let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"
+                for note in notes {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO \(table)(GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, DATA) VALUES (?, ?, 'text/plain', ?, ?, ?)",
+                        arguments: [note.globalId, note.city, note.name, note.text.count, Data(note.text)])
+                }
+            }
+        } else {
+            // Another backend: the same notes as attachment edits.
             let adds = notes.map {
                 AttachmentEdit(globalId: $0.globalId, parentGlobalId: $0.city, name: $0.name, contentType: "text/plain", source: .data($0.text))
             }
             _ = try store.edits.applyEdits(
                 service: "Demo", edits: [LayerEdits(layerId: 0, attachments: AttachmentEdits(adds: adds))],
                 options: EditOptions(rollbackOnFailure: true, useGlobalIds: true))
-            try seedTiles(store, testdataDirectory: testdataDirectory)
-            try seedMap(store)
-            return
-        }
-        try store.write { db in
-            let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"
-            for note in notes {
-                try db.execute(
-                    sql: "INSERT INTO \(table)(GLOBALID, REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA_SIZE, DATA) VALUES (?, ?, 'text/plain', ?, ?, ?)",
-                    arguments: [note.globalId, note.city, note.name, note.text.count, Data(note.text)])
-            }
         }
 
         let parcelLayer = LayerDefinition(
@@ -197,7 +195,7 @@ public enum DemoData {
                     FieldDefinition(name: "area_m2", type: .double, alias: "Area (m²)"),
                 ] + tracking),
             displayField: "parcel_id", hasAttachments: true, editFieldsInfo: editFields, maxRecordCount: 2000)
-        try store.schema.createService(
+        _ = try store.schema.createService(
             ServiceDefinition(
                 name: "Parcels", description: "Outpost demo of a versioned service (per-replica sync).", isVersioned: true,
                 spatialReference: .webMercator, maxRecordCount: 2000, layers: [parcelLayer]))

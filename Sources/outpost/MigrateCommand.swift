@@ -29,7 +29,9 @@ struct MigrateToPostgres: ParsableCommand {
         )
         let records = report.records.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !records.isEmpty { print("moved \(records.joined(separator: ", ")); their files stay in \(data)") }
-        for skipped in report.skipped { print("not moved yet: \(skipped)") }
+        if report.versions > 0 {
+            print("moved \(report.versions) versions, \(report.historyRows) kept row versions and \(report.versionRows) unposted version rows")
+        }
         print("serve it with: outpost serve --database \(location.redactedDescription) --data \(data)")
     }
 }

@@ -41,9 +41,15 @@ import Testing
             #expect(throws: StoreError.self) { try first.schema.createService(pointLayerService(name: "bad name")) }
             var versioned = pointLayerService(name: "Versioned")
             versioned.isVersioned = true
-            #expect(throws: StoreError.invalidSchema("versioned services are not available on PostgreSQL yet")) {
-                try first.schema.createService(versioned)
-            }
+            // A versioned service has a history and version rows per layer; its delete drops them.
+            try first.schema.createService(versioned)
+            let companions = "SELECT count(*) FROM pg_class WHERE relname IN ('f_versioned_0__history', 'f_versioned_0__version_rows')"
+            #expect(try database.pool.query(PostgresQuery(unsafeSQL: companions)).first?.int64(0) == 2)
+            try second.schema.deleteService(named: "Versioned")
+            #expect(try database.pool.query(PostgresQuery(unsafeSQL: companions)).first?.int64(0) == 0)
+            // A name longer than PostgreSQL's identifiers is cut so that every table named after a layer fits.
+            let long = try first.schema.createService(pointLayerService(name: String(repeating: "x", count: 100)))
+            #expect(long.layers[0].tableName.utf8.count + "__version_rows_key".utf8.count <= 63)
             // a-b and a_b share a table prefix: the second is numbered.
             try first.schema.createService(pointLayerService(name: "a-b"))
             let numbered = try second.schema.createService(pointLayerService(name: "a_b"))

@@ -31,9 +31,8 @@ def free_port():
 BACKEND = os.environ.get("OUTPOST_INTEROP_BACKEND", "spatialite")
 
 
-# The demo's feature services on this backend: PostgreSQL holds no versioned service yet, so
-# its demo has no Parcels (docs/postgres.md, "Not yet on PostgreSQL").
-DEMO_FEATURE_SERVICES = ["Demo", "Parcels"] if BACKEND == "spatialite" else ["Demo"]
+# The demo's feature services, on either backend.
+DEMO_FEATURE_SERVICES = ["Demo", "Parcels"]
 # What a map area of the demo map packages: one GeoPackage per feature service, and the basemap.
 DEMO_AREA_PACKAGES = 1 + len(DEMO_FEATURE_SERVICES)
 DEMO_OFFLINE_FILES = {f"data/{name}.gpkg" for name in DEMO_FEATURE_SERVICES} | {"tiles/DemoBasemap.mbtiles"}
@@ -69,9 +68,9 @@ def on_backend(arguments):
     return arguments
 
 
-def spatialite_only(reason):
-    """Marks a test of what PostgreSQL does not hold yet (docs/postgres.md, "Not yet on PostgreSQL")."""
-    return pytest.mark.skipif(BACKEND == "postgres", reason=f"not on PostgreSQL yet: {reason}")
+def spatialite_pass_only(reason):
+    """Marks a test that runs in the SpatiaLite pass only (it makes its PostgreSQL database itself)."""
+    return pytest.mark.skipif(BACKEND == "postgres", reason=f"SpatiaLite pass only: {reason}")
 
 
 @contextlib.contextmanager

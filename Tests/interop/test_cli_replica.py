@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from conftest import outpost, spatialite_only
+from conftest import outpost
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
@@ -62,7 +62,6 @@ def test_create_edit_with_gdal_sync_register_unregister(own_server, tmp_path):
     assert bad.returncode != 0 and "--direction" in bad.stderr
 
 
-@spatialite_only("versioned services")
 def test_a_versioned_replica_syncs_in_each_direction(own_server, tmp_path):
     if subprocess.run([SYSTEM_PYTHON, "-c", "import osgeo"], capture_output=True).returncode != 0:
         pytest.skip("python3-gdal is installed by scripts/setup.sh")

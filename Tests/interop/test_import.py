@@ -4,15 +4,14 @@ import os
 import subprocess
 import urllib.request
 
-from conftest import BINARY, ROOT, running_server, spatialite_only
+from conftest import BINARY, ROOT, on_backend, running_server
 
 
 def run_import(binary, source, data, service, *extra):
-    return subprocess.run([binary, "import", source, "--service", service, "--data", data, *extra],
+    return subprocess.run(on_backend([binary, "import", source, "--service", service, "--data", data, *extra]),
                           capture_output=True, text=True)
 
 
-@spatialite_only("versioned services (World is imported --versioned)")
 def test_import_gdal_geopackage_and_geojson_then_serve(tmp_path):
     binary = BINARY
     countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")

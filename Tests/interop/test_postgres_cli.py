@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from conftest import outpost, spatialite_only
+from conftest import outpost, spatialite_pass_only
 
 
 @pytest.fixture()
@@ -25,7 +25,7 @@ def database():
     subprocess.run(["psql", "-q", admin, "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
 
 
-@spatialite_only("it moves a SpatiaLite folder into PostgreSQL itself (runs in the SpatiaLite pass)")
+@spatialite_pass_only("it moves a SpatiaLite folder into PostgreSQL itself (runs in the SpatiaLite pass)")
 def test_a_data_folder_moves_to_postgresql_and_is_administered_there(database):
     work = tempfile.mkdtemp(prefix="outpost-pg-cli-")
     source = os.path.join(work, "trees.geojson")

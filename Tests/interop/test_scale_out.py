@@ -213,7 +213,7 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
             assert "error" not in answer, f"seed {seed}: {answer}"
             devices.append(FeatureDevice(f"d{index}", answer, own))
         services = answered(cluster.port, "GET", "/arcgis/rest/services", {})["services"]
-        assert sorted(s["name"] for s in services if s["type"] == "FeatureServer") == ["Demo"], services
+        assert sorted(s["name"] for s in services if s["type"] == "FeatureServer") == ["Demo", "Parcels"], services
         editor.start()
         expected = {}
         acknowledged, operations, restarted = 0, 40, False

@@ -12,7 +12,7 @@ arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is inst
 from arcgis.features import FeatureLayerCollection  # noqa: E402
 from arcgis.gis.server import ServicesDirectory  # noqa: E402
 
-from conftest import UNVERIFIED, spatialite_only  # noqa: E402
+from conftest import UNVERIFIED  # noqa: E402
 
 CORNER = {"geometry": "13.2,52.4,13.26,52.46", "geometryType": "esriGeometryEnvelope"}
 
@@ -119,7 +119,6 @@ def test_synchronize_with_an_uploaded_json_delta(demo, tmp_path):
     assert server[added]["species"] == "Uploaded delta" and held[0] not in server
 
 
-@spatialite_only("versioned services")
 def test_a_versioned_service_syncs_per_replica_in_each_direction(tls_server):
     """The ArcGIS API for Python against the versioned Parcels service: per-replica sync with
     `replicaServerGen`, upload, download (edits ignored), bidirectional with a field-level merge."""

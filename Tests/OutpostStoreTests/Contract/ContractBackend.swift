@@ -21,10 +21,6 @@ struct ContractBackend: Sendable, CustomTestStringConvertible {
         ContractBackend(name: "PostgreSQL") { clock in try TestPostgres.makeBackend(clock: clock) },
     ]
 
-    /// The backends holding versioned services: PostgreSQL refuses to create one yet
-    /// (docs/postgres.md, "Not yet on PostgreSQL").
-    static let versioned = all.filter { $0.name != "PostgreSQL" }
-
     /// A fresh backend holding the contract's service, and its clock.
     func fresh() throws -> (any OutpostBackend, ManualClock) {
         let clock = ManualClock()

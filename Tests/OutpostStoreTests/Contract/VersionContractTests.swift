@@ -8,7 +8,7 @@ import Testing
 /// its own edits, edits apart from DEFAULT, and posts attribute by attribute, keeping the
 /// fields both sides changed in the conflict log.
 @Suite struct VersionContractTests {
-    @Test(arguments: ContractBackend.versioned)
+    @Test(arguments: ContractBackend.all)
     func aVersionEditsApartAndPostsAttributeByAttribute(_ backend: ContractBackend) throws {
         let (store, _) = try backend.fresh()
         try Self.check(store)

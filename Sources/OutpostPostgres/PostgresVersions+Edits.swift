@@ -1,0 +1,156 @@
+import OutpostStorage
+import OutpostWire
+
+extension PostgresVersions {
+    /// `applyEdits` with `gdbVersion`: adds, updates (by OBJECTID or GlobalID) and deletes
+    /// written to the version only, in one transaction, validated as DEFAULT edits are. Adds
+    /// take OBJECTIDs from the layer's identity, so DEFAULT never hands them out.
+    public func applyVersionEdits(
+        service: String, version name: String, edits: [LayerEdits], options: EditOptions, context: EditContext
+    ) throws -> EditOutcome {
+        let serviceName = try held.load().existingService(named: service).definition.name
+        let moment = clock.milliseconds()
+        struct RolledBack: Error { var results: [LayerEditResults] }
+        do {
+            return try PostgresEditSession.run(pool, catalog: held, moment: moment, context: context, options: options) { editor, catalog in
+                guard let version = try Self.version(name, service: serviceName, connection: editor.connection) else {
+                    throw VersionFailure.notFound(name)
+                }
+                guard version.parent != nil else { throw VersionFailure.isDefault }
+                let stored = try catalog.existingService(named: serviceName)
+                var results: [LayerEditResults] = []
+                for layerEdits in edits {
+                    guard let layer = stored.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
+                        throw StoreError.layerNotFound(service: service, layer: layerEdits.layerId)
+                    }
+                    guard layerEdits.attachments == nil else {
+                        throw ArcGISError(
+                            kind: .unsupported, message: "Unable to complete operation.",
+                            details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
+                    }
+                    let writer = PostgresVersionWriter(editor: editor, layer: layer, version: version.name)
+                    var layerResults = LayerEditResults(layerId: layer.definition.id)
+                    for feature in layerEdits.adds { layerResults.addResults.append(try editor.attempt { try writer.add(feature) }) }
+                    for feature in layerEdits.updates { layerResults.updateResults.append(try editor.attempt { try writer.update(feature) }) }
+                    for key in layerEdits.deletes { layerResults.deleteResults.append(try editor.attempt { try writer.delete(key) }) }
+                    results.append(layerResults)
+                }
+                if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
+                return EditOutcome(layers: results, editMoment: moment, generation: nil)
+            }
+        } catch let rolledBack as RolledBack {
+            var results = rolledBack.results
+            for index in results.indices { results[index].markRolledBack() }
+            return EditOutcome(layers: results, editMoment: moment, generation: nil)
+        }
+    }
+}
+
+/// Writes one layer's edits into a named version: whole rows in `<table>__version_rows`,
+/// copied from DEFAULT on the version's first change of a feature.
+struct PostgresVersionWriter {
+    let editor: PostgresEditSession
+    let layer: StoredLayer
+    let version: String
+
+    private var connection: PostgresConnection { editor.connection }
+    private var rows: String { PostgresQuery.quoted(identifier: layer.versionTable) }
+    private var oid: String { PostgresQuery.quoted(identifier: layer.definition.objectIdField) }
+    private var gid: String { PostgresQuery.quoted(identifier: layer.definition.globalIdField) }
+
+    /// The feature as the version sees it: its own row (nil when it deleted it), else DEFAULT's.
+    private func find(_ key: FeatureKey) throws -> (objectId: Int64, globalId: String, inVersion: Bool)? {
+        let (column, value): (String, PostgresValue) =
+            switch key {
+            case .objectId(let id): (oid, id.postgresValue)
+            case .globalId(let id): (gid, .text(GlobalID.normalize(id) ?? id))
+            }
+        if let row = try connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(oid), \(gid), outpost_deleted FROM \(rows) WHERE outpost_version = $1 AND \(column) = $2",
+                binds: [.text(version), value])
+        ).first {
+            return try row.bool(2) == true ? nil : (try row.required(0, row.int64), try row.required(1, row.string), true)
+        }
+        let table = PostgresQuery.quoted(identifier: layer.tableName)
+        return try connection.query(PostgresQuery(unsafeSQL: "SELECT \(oid), \(gid) FROM \(table) WHERE \(column) = $1", binds: [value]))
+            .first.map { (try $0.required(0, $0.int64), try $0.required(1, $0.string), false) }
+    }
+
+    private func missing(_ key: FeatureKey) -> PostgresEditSession.EditFailure {
+        PostgresEditSession.EditFailure(error: .missing("\(key)"))
+    }
+
+    /// DEFAULT's row copied into the version.
+    private func copy(_ globalId: String, deleted: Bool) throws {
+        let columns = PostgresVersions.columns(of: layer).map(PostgresQuery.quoted(identifier:)).joined(separator: ", ")
+        try connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(rows) (\(columns), outpost_version, outpost_deleted)
+                    SELECT \(columns), $1, $2 FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(gid) = $3
+                    """, binds: [.text(version), deleted.postgresValue, .text(globalId)]))
+    }
+
+    func add(_ feature: EditFeature) throws -> EditResult {
+        let given = feature.attributes.value(forCaseInsensitiveKey: layer.definition.globalIdField)?.stringValue.flatMap(GlobalID.normalize)
+        let globalId = given ?? GlobalID.make()
+        if try find(.globalId(globalId)) != nil {
+            throw PostgresEditSession.EditFailure(error: .duplicateGlobalID(globalId), globalId: globalId)
+        }
+        // A feature the version deleted comes back as this add.
+        try connection.query(
+            "DELETE FROM \(identifier: layer.versionTable) WHERE outpost_version = \(version) AND \(identifier: layer.definition.globalIdField) = \(globalId)"
+        )
+        var added = feature
+        added.attributes[layer.definition.globalIdField] = .string(globalId)
+        var rowsLayer = layer
+        rowsLayer.tableName = layer.versionTable
+        return try editor.add(added, to: rowsLayer, extra: ["outpost_version": .text(version)])
+    }
+
+    func update(_ feature: EditFeature) throws -> EditResult {
+        let definition = layer.definition
+        let key: FeatureKey
+        if editor.options.useGlobalIds {
+            guard let text = feature.attributes.value(forCaseInsensitiveKey: definition.globalIdField)?.stringValue, let id = GlobalID.normalize(text)
+            else { throw PostgresEditSession.EditFailure(error: .invalid("With useGlobalIds=true every update needs its GlobalID.")) }
+            key = .globalId(id)
+        } else {
+            guard let id = feature.attributes.value(forCaseInsensitiveKey: definition.objectIdField)?.int64Value else {
+                throw PostgresEditSession.EditFailure(error: .invalid("Every update needs its \(definition.objectIdField)."))
+            }
+            key = .objectId(id)
+        }
+        guard let found = try find(key) else { throw missing(key) }
+        if !found.inVersion { try copy(found.globalId, deleted: false) }
+        var (assignments, binds) = try editor.assignments(feature, in: layer, globalId: found.globalId, objectId: found.objectId)
+        binds += [.text(version), .text(found.globalId)]
+        try connection.query(
+            PostgresQuery(
+                unsafeSQL: "UPDATE \(rows) SET \(assignments) WHERE outpost_version = $\(binds.count - 1) AND \(gid) = $\(binds.count)",
+                binds: binds))
+        return EditResult(objectId: found.objectId, globalId: found.globalId)
+    }
+
+    func delete(_ key: FeatureKey) throws -> EditResult {
+        guard let found = try find(key) else { throw missing(key) }
+        let inDefault =
+            try connection.query(
+                "SELECT 1 FROM \(identifier: layer.tableName) WHERE \(identifier: layer.definition.globalIdField) = \(found.globalId)"
+            ).first != nil
+        if !inDefault {
+            // Added in this version: gone without a trace.
+            try connection.query(
+                "DELETE FROM \(identifier: layer.versionTable) WHERE outpost_version = \(version) AND \(identifier: layer.definition.globalIdField) = \(found.globalId)"
+            )
+        } else if found.inVersion {
+            try connection.query(
+                "UPDATE \(identifier: layer.versionTable) SET outpost_deleted = true WHERE outpost_version = \(version) AND \(identifier: layer.definition.globalIdField) = \(found.globalId)"
+            )
+        } else {
+            try copy(found.globalId, deleted: true)
+        }
+        return EditResult(objectId: found.objectId, globalId: found.globalId)
+    }
+}
