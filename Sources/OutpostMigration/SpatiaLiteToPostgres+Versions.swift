@@ -23,10 +23,8 @@ extension SpatiaLiteToPostgres {
     static func copyHistory(
         _ old: StoredLayer, into new: StoredLayer, creations: [(upTo: Int64, xid: Int64)], store: FeatureStore, pool: PostgresPool
     ) throws -> Int {
-        let fields = old.definition.fields
-        var select = fields.map { "h.\($0.name.quotedDatabaseIdentifier)" }
-        if old.isSpatial { select.append("AsBinary(h.shape)") }
-        select += ["h.outpost_gen", "h.outpost_created_gen", "h.outpost_replica", "g.replica_id", "h.outpost_valid_to"]
+        let select =
+            featureSelect(old, alias: "h") + ["h.outpost_gen", "h.outpost_created_gen", "h.outpost_replica", "g.replica_id", "h.outpost_valid_to"]
         let selected = select.joined(separator: ", ")
         let lines = try store.read { db -> [String] in
             try Row.fetchAll(
@@ -36,12 +34,7 @@ extension SpatiaLiteToPostgres {
                     LEFT JOIN outpost_generations g ON g.generation = h.outpost_created_gen
                     """
             ).map { row in
-                var cells: [String?] = fields.indices.map { copyText(row[$0] as DatabaseValue) }
-                var next = fields.count
-                if old.isSpatial {
-                    cells.append((row[next] as Data?).map { "SRID=\(new.srid);" + PostgresCopy.hex([UInt8]($0)) })
-                    next += 1
-                }
+                var (cells, next) = featureCells(row, of: old, srid: new.srid)
                 cells.append(String(creationXid(row[next] as Int64? ?? 0, creations)))
                 cells.append(String(creationXid(row[next + 1] as Int64? ?? 0, creations)))
                 cells.append(row[next + 2] as String?)
@@ -50,35 +43,23 @@ extension SpatiaLiteToPostgres {
                 return PostgresCopy.line(cells)
             }
         }
-        var columns = fields.map { PostgresQuery.quoted(identifier: $0.name) }
-        if old.isSpatial { columns.append(StoredLayer.geometryColumn) }
-        columns += ["outpost_xid", "outpost_created_xid", "outpost_replica", "outpost_created_by", "outpost_valid_to"]
+        let columns = featureColumns(old) + ["outpost_xid", "outpost_created_xid", "outpost_replica", "outpost_created_by", "outpost_valid_to"]
         try copy(lines, into: new.historyTable, columns: columns, pool: pool)
         return lines.count
     }
 
     /// The rows named versions hold and have not posted.
     static func copyVersionRows(_ old: StoredLayer, into new: StoredLayer, store: FeatureStore, pool: PostgresPool) throws -> Int {
-        let fields = old.definition.fields
-        var select = fields.map { "v.\($0.name.quotedDatabaseIdentifier)" }
-        if old.isSpatial { select.append("AsBinary(v.shape)") }
-        select += ["v.outpost_replica", "v.outpost_version", "v.outpost_deleted"]
+        let select = featureSelect(old, alias: "v") + ["v.outpost_replica", "v.outpost_version", "v.outpost_deleted"]
         let selected = select.joined(separator: ", ")
         let lines = try store.read { db -> [String] in
             try Row.fetchAll(db, sql: "SELECT \(selected) FROM \(old.versionTable.quotedDatabaseIdentifier) v").map { row in
-                var cells: [String?] = fields.indices.map { copyText(row[$0] as DatabaseValue) }
-                var next = fields.count
-                if old.isSpatial {
-                    cells.append((row[next] as Data?).map { "SRID=\(new.srid);" + PostgresCopy.hex([UInt8]($0)) })
-                    next += 1
-                }
+                var (cells, next) = featureCells(row, of: old, srid: new.srid)
                 cells += [row[next] as String?, row[next + 1] as String?, (row[next + 2] as Int64? ?? 0) == 0 ? "f" : "t"]
                 return PostgresCopy.line(cells)
             }
         }
-        var columns = fields.map { PostgresQuery.quoted(identifier: $0.name) }
-        if old.isSpatial { columns.append(StoredLayer.geometryColumn) }
-        columns += ["outpost_replica", "outpost_version", "outpost_deleted"]
+        let columns = featureColumns(old) + ["outpost_replica", "outpost_version", "outpost_deleted"]
         try copy(lines, into: new.versionTable, columns: columns, pool: pool)
         return lines.count
     }

@@ -140,10 +140,7 @@ public enum SpatiaLiteToPostgres {
         _ old: StoredLayer, into new: StoredLayer, changed lower: Int64, _ upper: Int64, creations: [(upTo: Int64, xid: Int64)],
         store: FeatureStore, connection: PostgresConnection
     ) throws -> Int {
-        let fields = old.definition.fields
-        var select = fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
-        if old.isSpatial { select.append("AsBinary(t.shape)") }
-        select += ["t.outpost_created_gen", "t.outpost_replica", "g.replica_id"]
+        let select = featureSelect(old, alias: "t") + ["t.outpost_created_gen", "t.outpost_replica", "g.replica_id"]
         let selected = select.joined(separator: ", ")
         let lines = try store.read { db -> [String] in
             try Row.fetchAll(
@@ -154,12 +151,7 @@ public enum SpatiaLiteToPostgres {
                     WHERE t.outpost_gen > ? AND t.outpost_gen <= ? ORDER BY t.\(old.definition.objectIdField.quotedDatabaseIdentifier)
                     """, arguments: [lower, upper]
             ).map { row in
-                var cells: [String?] = fields.indices.map { copyText(row[$0] as DatabaseValue) }
-                var next = fields.count
-                if old.isSpatial {
-                    cells.append((row[next] as Data?).map { "SRID=\(new.srid);" + PostgresCopy.hex([UInt8]($0)) })
-                    next += 1
-                }
+                var (cells, next) = featureCells(row, of: old, srid: new.srid)
                 cells.append(String(creationXid(row[next] as Int64? ?? 0, creations)))
                 cells.append(row[next + 1] as String?)
                 cells.append(row[next + 2] as String?)
@@ -167,9 +159,7 @@ public enum SpatiaLiteToPostgres {
             }
         }
         guard !lines.isEmpty else { return 0 }
-        var columns = fields.map { PostgresQuery.quoted(identifier: $0.name) }
-        if old.isSpatial { columns.append(StoredLayer.geometryColumn) }
-        columns += ["outpost_created_xid", "outpost_replica", "outpost_created_by"]
+        let columns = featureColumns(old) + ["outpost_created_xid", "outpost_replica", "outpost_created_by"]
         try connection.copyIn("COPY \(PostgresQuery.quoted(identifier: new.tableName)) (\(columns.joined(separator: ", "))) FROM STDIN") { write in
             for chunk in stride(from: 0, to: lines.count, by: 10_000) {
                 try write(Array(lines[chunk..<min(lines.count, chunk + 10_000)].joined().utf8))
@@ -296,6 +286,25 @@ public enum SpatiaLiteToPostgres {
                         VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11)
                         """, binds: values))
         }
+    }
+
+    /// The SELECT list of a layer's fields and geometry (as WKB), for moving its rows.
+    static func featureSelect(_ old: StoredLayer, alias: String) -> [String] {
+        old.definition.fields.map { "\(alias).\($0.name.quotedDatabaseIdentifier)" } + (old.isSpatial ? ["AsBinary(\(alias).shape)"] : [])
+    }
+
+    /// The COPY columns `featureSelect` fills.
+    static func featureColumns(_ old: StoredLayer) -> [String] {
+        old.definition.fields.map { PostgresQuery.quoted(identifier: $0.name) } + (old.isSpatial ? [StoredLayer.geometryColumn] : [])
+    }
+
+    /// The COPY cells of the columns `featureSelect` read, and the index of the row's next column.
+    static func featureCells(_ row: Row, of old: StoredLayer, srid: Int) -> (cells: [String?], next: Int) {
+        let fields = old.definition.fields
+        var cells: [String?] = fields.indices.map { copyText(row[$0] as DatabaseValue) }
+        guard old.isSpatial else { return (cells, fields.count) }
+        cells.append((row[fields.count] as Data?).map { "SRID=\(srid);" + PostgresCopy.hex([UInt8]($0)) })
+        return (cells, fields.count + 1)
     }
 
     static func copyText(_ value: DatabaseValue) -> String? {

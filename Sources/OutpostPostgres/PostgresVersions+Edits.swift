@@ -17,24 +17,9 @@ extension PostgresVersions {
                     throw VersionFailure.notFound(name)
                 }
                 guard version.parent != nil else { throw VersionFailure.isDefault }
-                let stored = try catalog.existingService(named: serviceName)
-                var results: [LayerEditResults] = []
-                for layerEdits in edits {
-                    guard let layer = stored.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
-                        throw StoreError.layerNotFound(service: service, layer: layerEdits.layerId)
-                    }
-                    guard layerEdits.attachments == nil else {
-                        throw ArcGISError(
-                            kind: .unsupported, message: "Unable to complete operation.",
-                            details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
-                    }
-                    let writer = PostgresVersionWriter(editor: editor, layer: layer, version: version.name)
-                    var layerResults = LayerEditResults(layerId: layer.definition.id)
-                    for feature in layerEdits.adds { layerResults.addResults.append(try editor.attempt { try writer.add(feature) }) }
-                    for feature in layerEdits.updates { layerResults.updateResults.append(try editor.attempt { try writer.update(feature) }) }
-                    for key in layerEdits.deletes { layerResults.deleteResults.append(try editor.attempt { try writer.delete(key) }) }
-                    results.append(layerResults)
-                }
+                let results = try VersionEditFrame.apply(
+                    edits, to: try catalog.existingService(named: serviceName), attempt: { try editor.attempt($0) },
+                    writer: { PostgresVersionWriter(editor: editor, layer: $0, version: version.name) })
                 if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
                 return EditOutcome(layers: results, editMoment: moment, generation: nil)
             }
@@ -48,7 +33,7 @@ extension PostgresVersions {
 
 /// Writes one layer's edits into a named version: whole rows in `<table>__version_rows`,
 /// copied from DEFAULT on the version's first change of a feature.
-struct PostgresVersionWriter {
+struct PostgresVersionWriter: VersionRowWriter {
     let editor: PostgresEditSession
     let layer: StoredLayer
     let version: String

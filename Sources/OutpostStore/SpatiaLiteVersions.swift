@@ -100,23 +100,9 @@ extension SpatiaLiteVersions {
                 let editor = EditSession(
                     db: db, generation: 0, moment: moment, context: context, options: options, removals: AttachmentFileChanges(),
                     preparedFiles: [:])
-                var results: [LayerEditResults] = []
-                for layerEdits in edits {
-                    guard let layer = stored.layers.first(where: { $0.definition.id == layerEdits.layerId }) else {
-                        throw StoreError.layerNotFound(service: service, layer: layerEdits.layerId)
-                    }
-                    guard layerEdits.attachments == nil else {
-                        throw ArcGISError(
-                            kind: .unsupported, message: "Unable to complete operation.",
-                            details: ["Attachment edits in a named version are not supported; edit DEFAULT."])
-                    }
-                    let writer = VersionWriter(editor: editor, layer: layer, version: version.name)
-                    var layerResults = LayerEditResults(layerId: layer.definition.id)
-                    for feature in layerEdits.adds { layerResults.addResults.append(editor.attempt { try writer.add(feature) }) }
-                    for feature in layerEdits.updates { layerResults.updateResults.append(editor.attempt { try writer.update(feature) }) }
-                    for key in layerEdits.deletes { layerResults.deleteResults.append(editor.attempt { try writer.delete(key) }) }
-                    results.append(layerResults)
-                }
+                let results = try VersionEditFrame.apply(
+                    edits, to: stored, attempt: { body in editor.attempt { try body() } },
+                    writer: { VersionWriter(editor: editor, layer: $0, version: version.name) })
                 if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
                 return EditOutcome(layers: results, editMoment: moment, generation: nil)
             }
@@ -195,7 +181,7 @@ extension DataVersion {
 }
 
 /// Writes whole rows of one layer into a version.
-private struct VersionWriter {
+private struct VersionWriter: VersionRowWriter {
     let editor: EditSession
     let layer: StoredLayer
     let version: String

@@ -187,7 +187,7 @@ func globalIds(_ features: [EditFeature]) -> [String] {
             }
             try plantedQueue.close()
             let notSQLite = FileManager.default.temporaryDirectory.appendingPathComponent("junk-\(UUID().uuidString).gpkg").path
-            FileManager.default.createFile(atPath: notSQLite, contents: Data("{\"adds\": []}".utf8))
+            _ = FileManager.default.createFile(atPath: notSQLite, contents: Data("{\"adds\": []}".utf8))
             // A download delta is not an upload.
             let download = try await post(
                 client, "\(serviceURL)/synchronizeReplica",
