@@ -7,7 +7,9 @@ mid-sync and restarted); an online editor keeps adding and changing features of 
 same corner through nginx the whole time, from another thread; PostgreSQL itself is restarted
 once mid-run (requests meanwhile answer 503, which clients retry). At the end: the server is the replay of every acknowledged device edit in the
 order acknowledged, plus the editor's last acknowledged values; no GlobalID exists twice; every
-device equals the server. A failure prints the seed."""
+device equals the server; every server value an upload overwrote unseen (another device's change
+the uploading device had not been sent) is in the conflict log with its values, and nothing else
+is. A failure prints the seed."""
 import json
 import os
 import random
@@ -123,9 +125,44 @@ class FeatureDevice(Device):
     """A device editing features only (attachment edits under faults: test_convergence.py), and only
     the features devices made: the online editor's features are its alone."""
 
-    def __init__(self, name, answer, own):
+    def __init__(self, name, answer, own, versions):
         super().__init__(name, answer)
         self.own = own
+        # The server's changes to device features are numbered per GlobalID in the order they
+        # are acknowledged (`versions`, shared); `seen` is the number of the change this device
+        # was last sent or had acknowledged, per feature: the server's "seen" (a change sent while
+        # an edit here was pending is seen, though the device keeps its own edit).
+        self.versions = versions
+        self.seen = {}
+
+    def receive(self, entry):
+        for feature in entry["features"]["adds"] + entry["features"]["updates"]:
+            gid = feature["attributes"]["GlobalID"]
+            self.seen[gid] = self.versions.get(gid)
+        for gid in entry["features"]["deleteIds"]:
+            self.seen[gid] = self.versions.get(gid)
+        super().receive(entry)
+
+    def overwrites(self, server, updates, deletes):
+        """The conflicts an acknowledged upload must have recorded, given the server's features
+        before it: each feature it updated or deleted whose last change this device had not
+        been sent — (GlobalID, overwritten change, the overwritten values)."""
+        expected = []
+        for feature in updates:
+            gid = feature["attributes"]["GlobalID"]
+            if self.versions.get(gid) is not None and self.versions[gid] != self.seen.get(gid):
+                expected.append((gid, "update", server[gid]) if gid in server else (gid, "delete", None))
+        for gid in deletes:
+            if gid in server and self.versions[gid] != self.seen.get(gid):
+                expected.append((gid, "update", server[gid]))
+        return expected
+
+    def acknowledged(self, server, adds, updates, deletes):
+        """Its upload is the server's newest change of each feature it names — except a delete of
+        a feature already deleted, which changes nothing."""
+        for gid in [f["attributes"]["GlobalID"] for f in adds + updates] + [g for g in deletes if g in server]:
+            self.versions[gid] = self.versions.get(gid, 0) + 1
+            self.seen[gid] = self.versions[gid]
 
     def edit(self, rng, counter):
         mine = sorted(g for g in self.features if g in self.own)
@@ -203,7 +240,7 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
     proxy = FaultProxy(cluster)
     editor = OnlineEditor(cluster.port, seed * 7919 + 1)  # a stream of its own: no GlobalID a device also draws
     try:
-        own = set()
+        own, versions = set(), {}
         devices = []
         for index in range(10):
             answer = answered(proxy.port, "POST", f"{SERVICE}/createReplica", {
@@ -211,11 +248,12 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
                 "geometryType": "esriGeometryEnvelope", "inSR": "4326", "transportType": "esriTransportTypeEmbedded",
                 "syncModel": "perLayer", "returnAttachments": "false", "attachmentsSyncDirection": "none"})
             assert "error" not in answer, f"seed {seed}: {answer}"
-            devices.append(FeatureDevice(f"d{index}", answer, own))
+            devices.append(FeatureDevice(f"d{index}", answer, own, versions))
         services = answered(cluster.port, "GET", "/arcgis/rest/services", {})["services"]
         assert sorted(s["name"] for s in services if s["type"] == "FeatureServer") == ["Demo", "Parcels"], services
         editor.start()
         expected = {}
+        overwritten = {device.id: [] for device in devices}
         acknowledged, operations, restarted = 0, 40, False
         done = [0] * len(devices)
         counter = 0
@@ -246,6 +284,8 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
             if direction != "download":
                 results = entry["addResults"] + entry["updateResults"] + entry["deleteResults"]
                 assert all(r["success"] for r in results), f"seed {seed}: {results}"
+                overwritten[device.id] += device.overwrites(expected, updates, deletes)
+                device.acknowledged(expected, adds, updates, deletes)
                 for feature in adds + updates:
                     a = feature["attributes"]
                     expected[a["GlobalID"]] = (a["name"], a["rank"])
@@ -271,6 +311,18 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
         assert server_features == replay, f"seed {seed}: the server is not the replay of the acknowledged edits " \
             f"(missing {sorted(set(replay) - set(server_features))[:5]}, extra {sorted(set(server_features) - set(replay))[:5]}, " \
             f"differing {[g for g in replay if g in server_features and replay[g] != server_features[g]][:5]})"
+        # Every server value an acknowledged upload overwrote unseen is in the conflict log,
+        # once, with what it held; nothing else is.
+        recorded = 0
+        for device in devices:
+            log = answered(cluster.port, "GET", f"{SERVICE}/replicas/{device.id}/conflicts", {})["conflicts"]
+            found = sorted(((c["globalId"], c["overwrittenChange"], None if c["overwrittenChange"] == "delete" else
+                            (c["feature"]["attributes"]["name"], c["feature"]["attributes"]["rank"])) for c in log), key=str)
+            assert found == sorted(overwritten[device.id], key=str), f"seed {seed}: device {device.name}'s conflict log " \
+                f"(missing {[c for c in overwritten[device.id] if c not in found][:3]}, extra {[c for c in found if c not in overwritten[device.id]][:3]})"
+            recorded += len(found)
+        print(f"seed {seed}: {recorded} overwritten values in the conflict logs, each as expected")
+        assert recorded > 0, f"seed {seed}: no upload overwrote another device's change: the conflict log is untested"
         for device in devices:
             features, _ = device.state()
             assert features == server_features, f"seed {seed}: device {device.name} differs from the server " \
