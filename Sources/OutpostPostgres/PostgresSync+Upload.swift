@@ -318,17 +318,10 @@ struct PostgresUploadSession {
         feature: EditFeature, conflicts: JSONValue?
     ) {
         let definition = layer.definition
-        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
-        var binds: [PostgresValue] = []
-        var written: [PostgresFieldStates.Written] = []
-        var keys: [String: String] = [:]
-        for (key, value) in feature.attributes {
-            guard let field = definition.field(named: key), field.type != .oid, field.type != .globalID, field.editable,
-                !tracking.contains(field.name), let stored = try? FieldValue.coerce(value, for: field).postgresValue
-            else { continue }
-            binds.append(stored)
-            written.append(PostgresFieldStates.Written(column: field.name, type: field.type, edit: "$\(binds.count)"))
-            keys[field.name] = key
+        let update = VersionedUpdate(feature, layer: definition)
+        var binds = update.fields.map(\.value.postgresValue)
+        var written = update.fields.enumerated().map { index, sent in
+            PostgresFieldStates.Written(column: sent.field.name, type: sent.field.type, edit: "$\(index + 1)")
         }
         if layer.isSpatial, let geometry = feature.geometry {
             let value = try editor.storedGeometry(geometry, layer: layer, globalId: globalId)
@@ -339,14 +332,7 @@ struct PostgresUploadSession {
         let states = try PostgresFieldStates.read(
             written, objectId: objectId, layer: layer, base: PostgresVersionBase(snapshot: since), binds: binds, connection: connection)
         let outcome = states.reconciled
-        var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
-        for field in outcome.write {
-            if field == StoredLayer.geometryColumn {
-                reduced.geometry = feature.geometry
-            } else if let key = keys[field] {
-                reduced.attributes[key] = feature.attributes[key]
-            }
-        }
+        let reduced = update.reduced(feature, writing: outcome.write, globalIdField: definition.globalIdField, globalId: globalId)
         // `Optional.none`, not `nil`: JSONValue is itself nil-expressible, and would be `.null`.
         let conflicts: JSONValue? = outcome.conflicts.isEmpty ? .none : states.conflictFields(outcome.conflicts)
         return (reduced, conflicts)

@@ -10,7 +10,6 @@ extension PostgresVersions {
     ) throws -> EditOutcome {
         let serviceName = try held.load().existingService(named: service).definition.name
         let moment = clock.milliseconds()
-        struct RolledBack: Error { var results: [LayerEditResults] }
         do {
             return try PostgresEditSession.run(pool, catalog: held, moment: moment, context: context, options: options) { editor, catalog in
                 guard let version = try Self.version(name, service: serviceName, connection: editor.connection) else {
@@ -18,15 +17,12 @@ extension PostgresVersions {
                 }
                 guard version.parent != nil else { throw VersionFailure.isDefault }
                 let results = try VersionEditFrame.apply(
-                    edits, to: try catalog.existingService(named: serviceName), attempt: { try editor.attempt($0) },
+                    edits, to: try catalog.existingService(named: serviceName), options: options, attempt: { try editor.attempt($0) },
                     writer: { PostgresVersionWriter(editor: editor, layer: $0, version: version.name) })
-                if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
                 return EditOutcome(layers: results, editMoment: moment, generation: nil)
             }
-        } catch let rolledBack as RolledBack {
-            var results = rolledBack.results
-            for index in results.indices { results[index].markRolledBack() }
-            return EditOutcome(layers: results, editMoment: moment, generation: nil)
+        } catch let rolledBack as VersionEditFrame.RolledBack {
+            return rolledBack.outcome(editMoment: moment)
         }
     }
 }

@@ -17,13 +17,12 @@ extension PostgresVersions {
         ) { editor, catalog in
             let connection = editor.connection
             // Locked: two posts of one version run one after the other.
-            guard let version = try Self.version(name, service: serviceName, connection: connection, locked: true), version.parent != nil,
-                version.replicaId == nil, let guid = version.guid
-            else { throw VersionFailure.notFound(name) }
-            let postedBy = try connection.query(
-                "SELECT base_xid FROM outpost_versions WHERE service = \(serviceName) AND name = \(version.name)"
-            ).first?.int64(0)
-            let base = try PostgresVersionBase.of(tick: version.baseGeneration, postedBy: postedBy, connection: connection)
+            guard let row = try Self.versionRow(name, service: serviceName, connection: connection, locked: true) else {
+                throw VersionFailure.notFound(name)
+            }
+            let version = try Self.version(row)
+            guard version.parent != nil, version.replicaId == nil, let guid = version.guid else { throw VersionFailure.notFound(name) }
+            let base = try PostgresVersionBase.of(tick: version.baseGeneration, postedBy: try row.int64(8), connection: connection)
             var post = VersionPost(posted: 0, conflicts: 0, generation: nil)
             var edited: [StoredLayer] = []
             for layer in try catalog.existingService(named: serviceName).layers where layer.isVersioned {
@@ -63,8 +62,8 @@ struct PostgresVersionPoster {
         let oid = PostgresQuery.quoted(identifier: definition.objectIdField)
         // Editor tracking changes on every edit of both sides: never a conflict, and written
         // with the version's values when anything else is.
-        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
-        let stamped = definition.editFieldsInfo.map { [$0.editDateField, $0.editorField] } ?? []
+        let tracking = definition.editFieldsInfo?.all ?? []
+        let stamped = definition.editFieldsInfo?.editStamps ?? []
         var editable = definition.fields.filter {
             $0.name != definition.objectIdField && $0.name != definition.globalIdField && !tracking.contains($0.name)
         }

@@ -12,7 +12,8 @@ public struct PostgresVersions: VersionStore {
     let held: PostgresCatalog
     let clock: any WallClock
 
-    static let selected = "name, parent, replica_id, access, description, created_at, guid, base_tick"
+    /// The columns `version(_:)` reads, then the transaction a post recorded with the base.
+    static let selected = "name, parent, replica_id, access, description, created_at, guid, base_tick, base_xid"
 
     static func version(_ row: PostgresRow) throws -> DataVersion {
         DataVersion(
@@ -69,13 +70,18 @@ public struct PostgresVersions: VersionStore {
     }
 
     static func version(_ name: String, service: String, connection: PostgresConnection, locked: Bool = false) throws -> DataVersion? {
+        try versionRow(name, service: service, connection: connection, locked: locked).map(Self.version)
+    }
+
+    /// A version's row (`selected`), by full name, bare name or GUID.
+    static func versionRow(_ name: String, service: String, connection: PostgresConnection, locked: Bool = false) throws -> PostgresRow? {
         try connection.query(
             """
             SELECT \(unescaped: Self.selected) FROM outpost_versions
             WHERE service = \(service) AND (lower(name) = lower(\(name)) OR lower(name) = lower('outpost.' || \(name)) OR guid = \(GlobalID.normalize(name)))
             \(unescaped: locked ? "FOR UPDATE" : "")
             """
-        ).first.map(Self.version)
+        ).first
     }
 
     /// Deletes a named version and its unposted edits.

@@ -11,8 +11,20 @@ public protocol VersionRowWriter {
 /// service, attachment edits refused, each edit run through the backend's `attempt` (its
 /// failure becomes its result) by the backend's writer for the layer.
 public enum VersionEditFrame {
+    /// Thrown from inside the backend's transaction when `rollbackOnFailure` and an edit
+    /// failed: the transaction rolls back, and `outcome` answers every edit as rolled back.
+    public struct RolledBack: Error {
+        var results: [LayerEditResults]
+
+        public func outcome(editMoment: Int64) -> EditOutcome {
+            var results = results
+            for index in results.indices { results[index].markRolledBack() }
+            return EditOutcome(layers: results, editMoment: editMoment, generation: nil)
+        }
+    }
+
     public static func apply<Writer: VersionRowWriter>(
-        _ edits: [LayerEdits], to service: StoredService, attempt: (() throws -> EditResult) throws -> EditResult,
+        _ edits: [LayerEdits], to service: StoredService, options: EditOptions, attempt: (() throws -> EditResult) throws -> EditResult,
         writer: (StoredLayer) -> Writer
     ) throws -> [LayerEditResults] {
         var results: [LayerEditResults] = []
@@ -32,6 +44,7 @@ public enum VersionEditFrame {
             for key in layerEdits.deletes { layerResults.deleteResults.append(try attempt { try writer.delete(key) }) }
             results.append(layerResults)
         }
+        if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
         return results
     }
 }

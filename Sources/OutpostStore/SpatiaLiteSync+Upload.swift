@@ -234,19 +234,8 @@ struct SyncUploadSession {
         -> (feature: EditFeature, conflicts: [JSONValue])
     {
         let definition = layer.definition
-        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
-        var edit: [(String, DatabaseValue)] = []
-        var keys: [String: String] = [:]
-        for (key, value) in feature.attributes {
-            guard
-                let field = definition.fields.first(where: { $0.name == key })
-                    ?? definition.fields.first(where: { $0.name.caseInsensitiveCompare(key) == .orderedSame }),
-                field.type != .oid, field.type != .globalID, field.editable, !tracking.contains(field.name),
-                let stored = try? FieldValue.coerce(value, for: field).databaseValue
-            else { continue }
-            edit.append((field.name, stored))
-            keys[field.name] = key
-        }
+        let update = VersionedUpdate(feature, layer: definition)
+        var edit: [(String, DatabaseValue)] = update.fields.map { ($0.field.name, $0.value.databaseValue) }
         let shape = StoredLayer.geometryColumn
         if layer.isSpatial, let geometry = feature.geometry {
             edit.append((shape, try editor.storedGeometry(geometry, layer: layer, globalId: globalId)))
@@ -273,14 +262,7 @@ struct SyncUploadSession {
                         ORDER BY outpost_gen DESC LIMIT 1
                         """), arguments: [objectId, since, since]))
         let outcome = VersionReconcile.reconcile(base: base, current: current, edit: edit)
-        var reduced = EditFeature(attributes: [definition.globalIdField: .string(globalId)])
-        for field in outcome.write {
-            if field == shape {
-                reduced.geometry = feature.geometry
-            } else if let key = keys[field] {
-                reduced.attributes[key] = feature.attributes[key]
-            }
-        }
+        let reduced = update.reduced(feature, writing: outcome.write, globalIdField: definition.globalIdField, globalId: globalId)
         let editValues = Dictionary(uniqueKeysWithValues: edit)
         let conflicts: [JSONValue] = outcome.conflicts.map { field in
             func json(_ value: DatabaseValue?) -> JSONValue {

@@ -92,7 +92,6 @@ extension SpatiaLiteVersions {
     ) throws -> EditOutcome {
         let stored = try self.service(named: service)
         let moment = clock.milliseconds()
-        struct RolledBack: Error { var results: [LayerEditResults] }
         do {
             return try pool.write { db in
                 guard let version = try Self.version(name, service: stored.definition.name, db: db) else { throw VersionFailure.notFound(name) }
@@ -101,15 +100,12 @@ extension SpatiaLiteVersions {
                     db: db, generation: 0, moment: moment, context: context, options: options, removals: AttachmentFileChanges(),
                     preparedFiles: [:])
                 let results = try VersionEditFrame.apply(
-                    edits, to: stored, attempt: { body in editor.attempt { try body() } },
+                    edits, to: stored, options: options, attempt: { body in editor.attempt { try body() } },
                     writer: { VersionWriter(editor: editor, layer: $0, version: version.name) })
-                if options.rollbackOnFailure, results.contains(where: { $0.all.contains { !$0.success } }) { throw RolledBack(results: results) }
                 return EditOutcome(layers: results, editMoment: moment, generation: nil)
             }
-        } catch let rolledBack as RolledBack {
-            var results = rolledBack.results
-            for index in results.indices { results[index].markRolledBack() }
-            return EditOutcome(layers: results, editMoment: moment, generation: nil)
+        } catch let rolledBack as VersionEditFrame.RolledBack {
+            return rolledBack.outcome(editMoment: moment)
         }
     }
 
@@ -313,9 +309,9 @@ private struct VersionPoster {
             .filter { !$0.hasPrefix("outpost_") }
         // Editor tracking changes on every edit of both sides: not a conflict, and written with
         // the version's values when anything else is.
-        let tracking = definition.editFieldsInfo.map { [$0.creationDateField, $0.creatorField, $0.editDateField, $0.editorField] } ?? []
+        let tracking = definition.editFieldsInfo?.all ?? []
         let editable = columns.filter { $0 != definition.objectIdField && $0 != definition.globalIdField && !tracking.contains($0) }
-        let stamped = definition.editFieldsInfo.map { [$0.editDateField, $0.editorField] } ?? []
+        let stamped = definition.editFieldsInfo?.editStamps ?? []
         var posted = 0
         for row in try Row.fetchAll(db, sql: "SELECT * FROM \(v) WHERE outpost_version = ? ORDER BY \(oid)", arguments: [version.name]) {
             let globalId: String = row[definition.globalIdField]

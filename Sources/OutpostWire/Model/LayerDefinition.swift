@@ -21,6 +21,11 @@ public struct LayerDefinition: Sendable, Equatable {
             self.editDateField = editDateField
             self.editorField = editorField
         }
+
+        /// The four fields, which every edit of either side stamps: never a conflict.
+        public var all: [String] { [creationDateField, creatorField, editDateField, editorField] }
+        /// The two an edit stamps on an existing feature.
+        public var editStamps: [String] { [editDateField, editorField] }
     }
 
     public var id: Int

@@ -56,6 +56,14 @@ import Testing
         #expect(post.posted == 1 && post.conflicts == 1)
         // Each side's own change holds; the field both changed takes the version's (posted last).
         #expect(try row(nil) == ["label": "b", "value": 2, "owner": "version"])
+        // The version is now based on what it posted: its next change of a field it posted is no conflict.
+        _ = try store.versions.applyVersionEdits(
+            service: "Parcels", version: version.name,
+            edits: [LayerEdits(layerId: 0, updates: [EditFeature(attributes: ["GlobalID": .string(feature), "owner": "again"])])],
+            options: EditOptions(useGlobalIds: true), context: EditContext())
+        let again = try store.versions.reconcileAndPost(service: "Parcels", version: version.name)
+        #expect(again.posted == 1 && again.conflicts == 0, "\(again)")
+        #expect(try row(nil) == ["label": "b", "value": 2, "owner": "again"])
         try store.versions.deleteVersion(service: "Parcels", named: version.name)
         #expect(try store.versions.version(service: "Parcels", named: version.name) == nil)
     }
