@@ -133,7 +133,7 @@ let package = Package(
             name: "outpost",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
-                "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration",
+                "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -32,6 +32,9 @@ public enum SpatiaLiteToPostgres {
         /// Kept row versions of versioned layers, and rows of named versions not yet posted.
         public var historyRows = 0
         public var versionRows = 0
+        /// Attachment and upload files put in the backend's object store (none when the
+        /// backend keeps its files in the data folder, where they already are).
+        public var objects = 0
         /// The server's records moved, per table (users, tokens, portal items, tile sets…).
         public var records: [String: Int] = [:]
     }
@@ -44,7 +47,8 @@ public enum SpatiaLiteToPostgres {
     public static func migrate(_ store: FeatureStore, to backend: PostgresBackend) throws -> Report {
         guard backend.schema.catalog.services.isEmpty else { throw Failure.notEmpty }
         var report = Report()
-        let files = AttachmentFiles(directory: backend.directory, temporaryDirectory: backend.temporaryDirectory)
+        let files = AttachmentFiles(blobs: backend.blobs, temporaryDirectory: backend.temporaryDirectory)
+        report.objects = try copyObjects(from: store, to: backend)
         let services = store.catalog.services
         let serviceNames = services.map(\.definition.name)
         var layersByTable: [String: StoredLayer] = [:]
@@ -315,5 +319,25 @@ public enum SpatiaLiteToPostgres {
         case .string(let text): text
         case .blob(let data): "\\x" + PostgresCopy.hex([UInt8](data))
         }
+    }
+}
+
+extension SpatiaLiteToPostgres {
+    /// Puts the folder's attachment and upload files in the backend's object store under the
+    /// same keys, before any row naming them moves (the folder keeps its copies).
+    static func copyObjects(from store: FeatureStore, to backend: PostgresBackend) throws -> Int {
+        guard backend.blobs.isRemote else { return 0 }
+        let folder = LocalDirectoryBlobStore(directory: store.directory)
+        try FileManager.default.createDirectory(atPath: backend.temporaryDirectory, withIntermediateDirectories: true)
+        var copied = 0
+        for prefix in ["attachments/", "uploads/"] {
+            for object in try folder.list(prefix: prefix) {
+                let copy = (backend.temporaryDirectory as NSString).appendingPathComponent("migrate-\(UUID().uuidString)")
+                try folder.download(object.key, to: copy)
+                try backend.blobs.store.put(object.key, from: copy, ifAbsent: false)
+                copied += 1
+            }
+        }
+        return copied
     }
 }

@@ -34,7 +34,7 @@ public struct S3BlobStore: BlobStore {
     /// One signed request: the path `/<bucket>[/<key>]`, the query, extra headers, the body.
     func send(
         _ method: String, key: String?, query: [(String, String)] = [], headers extra: [String: String] = [:], body: Data = Data()
-    ) async throws -> Answer {
+    ) throws -> Answer {
         if let key { try BlobKey.check(key) }
         let path = "/\(bucket)" + (key.map { "/\($0)" } ?? "")
         var components = URLComponents()
@@ -63,14 +63,34 @@ public struct S3BlobStore: BlobStore {
             request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
             request.httpBody = body
         }
-        let (data, response): (Data, URLResponse)
-        do { (data, response) = try await session.data(for: request) } catch { throw BlobStoreError.failed("\(method) \(path): \(error)") }
+        let (data, response, failure) = exchange(request)
+        if let failure { throw BlobStoreError.failed("\(method) \(path): \(failure)") }
         guard let http = response as? HTTPURLResponse else { throw BlobStoreError.failed("\(method) \(path): no HTTP answer") }
         var headers: [String: String] = [:]
         for (name, value) in http.allHeaderFields {
             if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
         }
         return Answer(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// One request, waited for: URLSession answers on its own queue, so the wait blocks only
+    /// the calling (store) thread and never needs a cooperative one to finish.
+    private func exchange(_ request: URLRequest) -> (Data, URLResponse?, (any Error)?) {
+        final class Outcome: @unchecked Sendable {
+            var data = Data()
+            var response: URLResponse?
+            var error: (any Error)?
+        }
+        let outcome = Outcome()
+        let done = DispatchSemaphore(value: 0)
+        session.dataTask(with: request) { data, response, error in
+            outcome.data = data ?? Data()
+            outcome.response = response
+            outcome.error = error
+            done.signal()
+        }.resume()
+        done.wait()
+        return (outcome.data, outcome.response, outcome.error)
     }
 
     /// A 2xx answer, or the store's error as `BlobStoreError`.
@@ -85,29 +105,29 @@ public struct S3BlobStore: BlobStore {
         }
     }
 
-    public func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) async throws -> BlobInfo {
-        try await put(key, data: Data(bytes), ifAbsent: ifAbsent)
+    public func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) throws -> BlobInfo {
+        try put(key, data: Data(bytes), ifAbsent: ifAbsent)
     }
 
-    public func put(_ key: String, from file: String, ifAbsent: Bool) async throws -> BlobInfo {
+    public func put(_ key: String, from file: String, ifAbsent: Bool) throws -> BlobInfo {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped) } catch {
             throw BlobStoreError.failed("cannot read \(file): \(error)")
         }
-        let info = try await put(key, data: data, ifAbsent: ifAbsent)
+        let info = try put(key, data: data, ifAbsent: ifAbsent)
         try? FileManager.default.removeItem(atPath: file)
         return info
     }
 
-    private func put(_ key: String, data: Data, ifAbsent: Bool) async throws -> BlobInfo {
-        if ifAbsent, try await info(key) != nil { throw BlobStoreError.exists(key) }
-        _ = try checked(try await send("PUT", key: key, headers: ifAbsent ? ["if-none-match": "*"] : [:], body: data), key: key)
+    private func put(_ key: String, data: Data, ifAbsent: Bool) throws -> BlobInfo {
+        if ifAbsent, try info(key) != nil { throw BlobStoreError.exists(key) }
+        _ = try checked(try send("PUT", key: key, headers: ifAbsent ? ["if-none-match": "*"] : [:], body: data), key: key)
         return BlobInfo(key: key, size: Int64(data.count), modified: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
-    public func get(_ key: String, range: ClosedRange<Int64>?) async throws -> [UInt8] {
+    public func get(_ key: String, range: ClosedRange<Int64>?) throws -> [UInt8] {
         let headers = range.map { ["range": "bytes=\($0.lowerBound)-\($0.upperBound)"] } ?? [:]
-        let answer = try checked(try await send("GET", key: key, headers: headers), key: key)
+        let answer = try checked(try send("GET", key: key, headers: headers), key: key)
         // 206, or 200 with a Content-Range (rclone): the range. 200 without one: a store that
         // ignores ranges sent the whole object, and the range is cut here.
         if let range, answer.status == 200, answer.headers["content-range"] == nil {
@@ -118,9 +138,9 @@ public struct S3BlobStore: BlobStore {
         return Array(answer.body)
     }
 
-    public func download(_ key: String, to path: String) async throws -> BlobInfo {
-        let answer = try checked(try await send("GET", key: key), key: key)
-        let staged = path + ".partial"
+    public func download(_ key: String, to path: String) throws -> BlobInfo {
+        let answer = try checked(try send("GET", key: key), key: key)
+        let staged = path + ".\(UUID().uuidString).partial"
         do {
             try answer.body.write(to: URL(fileURLWithPath: staged))
             try? FileManager.default.removeItem(atPath: path)
@@ -132,26 +152,35 @@ public struct S3BlobStore: BlobStore {
         return BlobInfo(key: key, size: Int64(answer.body.count), modified: Self.milliseconds(answer.headers["last-modified"]))
     }
 
-    public func info(_ key: String) async throws -> BlobInfo? {
-        let answer = try await send("HEAD", key: key)
+    public func info(_ key: String) throws -> BlobInfo? {
+        let answer = try send("HEAD", key: key)
         if answer.status == 404 { return nil }
         _ = try checked(answer, key: key)
         return BlobInfo(
             key: key, size: Int64(answer.headers["content-length"] ?? "") ?? 0, modified: Self.milliseconds(answer.headers["last-modified"]))
     }
 
-    public func delete(_ key: String) async throws {
-        let answer = try await send("DELETE", key: key)
+    public func delete(_ key: String) throws {
+        let answer = try send("DELETE", key: key)
         if answer.status != 404 { _ = try checked(answer, key: key) }
     }
 
-    public func list(prefix: String) async throws -> [BlobInfo] {
+    /// A copy of the object onto itself with its metadata replaced: S3's one way to move an
+    /// object's Last-Modified on without sending its bytes again.
+    public func touch(_ key: String, modified: Int64) throws {
+        let headers = ["x-amz-copy-source": "/\(bucket)/\(key)", "x-amz-metadata-directive": "REPLACE"]
+        _ = try checked(try send("PUT", key: key, headers: headers), key: key)
+    }
+
+    public func localPath(_ key: String) throws -> String? { nil }
+
+    public func list(prefix: String) throws -> [BlobInfo] {
         var found: [BlobInfo] = []
         var token: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
-            let page = S3XML.listing(String(decoding: try checked(try await send("GET", key: nil, query: query), key: nil).body, as: UTF8.self))
+            let page = S3XML.listing(String(decoding: try checked(try send("GET", key: nil, query: query), key: nil).body, as: UTF8.self))
             found += page.objects
             token = page.next
         } while token != nil

@@ -2,8 +2,8 @@ import Foundation
 import OutpostStorage
 import OutpostWire
 
-/// Attachments on PostgreSQL: rows in each layer's `<table>__attach`, bytes under the data
-/// folder by the row's `BLOB_KEY` (`attachments/<id>.bin`, a key of the blob store).
+/// Attachments on PostgreSQL: rows in each layer's `<table>__attach`, bytes in the blob
+/// store under the row's `BLOB_KEY` (`attachments/<id>.bin`).
 extension PostgresFeatures: AttachmentReading {
     /// The attachments of the given features, one group per existing feature, in id order.
     public func attachmentInfos(layer: StoredLayer, objectIds: [Int64]) throws -> [AttachmentGroup] {
@@ -50,7 +50,7 @@ extension PostgresFeatures: AttachmentReading {
         else { return nil }
         let key = try row.required(2, row.string)
         try BlobKey.check(key)
-        return (try row.required(0, row.string), try row.required(1, row.string), .file((directory as NSString).appendingPathComponent(key)))
+        return (try row.required(0, row.string), try row.required(1, row.string), .file(try files.file(key)))
     }
 }
 

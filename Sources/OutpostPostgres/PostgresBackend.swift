@@ -6,10 +6,10 @@ import ServiceLifecycle
 import Synchronization
 
 /// The PostgreSQL + PostGIS backend (docs/postgres.md): every seam the server needs
-/// (`OutpostBackend`), rows in the database and files (attachments, uploads, portal items,
-/// tile sets, result files, the request spool) in a data folder, which every process serving
-/// the database must share. Not on PostgreSQL yet, and refused with ArcGIS errors: versioned
-/// services.
+/// (`OutpostBackend`), rows in the database; attachments, uploads and result files in a blob
+/// store — the data folder's, which every process serving the database must then share, or
+/// an object store, which leaves each process its own folder; portal item files and tile sets
+/// in the data folder.
 public final class PostgresBackend: OutpostBackend {
     public let pool: PostgresPool
     public let schema: PostgresSchema
@@ -30,17 +30,24 @@ public final class PostgresBackend: OutpostBackend {
     public let presence: PostgresPresence
     public let clock: any WallClock
     public let directory: String
+    /// Where attachments, uploads and result files are kept.
+    public let blobs: BlobFiles
 
     /// Connects to `location` (a pool of `maximumConnections`) and migrates the database.
     /// `dataDirectory` holds the files; without one (tools that touch rows only, tests) a new
-    /// folder under the system's temporary directory does.
+    /// folder under the system's temporary directory does. `objectStore` keeps attachments,
+    /// uploads and result files there instead of in the data folder.
     public init(
-        _ location: PostgresLocation, dataDirectory: String? = nil, maximumConnections: Int = 10, clock: any WallClock = SystemClock()
+        _ location: PostgresLocation, dataDirectory: String? = nil, objectStore: (any BlobStore)? = nil, maximumConnections: Int = 10,
+        clock: any WallClock = SystemClock()
     ) throws {
         let directory =
             dataDirectory ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("outpost-postgres-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.directory = directory
+        let blobs =
+            objectStore.map { BlobFiles(store: $0, cacheDirectory: (directory as NSString).appendingPathComponent("cache")) } ?? .folder(directory)
+        self.blobs = blobs
         pool = PostgresPool(location, maximumConnections: maximumConnections)
         try PostgresMigrations.migrate(pool)
         let held = PostgresCatalog(pool: pool)
@@ -48,12 +55,12 @@ public final class PostgresBackend: OutpostBackend {
         let temporary = (directory as NSString).appendingPathComponent("tmp")
         uploads = PostgresUploadStore(
             pool: pool, held: held,
-            folder: UploadFolder(directory: (directory as NSString).appendingPathComponent("uploads"), temporaryDirectory: temporary),
+            folder: UploadFolder(blobs: blobs, temporaryDirectory: temporary),
             clock: clock)
-        let files = AttachmentFiles(directory: directory, temporaryDirectory: temporary)
+        let files = AttachmentFiles(blobs: blobs, temporaryDirectory: temporary)
         schema = PostgresSchema(pool: pool, held: held, clock: clock)
         edits = PostgresEdits(pool: pool, held: held, clock: clock, counter: counter, files: files, uploads: uploads)
-        features = PostgresFeatures(pool: pool, held: held, directory: directory)
+        features = PostgresFeatures(pool: pool, held: held, files: files)
         replicas = PostgresReplicaRegistry(pool: pool, held: held, clock: clock)
         sync = PostgresSync(pool: pool, held: held, clock: clock, edits: edits)
         conflicts = PostgresConflictLog(pool: pool, held: held)
@@ -61,7 +68,7 @@ public final class PostgresBackend: OutpostBackend {
         presence = PostgresPresence(location)
         jobs = PostgresJobStore(pool: pool, presence: presence)
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)
-        maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas, directory: directory, clock: clock)
+        maintenance = PostgresMaintenance(pool: pool, held: held, replicas: replicas, directory: directory, blobs: blobs, clock: clock)
         versions = PostgresVersions(pool: pool, held: held, clock: clock)
         portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
         tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
@@ -79,6 +86,16 @@ public final class PostgresBackend: OutpostBackend {
     public func exclusively<T>(_ name: String, _ body: () throws -> T) throws -> T {
         try pool.withConnection { connection in
             try connection.query("SELECT pg_advisory_lock(hashtext(\(name)))")
+            defer { _ = try? connection.query("SELECT pg_advisory_unlock(hashtext(\(name)))") }
+            return try body()
+        }
+    }
+
+    /// Runs `body` unless another process holds the lock of `name` (a session advisory lock
+    /// tried, not waited for): then nil.
+    public func unlessAnotherProcessIs<T>(_ name: String, _ body: () throws -> T) throws -> T? {
+        try pool.withConnection { connection in
+            guard try connection.query("SELECT pg_try_advisory_lock(hashtext(\(name)))").first?.bool(0) == true else { return nil }
             defer { _ = try? connection.query("SELECT pg_advisory_unlock(hashtext(\(name)))") }
             return try body()
         }

@@ -10,7 +10,7 @@ public struct PostgresFeatures: FeatureQuerying {
     let pool: PostgresPool
     let held: PostgresCatalog
     /// The data folder attachment keys are read under.
-    let directory: String
+    let files: AttachmentFiles
 
     static let maximumObjectIds = 100_000
 

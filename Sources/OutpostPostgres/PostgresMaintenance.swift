@@ -7,8 +7,10 @@ public struct PostgresMaintenance: StoreMaintenance {
     let pool: PostgresPool
     let held: PostgresCatalog
     let replicas: PostgresReplicaRegistry
-    /// The data folder (attachments, uploads, items, tiles, `tmp/`).
+    /// The data folder (items, tiles, `tmp/`).
     let directory: String
+    /// Attachments, uploads and result files.
+    let blobs: BlobFiles
     let clock: any WallClock
 
     /// How long a tick taken for a replica not registered yet is kept from compaction: its
@@ -78,7 +80,7 @@ public struct PostgresMaintenance: StoreMaintenance {
     /// young unnamed file may be an edit in flight, an hour-old one is not.
     static let orphanAgeSeconds: TimeInterval = 3_600
 
-    /// Removes attachment files no attachment row names, spooled files and item folders no
+    /// Removes attachment objects no attachment row names, spooled files and item folders no
     /// item names, each only when older than `orphanAgeSeconds` (unlike SpatiaLite's sweep,
     /// which runs while no edit can be in flight, this one runs beside other processes).
     @discardableResult
@@ -101,13 +103,21 @@ public struct PostgresMaintenance: StoreMaintenance {
         for service in try held.load().services {
             for layer in service.layers where layer.definition.hasAttachments {
                 for row in try pool.query("SELECT \"BLOB_KEY\" FROM \(identifier: layer.attachmentTable)").rows {
-                    if let key = row.string(0), key.hasPrefix("attachments/") { keys.insert(String(key.dropFirst("attachments/".count))) }
+                    if let key = row.string(0) { keys.insert(key) }
                 }
             }
         }
         let items = Set(try pool.query("SELECT id FROM outpost_items").rows.compactMap { $0.string(0) })
+        var attachments = 0
+        for object in try blobs.store.list(prefix: "attachments/") where !keys.contains(object.key) {
+            let modified = Date(timeIntervalSince1970: TimeInterval(object.modified) / 1000)
+            guard now.timeIntervalSince(modified) > Self.orphanAgeSeconds else { continue }
+            try blobs.store.delete(object.key)
+            blobs.forget(object.key)
+            attachments += 1
+        }
         return OrphanFileSweep(
-            attachmentFiles: sweep("attachments", keeping: keys), temporaryFiles: sweep("tmp", keeping: []),
+            attachmentFiles: attachments, temporaryFiles: sweep("tmp", keeping: []),
             itemFolders: sweep("items", keeping: items))
     }
 }

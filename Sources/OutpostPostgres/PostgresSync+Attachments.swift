@@ -23,7 +23,7 @@ extension PostgresSync {
         return AttachmentRecord(
             id: try row.required(0, row.int64), globalId: try row.required(1, row.string), parentGlobalId: try row.required(2, row.string),
             parentObjectId: try row.required(3, row.int64), name: try row.required(4, row.string), contentType: try row.required(5, row.string),
-            keywords: row.string(6) ?? "", size: try row.required(7, row.int64), content: .file(files.path(of: key)))
+            keywords: row.string(6) ?? "", size: try row.required(7, row.int64), content: .file(try files.file(key)))
     }
 
     /// Calls `body` with the attachments of the selected features, in attachment id order.

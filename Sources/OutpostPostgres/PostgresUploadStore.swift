@@ -28,7 +28,6 @@ public struct PostgresUploadStore: FolderUploadStore {
             itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
             date: clock.milliseconds(), committed: false, size: 0)
         let service = try serviceName(service)
-        try folder.prepareParts(of: item.itemID)
         try insert(item, service: service)
         return item
     }

@@ -106,17 +106,12 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 /// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
 /// first request is accepted.
 func backgroundServices(store: some OutpostBackend, options: ServerOptions, logger: Logger) -> [any Service] {
-    let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: options.resultFileIdleTime, clock: store.clock)
+    let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     return store.backgroundServices + [
-        ResultFileSweeper(files: files, registry: store.resultFiles, interval: .seconds(60), logger: logger),
+        ResultFileSweeper(files: files, store: store, interval: .seconds(60), logger: logger),
         StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger),
         ScheduledRefresher(store: store, files: files, maxExportTiles: options.maxExportTiles, interval: .seconds(60), logger: logger),
     ]
-}
-
-/// Where result files (replica files, sync answers) are published.
-func resultFilesDirectory(_ store: some OutpostBackend) -> String {
-    (store.directory as NSString).appendingPathComponent("replicafiles")
 }
 
 /// The ArcGIS REST routes. Every resource answers GET and POST (the ArcGIS API for Python
@@ -133,9 +128,7 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     let runner = JobRunner(limits: options.jobLimits)
-    let files = ResultFiles(
-        directory: resultFilesDirectory(store),
-        idleTime: options.resultFileIdleTime, clock: store.clock)
+    let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(
         store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
         maximumMinutes: options.maximumTokenMinutes)

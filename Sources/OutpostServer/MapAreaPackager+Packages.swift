@@ -105,7 +105,7 @@ extension MapAreaPackager {
     func take(_ resultName: String) throws -> String {
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
         let path = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
-        try FileManager.default.moveItem(atPath: files.path(of: resultName), toPath: path)
+        try files.take(resultName, to: path)
         try? store.resultFiles.forgetResultFiles([resultName])
         return path
     }

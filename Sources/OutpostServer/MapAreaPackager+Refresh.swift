@@ -80,7 +80,7 @@ extension MapAreaPackager {
         try FileManager.default.copyItem(atPath: packagePath, toPath: merged)
         let package = try Geodatabase.open(merged, clock: store.clock)
         defer { package.close() }
-        _ = try package.importDelta(at: files.path(of: deltaName))
+        _ = try package.importDelta(at: try files.file(deltaName))
         package.close()
 
         guard case .object(var properties) = item.properties else { return "unchanged" }

@@ -79,8 +79,7 @@ extension ReplicasController {
             guard isValidUploadID(itemID), let item = try? store.uploads.upload(service: service, itemID: itemID), item.committed else {
                 throw ArcGISError.invalidParameter("editsUploadID", "no committed upload '\(itemID)' on service \(service)")
             }
-            let path = store.uploads.uploadDataPath(itemID)
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let path = try? store.uploads.uploadDataFile(itemID), let data = FileManager.default.contents(atPath: path) else {
                 throw ArcGISError.invalidParameter("editsUploadID", "upload '\(itemID)' has no data")
             }
             switch format {

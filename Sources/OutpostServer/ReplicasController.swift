@@ -22,7 +22,7 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
 
     /// Removes expired result files (at most once a minute) and what the store kept of them.
     func sweepResultFiles() {
-        files.sweep(ifDue: true, forgettingOwnersIn: store.resultFiles, logger: logger)
+        files.sweep(ifDue: true, of: store, logger: logger)
     }
 
     func create(_ p: RequestParameters, request: Request, context: OutpostRequestContext) async throws -> Response {

@@ -5,9 +5,9 @@ import ServiceLifecycle
 /// Removes result files nobody downloaded for `ResultFiles.idleTime`, and forgets their
 /// owners, every `interval` while the server runs, whether or not new replicas are asked for.
 /// A service of the application's service group: it stops at graceful shutdown.
-struct ResultFileSweeper<Registry: ResultFileRegistry>: Service {
+struct ResultFileSweeper<Backend: OutpostBackend>: Service {
     let files: ResultFiles
-    let registry: Registry
+    let store: Backend
     let interval: Duration
     let logger: Logger
 
@@ -16,7 +16,7 @@ struct ResultFileSweeper<Registry: ResultFileRegistry>: Service {
     }
 
     func sweep() {
-        files.sweep(forgettingOwnersIn: registry, logger: logger)
+        files.sweep(of: store, logger: logger)
     }
 }
 
@@ -35,12 +35,19 @@ func runEvery(_ interval: Duration, _ work: @escaping @Sendable () async -> Void
 
 extension ResultFiles {
     /// Removes idle files and forgets their owners (`ResultFileRegistry`); with `ifDue`, at most
-    /// once a minute (requests that make result files sweep so too).
-    func sweep(ifDue: Bool = false, forgettingOwnersIn registry: some ResultFileRegistry, logger: Logger) {
-        let removed = ifDue ? sweepIfDue() : sweep()
+    /// once a minute (requests that make result files sweep so too). One process at a time
+    /// sweeps a store that several share; the others skip their turn.
+    func sweep(ifDue: Bool = false, of store: some OutpostBackend, logger: Logger) {
+        let removed: [String]
+        do {
+            removed = try store.unlessAnotherProcessIs("outpost result file sweep") { ifDue ? sweepIfDue() : sweep() } ?? []
+        } catch {
+            logger.warning("Could not sweep result files: \(error)")
+            return
+        }
         guard !removed.isEmpty else { return }
         do {
-            try registry.forgetResultFiles(removed)
+            try store.resultFiles.forgetResultFiles(removed)
         } catch {
             logger.warning("Could not forget removed result files: \(error)")
         }

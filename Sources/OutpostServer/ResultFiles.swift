@@ -1,28 +1,40 @@
 import Foundation
+import OutpostStorage
 import OutpostSync
 import OutpostWire
 import Synchronization
 
-/// Result files of jobs and requests, under `<data>/replicafiles/`: replica files and sync
-/// answers, served at `/arcgis/rest/services/<service>/replicafiles/<name>` (a sibling of
-/// `FeatureServer`, as on ArcGIS Server), and tile packages, served from the export's output
-/// folder (`/arcgis/rest/directories/arcgisoutput/<job>/<package>`).
+/// Result files of jobs and requests, objects `replicafiles/<name>` of the blob store (files
+/// of `<data>/replicafiles/` by default): replica files and sync answers, served at
+/// `/arcgis/rest/services/<service>/replicafiles/<name>` (a sibling of `FeatureServer`, as on
+/// ArcGIS Server), and tile packages, served from the export's output folder
+/// (`/arcgis/rest/directories/arcgisoutput/<job>/<package>`).
 ///
-/// A file is written under a temporary name and renamed into place when complete, so a
-/// download never sees half a file. Files expire after `idleTime` without a download (ArcGIS's
-/// default is ten minutes, §7.1); `sweep` removes them and runs periodically. The idle clock
-/// is the file's modification time, set from the injected clock when the file is published
-/// and each time it is opened, so it starts when the file can first be downloaded (not when
-/// the job began writing it) and tests can move it on without waiting.
+/// A file is written under a temporary name in this process's `workDirectory` and put in the
+/// store when complete, so a download never sees half a file. Files expire after `idleTime`
+/// without a download (ArcGIS's default is ten minutes, §7.1); `sweep` removes them and runs
+/// periodically. The idle clock is the object's modification time, set when the file is
+/// published and each time it is opened (`BlobStore.touch`), so it starts when the file can
+/// first be downloaded (not when the job began writing it). A folder takes the injected
+/// clock's time, so tests can move it on without waiting; an object store stamps its own.
 public struct ResultFiles: Sendable {
-    public let directory: String
+    public let blobs: BlobFiles
+    public let workDirectory: String
     public let idleTime: TimeInterval
     let clock: any WallClock
 
-    public init(directory: String, idleTime: TimeInterval, clock: any WallClock = SystemClock()) {
-        self.directory = directory
+    public init(blobs: BlobFiles, workDirectory: String, idleTime: TimeInterval, clock: any WallClock = SystemClock()) {
+        self.blobs = blobs
+        self.workDirectory = workDirectory
         self.idleTime = idleTime
         self.clock = clock
+    }
+
+    /// A backend's result files: in its blob store, written under its data folder's `replicafiles/`.
+    public init(of store: some OutpostBackend, idleTime: TimeInterval) {
+        self.init(
+            blobs: store.blobs, workDirectory: (store.directory as NSString).appendingPathComponent("replicafiles"), idleTime: idleTime,
+            clock: store.clock)
     }
 
     private var now: Date { Date(timeIntervalSince1970: TimeInterval(clock.milliseconds()) / 1000) }
@@ -46,41 +58,56 @@ public struct ResultFiles: Sendable {
         "mbtiles": "application/vnd.sqlite3",
     ]
 
-    public func path(of name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+    static let prefix = "replicafiles/"
+    static func key(_ name: String) -> String { prefix + name }
+
+    /// A file with a published result's bytes (a cached copy of an object store's).
+    public func file(_ name: String) throws -> String { try blobs.file(Self.key(name)) }
+
+    /// Moves a published file out of the store to `path` (a rename in a folder).
+    public func take(_ name: String, to path: String) throws {
+        if let local = try blobs.store.localPath(Self.key(name)) {
+            try FileManager.default.moveItem(atPath: local, toPath: path)
+        } else {
+            try blobs.copy(Self.key(name), to: path)
+            discard(name)
+        }
+    }
 
     /// A path to write a result to before it is published with `publish`.
     public func temporaryPath(for name: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return path(of: ".tmp-\(name)")
+        try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
+        return (workDirectory as NSString).appendingPathComponent(".tmp-\(name)")
     }
 
-    /// Moves a complete temporary file into place; its idle clock starts now.
+    /// Puts a complete temporary file in the store; its idle clock starts now.
     public func publish(_ name: String) throws {
-        try FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: path(of: ".tmp-\(name)"))
-        try FileManager.default.moveItem(atPath: path(of: ".tmp-\(name)"), toPath: path(of: name))
+        try blobs.store.put(Self.key(name), from: try temporaryPath(for: name), ifAbsent: false)
+        try blobs.store.touch(Self.key(name), modified: clock.milliseconds())
     }
 
     public func discard(_ name: String) {
-        try? FileManager.default.removeItem(atPath: path(of: ".tmp-\(name)"))
-        try? FileManager.default.removeItem(atPath: path(of: name))
+        if let temporary = try? temporaryPath(for: name) { try? FileManager.default.removeItem(atPath: temporary) }
+        try? blobs.store.delete(Self.key(name))
+        blobs.forget(Self.key(name))
     }
 
     /// Whether a published file is there and not expired (its idle clock left as it is).
     public func exists(_ name: String, now: Date? = nil) -> Bool {
-        let now = now ?? self.now
-        guard Self.isValidName(name), let attributes = try? FileManager.default.attributesOfItem(atPath: path(of: name)),
-            let modified = attributes[.modificationDate] as? Date
-        else { return false }
-        return now.timeIntervalSince(modified) <= idleTime
+        guard Self.isValidName(name), let info = try? blobs.store.info(Self.key(name)) else { return false }
+        return !isIdle(info, now: now ?? self.now)
+    }
+
+    private func isIdle(_ info: BlobInfo, now: Date) -> Bool {
+        now.timeIntervalSince(Date(timeIntervalSince1970: TimeInterval(info.modified) / 1000)) > idleTime
     }
 
     /// The published file to serve, its idle clock restarted; nil when unknown or expired.
     public func open(_ name: String, now: Date? = nil) -> String? {
         let now = now ?? self.now
         guard exists(name, now: now) else { return nil }
-        let file = path(of: name)
-        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: file)
-        return file
+        try? blobs.store.touch(Self.key(name), modified: Int64(now.timeIntervalSince1970 * 1000))
+        return try? file(name)
     }
 
     /// Sweeps at most once a minute (called on replica activity: no background task needed,
@@ -90,8 +117,8 @@ public struct ResultFiles: Sendable {
     public func sweepIfDue(now: Date? = nil) -> [String] {
         let now = now ?? self.now
         let due = Self.lastSweep.withLock { last -> Bool in
-            guard now.timeIntervalSince(last[directory] ?? .distantPast) >= 60 else { return false }
-            last[directory] = now
+            guard now.timeIntervalSince(last[workDirectory] ?? .distantPast) >= 60 else { return false }
+            last[workDirectory] = now
             return true
         }
         return due ? sweep(now: now) : []
@@ -99,23 +126,27 @@ public struct ResultFiles: Sendable {
 
     private static let lastSweep = Mutex<[String: Date]>([:])
 
-    /// Removes files idle for longer than `idleTime`, and temporary files a crash left
-    /// behind; returns the names removed.
+    /// Removes files idle for longer than `idleTime`, temporary files a crash left behind, and
+    /// cached copies of an object store's files long unused; returns the names removed.
     @discardableResult
     public func sweep(now: Date? = nil) -> [String] {
         let now = now ?? self.now
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         var removed: [String] = []
-        for name in names {
-            let file = path(of: name)
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date else { continue }
-            // Temporary files of a running export are young; older ones belong to a dead process.
-            let limit = name.hasPrefix(".tmp-") ? max(idleTime, 6 * 3600) : idleTime
-            if now.timeIntervalSince(modified) > limit {
-                try? FileManager.default.removeItem(atPath: file)
-                removed.append(name)
-            }
+        for info in (try? blobs.store.list(prefix: Self.prefix)) ?? [] where isIdle(info, now: now) {
+            try? blobs.store.delete(info.key)
+            blobs.forget(info.key)
+            removed.append(String(info.key.dropFirst(Self.prefix.count)))
         }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: workDirectory)) ?? [] where name.hasPrefix(".tmp-") {
+            // Temporary files of a running export are young; older ones belong to a dead process.
+            let file = (workDirectory as NSString).appendingPathComponent(name)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: file))?[.modificationDate] as? Date,
+                now.timeIntervalSince(modified) > max(idleTime, 6 * 3600)
+            else { continue }
+            try? FileManager.default.removeItem(atPath: file)
+            removed.append(name)
+        }
+        blobs.sweepCache()
         return removed
     }
 }

@@ -16,8 +16,9 @@ enum StartupHousekeeping {
             logger.warning("\(failed) unfinished jobs of a previous run marked Failed")
         }
         do {
-            let sweep = try store.maintenance.removeOrphanFiles()
-            if sweep != OrphanFileSweep() {
+            // Processes starting together on one database: one sweeps.
+            let sweep = try store.unlessAnotherProcessIs("outpost orphan sweep") { try store.maintenance.removeOrphanFiles() }
+            if let sweep, sweep != OrphanFileSweep() {
                 logger.notice("Removed files a previous run left: \(sweep.attachmentFiles) attachment, \(sweep.temporaryFiles) temporary")
             }
         } catch {

@@ -49,7 +49,7 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
 
     /// Plans the export now (a refusal is the answer, and no job is made), then runs it as a job.
     private func submit(_ jobKind: JobKind, of kind: TileSet.Kind, _ request: Request, _ c: OutpostRequestContext) async throws -> Response {
-        files.sweep(ifDue: true, forgettingOwnersIn: store.resultFiles, logger: logger)
+        files.sweep(ifDue: true, of: store, logger: logger)
         let store = self.store
         let set = try await StoreCall.run { try TileServicesController.tileSet(store, c, kind: kind) }
         let export = try ExportTiles(

@@ -15,48 +15,52 @@ public struct PreparedAttachmentFile: Sendable {
     }
 }
 
-/// Attachment bytes in a data folder, shared by both backends: each attachment's bytes are one
-/// file `attachments/<uuid>.bin`, named by its row. Files are written before the transaction
-/// that registers them (no lock is held while bytes are written) and a file is never changed:
-/// an update writes a new one, and the old one goes once the transaction has committed.
+/// Attachment bytes, shared by both backends: each attachment's bytes are one object
+/// `attachments/<uuid>.bin` of the blob store (a file of the data folder by default), named by
+/// its row. Objects are written before the transaction that registers them (no lock is held
+/// while bytes are written) and an object is never changed: an update writes a new one, and
+/// the old one goes once the transaction has committed.
 ///
-/// Contract: `prepare` either puts every file of the edits in place or none (the ones it made
-/// are removed before it throws); a file the transaction did not register is removed by the
-/// caller (`remove`), so a failed or rolled back edit leaves nothing behind.
+/// Contract: `prepare` either puts every object of the edits in place or none (the ones it
+/// made are removed before it throws); an object the transaction did not register is removed
+/// by the caller (`remove`), so a failed or rolled back edit leaves nothing behind.
 public struct AttachmentFiles: Sendable {
-    public let directory: String
+    public let blobs: BlobFiles
     public let temporaryDirectory: String
 
-    public init(directory: String, temporaryDirectory: String) {
-        self.directory = directory
+    public init(blobs: BlobFiles, temporaryDirectory: String) {
+        self.blobs = blobs
         self.temporaryDirectory = temporaryDirectory
     }
 
-    /// The absolute path of a data-folder-relative path.
-    public func path(of relative: String) -> String { (directory as NSString).appendingPathComponent(relative) }
+    /// Objects as files of the data folder `directory` (the embedded default).
+    public init(directory: String, temporaryDirectory: String) {
+        self.init(blobs: .folder(directory), temporaryDirectory: temporaryDirectory)
+    }
 
-    /// Moves `source` into `attachments/` and returns its path relative to the data folder.
+    /// A file with the bytes of the object `key` (the row's data path), to read.
+    public func file(_ key: String) throws -> String { try blobs.file(key) }
+
+    /// Puts the file `source` in the store (consuming it) and returns its key.
     public func adopt(_ source: String) throws -> String {
-        try FileManager.default.createDirectory(atPath: path(of: "attachments"), withIntermediateDirectories: true)
-        let relative = "attachments/\(UUID().uuidString.lowercased()).bin"
-        try FileManager.default.moveItem(atPath: source, toPath: path(of: relative))
-        return relative
+        let key = "attachments/\(UUID().uuidString.lowercased()).bin"
+        try blobs.store.put(key, from: source, ifAbsent: false)
+        return key
     }
 
-    /// Writes `bytes` into `attachments/` (through a temporary file, so the file appears whole)
-    /// and returns its path relative to the data folder.
+    /// Puts `bytes` in the store and returns their key.
     public func adopt(bytes: [UInt8]) throws -> String {
-        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-        let temporary = (temporaryDirectory as NSString).appendingPathComponent("inline-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else {
-            throw ArcGISError.internalError("cannot write attachment data")
-        }
-        return try adopt(temporary)
+        let key = "attachments/\(UUID().uuidString.lowercased()).bin"
+        try blobs.store.put(key, bytes: bytes, ifAbsent: false)
+        return key
     }
 
-    /// Removes files by their data-folder-relative paths; a missing one is no error.
-    public func remove(_ relativePaths: some Sequence<String>) {
-        for relative in relativePaths { try? FileManager.default.removeItem(atPath: path(of: relative)) }
+    /// Removes objects by their keys; a missing one is no error.
+    public func remove(_ keys: some Sequence<String>) {
+        for key in keys {
+            try? blobs.store.delete(key)
+            blobs.forget(key)
+        }
     }
 
     /// Puts the bytes of every attachment add and update of `edits` in place, keyed by the

@@ -49,19 +49,30 @@ public enum BlobKey {
 /// Bytes kept outside the database — result files, attachments, upload parts — in a local
 /// folder (the embedded default) or an S3-compatible object store (several server processes).
 ///
+/// Calls block, as every storage seam's do (SQLite, libpq): make them on the store's threads
+/// (`StoreCall`, jobs' `blocking`), never on the cooperative pool's.
+///
 /// Contract (`BlobStoreContractTests`, run against every implementation): a put is atomic —
 /// a reader sees the whole object or none — and replaces an existing object unless `ifAbsent`
 /// (then `BlobStoreError.exists`, the object unchanged); `put(_:from:)` consumes the file (moved
 /// or uploaded, then removed); `get` with a range returns exactly those bytes (the range
 /// clipped to the object); reading a missing key is `notFound`; deleting one succeeds; `list`
-/// gives the keys under a prefix in ascending order with their sizes. Keys pass `BlobKey.check`.
+/// gives the keys under a prefix in ascending order with their sizes; `touch` moves an
+/// object's modification time on (an idle clock restarted) and leaves its bytes. Keys pass
+/// `BlobKey.check`.
 public protocol BlobStore: Sendable {
-    @discardableResult func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) async throws -> BlobInfo
-    @discardableResult func put(_ key: String, from file: String, ifAbsent: Bool) async throws -> BlobInfo
-    func get(_ key: String, range: ClosedRange<Int64>?) async throws -> [UInt8]
+    @discardableResult func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) throws -> BlobInfo
+    @discardableResult func put(_ key: String, from file: String, ifAbsent: Bool) throws -> BlobInfo
+    func get(_ key: String, range: ClosedRange<Int64>?) throws -> [UInt8]
     /// The object written to `path` (replaced whole).
-    @discardableResult func download(_ key: String, to path: String) async throws -> BlobInfo
-    func info(_ key: String) async throws -> BlobInfo?
-    func delete(_ key: String) async throws
-    func list(prefix: String) async throws -> [BlobInfo]
+    @discardableResult func download(_ key: String, to path: String) throws -> BlobInfo
+    func info(_ key: String) throws -> BlobInfo?
+    func delete(_ key: String) throws
+    func list(prefix: String) throws -> [BlobInfo]
+    /// Sets the object's modification time to `modified` (epoch ms) where the store lets its
+    /// writer choose it (a folder); a remote store stamps its own clock's now.
+    func touch(_ key: String, modified: Int64) throws
+    /// Where the object's bytes are a file on this machine, to be read in place; nil for a
+    /// store whose objects are elsewhere (read them with `download`).
+    func localPath(_ key: String) throws -> String?
 }

@@ -195,6 +195,12 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     /// are published under it.
     var directory: String { get }
     var temporaryDirectory: String { get }
+    /// Where attachments, uploads and result files are kept (`BlobStore`): the data folder,
+    /// or an object store every process shares.
+    var blobs: BlobFiles { get }
+    /// Runs `body` unless another process is running a body of the same `name` (then nil):
+    /// sweeps that one process at a time should make.
+    func unlessAnotherProcessIs<T>(_ name: String, _ body: () throws -> T) throws -> T?
     /// Feature and attachment edits this process committed since it opened the backend (metrics).
     var editsApplied: Int { get }
 }

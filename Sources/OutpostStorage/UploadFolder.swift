@@ -1,16 +1,17 @@
 import Foundation
 import OutpostWire
 
-/// The bytes of `uploads` items in a local folder, whichever database keeps their rows:
-/// `<folder>/<item>/data` once committed, `<folder>/<item>/parts/<n>` before. Every file
-/// arrives by a rename from the request spool (the same file system), never by a copy.
+/// The bytes of `uploads` items in the blob store, whichever database keeps their rows:
+/// `uploads/<item>/data` once committed, `uploads/<item>/parts/<n>` before. In a data folder
+/// every file arrives by a rename from the request spool (the same file system), never by a
+/// copy; an object store receives it once.
 public struct UploadFolder: Sendable {
-    public let directory: String
-    /// Where private copies for attachments are made (the data folder's `tmp/`).
+    public let blobs: BlobFiles
+    /// Where parts are joined and private copies for attachments made (the data folder's `tmp/`).
     public let temporaryDirectory: String
 
-    public init(directory: String, temporaryDirectory: String) {
-        self.directory = directory
+    public init(blobs: BlobFiles, temporaryDirectory: String) {
+        self.blobs = blobs
         self.temporaryDirectory = temporaryDirectory
     }
 
@@ -20,63 +21,78 @@ public struct UploadFolder: Sendable {
     /// An item's name as stored: a file name, as attachment names are.
     public static func itemName(_ name: String) -> String { AttachmentName.sanitized(name) }
 
-    func itemDirectory(_ itemID: String) -> String { (directory as NSString).appendingPathComponent(itemID) }
-    func partsDirectory(_ itemID: String) -> String { (itemDirectory(itemID) as NSString).appendingPathComponent("parts") }
+    static func dataKey(_ itemID: String) -> String { "uploads/\(itemID)/data" }
+    static func partsPrefix(_ itemID: String) -> String { "uploads/\(itemID)/parts/" }
 
-    /// The committed bytes of an item.
-    public func dataPath(_ itemID: String) -> String { (itemDirectory(itemID) as NSString).appendingPathComponent("data") }
+    /// A file with the committed bytes of an item.
+    public func dataFile(_ itemID: String) throws -> String { try blobs.file(Self.dataKey(itemID)) }
 
     /// Moves a whole spooled file in as an item's data.
     public func adopt(_ sourcePath: String, as itemID: String) throws {
-        try FileManager.default.createDirectory(atPath: itemDirectory(itemID), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(atPath: sourcePath, toPath: dataPath(itemID))
-    }
-
-    public func prepareParts(of itemID: String) throws {
-        try FileManager.default.createDirectory(atPath: partsDirectory(itemID), withIntermediateDirectories: true)
+        try blobs.store.put(Self.dataKey(itemID), from: sourcePath, ifAbsent: false)
     }
 
     /// Moves a spooled part in; a part sent again replaces the earlier one.
     public func adoptPart(_ sourcePath: String, number: Int, of itemID: String) throws {
-        let target = (partsDirectory(itemID) as NSString).appendingPathComponent("\(number)")
-        try? FileManager.default.removeItem(atPath: target)
-        try FileManager.default.moveItem(atPath: sourcePath, toPath: target)
+        try blobs.store.put(Self.partsPrefix(itemID) + "\(number)", from: sourcePath, ifAbsent: false)
     }
 
     /// The part numbers received, in numeric order.
-    public func partNumbers(of itemID: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: partsDirectory(itemID))) ?? []).compactMap(Int.init).sorted().map(String.init)
+    public func partNumbers(of itemID: String) throws -> [String] {
+        let prefix = Self.partsPrefix(itemID)
+        return try blobs.store.list(prefix: prefix).compactMap { Int($0.key.dropFirst(prefix.count)) }.sorted().map(String.init)
     }
 
     /// Joins the parts in the given order into the item's data, removes them, and returns the size.
     public func join(_ order: [String], of itemID: String) throws -> Int64 {
-        let data = dataPath(itemID)
-        _ = FileManager.default.createFile(atPath: data, contents: nil)
-        guard let output = FileHandle(forWritingAtPath: data) else { throw ArcGISError.internalError("cannot write the upload") }
+        try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+        let joined = (temporaryDirectory as NSString).appendingPathComponent("upload-join-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(atPath: joined) }
+        _ = FileManager.default.createFile(atPath: joined, contents: nil)
+        guard let output = FileHandle(forWritingAtPath: joined) else { throw ArcGISError.internalError("cannot write the upload") }
         var size: Int64 = 0
-        defer { try? output.close() }
-        for part in order {
-            guard let number = Int(part) else { throw ArcGISError.invalidParameter("parts", "'\(part)' is not a part id") }
-            guard let input = FileHandle(forReadingAtPath: (partsDirectory(itemID) as NSString).appendingPathComponent("\(number)")) else {
-                throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded")
+        var partKeys: [String] = []
+        do {
+            defer { try? output.close() }
+            for part in order {
+                guard let number = Int(part) else { throw ArcGISError.invalidParameter("parts", "'\(part)' is not a part id") }
+                let key = Self.partsPrefix(itemID) + "\(number)"
+                let file: String
+                do { file = try blobs.file(key) } catch BlobStoreError.notFound {
+                    throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded")
+                }
+                partKeys.append(key)
+                guard let input = FileHandle(forReadingAtPath: file) else { throw ArcGISError.internalError("cannot read part \(number)") }
+                defer { try? input.close() }
+                while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    try output.write(contentsOf: chunk)
+                    size += Int64(chunk.count)
+                }
             }
-            while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try output.write(contentsOf: chunk)
-                size += Int64(chunk.count)
-            }
-            try input.close()
         }
-        try? FileManager.default.removeItem(atPath: partsDirectory(itemID))
+        try blobs.store.put(Self.dataKey(itemID), from: joined, ifAbsent: false)
+        for key in try blobs.store.list(prefix: Self.partsPrefix(itemID)).map(\.key) {
+            try? blobs.store.delete(key)
+            blobs.forget(key)
+        }
         return size
     }
 
-    public func remove(_ itemID: String) { try? FileManager.default.removeItem(atPath: itemDirectory(itemID)) }
+    /// Removes an item's data and parts.
+    public func remove(_ itemID: String) {
+        for key in (try? blobs.store.list(prefix: "uploads/\(itemID)/").map(\.key)) ?? [] {
+            try? blobs.store.delete(key)
+            blobs.forget(key)
+        }
+        // A folder's empty item directories go too.
+        if let folder = try? blobs.store.localPath("uploads/\(itemID)") { try? FileManager.default.removeItem(atPath: folder) }
+    }
 
     /// A private copy of a committed item's bytes, for an attachment to take over.
     public func copy(of itemID: String) throws -> String {
         try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
         let copy = (temporaryDirectory as NSString).appendingPathComponent("upload-copy-\(UUID().uuidString)")
-        try FileManager.default.copyItem(atPath: dataPath(itemID), toPath: copy)
+        try blobs.copy(Self.dataKey(itemID), to: copy)
         return copy
     }
 }
@@ -103,7 +119,7 @@ public protocol FolderUploadStore: UploadStore {
 }
 
 extension FolderUploadStore {
-    public func uploadDataPath(_ itemID: String) -> String { folder.dataPath(itemID) }
+    public func uploadDataFile(_ itemID: String) throws -> String { try folder.dataFile(itemID) }
 
     /// Adds one part of a registered item (`uploads/<id>/uploadPart`).
     public func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem {
@@ -115,14 +131,14 @@ extension FolderUploadStore {
 
     public func uploadParts(service: String, itemID: String) throws -> [String] {
         _ = try upload(service: service, itemID: itemID)
-        return folder.partNumbers(of: itemID)
+        return try folder.partNumbers(of: itemID)
     }
 
     /// Joins the parts (in the given order, or numeric order) into the item's data.
     public func commitUpload(service: String, itemID: String, parts: [String]?) throws -> UploadItem {
         var item = try upload(service: service, itemID: itemID)
         guard !item.committed else { return item }
-        let order = parts ?? folder.partNumbers(of: itemID)
+        let order = try parts ?? folder.partNumbers(of: itemID)
         guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
         let size = try folder.join(order, of: itemID)
         try recordCommitted(itemID, size: size)

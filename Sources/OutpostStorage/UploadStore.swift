@@ -18,8 +18,9 @@ public protocol UploadStore: Sendable {
     func deleteUpload(service: String, itemID: String) throws
     /// A private copy of a committed item's bytes (for an attachment to take).
     func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String)
-    /// Where a committed item's bytes are.
-    func uploadDataPath(_ itemID: String) -> String
+    /// A file with a committed item's bytes: the item's own in a data folder, a cached copy
+    /// of an object store's.
+    func uploadDataFile(_ itemID: String) throws -> String
 }
 
 /// Item ids are `i` + a GUID; anything else is refused before it reaches a path.

@@ -67,6 +67,10 @@ public final class FeatureStore: OutpostBackend, Sendable {
     public var attachmentsDirectory: String { database.attachmentsDirectory }
     public var uploadsDirectory: String { database.uploadsDirectory }
 
+    /// Files in the data folder: one server process per folder.
+    public var blobs: BlobFiles { .folder(directory) }
+    public func unlessAnotherProcessIs<T>(_ name: String, _ body: () throws -> T) throws -> T? { try body() }
+
     public var libraryVersions: String { SpatiaLite.versions }
 
     /// Runs `body` in a read transaction (tests and tools).

@@ -9,7 +9,7 @@ import OutpostWire
 public struct SpatiaLiteUploadStore: FolderUploadStore, StoreRepository {
     public let database: StoreDatabase
 
-    public var folder: UploadFolder { UploadFolder(directory: database.uploadsDirectory, temporaryDirectory: database.temporaryDirectory) }
+    public var folder: UploadFolder { UploadFolder(blobs: .folder(database.directory), temporaryDirectory: database.temporaryDirectory) }
 
     /// Stores a whole file as a committed item (`uploads/upload`).
     public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
@@ -28,7 +28,6 @@ public struct SpatiaLiteUploadStore: FolderUploadStore, StoreRepository {
         let item = UploadItem(
             itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
             date: clock.milliseconds(), committed: false, size: 0)
-        try folder.prepareParts(of: item.itemID)
         try insert(item, service: service)
         return item
     }

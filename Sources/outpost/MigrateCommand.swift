@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OutpostMigration
+import OutpostObjectStorage
 import OutpostPostgres
 import OutpostStore
 
@@ -14,6 +15,12 @@ struct MigrateToPostgres: ParsableCommand {
 
     @Argument(help: "The data folder.") var data: String
     @Argument(help: "The database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (created empty beforehand).") var database: String
+    @Option(
+        name: .long,
+        help:
+            "Also put attachment and upload files in this S3-compatible bucket (serve with the same --object-store), http[s]://[KEY:SECRET@]HOST[:PORT]/BUCKET."
+    )
+    var objectStore: String?
 
     func run() throws {
         let location: PostgresLocation
@@ -22,16 +29,21 @@ struct MigrateToPostgres: ParsableCommand {
             throw ValidationError("\(data) is not a data folder (no \(FeatureStore.databaseFileName))")
         }
         let store = try FeatureStore(dataDirectory: data)
-        let backend = try PostgresBackend(location, dataDirectory: data)
+        let backend = try PostgresBackend(location, dataDirectory: data, objectStore: try bucket(objectStore, option: "--object-store"))
         let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
         print(
             "moved \(report.services) services, \(report.features) features, \(report.attachments) attachments, \(report.tombstones) deletes and \(report.replicas) replicas into \(location.redactedDescription) (\(report.buckets) generation buckets)"
         )
         let records = report.records.filter { $0.value > 0 }.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }
         if !records.isEmpty { print("moved \(records.joined(separator: ", ")); their files stay in \(data)") }
+        if report.objects > 0 {
+            print("put \(report.objects) attachment and upload files in \(objectStore.flatMap { try? S3Location($0).redactedDescription } ?? "")")
+        }
         if report.versions > 0 {
             print("moved \(report.versions) versions, \(report.historyRows) kept row versions and \(report.versionRows) unposted version rows")
         }
-        print("serve it with: outpost serve --database \(location.redactedDescription) --data \(data)")
+        print(
+            "serve it with: outpost serve --database \(location.redactedDescription) --data \(data)\(objectStore == nil ? "" : " --object-store URL")"
+        )
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import OutpostObjectStorage
 import OutpostPostgres
 import OutpostServer
 import OutpostStorage
@@ -37,6 +38,12 @@ struct Serve: AsyncParsableCommand {
         name: .long,
         help: "Keep the data in PostgreSQL + PostGIS instead of SpatiaLite: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (docs/postgres.md).")
     var database: String?
+    @Option(
+        name: .long,
+        help:
+            "With --database: keep attachments, uploads and result files in this S3-compatible bucket, http[s]://[KEY:SECRET@]HOST[:PORT]/BUCKET[?region=R] (credentials also from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY), so processes need no shared folder."
+    )
+    var objectStore: String?
     @Option(name: .long, help: "The address to listen on (default 127.0.0.1).") var host: String?
     @Option(name: .long, help: "The port to listen on (default 8080).") var port: Int?
     @Option(name: .long, help: "Where the demo data lives (default: ./testdata, or next to the executable).") var testdata: String?
@@ -73,7 +80,7 @@ struct Serve: AsyncParsableCommand {
         var data, host, logLevel, logFormat: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
             maxExportTiles, maxMapAreas: Int
-        var testdata, tlsCert, tlsKey, database: String?
+        var testdata, tlsCert, tlsKey, database, objectStore: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
         var summary: String
@@ -102,6 +109,7 @@ struct Serve: AsyncParsableCommand {
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
             tlsKey: try layers.optionalString("tls-key", tlsKey),
             database: try layers.optionalString("database", database),
+            objectStore: try layers.optionalString("object-store", objectStore),
             demo: try layers.bool("demo", demo, default: true),
             selfSigned: try layers.bool("self-signed", selfSigned, default: false),
             requireAuth: try layers.bool("require-auth", requireAuth, default: false),
@@ -109,6 +117,9 @@ struct Serve: AsyncParsableCommand {
             summary: "")
         var settings = s
         settings.summary = layers.summary
+        if settings.objectStore != nil && settings.database == nil {
+            throw ValidationError("object-store goes with database: a SpatiaLite data folder keeps its own files.")
+        }
         if (settings.tlsCert == nil) != (settings.tlsKey == nil) { throw ValidationError("tls-cert and tls-key go together.") }
         if settings.selfSigned && settings.tlsCert != nil { throw ValidationError("Give self-signed or tls-cert/tls-key, not both.") }
         if !(1...65535).contains(settings.port) { throw ValidationError("port must be between 1 and 65535.") }
@@ -144,11 +155,17 @@ struct Serve: AsyncParsableCommand {
             let location: PostgresLocation
             do { location = try PostgresLocation(database) } catch { throw ValidationError("database: \(error)") }
             // One connection per request being answered at once, and some for jobs.
-            let store = try PostgresBackend(location, dataDirectory: settings.data, maximumConnections: 16 + settings.maxJobs)
+            let bucket = try bucket(settings.objectStore, option: "object-store")
+            let store = try PostgresBackend(
+                location, dataDirectory: settings.data, objectStore: bucket, maximumConnections: 16 + settings.maxJobs)
             defer { store.close() }
             // Processes starting together on an empty database: one seeds, the others then find it seeded.
             if settings.demo { try store.exclusively("outpost demo seed") { try seedDemo(store, settings, logger) } }
-            try await serve(store, describedAs: "\(location.redactedDescription) (PostgreSQL) with files in \(settings.data)", settings, logger)
+            let files = try settings.objectStore.map { try S3Location($0).redactedDescription }.map {
+                "files in \($0), this process's own in \(settings.data)"
+            }
+            try await serve(
+                store, describedAs: "\(location.redactedDescription) (PostgreSQL) with \(files ?? "files in \(settings.data)")", settings, logger)
         } else {
             let store = try FeatureStore(dataDirectory: settings.data)
             try await serve(store, describedAs: "\(store.path) (\(store.libraryVersions))", settings, logger)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import OutpostObjectStorage
 import OutpostPostgres
 import OutpostStorage
 import OutpostStore
@@ -11,18 +12,32 @@ struct StoreLocation: ParsableArguments {
         name: .long,
         help: "A PostgreSQL + PostGIS database instead of the data folder: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var database: String?
+    @Option(
+        name: .long,
+        help: "With --database: attachments, uploads and result files in this S3-compatible bucket, http[s]://[KEY:SECRET@]HOST[:PORT]/BUCKET.")
+    var objectStore: String?
 
     /// The PostgreSQL backend when `--database` names one (migrated on opening), its files
     /// in the data folder.
     func postgres() throws -> PostgresBackend? {
-        guard let database else { return nil }
+        guard let database else {
+            if objectStore != nil { throw ValidationError("--object-store goes with --database: a data folder keeps its own files.") }
+            return nil
+        }
         let location: PostgresLocation
         do { location = try PostgresLocation(database) } catch { throw ValidationError("--database: \(error)") }
-        return try PostgresBackend(location, dataDirectory: data, maximumConnections: 2)
+        return try PostgresBackend(
+            location, dataDirectory: data, objectStore: try bucket(objectStore, option: "--object-store"), maximumConnections: 2)
     }
 
     func users() throws -> any UserDirectory {
         if let backend = try postgres() { return backend.users }
         return try FeatureStore(dataDirectory: data).users
     }
+}
+
+/// The S3-compatible bucket a `--object-store` URL names, or nil without one.
+func bucket(_ url: String?, option: String) throws -> S3BlobStore? {
+    guard let url else { return nil }
+    do { return try S3Location(url).store } catch { throw ValidationError("\(option): \(error)") }
 }

@@ -52,59 +52,72 @@ import Testing
         try await body(endpoint)
     }
 
-    static func withStore(_ kind: Kind, _ body: (any BlobStore) async throws -> Void) async throws {
+    static func withStore(_ kind: Kind, _ body: (any BlobStore, String) async throws -> Void) async throws {
         let directory = folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         switch kind {
-        case .local: try await body(try LocalDirectoryBlobStore(directory: directory))
+        case .local: try await body(LocalDirectoryBlobStore(directory: directory), directory)
         case .s3:
             try await withS3Server(directory) { endpoint in
                 try await body(
-                    S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret")))
+                    S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret")),
+                    directory)
             }
         }
     }
 
     @Test(arguments: Kind.allCases) func objectsArePutReadInRangesListedAndDeleted(_ kind: Kind) async throws {
-        try await Self.withStore(kind) { store in
+        try await Self.withStore(kind) { store, directory in
             let bytes = (0..<1000).map { UInt8($0 % 251) }
-            let put = try await store.put("replicafiles/a.gpkg", bytes: bytes, ifAbsent: false)
+            let put = try store.put("replicafiles/a.gpkg", bytes: bytes, ifAbsent: false)
             #expect(put.size == 1000)
-            #expect(try await store.get("replicafiles/a.gpkg", range: nil) == bytes)
-            #expect(try await store.get("replicafiles/a.gpkg", range: 10...19) == Array(bytes[10...19]))
-            #expect(try await store.get("replicafiles/a.gpkg", range: 990...2000) == Array(bytes[990...]), "a range past the end is clipped")
-            let info = try #require(try await store.info("replicafiles/a.gpkg"))
+            #expect(try store.get("replicafiles/a.gpkg", range: nil) == bytes)
+            #expect(try store.get("replicafiles/a.gpkg", range: 10...19) == Array(bytes[10...19]))
+            #expect(try store.get("replicafiles/a.gpkg", range: 990...2000) == Array(bytes[990...]), "a range past the end is clipped")
+            let info = try #require(try store.info("replicafiles/a.gpkg"))
             #expect(info.size == 1000 && info.modified > 1_700_000_000_000)
-            #expect(try await store.info("replicafiles/none.gpkg") == nil)
+            #expect(try store.info("replicafiles/none.gpkg") == nil)
 
             // Replaced whole; refused with ifAbsent, the object unchanged.
-            try await store.put("replicafiles/a.gpkg", bytes: [1, 2, 3], ifAbsent: false)
-            await #expect(throws: BlobStoreError.exists("replicafiles/a.gpkg")) {
-                try await store.put("replicafiles/a.gpkg", bytes: [9], ifAbsent: true)
+            try store.put("replicafiles/a.gpkg", bytes: [1, 2, 3], ifAbsent: false)
+            #expect(throws: BlobStoreError.exists("replicafiles/a.gpkg")) {
+                try store.put("replicafiles/a.gpkg", bytes: [9], ifAbsent: true)
             }
-            #expect(try await store.get("replicafiles/a.gpkg", range: nil) == [1, 2, 3])
+            #expect(try store.get("replicafiles/a.gpkg", range: nil) == [1, 2, 3])
 
             // A file is consumed; a download replaces its destination whole.
             let scratch = Self.folder()
             defer { try? FileManager.default.removeItem(atPath: scratch) }
             let file = scratch + "/attachment.bin"
             try Data(repeating: 7, count: 70_000).write(to: URL(fileURLWithPath: file))
-            #expect(try await store.put("attachments/b.bin", from: file, ifAbsent: true).size == 70_000)
+            #expect(try store.put("attachments/b.bin", from: file, ifAbsent: true).size == 70_000)
             #expect(!FileManager.default.fileExists(atPath: file))
             try Data("old".utf8).write(to: URL(fileURLWithPath: scratch + "/copy"))
-            #expect(try await store.download("attachments/b.bin", to: scratch + "/copy").size == 70_000)
+            #expect(try store.download("attachments/b.bin", to: scratch + "/copy").size == 70_000)
             #expect(try Data(contentsOf: URL(fileURLWithPath: scratch + "/copy")) == Data(repeating: 7, count: 70_000))
 
-            try await store.put("replicafiles/c.gpkg", bytes: [], ifAbsent: false)
-            #expect(try await store.list(prefix: "replicafiles/").map(\.key) == ["replicafiles/a.gpkg", "replicafiles/c.gpkg"])
-            #expect(try await store.list(prefix: "").map(\.key) == ["attachments/b.bin", "replicafiles/a.gpkg", "replicafiles/c.gpkg"])
-            #expect(try await store.list(prefix: "replicafiles/c").map(\.size) == [0])
+            try store.put("replicafiles/c.gpkg", bytes: [], ifAbsent: false)
+            #expect(try store.list(prefix: "replicafiles/").map(\.key) == ["replicafiles/a.gpkg", "replicafiles/c.gpkg"])
+            #expect(try store.list(prefix: "").map(\.key) == ["attachments/b.bin", "replicafiles/a.gpkg", "replicafiles/c.gpkg"])
+            #expect(try store.list(prefix: "replicafiles/c").map(\.size) == [0])
 
-            try await store.delete("replicafiles/a.gpkg")
-            try await store.delete("replicafiles/a.gpkg")  // gone already: fine
-            await #expect(throws: BlobStoreError.notFound("replicafiles/a.gpkg")) { try await store.get("replicafiles/a.gpkg", range: nil) }
+            // A touch moves the idle clock on and keeps the bytes.
+            let before = try #require(try store.info("attachments/b.bin")).modified
+            try await Task.sleep(for: .milliseconds(1100))  // S3 stamps whole seconds
+            let stamp = Int64(Date().timeIntervalSince1970 * 1000)
+            try store.touch("attachments/b.bin", modified: stamp)
+            let after = try #require(try store.info("attachments/b.bin"))
+            #expect(after.modified > before && after.size == 70_000)
+            #expect(try store.get("attachments/b.bin", range: 0...2) == [7, 7, 7])
+            #expect(throws: BlobStoreError.notFound("attachments/none.bin")) { try store.touch("attachments/none.bin", modified: stamp) }
+            if kind == .local { #expect(try store.localPath("attachments/b.bin") == directory + "/attachments/b.bin") }
+            if kind == .s3 { #expect(try store.localPath("attachments/b.bin") == nil) }
+
+            try store.delete("replicafiles/a.gpkg")
+            try store.delete("replicafiles/a.gpkg")  // gone already: fine
+            #expect(throws: BlobStoreError.notFound("replicafiles/a.gpkg")) { try store.get("replicafiles/a.gpkg", range: nil) }
             for bad in ["", "/abs", "a//b", "../escape", "a/../b", ".hidden", "a/.partial", "spa ce", String(repeating: "k", count: 513)] {
-                await #expect(throws: BlobStoreError.invalidKey(bad)) { try await store.put(bad, bytes: [1], ifAbsent: false) }
+                #expect(throws: BlobStoreError.invalidKey(bad)) { try store.put(bad, bytes: [1], ifAbsent: false) }
             }
         }
     }
@@ -114,8 +127,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await Self.withS3Server(directory) { endpoint in
             let wrong = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "not-the-secret"))
-            await #expect {
-                try await wrong.put("replicafiles/x.gpkg", bytes: [1], ifAbsent: false)
+            #expect {
+                try wrong.put("replicafiles/x.gpkg", bytes: [1], ifAbsent: false)
             } throws: { error in
                 "\(error)".contains("Signature") || "\(error)".contains("AccessDenied")
             }

@@ -44,4 +44,18 @@ import Testing
         let left = try backend.pool.query("SELECT global_id FROM outpost_tombstones").rows.map { $0.string(0) }
         #expect(left == [ids[2]])
     }
+
+    /// Sweeps that several processes would make at once are made by one: while one holds the
+    /// name, another process's call skips its turn; once done, the name is free again.
+    @Test func oneProcessAtATimeSweepsAndTheOthersSkipTheirTurn() throws {
+        let backend = try TestPostgres.makeBackend()
+        let other = try PostgresBackend(backend.pool.location, maximumConnections: 2)
+        defer { other.close() }
+        let skipped = try backend.unlessAnotherProcessIs("outpost result file sweep") {
+            try other.unlessAnotherProcessIs("outpost result file sweep") { "swept twice" }
+        }
+        #expect(skipped == .some(nil), "the second process skipped while the first swept")
+        #expect(try other.unlessAnotherProcessIs("outpost result file sweep") { "swept" } == "swept")
+        #expect(try other.unlessAnotherProcessIs("outpost orphan sweep") { 1 } == 1)
+    }
 }

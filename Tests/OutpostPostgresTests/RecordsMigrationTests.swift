@@ -52,6 +52,8 @@ import Testing
         #expect(try backend.portal.folders(owner: "ada").map(\.title) == ["Field"])
         #expect(try backend.tiles.tile(set: "Basemap", level: 1, row: 0, column: 0) == store.tiles.tile(set: "Basemap", level: 1, row: 0, column: 0))
         let moved = try backend.uploads.upload(service: "Points", itemID: upload.itemID)
-        #expect(moved == upload && FileManager.default.contents(atPath: backend.uploads.uploadDataPath(upload.itemID)) == Data("upload bytes".utf8))
+        #expect(
+            try moved == upload
+                && FileManager.default.contents(atPath: try backend.uploads.uploadDataFile(upload.itemID)) == Data("upload bytes".utf8))
     }
 }

@@ -302,7 +302,8 @@ func path(of url: String) -> String {
     @Test func filesExpireAfterTheirIdleTimeAndNamesCannotEscape() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("results-\(UUID().uuidString)").path
         let clock = ManualClock()
-        let files = ResultFiles(directory: directory, idleTime: 60, clock: clock)
+        let files = ResultFiles(
+            blobs: .folder(directory), workDirectory: (directory as NSString).appendingPathComponent("replicafiles"), idleTime: 60, clock: clock)
         let name = ResultFiles.newName(extension: "json")
         #expect(ResultFiles.isValidName(name))
         _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
@@ -320,7 +321,8 @@ func path(of url: String) -> String {
         clock.advance(milliseconds: 100_000)
         #expect(files.open(name) == nil)
         #expect(files.sweep() == [name])
-        #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
+        #expect((try? files.file(name)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/replicafiles/" + name))
         for bad in ["../outpost.sqlite", "x.json", "\(String(repeating: "a", count: 32)).sqlite", "/etc/passwd", ".tmp-\(name)"] {
             #expect(!ResultFiles.isValidName(bad), "\(bad)")
             #expect(files.open(bad) == nil)
@@ -330,28 +332,31 @@ func path(of url: String) -> String {
     /// owners while the server runs, with no request to trigger it, and stops at shutdown.
     @Test func theSweeperServiceRemovesIdleFilesWithoutARequest() async throws {
         let store = try makeTemporaryStore()
-        let files = ResultFiles(directory: resultFilesDirectory(store), idleTime: 0)
+        let files = ResultFiles(of: store, idleTime: 0)
         let name = ResultFiles.newName(extension: "json")
         _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
         try files.publish(name)
         try store.resultFiles.recordResultFile(name, owner: "ada")
         let sweeper = ResultFileSweeper(
-            files: files, registry: store.resultFiles, interval: .milliseconds(20), logger: Logger(label: "test"))
+            files: files, store: store, interval: .milliseconds(20), logger: Logger(label: "test"))
         let group = ServiceGroup(services: [sweeper], logger: Logger(label: "test"))
         let running = Task { try await group.run() }
         let deadline = ContinuousClock.now + .seconds(10)
-        while FileManager.default.fileExists(atPath: files.path(of: name)), ContinuousClock.now < deadline {
+        while (try? files.file(name)) != nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         await group.triggerGracefulShutdown()
         try await running.value
-        #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
+        #expect((try? files.file(name)) == nil)
         #expect(try store.resultFiles.resultFileOwner(name) == "")
     }
 
     @Test func sweptFilesLeaveNoOwnerBehind() async throws {
         try await withFreshDemoApp { _, store in
-            let files = ResultFiles(directory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"), idleTime: 0)
+            // A work folder of its own: the once-a-minute sweep is due there.
+            let files = ResultFiles(
+                blobs: store.blobs, workDirectory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"),
+                idleTime: 0)
             let controller = ReplicasController(
                 store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, logger: .outpostDefault)
             let name = ResultFiles.newName(extension: "json")
@@ -361,7 +366,7 @@ func path(of url: String) -> String {
             #expect(try store.resultFiles.resultFileOwner(name) == "eve")
             try await Task.sleep(for: .milliseconds(20))
             controller.sweepResultFiles()
-            #expect(!FileManager.default.fileExists(atPath: files.path(of: name)))
+            #expect((try? files.file(name)) == nil)
             #expect(try store.resultFiles.resultFileOwner(name) == "")
         }
     }

@@ -154,7 +154,7 @@ import Testing
             for bad in [[("storageFormat", "esriMapCacheStorageModeCompact")], [("levels", "9")], [("exportExtent", "north")]] {
                 #expect(try await post(client, "\(Self.mapServer)/exportTiles", [("f", "json")] + bad)["error"]?["code"] == 400, "\(bad)")
             }
-            let folder = resultFilesDirectory(store)
+            let folder = (store.directory as NSString).appendingPathComponent("replicafiles")
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).isEmpty, "nothing written")
         }
     }

@@ -53,12 +53,16 @@ def test_the_compose_file_runs_the_image_with_a_data_volume():
         assert name.lower().replace("_", "-") in documented_keys(), name
 
 
-def test_the_scaled_profile_runs_three_processes_on_postgis_behind_nginx():
+def test_the_scaled_profile_runs_three_processes_on_postgis_and_object_storage_behind_nginx():
     text = open(os.path.join(DOCKER, "compose.yaml")).read()
     scaled = re.findall(r"^  ([a-z-]+):\n    profiles: \[\"scaled\"\]", text, re.M)
-    assert sorted(scaled) == ["balancer", "outpost-scaled", "postgis"], scaled
+    assert sorted(scaled) == ["balancer", "objects", "outpost-scaled", "postgis"], scaled
     assert "replicas: 3" in text and "OUTPOST_DATABASE: postgres://outpost:outpost@postgis:5432/outpost" in text
-    assert "- outpost-files:/data" in text and "condition: service_healthy" in text
+    # The key pair the object store checks is the one Outpost signs with; the bucket folder exists.
+    assert "--auth-key outpost,outpost-object-secret" in text and "mkdir -p /objects/outpost" in text
+    assert "OUTPOST_OBJECT_STORE: http://outpost:outpost-object-secret@objects:9000/outpost" in text
+    assert "- outpost-items:/data/items" in text and "- outpost-tiles:/data/tiles" in text and "condition: service_healthy" in text
+    assert "- outpost-files:/data" not in text, "no folder shared whole"
     nginx = open(os.path.join(DOCKER, "nginx.conf")).read()
     assert "server outpost-scaled:8080" in nginx and "proxy_request_buffering off" in nginx and "client_max_body_size 512m" in nginx
     assert "./nginx.conf:/etc/nginx/nginx.conf:ro" in text

@@ -1,5 +1,6 @@
 """Several server processes on one PostgreSQL (docs/postgres.md, "Several processes"): three
-`outpost serve --database` processes share a database and a data folder behind nginx. Ten
+`outpost serve --database` processes share a database and an S3-compatible bucket (rclone),
+each with a data folder of its own, behind nginx. Ten
 devices make random offline edits in an empty corner of the Cities layer and sync in random
 order and directions through nginx, behind the fault proxy of test_convergence.py (a response
 dropped after the commit, a request cut mid-upload, one of the three processes SIGKILLed
@@ -10,6 +11,7 @@ order acknowledged, plus the editor's last acknowledged values; no GlobalID exis
 device equals the server; every server value an upload overwrote unseen (another device's change
 the uploading device had not been sent) is in the conflict log with its values, and nothing else
 is. A failure prints the seed."""
+import contextlib
 import json
 import os
 import random
@@ -22,6 +24,7 @@ import uuid
 import pytest
 
 from conftest import BACKEND, ROOT, database_of, free_port
+from test_object_storage import bucket
 from test_convergence import CORNER, LAYER, SERVICE, Device, FaultProxy, Server, download_all, request, server_state
 
 pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="several processes share a PostgreSQL database: runs in the PostgreSQL pass")
@@ -47,13 +50,17 @@ http {{
 
 
 class Cluster:
-    """Three `outpost serve` processes on one database and data folder behind nginx; `kill`
-    SIGKILLs one of them at random and `start` brings that one back (the fault proxy's kill)."""
+    """Three `outpost serve` processes on one database and bucket, each with its own data
+    folder, behind nginx; `kill` SIGKILLs one of them at random and `start` brings that one back
+    (the fault proxy's kill)."""
 
-    def __init__(self, data, rng):
+    def __init__(self, data, rng, store):
         self.rng = rng
-        database_of(data)  # made here, once: the three processes starting at once then share it
-        self.servers = [Server(data, free_port(), "--max-jobs", "1") for _ in range(3)]
+        shared = ["--database", database_of(data), "--object-store", store]
+        folders = [os.path.join(data, f"process-{index}") for index in range(3)]
+        for folder in folders:
+            os.makedirs(folder)
+        self.servers = [Server(folder, free_port(), "--max-jobs", "1", *shared) for folder in folders]
         self.killed = None
         self.kills = 0
         self.port = free_port()
@@ -235,7 +242,8 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
     print(f"scale-out seed {seed}")
     rng = random.Random(seed)
     data = tempfile.mkdtemp(prefix=f"outpost-scale-out-{seed}-")
-    cluster = Cluster(data, rng)
+    objects = contextlib.ExitStack()
+    cluster = Cluster(data, rng, objects.enter_context(bucket(os.path.join(data, "bucket"))))
     cluster.start_all()
     proxy = FaultProxy(cluster)
     editor = OnlineEditor(cluster.port, seed * 7919 + 1)  # a stream of its own: no GlobalID a device also draws
@@ -331,3 +339,4 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
         editor.running = False
         proxy.listener.close()
         cluster.stop()
+        objects.close()

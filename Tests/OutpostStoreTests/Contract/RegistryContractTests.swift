@@ -101,7 +101,7 @@ import Testing
         #expect(try store.uploads.uploadParts(service: Contract.service, itemID: item.itemID).count == 2)
         let committed = try store.uploads.commitUpload(service: Contract.service, itemID: item.itemID, parts: nil)
         #expect(committed.committed && committed.size == 11)
-        #expect(try String(contentsOfFile: store.uploads.uploadDataPath(item.itemID), encoding: .utf8) == "hello world")
+        #expect(try String(contentsOfFile: try store.uploads.uploadDataFile(item.itemID), encoding: .utf8) == "hello world")
         #expect(throws: (any Error).self) { try store.uploads.upload(service: "Other", itemID: item.itemID) }
         #expect(!isValidUploadID("../../outpost.sqlite"))
         try store.uploads.deleteUpload(service: Contract.service, itemID: item.itemID)

@@ -1,5 +1,4 @@
 import Foundation
-import OutpostStorage
 
 /// Objects as files under one folder (the embedded default): written under a temporary name
 /// and renamed into place, so a reader sees a whole file or none; `ifAbsent` by `link(2)`,
@@ -7,9 +6,9 @@ import OutpostStorage
 public struct LocalDirectoryBlobStore: BlobStore {
     public let directory: String
 
-    public init(directory: String) throws {
+    /// The folder is made by the first put.
+    public init(directory: String) {
         self.directory = directory
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
     func path(_ key: String) throws -> String {
@@ -17,14 +16,14 @@ public struct LocalDirectoryBlobStore: BlobStore {
         return (directory as NSString).appendingPathComponent(key)
     }
 
-    public func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) async throws -> BlobInfo {
+    public func put(_ key: String, bytes: [UInt8], ifAbsent: Bool) throws -> BlobInfo {
         let target = try path(key)
         let staged = try staging(for: target)
         guard FileManager.default.createFile(atPath: staged, contents: Data(bytes)) else { throw BlobStoreError.failed("cannot write \(staged)") }
         return try place(staged, at: target, key: key, ifAbsent: ifAbsent)
     }
 
-    public func put(_ key: String, from file: String, ifAbsent: Bool) async throws -> BlobInfo {
+    public func put(_ key: String, from file: String, ifAbsent: Bool) throws -> BlobInfo {
         let target = try path(key)
         let staged = try staging(for: target)
         do { try FileManager.default.moveItem(atPath: file, toPath: staged) } catch {
@@ -53,7 +52,7 @@ public struct LocalDirectoryBlobStore: BlobStore {
         return info
     }
 
-    public func get(_ key: String, range: ClosedRange<Int64>?) async throws -> [UInt8] {
+    public func get(_ key: String, range: ClosedRange<Int64>?) throws -> [UInt8] {
         let file = try path(key)
         guard let handle = FileHandle(forReadingAtPath: file) else { throw BlobStoreError.notFound(key) }
         defer { try? handle.close() }
@@ -62,7 +61,7 @@ public struct LocalDirectoryBlobStore: BlobStore {
         return Array(try handle.read(upToCount: Int(range.upperBound - range.lowerBound + 1)) ?? Data())
     }
 
-    public func download(_ key: String, to destination: String) async throws -> BlobInfo {
+    public func download(_ key: String, to destination: String) throws -> BlobInfo {
         let file = try path(key)
         guard let info = try Self.info(at: file, key: key) else { throw BlobStoreError.notFound(key) }
         try? FileManager.default.removeItem(atPath: destination)
@@ -70,14 +69,26 @@ public struct LocalDirectoryBlobStore: BlobStore {
         return info
     }
 
-    public func info(_ key: String) async throws -> BlobInfo? { try Self.info(at: try path(key), key: key) }
+    public func info(_ key: String) throws -> BlobInfo? { try Self.info(at: try path(key), key: key) }
 
-    public func delete(_ key: String) async throws {
+    public func delete(_ key: String) throws {
         let file = try path(key)
         if unlink(file) != 0 && errno != ENOENT { throw BlobStoreError.failed("cannot delete \(file): errno \(errno)") }
     }
 
-    public func list(prefix: String) async throws -> [BlobInfo] {
+    public func touch(_ key: String, modified: Int64) throws {
+        let file = try path(key)
+        let stamp = timespec(tv_sec: Int(modified / 1000), tv_nsec: Int(modified % 1000) * 1_000_000)
+        let times = [stamp, stamp]
+        guard utimensat(AT_FDCWD, file, times, 0) == 0 else {
+            if errno == ENOENT { throw BlobStoreError.notFound(key) }
+            throw BlobStoreError.failed("cannot touch \(file): errno \(errno)")
+        }
+    }
+
+    public func localPath(_ key: String) throws -> String? { try path(key) }
+
+    public func list(prefix: String) throws -> [BlobInfo] {
         guard let walker = FileManager.default.enumerator(atPath: directory) else { return [] }
         var found: [BlobInfo] = []
         while let relative = walker.nextObject() as? String {
