@@ -45,8 +45,9 @@ import Testing
         }
         let endpoint = URL(string: "http://127.0.0.1:\(port)")!
         let probe = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
-        for _ in 0..<100 {
-            if (try? await probe.list(prefix: "")) != nil { break }
+        // Up to half a minute: beside the rest of the suite on two cores, rclone starts slowly.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while (try? probe.list(prefix: "")) == nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         try await body(endpoint)

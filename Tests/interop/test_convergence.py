@@ -173,7 +173,10 @@ def request(port, method, path, fields):
 
 
 def until_answered(port, method, path, fields):
-    for _ in range(100):
+    """Retries as a device does, for up to a minute: a process restarted on a loaded machine
+    (two cores shared with the test and a PostgreSQL) may take seconds to answer again."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
         answer = request(port, method, path, fields)
         if answer is not None:
             return answer
