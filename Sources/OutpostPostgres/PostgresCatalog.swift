@@ -25,13 +25,6 @@ final class PostgresCatalog: Sendable {
         held.withLock { $0?.version == version ? $0?.catalog : nil }
     }
 
-    /// The catalog held and its version, read on `connection` first when none is held yet.
-    func heldOrLoaded(on connection: PostgresConnection) throws -> (version: Int64, catalog: Catalog) {
-        if let held = held.withLock({ $0 }) { return (held.version, held.catalog) }
-        _ = try load(on: connection)
-        return try self.heldOrLoaded(on: connection)
-    }
-
     func load() throws -> Catalog {
         try pool.withConnection { try load(on: $0) }
     }

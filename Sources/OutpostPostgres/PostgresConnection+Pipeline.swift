@@ -41,19 +41,6 @@ extension PostgresConnection {
     public func pipeline(_ queries: [PostgresQuery]) throws -> [PostgresResult] {
         var results: [PostgresResult] = []
         var start = queries.startIndex
-        if let begin = deferredBegin {
-            // The deferred BEGIN and its check ride in the first batch (`deferBegin`).
-            deferredBegin = nil
-            let end = min(start + Self.pipelineDepth, queries.endIndex)
-            var answers: [PostgresResult] = []
-            var failure: Error?
-            do { try pipelineBatch(ArraySlice(begin.statements) + queries[start..<end], into: &answers) } catch { failure = error }
-            // A failed check explains a statement's failure (it ran on a stale assumption).
-            if answers.count >= begin.statements.count { try begin.check(answers[begin.statements.count - 1]) }
-            if let failure { throw failure }
-            results = Array(answers.dropFirst(begin.statements.count))
-            start = end
-        }
         while start < queries.endIndex {
             let end = min(start + Self.pipelineDepth, queries.endIndex)
             try pipelineBatch(queries[start..<end], into: &results)
@@ -62,7 +49,7 @@ extension PostgresConnection {
         return results
     }
 
-    func pipelineBatch(_ queries: ArraySlice<PostgresQuery>, into results: inout [PostgresResult]) throws {
+    private func pipelineBatch(_ queries: ArraySlice<PostgresQuery>, into results: inout [PostgresResult]) throws {
         guard PQenterPipelineMode(handle) == 1 else { throw PostgresError(result: nil, connection: handle) }
         defer { PQexitPipelineMode(handle) }
         for query in queries {

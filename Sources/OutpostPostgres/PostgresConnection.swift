@@ -14,8 +14,6 @@ public enum PostgresIsolation: String, Sendable {
 /// (libpq's rule); `PostgresPool` hands connections out that way.
 public final class PostgresConnection: @unchecked Sendable {
     let handle: OpaquePointer
-    /// A transaction to begin with the next statement (`deferBegin`).
-    var deferredBegin: DeferredBegin?
 
     public init(_ location: PostgresLocation) throws {
         var parameters: [(String, String)] = [
@@ -65,10 +63,6 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Runs one statement with its parameters (the extended protocol: one statement only).
     @discardableResult
     public func query(_ query: PostgresQuery, binaryResults: Bool = false) throws -> PostgresResult {
-        if deferredBegin != nil {
-            if !binaryResults { return try pipeline([query])[0] }
-            try beginDeferred()
-        }
         let result = query.withParameters { count, values, lengths, formats in
             PQexecParams(handle, query.sql, count, nil, values, lengths, formats, binaryResults ? 1 : 0)
         }
@@ -91,7 +85,6 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs statements without parameters (the simple protocol: several may be separated by `;`).
     public func execute(_ sql: String) throws {
-        try beginDeferred()
         _ = try checked(PQexec(handle, sql))
     }
 
@@ -105,12 +98,9 @@ public final class PostgresConnection: @unchecked Sendable {
         do {
             value = try body(self)
         } catch {
-            // A begin still deferred never reached the server: nothing to roll back (the caller
-            // sees it unsent and forgets it).
-            if deferredBegin == nil, isUsable { try? execute("ROLLBACK") }
+            if isUsable { try? execute("ROLLBACK") }
             throw error
         }
-        deferredBegin = nil
         // The body may have committed itself, with its last statements (`commit(after:)`).
         if !isIdle { try execute("COMMIT") }
         return value
@@ -118,8 +108,7 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Starts a transaction and runs `sql` (no parameters) in the same round trip; its answer.
     public func begin(_ isolation: PostgresIsolation, then sql: String) throws -> PostgresResult {
-        try beginDeferred()
-        return try checked(PQexec(handle, "BEGIN ISOLATION LEVEL \(isolation.rawValue); \(sql)"))
+        try checked(PQexec(handle, "BEGIN ISOLATION LEVEL \(isolation.rawValue); \(sql)"))
     }
 
     /// Runs `query`, then COMMIT, in one round trip (a pipeline); the query's answer.
@@ -130,7 +119,6 @@ public final class PostgresConnection: @unchecked Sendable {
     /// `COPY … FROM STDIN`: `produce` hands each chunk of COPY data (text or binary, as the
     /// statement says) to the writer it is given.
     public func copyIn(_ sql: String, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-        try beginDeferred()
         let started = PQexec(handle, sql)
         guard PQresultStatus(started) == PGRES_COPY_IN else {
             _ = try checked(started)

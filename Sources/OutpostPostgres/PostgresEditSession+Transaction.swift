@@ -27,11 +27,9 @@ extension PostgresEditSession {
     }
 
     /// Runs `body` in a transaction with a session without savepoints, and again with them
-    /// when an edit failed (`usesSavepoints`). `body` gets the catalog this process holds; the
-    /// transaction's BEGIN and a read of the catalog's version go with its first statement
-    /// (`deferBegin`), and if another process changed the schema meanwhile the transaction is
-    /// given up and run again on the catalog read anew. The body may commit itself
-    /// (`markEdited(committing:)`); otherwise it is committed when it returns.
+    /// when an edit failed (`usesSavepoints`). The transaction starts with the catalog's version
+    /// read in the same round trip, and `body` gets the catalog at that version. The body may
+    /// commit itself (`markEdited(committing:)`); otherwise it is committed when it returns.
     ///
     /// Attachment files: `preparedFiles` (in `files`) that the committed attempt registered
     /// are kept and the ones it replaced or deleted removed; every other prepared file is
@@ -44,29 +42,22 @@ extension PostgresEditSession {
     ) throws -> T {
         func attempt(withSavepoints: Bool) throws -> (T, AttachmentFileChanges) {
             try pool.withConnection { connection in
-                while true {
-                    let (version, catalog) = try held.heldOrLoaded(on: connection)
-                    connection.deferBegin(.readCommitted, checking: PostgresCatalog.versionQuery) { answer in
-                        guard try answer.first?.int64(0) == version else { throw CatalogChanged() }
-                    }
-                    do {
-                        return try connection.transaction(started: true) { connection in
-                            var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
-                            session.usesSavepoints = withSavepoints
-                            session.preparedFiles = preparedFiles
-                            if holdingWrites && !withSavepoints { session.pending = PendingWrites() }
-                            return (try body(session, catalog), session.fileChanges)
-                        }
-                    } catch is CatalogChanged {
+                var catalog: Catalog?
+                while catalog == nil {
+                    let version = try connection.begin(.readCommitted, then: PostgresCatalog.versionQuery).first?.int64(0) ?? 0
+                    catalog = held.cached(atVersion: version)
+                    if catalog == nil {
                         // Another process changed the schema: read it again outside the transaction.
-                        _ = try held.load(on: connection)
-                    } catch {
-                        // Refused before any statement went, by the catalog held alone: only if it is current.
-                        guard connection.forgetDeferredBegin(),
-                            try connection.query("\(unescaped: PostgresCatalog.versionQuery)").first?.int64(0) != version
-                        else { throw error }
+                        try connection.execute("ROLLBACK")
                         _ = try held.load(on: connection)
                     }
+                }
+                return try connection.transaction(started: true) { connection in
+                    var session = PostgresEditSession(connection: connection, moment: moment, context: context, options: options)
+                    session.usesSavepoints = withSavepoints
+                    session.preparedFiles = preparedFiles
+                    if holdingWrites && !withSavepoints { session.pending = PendingWrites() }
+                    return (try body(session, catalog!), session.fileChanges)
                 }
             }
         }
@@ -85,6 +76,3 @@ extension PostgresEditSession {
         }
     }
 }
-
-/// The catalog an edit was written against is no longer the database's.
-struct CatalogChanged: Error {}

@@ -77,7 +77,6 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     private func checkIn(_ connection: PostgresConnection) {
-        connection.forgetDeferredBegin()
         if connection.isUsable, !connection.isIdle { try? connection.execute("ROLLBACK") }
         let keep = connection.isUsable && connection.isIdle
         condition.lock()

@@ -28,39 +28,6 @@ import Testing
         }
     }
 
-    /// `deferBegin` (an edit's BEGIN and catalog check sent with its first change): one
-    /// transaction whichever entry point sends first; a check that throws gives it up with the
-    /// statement it came with; a body that sends nothing begins nothing.
-    @Test func aDeferredBeginGoesWithTheFirstStatementAndItsCheckCanGiveTheTransactionUp() throws {
-        struct Refused: Error {}
-        try TestDatabase.with { database in
-            let pool = database.pool
-            try pool.withConnection { try $0.execute("CREATE TABLE d (k text PRIMARY KEY)") }
-            try pool.withConnection { connection in
-                connection.deferBegin(.readCommitted, checking: "SELECT 1") { answer throws in #expect(try answer.first?.int64(0) == 1) }
-                #expect(throws: Refused.self) {
-                    try connection.transaction(started: true) { connection in
-                        try connection.query("INSERT INTO d VALUES ('a')")
-                        throw Refused()
-                    }
-                }
-                connection.deferBegin(.readCommitted, checking: "SELECT 2") { _ in throw Refused() }
-                #expect(throws: Refused.self) { try connection.transaction(started: true) { try $0.query("INSERT INTO d VALUES ('b')") } }
-                #expect(connection.isIdle)
-                connection.deferBegin(.readCommitted, checking: "SELECT 3") { _ in Issue.record("a body that sent nothing began") }
-                try connection.transaction(started: true) { _ in }
-                #expect(connection.isIdle && !connection.forgetDeferredBegin())
-                connection.deferBegin(.repeatableRead, checking: "SELECT current_setting('transaction_isolation')") { answer in
-                    #expect(answer.first?.string(0) == "repeatable read")
-                }
-                try connection.transaction(started: true) { connection in
-                    try connection.pipeline(["INSERT INTO d VALUES ('c')", "INSERT INTO d VALUES ('d')"])
-                }
-            }
-            #expect(try pool.query("SELECT k FROM d ORDER BY k").rows.map { $0.string(0) } == ["c", "d"])
-        }
-    }
-
     @Test func refusalsCarryTheirSQLStateAndAFailedTransactionLeavesNothing() throws {
         try TestDatabase.with { database in
             let pool = database.pool
