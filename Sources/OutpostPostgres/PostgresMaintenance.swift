@@ -112,8 +112,7 @@ public struct PostgresMaintenance: StoreMaintenance {
         for object in try blobs.store.list(prefix: "attachments/") where !keys.contains(object.key) {
             let modified = Date(timeIntervalSince1970: TimeInterval(object.modified) / 1000)
             guard now.timeIntervalSince(modified) > Self.orphanAgeSeconds else { continue }
-            try blobs.store.delete(object.key)
-            blobs.forget(object.key)
+            try blobs.delete(object.key)
             attachments += 1
         }
         return OrphanFileSweep(

@@ -80,16 +80,16 @@ public struct ResultFiles: Sendable {
         return (workDirectory as NSString).appendingPathComponent(".tmp-\(name)")
     }
 
-    /// Puts a complete temporary file in the store; its idle clock starts now.
+    /// Puts a complete temporary file in the store; its idle clock starts now (a folder's by
+    /// the injected clock; an object store stamps the put with its own).
     public func publish(_ name: String) throws {
         try blobs.store.put(Self.key(name), from: try temporaryPath(for: name), ifAbsent: false)
-        try blobs.store.touch(Self.key(name), modified: clock.milliseconds())
+        if !blobs.isRemote { try blobs.store.touch(Self.key(name), modified: clock.milliseconds()) }
     }
 
     public func discard(_ name: String) {
         if let temporary = try? temporaryPath(for: name) { try? FileManager.default.removeItem(atPath: temporary) }
-        try? blobs.store.delete(Self.key(name))
-        blobs.forget(Self.key(name))
+        try? blobs.delete(Self.key(name))
     }
 
     /// Whether a published file is there and not expired (its idle clock left as it is).
@@ -133,8 +133,7 @@ public struct ResultFiles: Sendable {
         let now = now ?? self.now
         var removed: [String] = []
         for info in (try? blobs.store.list(prefix: Self.prefix)) ?? [] where isIdle(info, now: now) {
-            try? blobs.store.delete(info.key)
-            blobs.forget(info.key)
+            try? blobs.delete(info.key)
             removed.append(String(info.key.dropFirst(Self.prefix.count)))
         }
         for name in (try? FileManager.default.contentsOfDirectory(atPath: workDirectory)) ?? [] where name.hasPrefix(".tmp-") {

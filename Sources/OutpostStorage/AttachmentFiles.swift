@@ -58,8 +58,7 @@ public struct AttachmentFiles: Sendable {
     /// Removes objects by their keys; a missing one is no error.
     public func remove(_ keys: some Sequence<String>) {
         for key in keys {
-            try? blobs.store.delete(key)
-            blobs.forget(key)
+            try? blobs.delete(key)
         }
     }
 

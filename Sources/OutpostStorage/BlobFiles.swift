@@ -10,19 +10,19 @@ public struct BlobFiles: Sendable {
     public let store: any BlobStore
     /// This process's own folder for copies of remote objects.
     public let cacheDirectory: String
+    /// Whether objects are elsewhere than this machine's disk (read through the cache).
+    public let isRemote: Bool
 
     public init(store: any BlobStore, cacheDirectory: String) {
         self.store = store
         self.cacheDirectory = cacheDirectory
+        isRemote = (try? store.localPath("probe")) == nil
     }
 
     /// Objects as files under `directory` (the embedded default), read in place.
     public static func folder(_ directory: String) -> BlobFiles {
         BlobFiles(store: LocalDirectoryBlobStore(directory: directory), cacheDirectory: (directory as NSString).appendingPathComponent("cache"))
     }
-
-    /// Whether objects are elsewhere than this machine's disk (read through the cache).
-    public var isRemote: Bool { (try? store.localPath("probe")) == nil }
 
     /// A file holding the object's bytes: the object itself in a local folder, else a cached
     /// copy, downloaded now if this process has none. `BlobStoreError.notFound` when absent.
@@ -54,9 +54,11 @@ public struct BlobFiles: Sendable {
         }
     }
 
-    /// Removes the cached copy of objects deleted here (other processes' copies age out).
-    public func forget(_ key: String) {
-        guard isRemote, (try? BlobKey.check(key)) != nil else { return }
+    /// Deletes the object and this process's cached copy of it (other processes' copies age
+    /// out unread: no row or name leads to them any more). A missing object is no error.
+    public func delete(_ key: String) throws {
+        try store.delete(key)
+        guard isRemote else { return }
         try? FileManager.default.removeItem(atPath: (cacheDirectory as NSString).appendingPathComponent(key))
     }
 

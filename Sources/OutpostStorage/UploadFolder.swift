@@ -72,8 +72,7 @@ public struct UploadFolder: Sendable {
         }
         try blobs.store.put(Self.dataKey(itemID), from: joined, ifAbsent: false)
         for key in try blobs.store.list(prefix: Self.partsPrefix(itemID)).map(\.key) {
-            try? blobs.store.delete(key)
-            blobs.forget(key)
+            try? blobs.delete(key)
         }
         return size
     }
@@ -81,8 +80,7 @@ public struct UploadFolder: Sendable {
     /// Removes an item's data and parts.
     public func remove(_ itemID: String) {
         for key in (try? blobs.store.list(prefix: "uploads/\(itemID)/").map(\.key)) ?? [] {
-            try? blobs.store.delete(key)
-            blobs.forget(key)
+            try? blobs.delete(key)
         }
         // A folder's empty item directories go too.
         if let folder = try? blobs.store.localPath("uploads/\(itemID)") { try? FileManager.default.removeItem(atPath: folder) }

@@ -65,7 +65,6 @@ public final class FeatureStore: OutpostBackend, Sendable {
     /// moved into place by a rename, never copied.
     public var temporaryDirectory: String { database.temporaryDirectory }
     public var attachmentsDirectory: String { database.attachmentsDirectory }
-    public var uploadsDirectory: String { database.uploadsDirectory }
 
     /// Files in the data folder: one server process per folder.
     public var blobs: BlobFiles { .folder(directory) }

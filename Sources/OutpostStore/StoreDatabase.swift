@@ -61,7 +61,6 @@ public final class StoreDatabase: Sendable {
 
     var temporaryDirectory: String { (directory as NSString).appendingPathComponent("tmp") }
     var attachmentsDirectory: String { (directory as NSString).appendingPathComponent("attachments") }
-    var uploadsDirectory: String { (directory as NSString).appendingPathComponent("uploads") }
 }
 
 /// A repository of the SpatiaLite backend: one concern's SQL over the shared database.

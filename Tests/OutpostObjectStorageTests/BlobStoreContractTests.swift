@@ -123,6 +123,35 @@ import Testing
         }
     }
 
+    /// `BlobFiles` over S3: an object is read as a file downloaded once into the cache; a
+    /// delete takes the cached copy too; a copy unused for its idle time is swept. A folder's
+    /// objects are read in place and nothing is cached.
+    @Test func remoteObjectsAreReadThroughACacheThatIsSweptWhenIdle() async throws {
+        let directory = Self.folder()
+        let cache = Self.folder()
+        defer { for path in [directory, cache] { try? FileManager.default.removeItem(atPath: path) } }
+        try await Self.withS3Server(directory) { endpoint in
+            let store = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
+            let files = BlobFiles(store: store, cacheDirectory: cache)
+            #expect(files.isRemote)
+            try store.put("attachments/a.bin", bytes: [1, 2, 3], ifAbsent: false)
+            let path = try files.file("attachments/a.bin")
+            #expect(path == cache + "/attachments/a.bin" && FileManager.default.contents(atPath: path) == Data([1, 2, 3]))
+            #expect(throws: BlobStoreError.notFound("attachments/none.bin")) { try files.file("attachments/none.bin") }
+            #expect(files.sweepCache(idleTime: 3600) == 0, "used just now")
+            #expect(files.sweepCache(idleTime: 3600, now: Date().addingTimeInterval(7200)) == 1)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            _ = try files.file("attachments/a.bin")
+            try files.delete("attachments/a.bin")
+            #expect(try !FileManager.default.fileExists(atPath: path) && store.info("attachments/a.bin") == nil)
+        }
+        let folder = BlobFiles.folder(directory)
+        #expect(!folder.isRemote)
+        try folder.store.put("attachments/b.bin", bytes: [4], ifAbsent: false)
+        #expect(try folder.file("attachments/b.bin") == directory + "/attachments/b.bin")
+        #expect(folder.sweepCache(idleTime: 0, now: Date().addingTimeInterval(7200)) == 0)
+    }
+
     @Test func aWrongSecretIsRefusedByTheServer() async throws {
         let directory = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: directory) }
