@@ -79,73 +79,44 @@ public struct PostgresEdits: FeatureEditing {
         try files.prepare(edits, files: spooled) { try uploads.copyOfUpload(service: service, itemID: $0) }
     }
 
-    /// Bulk load (import, demo data): one transaction, rows checked as the SpatiaLite import
-    /// checks them (`FieldValue.coerce` leniently, `SchemaRules.storable`), sent by `COPY`.
-    /// Returns the new OBJECTIDs in order. `keepingObjectIds` (moving data in from another
-    /// store): each row's OBJECTID is kept and the identity continues after the largest.
+    /// Bulk load (import, demo data): one transaction, rows read as the SpatiaLite import reads
+    /// them (`BulkLoadRows`) and streamed by `COPY` as they are encoded, so the encoding and
+    /// the server's load overlap. Returns the new OBJECTIDs in order: the identity numbers
+    /// the rows as COPY reads them, ascending, so reading back the ones this transaction
+    /// stamped, in order, pairs them with the rows. `keepingObjectIds` (moving data in from
+    /// another store): each row's OBJECTID is kept and the identity continues after the largest.
     @discardableResult
     public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool) throws -> [Int64] {
         let layer = try held.load().existingLayer(service: service, id: layerId)
         let definition = layer.definition
-        let fields = definition.fields
-        var columns = fields.map(\.name)
+        var reader = BulkLoadRows(definition)
+        var columns = reader.fields.map(\.name)
+        if keepingObjectIds { columns.append(definition.objectIdField) }
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
         let table = PostgresQuery.quoted(identifier: layer.tableName)
-        // New ObjectIDs are drawn from the layer's identity before the load and sent with the
-        // rows: the answer needs no lookup of a million GlobalIDs afterwards.
-        let drawn: [Int64] =
-            keepingObjectIds || rows.isEmpty
-            ? []
-            : try pool.query(
-                """
-                SELECT nextval(pg_get_serial_sequence(\(table), \(definition.objectIdField))) FROM generate_series(1, \(rows.count)) ORDER BY 1
-                """
-            ).rows.map { try $0.required(0, $0.int64) }
-        var text: [UInt8] = []
-        var objectIds: [Int64] = []
-        objectIds.reserveCapacity(rows.count)
-        for (index, row) in rows.enumerated() {
-            var cells: [String?] = []
-            var globalId = GlobalID.make()
-            for field in fields {
-                let value = row.attributes.first { $0.key.caseInsensitiveCompare(field.name) == .orderedSame }?.value ?? .null
-                if field.type == .oid {
-                    let objectId: Int64
-                    if keepingObjectIds {
-                        guard let kept = value.int64Value else { throw StoreError.invalidFeature("row \(index): no \(field.name) to keep") }
-                        objectId = kept
-                    } else {
-                        objectId = drawn[index]
-                    }
-                    objectIds.append(objectId)
-                    cells.append(String(objectId))
-                    continue
-                }
-                if field.type == .globalID {
-                    if let given = value.stringValue.flatMap(GlobalID.normalize) { globalId = given }
-                    cells.append(globalId)
-                    continue
-                }
-                let coerced: SQLValue
-                do { coerced = try FieldValue.coerce(value, for: field, mode: .lenient) } catch {
-                    throw StoreError.invalidFeature("row \(index): \(error.description)")
-                }
-                cells.append(Self.copyText(coerced))
-            }
-            if layer.isSpatial {
-                cells.append(
-                    try row.geometry.map { geometry in
-                        "SRID=\(layer.srid);" + PostgresCopy.hex(WKB.encode(try SchemaRules.storable(geometry, for: definition, row: index)))
-                    })
-            }
-            text += Array(PostgresCopy.line(cells).utf8)
-        }
+        let geometryPrefix = Array("SRID=\(layer.srid);".utf8)
         return try pool.transaction { connection in
             // Into an empty table, the indexes are built once after the rows (PostGIS sorts a
             // point GiST in one pass) rather than grown row by row.
             let rebuilt = rows.count >= Self.rebuildIndexesFrom ? try Self.dropIndexesIfEmpty(layer, connection: connection) : []
+            var kept: [Int64] = []
             try connection.copyIn("COPY \(table) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", "))) FROM STDIN") { write in
-                try write(text)
+                var line = PostgresCopy.Line()
+                for (index, row) in rows.enumerated() {
+                    let read = try reader.read(row, index: index)
+                    for value in read.values { line.append(Self.copyText(value)) }
+                    if keepingObjectIds {
+                        guard let objectId = read.objectId?.int64Value else {
+                            throw StoreError.invalidFeature("row \(index): no \(definition.objectIdField) to keep")
+                        }
+                        kept.append(objectId)
+                        line.append(String(objectId))
+                    }
+                    if layer.isSpatial { line.appendHex(read.geometry.map(WKB.encode), prefix: geometryPrefix) }
+                    line.end()
+                    if line.bytes.count >= PostgresCopy.chunkSize { try write(line.take()) }
+                }
+                if !line.bytes.isEmpty { try write(line.take()) }
             }
             for definition in rebuilt { try connection.execute(definition) }
             if keepingObjectIds,
@@ -162,7 +133,13 @@ public struct PostgresEdits: FeatureEditing {
             }
             try connection.query(
                 "UPDATE outpost_layers SET last_edit_date = \(clock.milliseconds()) WHERE service = \(layer.serviceName) AND layer_id = \(layerId)")
-            return objectIds
+            if keepingObjectIds || rows.isEmpty { return kept }
+            return try connection.query(
+                """
+                SELECT \(identifier: definition.objectIdField) FROM \(unescaped: table)
+                WHERE outpost_xid = \(unescaped: GenerationTicks.stamp) ORDER BY 1
+                """
+            ).rows.map { try $0.required(0, $0.int64) }
         }
     }
 

@@ -35,9 +35,8 @@ extension SpatiaLiteEdits {
     static func insertRows(
         _ rows: [FeatureRow], into layer: StoredLayer, generation: Int64, db: Database
     ) throws -> (ids: [Int64], envelopes: [Envelope?]) {
-        let definition = layer.definition
-        let fields = definition.fields.filter { $0.type != .oid }
-        var columns = fields.map(\.name.quotedDatabaseIdentifier)
+        var reader = BulkLoadRows(layer.definition)
+        var columns = reader.fields.map(\.name.quotedDatabaseIdentifier)
         columns.append(contentsOf: ["outpost_created_gen", "outpost_gen"])
         let generationPosition = columns.count - 2
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn.quotedDatabaseIdentifier) }
@@ -49,66 +48,18 @@ extension SpatiaLiteEdits {
         var envelopes: [Envelope?] = []
         ids.reserveCapacity(rows.count)
         envelopes.reserveCapacity(rows.count)
-        // One system-random seed per batch: SplitMix64 outputs never repeat within a batch, so
-        // GlobalIDs stay unique without a getrandom call per id.
-        var system = SystemRandomNumberGenerator()
-        var generator = SeededGenerator(seed: system.next())
-        let globalIDPosition = fields.firstIndex { $0.type == .globalID }
-        let objectIdKey = definition.objectIdField.lowercased()
-        let positionByLoweredName = Dictionary(uniqueKeysWithValues: fields.enumerated().map { ($1.name.lowercased(), $0) })
-        // Attribute keys repeat across rows: resolve each spelling once.
-        var positionByKey: [String: Int] = [:]
         var values = [DatabaseValue](repeating: .null, count: columns.count)
+        values[generationPosition] = generation.databaseValue
+        values[generationPosition + 1] = generation.databaseValue
         for (index, row) in rows.enumerated() {
-            for i in 0..<values.count { values[i] = .null }
-            values[generationPosition] = generation.databaseValue
-            values[generationPosition + 1] = generation.databaseValue
-            var globalID: String?
-            for (key, value) in row.attributes {
-                let position: Int
-                if let cached = positionByKey[key] {
-                    position = cached
-                } else {
-                    let lowered = key.lowercased()
-                    if lowered == objectIdKey {
-                        positionByKey[key] = -1
-                        continue
-                    }
-                    guard let found = positionByLoweredName[lowered] else {
-                        throw StoreError.invalidFeature("row \(index): unknown field '\(key)'")
-                    }
-                    positionByKey[key] = found
-                    position = found
-                }
-                if position < 0 { continue }
-                if position == globalIDPosition {
-                    if case .null = value { continue }
-                    guard let text = value.stringValue, let normalized = GlobalID.normalize(text) else {
-                        throw StoreError.invalidFeature("row \(index): '\(value.jsonText)' is not a GlobalID")
-                    }
-                    globalID = normalized
-                    continue
-                }
-                do {
-                    values[position] = try FieldValue.coerce(value, for: fields[position], mode: .lenient).databaseValue
-                } catch {
-                    throw StoreError.invalidFeature("row \(index): \(error.description)")
-                }
-            }
-            if let globalIDPosition {
-                values[globalIDPosition] = (globalID ?? GlobalID.make(using: &generator)).databaseValue
-            }
-            var envelope: Envelope?
+            let read = try reader.read(row, index: index)
+            for (position, value) in read.values.enumerated() { values[position] = value.databaseValue }
             if layer.isSpatial {
-                if let geometry = row.geometry {
-                    let stored = try SchemaRules.storable(geometry, for: definition, row: index)
-                    envelope = stored.envelope
-                    values[columns.count - 1] = Data(SpatiaLiteBlob.encode(stored, srid: Int32(layer.srid))).databaseValue
-                }
+                values[columns.count - 1] = read.geometry.map { Data(SpatiaLiteBlob.encode($0, srid: Int32(layer.srid))).databaseValue } ?? .null
             }
             try binder.execute(values, db: db)
             ids.append(db.lastInsertedRowID)
-            envelopes.append(envelope)
+            envelopes.append(read.geometry?.envelope)
         }
         return (ids, envelopes)
     }

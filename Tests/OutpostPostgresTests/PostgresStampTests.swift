@@ -5,6 +5,7 @@ import OutpostStorage
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
+import Synchronization
 import Testing
 
 /// What edits leave for the change feed on PostgreSQL (docs/postgres.md, "Generations"):
@@ -97,6 +98,42 @@ import Testing
             #expect(throws: StoreError.self) {
                 try backend.edits.insert([FeatureRow(attributes: ["value": .string("many")])], service: "Points", layer: 0)
             }
+        }
+    }
+
+    /// The load takes its OBJECTIDs from the identity as COPY reads the rows; an editor adding
+    /// features meanwhile draws from the same identity, and the answer still pairs each row
+    /// with its own OBJECTID.
+    @Test func aLoadsObjectIdsPairWithItsRowsWhileAnotherWriterAdds() throws {
+        try TestDatabase.with { database in
+            let backend = try PostgresBackend(database.location)
+            try backend.schema.createService(pointLayerService(name: "Points"))
+            try backend.edits.insert([FeatureRow(attributes: ["label": .string("seed")])], service: "Points", layer: 0)
+            let loading = Atomic<Bool>(true)
+            let added = Atomic<Int>(0)
+            let editor = Thread {
+                let other = try! PostgresBackend(database.location)
+                while loading.load(ordering: .relaxed) {
+                    let edit = LayerEdits(layerId: 0, adds: [EditFeature(attributes: ["label": .string("online")])])
+                    if (try? other.edits.applyEdits(service: "Points", edits: [edit], options: EditOptions())) != nil {
+                        added.add(1, ordering: .relaxed)
+                    }
+                }
+            }
+            editor.start()
+            while added.load(ordering: .relaxed) == 0 { Thread.sleep(forTimeInterval: 0.001) }
+            let rows = (0..<30_000).map { n in FeatureRow(attributes: ["label": .string("r\(n)")], geometry: .point(Point(x: 1, y: 1))) }
+            let ids = try backend.edits.insert(rows, service: "Points", layer: 0)
+            loading.store(false, ordering: .relaxed)
+            while !editor.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+            let labels = Dictionary(
+                uniqueKeysWithValues: try database.pool.query("SELECT \"OBJECTID\", label FROM f_points_0").rows.map {
+                    (try $0.required(0, $0.int64), $0.string(1))
+                })
+            #expect(ids.count == rows.count)
+            #expect(ids[ids.count - 1] - ids[0] + 1 > Int64(ids.count), "the editor drew OBJECTIDs in the middle of the load")
+            #expect(ids.enumerated().allSatisfy { labels[$1] == "r\($0)" })
+            #expect(labels.count == 1 + rows.count + added.load(ordering: .relaxed))
         }
     }
 

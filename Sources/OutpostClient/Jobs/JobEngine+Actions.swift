@@ -43,7 +43,7 @@ extension JobEngine {
             return .polled(.init(status))
         case .download(let resultURL, let offset, let length):
             guard let url = URL(string: resultURL), let partial = document.partialPath else { throw ClientError.invalidResponse("no result URL") }
-            if !FileManager.default.fileExists(atPath: partial) { FileManager.default.createFile(atPath: partial, contents: nil) }
+            if !FileManager.default.fileExists(atPath: partial) { _ = FileManager.default.createFile(atPath: partial, contents: nil) }
             // What is on disk is what was received (a crash may have cut the bookkeeping short).
             let onDisk = ((try? FileManager.default.attributesOfItem(atPath: partial))?[.size] as? NSNumber)?.intValue ?? 0
             if onDisk < offset { return .partialFileHolds(bytes: onDisk, path: partial) }
