@@ -19,6 +19,10 @@ public final class PostgresConnection: @unchecked Sendable {
         var parameters: [(String, String)] = [
             ("host", location.host), ("port", String(location.port)), ("user", location.username), ("dbname", location.database),
             ("sslmode", location.tls.rawValue), ("connect_timeout", "10"), ("client_encoding", "UTF8"),
+            // Outpost's statements are short and many sessions run them at once: starting a
+            // parallel worker (about 10 ms measured here) costs more than it could save, and
+            // a large table's statistics tip the planner into it for a 1,000-row envelope query.
+            ("options", "-c max_parallel_workers_per_gather=0"),
         ]
         if let password = location.password { parameters.append(("password", password)) }
         if let name = location.applicationName { parameters.append(("application_name", name)) }

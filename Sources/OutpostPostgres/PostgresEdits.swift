@@ -119,6 +119,10 @@ public struct PostgresEdits: FeatureEditing {
                 if !line.bytes.isEmpty { try write(line.take()) }
             }
             for definition in rebuilt { try connection.execute(definition) }
+            // Statistics now, not when autovacuum comes round: without them the planner takes a
+            // large table's rows for unknown and may scan all of it in OBJECTID order to answer
+            // a download of a few changes.
+            if rows.count >= Self.rebuildIndexesFrom { try connection.execute("ANALYZE \(table)") }
             if keepingObjectIds,
                 let sequence = try connection.query(
                     "SELECT pg_get_serial_sequence(\(table), \(definition.objectIdField))"

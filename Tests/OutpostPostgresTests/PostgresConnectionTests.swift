@@ -28,6 +28,14 @@ import Testing
         }
     }
 
+    /// Short statements from many sessions: a parallel worker's start costs more than it saves.
+    @Test func sessionsRunWithoutParallelQuery() throws {
+        try TestDatabase.with { database in
+            let workers = try database.pool.query("SHOW max_parallel_workers_per_gather").first?.string(0)
+            #expect(workers == "0")
+        }
+    }
+
     @Test func refusalsCarryTheirSQLStateAndAFailedTransactionLeavesNothing() throws {
         try TestDatabase.with { database in
             let pool = database.pool
