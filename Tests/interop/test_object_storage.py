@@ -16,7 +16,8 @@ import urllib.request
 
 import pytest
 
-from conftest import BACKEND, BINARY, DATABASES_LOCK, ROOT, free_port, made_database, running_server
+from conftest import BACKEND, BINARY, DATABASES_LOCK, DEMO_AREA_PACKAGES, DEMO_FEATURE_SERVICES, ROOT, free_port, made_database, outpost, \
+    running_server
 
 pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="object storage goes with PostgreSQL: runs in the PostgreSQL pass")
 
@@ -157,6 +158,35 @@ def test_processes_with_folders_of_their_own_share_files_through_the_bucket(tmp_
         assert get(f"{c}{layer}/10/attachments/{attachment}") == photo
     assert not os.path.exists(orphan)
     assert len(os.listdir(os.path.join(folders["s3"], "outpost", "attachments"))) == named
+
+
+def test_a_map_area_packaged_through_the_bucket_is_downloaded_from_another_process(tmp_path):
+    """The packager's GeoPackages are result files (in the bucket) that it then takes into the
+    package items; `items/` and `tiles/` are the one folder processes share (as
+    docs/operations.md sets them up: a link in each data folder)."""
+    folders = {name: str(tmp_path / name) for name in ("a", "b", "s3", "items", "tiles")}
+    for folder in folders.values():
+        os.makedirs(folder, exist_ok=True)
+    for own in ("a", "b"):
+        for kind in ("items", "tiles"):
+            os.symlink(folders[kind], os.path.join(folders[own], kind))
+    url = database("areas")
+    with bucket(folders["s3"]) as store:
+        shared = ["--database", url, "--object-store", store]
+        with running_server(folders["a"], *shared) as a, running_server(folders["b"], *shared, "--no-demo") as b:
+            created = outpost("areas", "create", "de3000000000000000000000000000a1", "--extent", "5,45,20,56", "--title", "Bucket",
+                              "--server", a).stdout.splitlines()
+            assert sorted(line.split("\t")[0] for line in created[1:]) == ["new"] * DEMO_AREA_PACKAGES, created
+            device = tmp_path / "device"
+            listed = outpost("areas", "download", created[0], "--to", str(device), "--server", b).stdout.splitlines()
+            assert sorted(line.split("\t")[1] for line in listed) == ["Compact Tile Package"] + ["GeoPackage"] * len(DEMO_FEATURE_SERVICES)
+            for name in os.listdir(device):
+                if name.endswith(".gpkg"):
+                    with sqlite3.connect(device / name) as db:
+                        assert db.execute("SELECT count(*) FROM gpkg_contents").fetchone()[0] > 0, name
+            assert shared_files(folders["a"]) == [] and shared_files(folders["b"]) == []
+            left = os.path.join(folders["s3"], "outpost", "replicafiles")
+            assert not os.path.exists(left) or os.listdir(left) == [], "each packaged file was taken out of the bucket"
 
 
 def test_a_data_folder_moves_into_postgresql_with_its_files_in_the_bucket(tmp_path):
