@@ -3,7 +3,7 @@
   1. createReplica dataFormat=sqlite of a 1,000,000-point layer (GeoPackage with R-tree),
      synchronous, until the answer names the file; the server's peak RSS meanwhile;
   2. the same rows copied into a plain SQLite file (CREATE TABLE AS SELECT, no index) in the
-     same run, as the baseline of the ratio;
+     same run, as the baseline of the ratio, the two alternating with the order rotated;
   3. createReplica of a 100,000-point layer as embedded JSON (request to last byte).
 Usage: python3 bench/replicas.py [--binary PATH] [--runs N]. Writes bench/out/replicas.json.
 """
@@ -56,8 +56,10 @@ def main():
 
         sampler = threading.Thread(target=sample, daemon=True)
         sampler.start()
-        sqlite_times, sizes = [], []
-        for run in range(args.runs):
+        table = sqlite3.connect(os.path.join(data, "outpost.sqlite")).execute(
+            "SELECT table_name FROM outpost_layers WHERE service = 'Million'").fetchone()[0]
+
+        def replica(run):
             started = time.perf_counter()
             answer = json.loads(post(c, "/arcgis/rest/services/Million/FeatureServer/createReplica", {
                 "f": "json", "layers": "0", "dataFormat": "sqlite", "replicaName": f"bench{run}", "syncModel": "perLayer"}))
@@ -70,15 +72,9 @@ def main():
                 assert check.execute(f'SELECT count(*) FROM "rtree_{table}_shape"').fetchone()[0] == 1_000_000
             os.remove(file)
             print(f"sqlite replica run {run + 1}: {sqlite_times[-1]:.2f} s, {sizes[-1] / 2**20:.0f} MiB", flush=True)
-        sampling[0] = False
-        sampler.join()
-        peak_hwm = rss_kib(server.pid, "VmHWM")
 
-        # 2. Baseline: the same rows copied into a plain SQLite file, no index, no triggers.
-        copy_times = []
-        table = sqlite3.connect(os.path.join(data, "outpost.sqlite")).execute(
-            "SELECT table_name FROM outpost_layers WHERE service = 'Million'").fetchone()[0]
-        for run in range(args.runs):
+        def copy(run):
+            # 2. Baseline: the same rows copied into a plain SQLite file, no index, no triggers.
             target = os.path.join(OUT, "plain-copy.sqlite")
             if os.path.exists(target):
                 os.remove(target)
@@ -90,6 +86,15 @@ def main():
             connection.close()
             copy_times.append(time.perf_counter() - started)
             print(f"plain SQLite copy run {run + 1}: {copy_times[-1]:.2f} s", flush=True)
+
+        # The two alternate, each run rotating which goes first (the machine is shared and noisy).
+        sqlite_times, sizes, copy_times = [], [], []
+        for run in range(args.runs):
+            for step in ((replica, copy) if run % 2 == 0 else (copy, replica)):
+                step(run)
+        sampling[0] = False
+        sampler.join()
+        peak_hwm = rss_kib(server.pid, "VmHWM")
 
         # 3. Embedded JSON replica of 100,000 points.
         json_times = []

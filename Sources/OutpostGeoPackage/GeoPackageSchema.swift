@@ -122,6 +122,16 @@ public enum GeoPackageSchema {
         db.add(function: DatabaseFunction("ST_MaxY", argumentCount: 1, pure: true) { values in envelope(of: values[0])?.ymax })
     }
 
+    /// What a copy inside SQLite needs (`ReplicaLayerWriter.copyFeatures`): a server date
+    /// (epoch milliseconds) as the GeoPackage's DATETIME text.
+    static func registerCopyFunctions(_ db: Database) {
+        db.add(
+            function: DatabaseFunction("outpost_gpkg_date", argumentCount: 1, pure: true) { values in
+                guard case .int64(let ms) = values[0].storage else { return values[0] }
+                return GeoPackageDate.text(fromEpochMilliseconds: ms)
+            })
+    }
+
     static func header(of value: DatabaseValue) -> GeoPackageBinary.Header? {
         guard case .blob(let data) = value.storage else { return nil }
         return try? GeoPackageBinary.header([UInt8](data))

@@ -58,11 +58,26 @@ public final class ReplicaFileWriter {
     private var usedTableNames: Set<String> = []
     private var spatialReferences: Set<Int> = [-1, 0]
 
+    /// A database the writer reads rows from inside SQLite (`ReplicaLayerWriter.copyFeatures`):
+    /// attached to the file's connection as `source` before its transaction begins, so every
+    /// read of it in the writer's one transaction sees one snapshot. `prepare` readies the
+    /// connection first (the source's SQL functions); the GeoPackage's own functions are
+    /// registered after it and win where names meet.
+    public struct Source: Sendable {
+        public var path: String
+        public var prepare: @Sendable (Database) throws -> Void
+
+        public init(path: String, prepare: @escaping @Sendable (Database) throws -> Void) {
+            self.path = path
+            self.prepare = prepare
+        }
+    }
+
     /// Creates the file (which must not exist) with the core tables, the spatial reference
     /// systems and the replica's metadata.
     public init(
         path: String, replica: ReplicaDefinition, serviceURL: String, serviceJSON: JSONValue,
-        spatialReferences: [GeoPackageSpatialReference], delta: ReplicaDeltaHeader? = nil
+        spatialReferences: [GeoPackageSpatialReference], delta: ReplicaDeltaHeader? = nil, source: Source? = nil
     ) throws {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "\(path) exists already")
@@ -72,7 +87,9 @@ public final class ReplicaFileWriter {
         // by `finish`); this connection is private to the writer.
         configuration.allowsUnsafeTransactions = true
         configuration.prepareDatabase { db in
+            try source?.prepare(db)
             GeoPackageSchema.registerFunctions(db)
+            GeoPackageSchema.registerCopyFunctions(db)
             // A crash mid-write leaves only a temporary file that is never served, so the
             // bulk load needs no journal; the finished file uses the default rollback journal.
             try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -8192")
@@ -81,7 +98,13 @@ public final class ReplicaFileWriter {
         self.replica = replica
         try queue.inDatabase { db in
             try db.execute(sql: "PRAGMA application_id = \(GeoPackageSchema.applicationID); PRAGMA user_version = \(GeoPackageSchema.userVersion)")
-            try db.beginTransaction()
+            if let source {
+                try db.execute(sql: "ATTACH DATABASE ? AS source", arguments: [source.path])
+                // The file's tables are made after this: none may hide a source table of the same name.
+                usedTableNames.formUnion(try String.fetchAll(db, sql: "SELECT lower(name) FROM source.sqlite_master"))
+            }
+            // Deferred: an immediate one would take the write lock of the attached source too.
+            try db.beginTransaction(.deferred)
             try db.execute(sql: GeoPackageSchema.coreTables)
             var systems = spatialReferences
             if !systems.contains(where: { $0.srsId == 4326 }) {
@@ -112,6 +135,15 @@ public final class ReplicaFileWriter {
         }
     }
 
+    /// Starts a replica's layer: with an attachment table when the layer has attachments and
+    /// the replica syncs them (`ReplicaLayerWriter.attachmentTable`).
+    public func beginLayer(_ definition: LayerDefinition, replicaLayer: ReplicaLayer, layerJSON: [Int: JSONValue]) throws -> ReplicaLayerWriter {
+        try beginLayer(
+            ReplicaFileLayer(
+                definition: definition, layerJSON: layerJSON[definition.id] ?? .null, replicaLayer: replicaLayer,
+                withAttachments: definition.hasAttachments && replica.attachmentsSyncDirection != .none))
+    }
+
     /// Starts a layer: creates its tables (no index or trigger yet).
     public func beginLayer(_ layer: ReplicaFileLayer) throws -> ReplicaLayerWriter {
         let table = uniqueTableName(for: layer.definition.name)
@@ -128,11 +160,24 @@ public final class ReplicaFileWriter {
         }
     }
 
+    /// Records the generation the rows are as of, when it is read only after the file was
+    /// begun (from the `Source`'s snapshot): the replica's, and each layer's to come.
+    public func stampGeneration(_ generation: Int64) throws {
+        try queue.inDatabase { db in
+            try db.execute(sql: "UPDATE outpost_sync_replica SET replica_server_gen = ?", arguments: [generation])
+        }
+    }
+
+    /// Runs `body` on the file's connection, inside its transaction (the source's snapshot).
+    public func inDatabase<T>(_ body: (Database) throws -> T) throws -> T {
+        try queue.inDatabase(body)
+    }
+
     /// Commits the file and closes it.
     public func finish() throws {
         try queue.inDatabase { db in
             try db.commit()
-            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.execute(sql: "PRAGMA main.journal_mode = DELETE")
         }
         try queue.close()
     }

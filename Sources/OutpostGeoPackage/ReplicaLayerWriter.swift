@@ -157,6 +157,59 @@ public final class ReplicaLayerWriter {
         }
     }
 
+    /// Copies features inside SQLite, from the writer's `Source`: `columns` are SQL over the
+    /// source giving the layer's fields as the server stores them (dates as epoch
+    /// milliseconds, made DATETIME text here) and, for a spatial layer, then the geometry as
+    /// GeoPackage binary with an envelope in its header (SpatiaLite's `AsGPB`), which the
+    /// R-tree entries are read from afterwards; `rest` is the statement's `FROM … WHERE …
+    /// ORDER BY …`. No row passes through Swift.
+    public func copyFeatures(columns: [String], rest: String, arguments: [DatabaseValue]) throws {
+        let fields = layer.definition.fields
+        let isSpatial = layer.definition.geometryType != nil
+        precondition(columns.count == fields.count + (isSpatial ? 1 : 0), "one column per field, then the geometry")
+        var names = fields.map(\.name.quotedDatabaseIdentifier)
+        if isSpatial { names.append(GeoPackageSchema.geometryColumn.quotedDatabaseIdentifier) }
+        let converted = columns.indices.map { dateColumns.contains($0) ? "outpost_gpkg_date(\(columns[$0]))" : columns[$0] }
+        let t = table.quotedDatabaseIdentifier
+        let geometry = GeoPackageSchema.geometryColumn.quotedDatabaseIdentifier
+        let oid = layer.definition.objectIdField.quotedDatabaseIdentifier
+        try queue.inDatabase { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO \(t) (\(names.joined(separator: ", ")))
+                    SELECT \(converted.joined(separator: ", ")) \(rest)
+                    """, arguments: StatementArguments(arguments))
+            featureCount += db.changesCount
+            guard isSpatial else { return }
+            // AsGPB writes each envelope into the header; a header without one is decoded.
+            let reader = try RawRowReader(
+                statement: try db.makeStatement(sql: "SELECT \(oid), \(geometry) FROM \(t) WHERE \(geometry) IS NOT NULL"),
+                arguments: StatementArguments())
+            while try reader.step(db: db) {
+                let envelope =
+                    try reader.withBlob(1, Self.headerEnvelope)
+                    ?? (reader.bytes(1).map { try GeoPackageBinary.decode($0).geometry.envelope } ?? .empty)
+                guard !envelope.isEmpty else { continue }
+                entries.append(RTreeBulkLoader.Entry(id: reader.int64(0), envelope: envelope))
+                extent.expand(envelope)
+            }
+        }
+    }
+
+    /// The x/y envelope in a GeoPackage binary header, read in place (nil when the header has
+    /// none: the geometry is decoded instead). Bytes 0–7: "GP", version, flags (bit 0 little
+    /// endian, bits 1–3 the envelope kind), srs_id; then minx, maxx, miny, maxy.
+    static func headerEnvelope(_ blob: UnsafeRawBufferPointer) -> Envelope? {
+        guard blob.count >= 40, blob[0] == 0x47, blob[1] == 0x50 else { return nil }
+        let flags = blob[3]
+        guard (flags >> 1) & 0x07 != 0, flags & 0x20 == 0 else { return nil }
+        func double(_ offset: Int) -> Double {
+            let bits = blob.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            return Double(bitPattern: flags & 0x01 == 1 ? UInt64(littleEndian: bits) : UInt64(bigEndian: bits))
+        }
+        return Envelope(xmin: double(8), ymin: double(24), xmax: double(16), ymax: double(32))
+    }
+
     /// Lists deletes in a delta file's `outpost_sync_changes` (the rows are gone: only their ids).
     public func logDeletes(_ item: DeltaItem, _ deleted: [(globalId: String, objectId: Int64?)]) throws {
         try queue.inDatabase { db in
@@ -207,16 +260,26 @@ public final class ReplicaLayerWriter {
         attachmentId: Int64, globalId: String, parentGlobalId: String, name: String,
         contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil
     ) throws {
-        guard let insertAttachment else { return }
         try queue.inDatabase { db in
-            try insertAttachment.execute(
-                [
-                    data.databaseValue, contentType.databaseValue, attachmentId.databaseValue,
-                    globalId.databaseValue, parentGlobalId.databaseValue, name.databaseValue,
-                    Int64(data.count).databaseValue, keywords.databaseValue,
-                ], db: db)
-            if let operation { try log(.attachment, globalId: globalId.databaseValue, objectId: attachmentId.databaseValue, operation, db: db) }
+            try insertAttachment(
+                attachmentId: attachmentId, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
+                keywords: keywords, data: data, logging: operation, db: db)
         }
+    }
+
+    /// `insertAttachment` on the writer's connection, from inside `ReplicaFileWriter.inDatabase`.
+    public func insertAttachment(
+        attachmentId: Int64, globalId: String, parentGlobalId: String, name: String,
+        contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil, db: Database
+    ) throws {
+        guard let insertAttachment else { return }
+        try insertAttachment.execute(
+            [
+                data.databaseValue, contentType.databaseValue, attachmentId.databaseValue,
+                globalId.databaseValue, parentGlobalId.databaseValue, name.databaseValue,
+                Int64(data.count).databaseValue, keywords.databaseValue,
+            ], db: db)
+        if let operation { try log(.attachment, globalId: globalId.databaseValue, objectId: attachmentId.databaseValue, operation, db: db) }
         attachmentCount += 1
     }
 
@@ -233,12 +296,18 @@ public final class ReplicaLayerWriter {
         let entries = self.entries
         let extent = self.extent
         try queue.inDatabase { db in
-            try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(t)(\(gid))")
+            let column = GeoPackageSchema.geometryColumn
+            let rtree = "rtree_\(table)_\(column)"
+            // The R-tree is packed on another core while SQLite sorts the GlobalID index here.
+            var packing: BackgroundWork<RTreeBulkLoader.Tree>?
             if definition.geometryType != nil {
-                let column = GeoPackageSchema.geometryColumn
-                let rtree = "rtree_\(table)_\(column)"
                 try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree.quotedDatabaseIdentifier) USING rtree(id, minx, maxx, miny, maxy)")
-                try RTreeBulkLoader.load(entries, into: rtree, db: db)
+                let loader = RTreeBulkLoader(nodeSize: try RTreeBulkLoader.nodeSize(of: rtree, db: db))
+                packing = BackgroundWork { loader.build(entries) }
+            }
+            try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(t)(\(gid))")
+            if let packing {
+                try RTreeBulkLoader.write(packing.wait(), into: rtree, db: db)
                 try db.execute(sql: GeoPackageSchema.rtreeTriggers(table: table, column: column, key: definition.objectIdField))
                 try ReplicaFileWriter.registerExtension(
                     db, table: table, column: column, name: "gpkg_rtree_index",

@@ -31,17 +31,13 @@ extension PostgresSync {
                 do {
                     for selection in selections {
                         let layer = selection.layer
-                        let withAttachments = layer.definition.hasAttachments && definition.attachmentsSyncDirection != .none
-                        let layerWriter = try writer.beginLayer(
-                            ReplicaFileLayer(
-                                definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
-                                replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
+                        let layerWriter = try writer.beginLayer(layer.definition, replicaLayer: selection.replicaLayer, layerJSON: layerJSON)
                         try layerWriter.insertAll { insert in
                             try Self.forEachFeature(selection, spatialReference: definition.spatialReference, connection: connection) { record in
                                 try insert(Self.databaseValues(record, layer: layer.definition), record.geometry)
                             }
                         }
-                        if withAttachments && definition.returnAttachments {
+                        if layerWriter.attachmentTable != nil && definition.returnAttachments {
                             try Self.forEachAttachment(selection, files: edits.files, connection: connection) { try $0.write(to: layerWriter) }
                         }
                         try layerWriter.finish()

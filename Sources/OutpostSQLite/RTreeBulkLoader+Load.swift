@@ -6,14 +6,26 @@ extension RTreeBulkLoader {
     /// `entries`, writing its shadow tables (`<table>_node`, `_rowid`, `_parent`) directly.
     /// Works for any 2-D SQLite R*Tree: SpatiaLite's `idx_*` and GeoPackage's `rtree_*`.
     public static func load(_ entries: [Entry], into table: String, db: Database) throws {
+        try write(RTreeBulkLoader(nodeSize: try nodeSize(of: table, db: db)).build(entries), into: table, db: db)
+    }
+
+    /// The node size of the R*Tree virtual table `table` (its root blob's length).
+    public static func nodeSize(of table: String, db: Database) throws -> Int {
         let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \("\(table)_node".quotedDatabaseIdentifier) WHERE nodeno = 1") ?? 0
         guard nodeSize > 28 else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "unexpected R*Tree node size \(nodeSize) for \(table)")
         }
-        var tree = RTreeBulkLoader(nodeSize: nodeSize).build(entries)
+        return nodeSize
+    }
+
+    /// Replaces the contents of `table` with a tree `build` made (possibly on another thread,
+    /// while the connection did other work).
+    public static func write(_ tree: consuming Tree, into table: String, db: Database) throws {
         // In rowid order the `_rowid` inserts are appends; in the tree's spatial order each
         // one is a random B-tree descent.
-        tree.rowids.sort { $0.rowid < $1.rowid }
+        if !tree.rowids.indices.dropFirst().allSatisfy({ tree.rowids[$0 - 1].rowid < tree.rowids[$0].rowid }) {
+            tree.rowids.sort { $0.rowid < $1.rowid }
+        }
         try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
         try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")

@@ -51,6 +51,11 @@ extension SpatiaLiteSync {
         // Give the memory of a large export back to the system: exports run on pool threads
         // whose malloc arenas would otherwise keep their peak (glibc).
         defer { Self.releaseFreeMemory() }
+        if case .geoPackage(let path) = output {
+            return try exportGeoPackage(
+                plan, service: service, path: path, serviceURL: serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON, phase: phase)
+        }
+        guard case .records(let receiver) = output else { preconditionFailure("two kinds of output") }
         return try pool.read { db in
             // A snapshot scans each table once: a large page cache buys nothing and would
             // stay filled on this pooled connection.
@@ -62,47 +67,16 @@ extension SpatiaLiteSync {
             let selections = try definition.layers.map { try Self.selection(for: $0, of: definition, service: service, db: db) }
             phase(.exportingData)
             var counts = ReplicaExportCounts()
-            switch output {
-            case .geoPackage(let path):
-                let systems = try Self.geoPackageSpatialReferences([definition.spatialReference.epsg, 4326], db: db)
-                let writer = try ReplicaFileWriter(
-                    path: path, replica: definition, serviceURL: serviceURL, serviceJSON: serviceJSON,
-                    spatialReferences: systems)
-                do {
-                    for selection in selections {
-                        let layer = selection.layer
-                        let withAttachments = layer.definition.hasAttachments && definition.attachmentsSyncDirection != .none
-                        let layerWriter = try writer.beginLayer(
-                            ReplicaFileLayer(
-                                definition: layer.definition, layerJSON: layerJSON[layer.definition.id] ?? .null,
-                                replicaLayer: selection.replicaLayer, withAttachments: withAttachments))
-                        try layerWriter.insertAll { insert in
-                            try Self.forEachFeature(selection, spatialReference: definition.spatialReference, db: db, insert)
-                        }
-                        if withAttachments && definition.returnAttachments {
-                            try Self.forEachAttachment(selection, directory: directory, db: db) { try $0.write(to: layerWriter) }
-                        }
-                        try layerWriter.finish()
-                        counts.features += layerWriter.featureCount
-                        counts.attachments += layerWriter.attachmentCount
-                    }
-                    try writer.finish()
-                } catch {
-                    writer.abandon()
-                    throw error
-                }
-            case .records(let receiver):
-                try receiver.beginReplica(definition, deliversByURL: plan.deliversByURL)
-                for selection in selections {
-                    let layerCounts = try Self.readLayerData(
-                        selection, spatialReference: definition.spatialReference,
-                        withAttachments: selection.layer.definition.hasAttachments && definition.returnAttachments,
-                        directory: directory, db: db, into: receiver)
-                    counts.features += layerCounts.features
-                    counts.attachments += layerCounts.attachments
-                }
-                try receiver.endReplica()
+            try receiver.beginReplica(definition, deliversByURL: plan.deliversByURL)
+            for selection in selections {
+                let layerCounts = try Self.readLayerData(
+                    selection, spatialReference: definition.spatialReference,
+                    withAttachments: selection.layer.definition.hasAttachments && definition.returnAttachments,
+                    directory: directory, db: db, into: receiver)
+                counts.features += layerCounts.features
+                counts.attachments += layerCounts.attachments
             }
+            try receiver.endReplica()
             return (definition, counts)
         }
     }
@@ -261,11 +235,18 @@ extension SpatiaLiteSync {
             return bytes ?? Data()
         }
 
-        /// Writes this attachment into a replica file or delta being written.
-        func write(to writer: ReplicaLayerWriter, logging operation: DeltaOperation? = nil) throws {
-            try writer.insertAttachment(
-                attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
-                keywords: keywords, data: try data(), logging: operation)
+        /// Writes this attachment into a replica file or delta being written (`db`: from inside
+        /// the writer's own connection).
+        func write(to writer: ReplicaLayerWriter, logging operation: DeltaOperation? = nil, db: Database? = nil) throws {
+            if let db {
+                try writer.insertAttachment(
+                    attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
+                    keywords: keywords, data: try data(), logging: operation, db: db)
+            } else {
+                try writer.insertAttachment(
+                    attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
+                    keywords: keywords, data: try data(), logging: operation)
+            }
         }
     }
 

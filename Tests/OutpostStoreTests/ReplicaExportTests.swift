@@ -68,6 +68,42 @@ import Testing
         #expect(try store.edits.currentGeneration() > 2, "the editor committed while replicas were made")
     }
 
+    /// A GeoPackage is copied inside SQLite from the store attached to the file's connection:
+    /// one snapshot, begun with the generation read, that holds no lock a writer waits on. An
+    /// edit committed while the rows are copied succeeds at once, is after the file's
+    /// generation, and is not in the file.
+    @Test func aGeoPackageIsOneSnapshotThatNoWriterWaitsFor() throws {
+        let store = try makeTemporaryStore()
+        let service = try store.schema.createService(pointLayerService(name: "Live"))
+        try store.edits.insert(
+            (0..<500).map { FeatureRow(attributes: ["label": .string("p\($0)")], geometry: .point(Point(x: Double($0 % 50), y: 1))) },
+            service: "Live", layer: 0)
+        let path = NSTemporaryDirectory() + "snapshot-\(UUID().uuidString).gpkg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var during: EditOutcome?
+        var waited = 0.0
+        let (definition, counts) = try store.sync.exportReplica(
+            try plan(service: service.definition), to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:]
+        ) { phase in
+            guard phase == .exportingData else { return }
+            let start = Date()
+            during = try? store.edits.applyEdits(
+                service: "Live", edits: [LayerEdits(layerId: 0, adds: [EditFeature(attributes: ["label": .string("during")])])],
+                options: EditOptions())
+            waited = Date().timeIntervalSince(start)
+        }
+        let generation = try #require(during?.generation, "the edit during the export committed")
+        #expect(waited < 2, "the writer did not wait for the export (\(waited) s)")
+        #expect(generation > definition.replicaServerGen)
+        let inFile = try ReplicaFile.open(path, readonly: true).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM Points") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM Points WHERE label = 'during'") ?? 0
+            )
+        }
+        #expect(counts.features == 500 && inFile.0 == 500 && inFile.1 == 0)
+    }
+
     @Test func whereAndGeometryFiltersMatchTheQueryEngine() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "F"))
