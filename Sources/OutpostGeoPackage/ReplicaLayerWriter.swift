@@ -293,7 +293,9 @@ public final class ReplicaLayerWriter {
         insertFeature = nil
         insertAttachment = nil
         logChange = nil
-        let entries = self.entries
+        // Held by the packing alone from here, and let go once its leaf level is built.
+        var entries = self.entries
+        self.entries = []
         let extent = self.extent
         try queue.inDatabase { db in
             let column = GeoPackageSchema.geometryColumn
@@ -303,7 +305,8 @@ public final class ReplicaLayerWriter {
             if definition.geometryType != nil {
                 try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree.quotedDatabaseIdentifier) USING rtree(id, minx, maxx, miny, maxy)")
                 let loader = RTreeBulkLoader(nodeSize: try RTreeBulkLoader.nodeSize(of: rtree, db: db))
-                packing = BackgroundWork { loader.build(entries) }
+                packing = BackgroundWork { [entries] in loader.build(entries) }
+                entries = []
             }
             try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(t)(\(gid))")
             if let packing {
@@ -333,6 +336,5 @@ public final class ReplicaLayerWriter {
                         layerId: layerId, objectId: oid, globalId: gid))
             }
         }
-        self.entries = []
     }
 }

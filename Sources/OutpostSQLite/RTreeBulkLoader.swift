@@ -87,7 +87,7 @@ public struct RTreeBulkLoader: Sendable {
                 let nodeno = nextNode
                 nextNode += 1
                 group.removeAll(keepingCapacity: true)
-                for position in order[start..<min(start + maxCells, order.count)] {
+                for position in order[start..<min(start + maxCells, order.count)].lazy.map(Int.init) {
                     let item = items[position]
                     group.append(item)
                     if isLeafLevel { leafOf[position] = nodeno } else { tree.parents.append((item.id, nodeno)) }
@@ -111,7 +111,7 @@ public struct RTreeBulkLoader: Sendable {
     /// slice sorted by y. Sorted as 64-bit keys (an order-preserving image of the centre's
     /// float bits above the position), which a million entries sort far faster than structs
     /// compared through a closure.
-    func strOrder(_ items: [Entry]) -> [Int] {
+    func strOrder(_ items: [Entry]) -> [UInt32] {
         let nodeCount = (items.count + maxCells - 1) / maxCells
         let sliceCount = Int(Double(nodeCount).squareRoot().rounded(.up))
         let sliceSize = sliceCount * maxCells
@@ -129,7 +129,7 @@ public struct RTreeBulkLoader: Sendable {
             Self.sortByHigh32(&keys[start..<end], scratch: &scratch)
             start = end
         }
-        return keys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
+        return keys.map { UInt32(truncatingIfNeeded: $0) }
     }
 
     /// Sorts keys by their upper 32 bits, stably (a least-significant-digit radix sort, four
