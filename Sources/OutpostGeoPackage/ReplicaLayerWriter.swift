@@ -254,32 +254,22 @@ public final class ReplicaLayerWriter {
     private lazy var objectIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .oid } ?? 0
     private lazy var globalIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .globalID } ?? 0
 
-    /// Adds an attachment of a feature already written.
-    /// `logging`: as for `insertAll`.
+    /// Adds an attachment of a feature already written. `logging`: as for `insertAll`; `db`:
+    /// the writer's connection when called from inside `ReplicaFileWriter.inDatabase`.
     public func insertAttachment(
         attachmentId: Int64, globalId: String, parentGlobalId: String, name: String,
-        contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil
-    ) throws {
-        try queue.inDatabase { db in
-            try insertAttachment(
-                attachmentId: attachmentId, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
-                keywords: keywords, data: data, logging: operation, db: db)
-        }
-    }
-
-    /// `insertAttachment` on the writer's connection, from inside `ReplicaFileWriter.inDatabase`.
-    public func insertAttachment(
-        attachmentId: Int64, globalId: String, parentGlobalId: String, name: String,
-        contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil, db: Database
+        contentType: String, keywords: String, data: Data, logging operation: DeltaOperation? = nil, db: Database? = nil
     ) throws {
         guard let insertAttachment else { return }
-        try insertAttachment.execute(
-            [
-                data.databaseValue, contentType.databaseValue, attachmentId.databaseValue,
-                globalId.databaseValue, parentGlobalId.databaseValue, name.databaseValue,
-                Int64(data.count).databaseValue, keywords.databaseValue,
-            ], db: db)
-        if let operation { try log(.attachment, globalId: globalId.databaseValue, objectId: attachmentId.databaseValue, operation, db: db) }
+        let values = [
+            data.databaseValue, contentType.databaseValue, attachmentId.databaseValue, globalId.databaseValue,
+            parentGlobalId.databaseValue, name.databaseValue, Int64(data.count).databaseValue, keywords.databaseValue,
+        ]
+        func insert(_ db: Database) throws {
+            try insertAttachment.execute(values, db: db)
+            if let operation { try log(.attachment, globalId: globalId.databaseValue, objectId: attachmentId.databaseValue, operation, db: db) }
+        }
+        if let db { try insert(db) } else { try queue.inDatabase(insert) }
         attachmentCount += 1
     }
 
@@ -293,8 +283,8 @@ public final class ReplicaLayerWriter {
         insertFeature = nil
         insertAttachment = nil
         logChange = nil
-        // Held by the packing alone from here, and let go once its leaf level is built.
-        var entries = self.entries
+        // The writer lets go of its entries: the packing holds them until it is done.
+        let entries = self.entries
         self.entries = []
         let extent = self.extent
         try queue.inDatabase { db in
@@ -305,8 +295,7 @@ public final class ReplicaLayerWriter {
             if definition.geometryType != nil {
                 try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree.quotedDatabaseIdentifier) USING rtree(id, minx, maxx, miny, maxy)")
                 let loader = RTreeBulkLoader(nodeSize: try RTreeBulkLoader.nodeSize(of: rtree, db: db))
-                packing = BackgroundWork { [entries] in loader.build(entries) }
-                entries = []
+                packing = BackgroundWork { loader.build(entries) }
             }
             try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(t)(\(gid))")
             if let packing {

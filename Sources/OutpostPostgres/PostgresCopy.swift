@@ -5,11 +5,12 @@ public enum PostgresCopy {
     public static let chunkSize = 1 << 20
 
     /// Rows being written: cells separated by tabs, NULL as `\N`, each row ended by `end()`.
-    public struct Line {
+    public struct RowBuffer {
         public private(set) var bytes: [UInt8] = []
         private var atRowStart = true
 
-        public init() { bytes.reserveCapacity(PostgresCopy.chunkSize + 4096) }
+        /// `capacity`: the bytes to hold before growing (a load's chunk; a single row needs none).
+        public init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
         /// One cell, escaped (nil: NULL).
         public mutating func append(_ cell: String?) {
@@ -40,7 +41,7 @@ public enum PostgresCopy {
             atRowStart = true
         }
 
-        /// The rows written so far, leaving the line empty (its capacity kept).
+        /// The rows written so far, leaving the buffer empty (its capacity kept).
         public mutating func take() -> [UInt8] {
             defer { bytes.removeAll(keepingCapacity: true) }
             return bytes
@@ -56,10 +57,10 @@ public enum PostgresCopy {
 
     /// One row: cells separated by tabs, NULL as `\\N`, ended by a newline.
     public static func line(_ cells: [String?]) -> String {
-        var line = Line()
-        for cell in cells { line.append(cell) }
-        line.end()
-        return String(decoding: line.bytes, as: UTF8.self)
+        var row = RowBuffer()
+        for cell in cells { row.append(cell) }
+        row.end()
+        return String(decoding: row.bytes, as: UTF8.self)
     }
 
     /// Lower-case hex (bytea as `\\x…`, hex EWKB).

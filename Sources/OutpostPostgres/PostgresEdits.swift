@@ -101,22 +101,22 @@ public struct PostgresEdits: FeatureEditing {
             let rebuilt = rows.count >= Self.rebuildIndexesFrom ? try Self.dropIndexesIfEmpty(layer, connection: connection) : []
             var kept: [Int64] = []
             try connection.copyIn("COPY \(table) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", "))) FROM STDIN") { write in
-                var line = PostgresCopy.Line()
+                var buffer = PostgresCopy.RowBuffer(capacity: PostgresCopy.chunkSize + 4096)
                 for (index, row) in rows.enumerated() {
                     let read = try reader.read(row, index: index)
-                    for value in read.values { line.append(Self.copyText(value)) }
+                    for value in read.values { buffer.append(Self.copyText(value)) }
                     if keepingObjectIds {
                         guard let objectId = read.objectId?.int64Value else {
                             throw StoreError.invalidFeature("row \(index): no \(definition.objectIdField) to keep")
                         }
                         kept.append(objectId)
-                        line.append(String(objectId))
+                        buffer.append(String(objectId))
                     }
-                    if layer.isSpatial { line.appendHex(read.geometry.map(WKB.encode), prefix: geometryPrefix) }
-                    line.end()
-                    if line.bytes.count >= PostgresCopy.chunkSize { try write(line.take()) }
+                    if layer.isSpatial { buffer.appendHex(read.geometry.map(WKB.encode), prefix: geometryPrefix) }
+                    buffer.end()
+                    if buffer.bytes.count >= PostgresCopy.chunkSize { try write(buffer.take()) }
                 }
-                if !line.bytes.isEmpty { try write(line.take()) }
+                if !buffer.bytes.isEmpty { try write(buffer.take()) }
             }
             for definition in rebuilt { try connection.execute(definition) }
             // Statistics now, not when autovacuum comes round: without them the planner takes a

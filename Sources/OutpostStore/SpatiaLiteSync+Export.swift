@@ -238,15 +238,9 @@ extension SpatiaLiteSync {
         /// Writes this attachment into a replica file or delta being written (`db`: from inside
         /// the writer's own connection).
         func write(to writer: ReplicaLayerWriter, logging operation: DeltaOperation? = nil, db: Database? = nil) throws {
-            if let db {
-                try writer.insertAttachment(
-                    attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
-                    keywords: keywords, data: try data(), logging: operation, db: db)
-            } else {
-                try writer.insertAttachment(
-                    attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
-                    keywords: keywords, data: try data(), logging: operation)
-            }
+            try writer.insertAttachment(
+                attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType,
+                keywords: keywords, data: try data(), logging: operation, db: db)
         }
     }
 

@@ -150,6 +150,9 @@ import Testing
             }
             let ids = try backend.edits.insert(rows, service: "Points", layer: 0)
             #expect(ids == Array(1...Int64(count)))
+            // Statistics right after the load (its ANALYZE), not when autovacuum comes round.
+            let statistics = try database.pool.query("SELECT count(*) FROM pg_stats WHERE tablename = 'f_points_0'").first?.int64(0)
+            #expect((statistics ?? 0) > 0)
             #expect(try database.pool.query("\(unescaped: indexes)").rows.map { [$0.string(0), $0.string(1)] } == before)
             // The rebuilt unique index refuses a GlobalID twice; a failed load into the (now full)
             // layer leaves the indexes where they are.

@@ -1,3 +1,5 @@
+import Foundation
+import GRDB
 import OutpostWire
 import Testing
 
@@ -34,5 +36,25 @@ import Testing
         let keys = values.enumerated().map { RTreeBulkLoader.key($0.offset, $0.element) >> 32 }
         #expect(zip(keys, keys.dropFirst()).allSatisfy { $0.0 <= $0.1 })
         #expect(keys[4] == keys[5], "−0 and +0 are one key")
+    }
+
+    /// Entries in any id order and of any count (not a whole number of the loader's batches)
+    /// load a tree SQLite's own check accepts, every entry's rowid row in place.
+    @Test func entriesInAnyOrderLoadATreeSQLiteAccepts() throws {
+        var random = SeededGenerator(seed: 11)
+        let entries = (0..<3_001).map { n in
+            let x = Double(random.next() % 1_000)
+            return RTreeBulkLoader.Entry(id: Int64(n * 7 + 1), envelope: Envelope(xmin: x, ymin: x / 2, xmax: x + 1, ymax: x / 2 + 1))
+        }.shuffled(using: &random)
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE t USING rtree(id, minx, maxx, miny, maxy)")
+            try RTreeBulkLoader.load(entries, into: "t", db: db)
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('t')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM t_rowid") == entries.count)
+            #expect(
+                try Int64.fetchAll(db, sql: "SELECT id FROM t WHERE minx <= 10 AND maxx >= 5 ORDER BY id")
+                    == entries.filter { $0.minX <= 10 && $0.maxX >= 5 }.map(\.id).sorted())
+        }
     }
 }

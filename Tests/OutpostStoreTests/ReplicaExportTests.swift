@@ -104,6 +104,59 @@ import Testing
         #expect(counts.features == 500 && inFile.0 == 500 && inFile.1 == 0)
     }
 
+    /// Dates are stored as epoch milliseconds and written into a GeoPackage as DATETIME text,
+    /// on every backend (SpatiaLite's copy inside SQLite converts them in SQL).
+    @Test(arguments: SyncContractBackend.all)
+    func aDateIsDateTimeTextInTheGeoPackage(_ backend: SyncContractBackend) throws {
+        let store = try backend.make(ManualClock())
+        let service = try store.schema.createService(
+            ServiceDefinition(
+                name: "Dated", spatialReference: .wgs84,
+                layers: [
+                    LayerDefinition(
+                        id: 0, name: "Visits", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
+                        fields: LayerDefinition.withSystemFields([FieldDefinition(name: "seen", type: .date)]))
+                ]))
+        let moment: Int64 = 1_764_072_000_123  // 2025-11-25T12:00:00.123Z
+        try store.edits.insert(
+            [
+                FeatureRow(attributes: ["seen": .int(moment)], geometry: .point(Point(x: 1, y: 1))),
+                FeatureRow(attributes: [:], geometry: .point(Point(x: 2, y: 2))),
+            ], service: "Dated", layer: 0)
+        let path = NSTemporaryDirectory() + "dated-\(UUID().uuidString).gpkg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = try store.sync.exportReplica(
+            try plan(service: service.definition), to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:],
+            phase: { _ in })
+        let seen = try ReplicaFile.open(path, readonly: true).read { db in
+            try String?.fetchAll(db, sql: "SELECT seen FROM Visits ORDER BY OBJECTID")
+        }
+        #expect(seen == ["2025-11-25T12:00:00.123Z", nil])
+    }
+
+    /// The file's connection reads the store attached to it, and a table of the file would hide
+    /// a store table of the same name: a layer named like its own store table gets another
+    /// name in the file (`_2`, as any clash), and every row is copied.
+    @Test func aLayerNamedLikeAStoreTableIsCopiedWhole() throws {
+        let store = try makeTemporaryStore()
+        var definition = pointLayerService(name: "Clash")
+        definition.layers[0].name = "f_clash_0"
+        let service = try store.schema.createService(definition)
+        #expect(try store.layer(service: "Clash", id: 0).tableName == "f_clash_0", "the layer is named like its store table")
+        try store.edits.insert(
+            (0..<10).map { FeatureRow(attributes: ["label": .string("p\($0)")], geometry: .point(Point(x: Double($0), y: 1))) },
+            service: "Clash", layer: 0)
+        let path = NSTemporaryDirectory() + "clash-\(UUID().uuidString).gpkg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (_, counts) = try store.sync.exportReplica(
+            try plan(service: service.definition), to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:])
+        let (table, rows) = try ReplicaFile.open(path, readonly: true).read { db in
+            let table = try String.fetchOne(db, sql: "SELECT table_name FROM outpost_sync_layers") ?? ""
+            return (table, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.quotedDatabaseIdentifier)") ?? 0)
+        }
+        #expect(table == "f_clash_0_2" && rows == 10 && counts.features == 10)
+    }
+
     @Test func whereAndGeometryFiltersMatchTheQueryEngine() throws {
         let store = try makeTemporaryStore()
         let service = try store.schema.createService(pointLayerService(name: "F"))
