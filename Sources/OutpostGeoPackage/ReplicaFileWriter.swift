@@ -156,7 +156,7 @@ public final class ReplicaFileWriter {
         return try queue.inDatabase { db in
             try ReplicaLayerWriter(
                 db: db, queue: queue, layer: layer, table: table, attachmentTable: attachmentTable,
-                mappingTable: mappingTable, srsId: srsId)
+                mappingTable: mappingTable, srsId: srsId, scratchDirectory: (queue.path as NSString).deletingLastPathComponent)
         }
     }
 

@@ -19,15 +19,15 @@ public final class ReplicaLayerWriter {
     private var logChange: RawStatementBinder?
     private var row: [DatabaseValue]
     private let dateColumns: [Int]
-    private var entries: [RTreeBulkLoader.Entry] = []
-    private var extent = Envelope.empty
+    private var entries: RTreeEntries
     public private(set) var featureCount = 0
     public private(set) var attachmentCount = 0
 
     init(
         db: Database, queue: DatabaseQueue, layer: ReplicaFileLayer, table: String, attachmentTable: String?,
-        mappingTable: String?, srsId: Int
+        mappingTable: String?, srsId: Int, scratchDirectory: String
     ) throws {
+        entries = RTreeEntries(scratchDirectory: scratchDirectory)
         self.queue = queue
         self.layer = layer
         self.table = table
@@ -189,9 +189,7 @@ public final class ReplicaLayerWriter {
                 let envelope =
                     try reader.withBlob(1, Self.headerEnvelope)
                     ?? (reader.bytes(1).map { try GeoPackageBinary.decode($0).geometry.envelope } ?? .empty)
-                guard !envelope.isEmpty else { continue }
-                entries.append(RTreeBulkLoader.Entry(id: reader.int64(0), envelope: envelope))
-                extent.expand(envelope)
+                try entries.append(id: reader.int64(0), envelope: envelope)
             }
         }
     }
@@ -236,12 +234,8 @@ public final class ReplicaLayerWriter {
         }
         if layer.definition.geometryType != nil {
             if let geometry {
-                let envelope = geometry.envelope
                 row[values.count] = Data(GeoPackageBinary.encode(geometry, srsID: Int32(srsId))).databaseValue
-                if !envelope.isEmpty, case .int64(let id) = values[objectIdIndex].storage {
-                    entries.append(RTreeBulkLoader.Entry(id: id, envelope: envelope))
-                    extent.expand(envelope)
-                }
+                if case .int64(let id) = values[objectIdIndex].storage { try entries.append(id: id, envelope: geometry.envelope) }
             } else {
                 row[values.count] = .null
             }
@@ -285,21 +279,20 @@ public final class ReplicaLayerWriter {
         logChange = nil
         // The writer lets go of its entries: the packing holds them until it is done.
         let entries = self.entries
-        self.entries = []
-        let extent = self.extent
+        self.entries = RTreeEntries(scratchDirectory: entries.scratchDirectory)
+        let extent = entries.extent
         try queue.inDatabase { db in
             let column = GeoPackageSchema.geometryColumn
             let rtree = "rtree_\(table)_\(column)"
-            // The R-tree is packed on another core while SQLite sorts the GlobalID index here.
-            var packing: BackgroundWork<RTreeBulkLoader.Tree>?
+            // Held entries are packed on another core while SQLite sorts the GlobalID index here.
+            var packing: RTreePacking?
             if definition.geometryType != nil {
                 try db.execute(sql: "CREATE VIRTUAL TABLE \(rtree.quotedDatabaseIdentifier) USING rtree(id, minx, maxx, miny, maxy)")
-                let loader = RTreeBulkLoader(nodeSize: try RTreeBulkLoader.nodeSize(of: rtree, db: db))
-                packing = BackgroundWork { loader.build(entries) }
+                packing = entries.pack(nodeSize: try RTreeBulkLoader.nodeSize(of: rtree, db: db))
             }
             try db.execute(sql: "CREATE UNIQUE INDEX \("\(table)_globalid".quotedDatabaseIdentifier) ON \(t)(\(gid))")
             if let packing {
-                try RTreeBulkLoader.write(packing.wait(), into: rtree, db: db)
+                try packing.write(into: rtree, db: db)
                 try db.execute(sql: GeoPackageSchema.rtreeTriggers(table: table, column: column, key: definition.objectIdField))
                 try ReplicaFileWriter.registerExtension(
                     db, table: table, column: column, name: "gpkg_rtree_index",

@@ -87,6 +87,28 @@ public struct PostgresEdits: FeatureEditing {
     /// another store): each row's OBJECTID is kept and the identity continues after the largest.
     @discardableResult
     public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int, keepingObjectIds: Bool) throws -> [Int64] {
+        try copy(service: service, layer: layerId, expectedCount: rows.count, keepingObjectIds: keepingObjectIds, returningIds: true) { emit in
+            for row in rows { try emit(row) }
+        }.ids
+    }
+
+    @discardableResult
+    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
+        try insert(rows, service: service, layer: layerId, keepingObjectIds: false)
+    }
+
+    /// As `insert`, with the rows streamed from `produce` and only their number returned.
+    @discardableResult
+    public func load(
+        service: String, layer layerId: Int, expectedCount: Int, _ produce: (_ emit: (FeatureRow) throws -> Void) throws -> Void
+    ) throws -> Int {
+        try copy(service: service, layer: layerId, expectedCount: expectedCount, keepingObjectIds: false, returningIds: false, produce).count
+    }
+
+    private func copy(
+        service: String, layer layerId: Int, expectedCount: Int, keepingObjectIds: Bool, returningIds: Bool,
+        _ produce: (_ emit: (FeatureRow) throws -> Void) throws -> Void
+    ) throws -> (count: Int, ids: [Int64]) {
         let layer = try held.load().existingLayer(service: service, id: layerId)
         let definition = layer.definition
         var reader = BulkLoadRows(definition)
@@ -95,26 +117,32 @@ public struct PostgresEdits: FeatureEditing {
         if layer.isSpatial { columns.append(StoredLayer.geometryColumn) }
         let table = PostgresQuery.quoted(identifier: layer.tableName)
         let geometryPrefix = Array("SRID=\(layer.srid);".utf8)
+        let isLarge = expectedCount >= Self.rebuildIndexesFrom
         return try pool.transaction { connection in
             // Into an empty table, the indexes are built once after the rows (PostGIS sorts a
             // point GiST in one pass) rather than grown row by row.
-            let rebuilt = rows.count >= Self.rebuildIndexesFrom ? try Self.dropIndexesIfEmpty(layer, connection: connection) : []
+            let rebuilt = isLarge ? try Self.dropIndexesIfEmpty(layer, connection: connection) : []
             var kept: [Int64] = []
+            var count = 0
             try connection.copyIn("COPY \(table) (\(columns.map(PostgresQuery.quoted(identifier:)).joined(separator: ", "))) FROM STDIN") { write in
                 var buffer = PostgresCopy.RowBuffer(capacity: PostgresCopy.chunkSize + 4096)
-                for (index, row) in rows.enumerated() {
-                    let read = try reader.read(row, index: index)
-                    for value in read.values { buffer.append(Self.copyText(value)) }
-                    if keepingObjectIds {
-                        guard let objectId = read.objectId?.int64Value else {
-                            throw StoreError.invalidFeature("row \(index): no \(definition.objectIdField) to keep")
+                // `write` is only called while `copyIn` runs: within `produce`, which returns first.
+                try withoutActuallyEscaping(write) { write in
+                    try produce { row in
+                        let read = try reader.read(row, index: count)
+                        for value in read.values { buffer.append(Self.copyText(value)) }
+                        if keepingObjectIds {
+                            guard let objectId = read.objectId?.int64Value else {
+                                throw StoreError.invalidFeature("row \(count): no \(definition.objectIdField) to keep")
+                            }
+                            kept.append(objectId)
+                            buffer.append(String(objectId))
                         }
-                        kept.append(objectId)
-                        buffer.append(String(objectId))
+                        if layer.isSpatial { buffer.appendHex(read.geometry.map(WKB.encode), prefix: geometryPrefix) }
+                        buffer.end()
+                        count += 1
+                        if buffer.bytes.count >= PostgresCopy.chunkSize { try write(buffer.take()) }
                     }
-                    if layer.isSpatial { buffer.appendHex(read.geometry.map(WKB.encode), prefix: geometryPrefix) }
-                    buffer.end()
-                    if buffer.bytes.count >= PostgresCopy.chunkSize { try write(buffer.take()) }
                 }
                 if !buffer.bytes.isEmpty { try write(buffer.take()) }
             }
@@ -122,7 +150,7 @@ public struct PostgresEdits: FeatureEditing {
             // Statistics now, not when autovacuum comes round: without them the planner takes a
             // large table's rows for unknown and may scan all of it in OBJECTID order to answer
             // a download of a few changes.
-            if rows.count >= Self.rebuildIndexesFrom { try connection.execute("ANALYZE \(table)") }
+            if isLarge { try connection.execute("ANALYZE \(table)") }
             if keepingObjectIds,
                 let sequence = try connection.query(
                     "SELECT pg_get_serial_sequence(\(table), \(definition.objectIdField))"
@@ -137,13 +165,15 @@ public struct PostgresEdits: FeatureEditing {
             }
             try connection.query(
                 "UPDATE outpost_layers SET last_edit_date = \(clock.milliseconds()) WHERE service = \(layer.serviceName) AND layer_id = \(layerId)")
-            if keepingObjectIds || rows.isEmpty { return kept }
-            return try connection.query(
+            if keepingObjectIds { return (count, kept) }
+            guard returningIds, count > 0 else { return (count, []) }
+            let ids = try connection.query(
                 """
                 SELECT \(identifier: definition.objectIdField) FROM \(unescaped: table)
                 WHERE outpost_xid = \(unescaped: GenerationTicks.stamp) ORDER BY 1
                 """
             ).rows.map { try $0.required(0, $0.int64) }
+            return (count, ids)
         }
     }
 
@@ -164,11 +194,6 @@ public struct PostgresEdits: FeatureEditing {
         ).rows.map { (try $0.required(0, $0.string), try $0.required(1, $0.string)) }
         for (name, _) in indexes { try connection.execute("DROP INDEX \(name)") }
         return indexes.map(\.1)
-    }
-
-    @discardableResult
-    public func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64] {
-        try insert(rows, service: service, layer: layerId, keepingObjectIds: false)
     }
 
     static func copyText(_ value: SQLValue) -> String? {

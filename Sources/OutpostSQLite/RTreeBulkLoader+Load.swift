@@ -26,33 +26,60 @@ extension RTreeBulkLoader {
         if !tree.rowids.indices.dropFirst().allSatisfy({ tree.rowids[$0 - 1].rowid < tree.rowids[$0].rowid }) {
             tree.rowids.sort { $0.rowid < $1.rowid }
         }
-        try db.execute(sql: "DELETE FROM \("\(table)_node".quotedDatabaseIdentifier)")
-        try db.execute(sql: "DELETE FROM \("\(table)_rowid".quotedDatabaseIdentifier)")
-        try db.execute(sql: "DELETE FROM \("\(table)_parent".quotedDatabaseIdentifier)")
-        let insertNode = RawStatementBinder(
-            statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_node".quotedDatabaseIdentifier)(nodeno, data) VALUES (?, ?)"))
-        for node in tree.nodes { try insertNode.execute([node.nodeno.databaseValue, Data(node.data).databaseValue], db: db) }
-        // A statement per 256 rows: SQLite's per-statement work (reset, step, the insert's
-        // set-up) was most of a million single-row inserts.
-        let rowidTable = "\(table)_rowid".quotedDatabaseIdentifier
-        let batch = 256
-        let insertBatch = RawStatementBinder(
+        var writer = try ShadowTableWriter(table: table, db: db)
+        for node in tree.nodes { try writer.node(node.nodeno, node.data) }
+        for row in tree.rowids { try writer.rowid(row.rowid, leaf: row.nodeno) }
+        for row in tree.parents { try writer.parent(of: row.nodeno, row.parent) }
+        try writer.finish()
+    }
+}
+
+/// Writes an R*Tree's shadow tables, emptied first. `_rowid` rows go in batches: SQLite's
+/// per-statement work (reset, step, the insert's set-up) was most of a million single-row
+/// inserts. Give rowids in ascending order: then each batch is an append.
+struct ShadowTableWriter {
+    static let batch = 256
+    private let db: Database
+    private let insertNode: RawStatementBinder
+    private let insertParent: RawStatementBinder
+    private let insertRowids: RawStatementBinder
+    private let insertRowid: RawStatementBinder
+    private var pending: [DatabaseValue] = []
+
+    init(table: String, db: Database) throws {
+        self.db = db
+        let node = "\(table)_node".quotedDatabaseIdentifier
+        let rowid = "\(table)_rowid".quotedDatabaseIdentifier
+        let parent = "\(table)_parent".quotedDatabaseIdentifier
+        for shadow in [node, rowid, parent] { try db.execute(sql: "DELETE FROM \(shadow)") }
+        insertNode = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \(node)(nodeno, data) VALUES (?, ?)"))
+        insertParent = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \(parent)(nodeno, parentnode) VALUES (?, ?)"))
+        insertRowids = RawStatementBinder(
             statement: try db.makeStatement(
-                sql: "INSERT INTO \(rowidTable)(rowid, nodeno) VALUES " + Array(repeating: "(?, ?)", count: batch).joined(separator: ", ")))
-        let insertOne = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \(rowidTable)(rowid, nodeno) VALUES (?, ?)"))
-        var values = [DatabaseValue](repeating: .null, count: 2 * batch)
-        var start = 0
-        while start + batch <= tree.rowids.count {
-            for offset in 0..<batch {
-                values[2 * offset] = tree.rowids[start + offset].rowid.databaseValue
-                values[2 * offset + 1] = tree.rowids[start + offset].nodeno.databaseValue
-            }
-            try insertBatch.execute(values, db: db)
-            start += batch
+                sql: "INSERT INTO \(rowid)(rowid, nodeno) VALUES " + Array(repeating: "(?, ?)", count: Self.batch).joined(separator: ", ")))
+        insertRowid = RawStatementBinder(statement: try db.makeStatement(sql: "INSERT INTO \(rowid)(rowid, nodeno) VALUES (?, ?)"))
+        pending.reserveCapacity(2 * Self.batch)
+    }
+
+    func node(_ nodeno: Int64, _ data: [UInt8]) throws {
+        try insertNode.execute([nodeno.databaseValue, Data(data).databaseValue], db: db)
+    }
+
+    func parent(of nodeno: Int64, _ parent: Int64) throws {
+        try insertParent.execute([nodeno.databaseValue, parent.databaseValue], db: db)
+    }
+
+    mutating func rowid(_ rowid: Int64, leaf nodeno: Int64) throws {
+        pending.append(rowid.databaseValue)
+        pending.append(nodeno.databaseValue)
+        if pending.count == 2 * Self.batch {
+            try insertRowids.execute(pending, db: db)
+            pending.removeAll(keepingCapacity: true)
         }
-        for row in tree.rowids[start...] { try insertOne.execute([row.rowid.databaseValue, row.nodeno.databaseValue], db: db) }
-        let insertParent = RawStatementBinder(
-            statement: try db.makeStatement(sql: "INSERT INTO \("\(table)_parent".quotedDatabaseIdentifier)(nodeno, parentnode) VALUES (?, ?)"))
-        for row in tree.parents { try insertParent.execute([row.nodeno.databaseValue, row.parent.databaseValue], db: db) }
+    }
+
+    /// Writes the rowids still pending.
+    func finish() throws {
+        for start in stride(from: 0, to: pending.count, by: 2) { try insertRowid.execute(Array(pending[start..<start + 2]), db: db) }
     }
 }

@@ -10,7 +10,7 @@ import OutpostWire
 /// big-endian floats (minX, maxX, minY, maxY), rounded outwards. `rtreecheck()` verifies
 /// the result in the tests.
 public struct RTreeBulkLoader: Sendable {
-    public struct Entry: Sendable, Equatable {
+    public struct Entry: Sendable, Equatable, BitwiseCopyable {
         public var id: Int64
         public var minX: Float
         public var maxX: Float
@@ -69,12 +69,20 @@ public struct RTreeBulkLoader: Sendable {
     /// The tree over `entries`. `rowids` come in the entries' order: already the rowid order
     /// the loader writes them in when the entries were given by ascending id.
     public func build(_ entries: consuming [Entry]) -> Tree {
+        build(level: entries, leaves: true, depth: 0, firstNode: 2)
+    }
+
+    /// The tree over one level's items: entries (`leaves`), or nodes already written, whose ids
+    /// are their node numbers and below which `depth` levels lie. New nodes are numbered from
+    /// `firstNode`; the root is node 1.
+    func build(level entries: consuming [Entry], leaves: Bool, depth: Int, firstNode: Int64) -> Tree {
         var tree = Tree()
-        var nextNode: Int64 = 2
+        tree.depth = depth
+        var nextNode = firstNode
         var items = entries
         // The leaf each entry went to, by the entry's position (the level below the root's first).
-        var leafOf = [Int64](repeating: 1, count: items.count)
-        var isLeafLevel = true
+        var leafOf = [Int64](repeating: 1, count: leaves ? items.count : 0)
+        var isLeafLevel = leaves
         while items.count > maxCells {
             let order = strOrder(items)
             var parentsItems: [Entry] = []

@@ -26,13 +26,30 @@ public struct RawRowReader {
         throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: message, sql: statement.sql)
     }
 
+    /// Ends the statement's run. A cached statement left part-way (a page cut short) would keep
+    /// its read transaction, and so its snapshot, open on the connection.
+    public func reset() { sqlite3_reset(handle) }
+
     public func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
     public func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     public func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
 
     public func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: pointer)
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+    }
+
+    /// A column's storage class in the current row.
+    public enum StorageClass { case null, integer, real, text, blob }
+
+    public func storageClass(_ column: Int32) -> StorageClass {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer
+        case SQLITE_FLOAT: .real
+        case SQLITE_TEXT: .text
+        case SQLITE_BLOB: .blob
+        default: .null
+        }
     }
 
     /// The column's bytes (empty for a zero-length blob, nil for NULL).
@@ -45,12 +62,12 @@ public struct RawRowReader {
 
     /// The column as a `DatabaseValue` (its SQLite storage class).
     public func value(_ column: Int32) -> DatabaseValue {
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return int64(column).databaseValue
-        case SQLITE_FLOAT: return double(column).databaseValue
-        case SQLITE_TEXT: return (text(column) ?? "").databaseValue
-        case SQLITE_BLOB: return Data(bytes(column) ?? []).databaseValue
-        default: return .null
+        switch storageClass(column) {
+        case .integer: int64(column).databaseValue
+        case .real: double(column).databaseValue
+        case .text: (text(column) ?? "").databaseValue
+        case .blob: Data(bytes(column) ?? []).databaseValue
+        case .null: .null
         }
     }
 }

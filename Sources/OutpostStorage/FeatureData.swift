@@ -50,8 +50,15 @@ public protocol FeatureEditing: Sendable {
     /// The newest committed generation.
     func currentGeneration() throws -> Int64
     func applyEdits(service: String, edits: [LayerEdits], options: EditOptions, context: EditContext) throws -> EditOutcome
-    /// Bulk load (import, demo data): one transaction, one generation.
+    /// Bulk load (demo data, tests): one transaction, one generation; the new OBJECTIDs in order.
     @discardableResult func insert(_ rows: [FeatureRow], service: String, layer layerId: Int) throws -> [Int64]
+    /// Bulk load from a stream (import): `produce` hands each row to `emit`, which writes it
+    /// before returning, so memory stays flat in the row count. One transaction, one
+    /// generation; `expectedCount` (what a first pass counted) chooses the bulk strategy.
+    /// Returns the number of rows loaded.
+    @discardableResult func load(
+        service: String, layer layerId: Int, expectedCount: Int, _ produce: (_ emit: (FeatureRow) throws -> Void) throws -> Void
+    ) throws -> Int
 }
 
 /// Changing attachments, each in its own transaction stamped like a feature edit.

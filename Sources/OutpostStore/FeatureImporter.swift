@@ -28,19 +28,22 @@ public struct FeatureImporter<Backend: SyncBackend> {
     // MARK: GeoJSON
 
     public func importGeoJSON(at path: String, options: Options) throws -> StoredService {
-        guard let data = FileManager.default.contents(atPath: path) else { throw StoreError.importFailed("cannot read \(path)") }
-        let bytes = [UInt8](data)
+        // Mapped, not read: each pass hands back the pages behind it, so memory stays flat
+        // in the file's size.
+        let file = try MappedFile(path: path)
         var inference = SchemaInference()
         var wkid = 4326
         // Pass 1: infer the schema, one feature in memory at a time.
         let header: JSONValue
         do {
-            header = try JSONParser.parseStreaming(bytes: bytes, arrayKey: "features") { feature in
+            header = try JSONParser.parseStreaming(buffer: file.buffer, arrayKey: "features") { feature, end in
                 try inference.observe(feature)
+                file.release(upTo: end)
             }
         } catch let error as JSONParser.Error {
             throw StoreError.importFailed("\(path) is not valid JSON: \(error.description)")
         }
+        file.releaseAll()
         guard header["type"]?.stringValue == "FeatureCollection" else {
             throw StoreError.importFailed("\(path) is not a GeoJSON FeatureCollection")
         }
@@ -54,14 +57,14 @@ public struct FeatureImporter<Backend: SyncBackend> {
             spatialReference: SpatialReference(wkid: wkid), maxRecordCount: options.maxRecordCount,
             layers: [layer])
         let stored = try store.schema.createService(service)
-        // Pass 2: convert and insert.
-        var rows: [FeatureRow] = []
-        rows.reserveCapacity(inference.featureCount)
+        // Pass 2: convert and load, each row written as it is read.
         do {
-            _ = try JSONParser.parseStreaming(bytes: bytes, arrayKey: "features") { feature in
-                rows.append(try inference.row(for: feature))
+            try store.edits.load(service: service.name, layer: 0, expectedCount: inference.featureCount) { emit in
+                _ = try JSONParser.parseStreaming(buffer: file.buffer, arrayKey: "features") { feature, end in
+                    try emit(try inference.row(for: feature))
+                    file.release(upTo: end)
+                }
             }
-            try store.edits.insert(rows, service: service.name, layer: 0)
         } catch {
             try? store.schema.deleteService(named: service.name)
             throw error
@@ -199,25 +202,26 @@ public struct FeatureImporter<Backend: SyncBackend> {
                 let mapping = mappings[index]
                 var select = mapping.map { $0.source.quotedDatabaseIdentifier }
                 if let geometryColumn = table.geometryColumn { select.append(geometryColumn.quotedDatabaseIdentifier) }
-                let rows: [FeatureRow] = try source.read { db in
-                    var result: [FeatureRow] = []
+                // Each row is written as the cursor reads it.
+                try source.read { db in
+                    let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.quotedDatabaseIdentifier)") ?? 0
                     let cursor = try Row.fetchCursor(
                         db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
-                    while let row = try cursor.next() {
-                        var attributes: [String: JSONValue] = [:]
-                        for (i, entry) in mapping.enumerated() {
-                            let value = SpatiaLiteFeatures.jsonValue(row[i] as DatabaseValue)
-                            if !value.isNull { attributes[entry.field.name] = value }
+                    try store.edits.load(service: service.name, layer: index, expectedCount: expected) { emit in
+                        while let row = try cursor.next() {
+                            var attributes: [String: JSONValue] = [:]
+                            for (i, entry) in mapping.enumerated() {
+                                let value = SpatiaLiteFeatures.jsonValue(row[i] as DatabaseValue)
+                                if !value.isNull { attributes[entry.field.name] = value }
+                            }
+                            var geometry: OGCGeometry?
+                            if table.geometryColumn != nil, let blob: Data = row[mapping.count] {
+                                geometry = try GeoPackageBinary.decode([UInt8](blob)).geometry
+                            }
+                            try emit(FeatureRow(attributes: attributes, geometry: geometry))
                         }
-                        var geometry: OGCGeometry?
-                        if table.geometryColumn != nil, let blob: Data = row[mapping.count] {
-                            geometry = try GeoPackageBinary.decode([UInt8](blob)).geometry
-                        }
-                        result.append(FeatureRow(attributes: attributes, geometry: geometry))
                     }
-                    return result
                 }
-                try store.edits.insert(rows, service: service.name, layer: index)
             }
         } catch {
             try? store.schema.deleteService(named: service.name)

@@ -70,7 +70,6 @@ extension SpatiaLiteFeatures {
         let resolve = Self.resolver(for: definition)
         var conditions: [String] = []
         var arguments: [DatabaseValue] = version.map { [$0.databaseValue, $0.databaseValue] } ?? []
-        var join = ""
 
         if let text = query.whereClause {
             let fragment = try WhereCompiler.compile(where: text, columns: resolve)
@@ -93,8 +92,12 @@ extension SpatiaLiteFeatures {
                 conditions.append("0")
             } else {
                 if filter.useIndex && version == nil {
-                    join = " JOIN \(layer.spatialIndexTable.quotedDatabaseIdentifier) r ON r.pkid = \(oid)"
-                    conditions.append("r.xmin <= ? AND r.xmax >= ? AND r.ymin <= ? AND r.ymax >= ?")
+                    // The R*Tree's ids as a list: SQLite sorts them and reads the rows in
+                    // OBJECTID order, which is the page's order too (a join read them in the
+                    // tree's order and sorted whole rows after).
+                    conditions.append(
+                        "\(oid) IN (SELECT pkid FROM \(layer.spatialIndexTable.quotedDatabaseIdentifier) WHERE xmin <= ? AND xmax >= ? AND ymin <= ? AND ymax >= ?)"
+                    )
                     arguments.append(contentsOf: [filter.bbox.xmax, filter.bbox.xmin, filter.bbox.ymax, filter.bbox.ymin].map(\.databaseValue))
                 }
                 conditions.append(filter.predicate)
@@ -102,7 +105,7 @@ extension SpatiaLiteFeatures {
             }
         }
         let source = version == nil ? layer.tableName.quotedDatabaseIdentifier : try SpatiaLiteVersions.overlay(layer, db: db)
-        let from = " FROM \(source) t\(join)"
+        let from = " FROM \(source) t"
         let whereSQL = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let statementArguments = StatementArguments(arguments)
 
@@ -178,18 +181,21 @@ extension SpatiaLiteFeatures {
         features.reserveCapacity(min(pageSize, 4096))
         var exceeded = false
         let geometryIndex = fields.count
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: statementArguments)
-        while let row = try rows.next() {
+        // Columns read in place (no `Row` of `DatabaseValue`s per feature), through a statement
+        // prepared once per connection: the same layer is queried with the same SQL.
+        let rows = try RawRowReader(statement: try db.cachedStatement(sql: sql), arguments: statementArguments)
+        defer { rows.reset() }
+        while try rows.step(db: db) {
             if features.count == pageSize {
                 exceeded = true
                 break
             }
             var attributes: [JSONValue] = []
             attributes.reserveCapacity(fields.count)
-            for index in 0..<fields.count { attributes.append(jsonValue(row[index] as DatabaseValue)) }
+            for index in 0..<fields.count { attributes.append(jsonValue(rows, Int32(index))) }
             var geometry: OGCGeometry?
-            if wantsGeometry, let data: Data = row[geometryIndex] {
-                geometry = try? SpatiaLiteBlob.decode([UInt8](data))
+            if wantsGeometry, let bytes = rows.bytes(Int32(geometryIndex)) {
+                geometry = try? SpatiaLiteBlob.decode(bytes)
             }
             features.append(QueriedFeature(attributes: attributes, geometry: geometry))
         }
@@ -211,6 +217,17 @@ extension SpatiaLiteFeatures {
         case .double(let d): .double(d)
         case .string(let s): .string(s)
         case .blob(let data): .string(data.base64EncodedString())
+        }
+    }
+
+    /// A column of the row `reader` is on, as `jsonValue(_:)` would make its `DatabaseValue`.
+    static func jsonValue(_ reader: RawRowReader, _ column: Int32) -> JSONValue {
+        switch reader.storageClass(column) {
+        case .null: .null
+        case .integer: .int(reader.int64(column))
+        case .real: .double(reader.double(column))
+        case .text: .string(reader.text(column) ?? "")
+        case .blob: .string(Data(reader.bytes(column) ?? []).base64EncodedString())
         }
     }
 

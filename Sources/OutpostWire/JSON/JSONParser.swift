@@ -273,12 +273,21 @@ extension JSONParser {
         element: (JSONValue) throws -> Void
     ) throws -> JSONValue {
         try bytes.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(bytes: buffer)
-            return try parser.parseStreamingObject(arrayKey: key, element: element)
+            try parseStreaming(buffer: buffer, arrayKey: key) { value, _ in try element(value) }
         }
     }
 
-    private mutating func parseStreamingObject(arrayKey key: String, element: (JSONValue) throws -> Void) throws -> JSONValue {
+    /// As `parseStreaming(bytes:…)` over bytes the caller holds (a mapped file); `element` is
+    /// also told where the element ended, so the caller may let go of the bytes before it.
+    public static func parseStreaming(
+        buffer: UnsafeBufferPointer<UInt8>, arrayKey key: String,
+        element: (_ value: JSONValue, _ end: Int) throws -> Void
+    ) throws -> JSONValue {
+        var parser = JSONParser(bytes: buffer)
+        return try parser.parseStreamingObject(arrayKey: key, element: element)
+    }
+
+    private mutating func parseStreamingObject(arrayKey key: String, element: (JSONValue, Int) throws -> Void) throws -> JSONValue {
         skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw fail("Expected a JSON object") }
         index += 1
@@ -304,7 +313,8 @@ extension JSONParser {
                 } else {
                     while true {
                         skipWhitespace()
-                        try element(try parseValue())
+                        let value = try parseValue()
+                        try element(value, index)
                         skipWhitespace()
                         guard index < bytes.count else { throw fail("Unterminated array") }
                         if bytes[index] == UInt8(ascii: ",") {

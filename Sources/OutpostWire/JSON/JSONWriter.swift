@@ -207,6 +207,16 @@ public struct JSONWriter: Sendable {
 
     private mutating func appendQuoted(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: their bytes go in at once.
+        let plain = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if plain == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""):
