@@ -3,7 +3,10 @@
   1. createReplica dataFormat=sqlite of a 1,000,000-point layer (GeoPackage with R-tree),
      synchronous, until the answer names the file; the server's peak RSS meanwhile;
   2. the same rows copied into a plain SQLite file (CREATE TABLE AS SELECT, no index) in the
-     same run, as the baseline of the ratio, the two alternating with the order rotated;
+     same run, as the baseline of the ratio; and the floor of SQLite's own work for any
+     GeoPackage of them: the rows copied into the table's shape (INTEGER PRIMARY KEY, the
+     geometry copied as it is, no conversion) and the unique GlobalID index built; the three
+     alternating with the order rotated;
   3. createReplica of a 100,000-point layer as embedded JSON (request to last byte).
 Usage: python3 bench/replicas.py [--binary PATH] [--runs N]. Writes bench/out/replicas.json.
 """
@@ -87,10 +90,33 @@ def main():
             copy_times.append(time.perf_counter() - started)
             print(f"plain SQLite copy run {run + 1}: {copy_times[-1]:.2f} s", flush=True)
 
-        # The two alternate, each run rotating which goes first (the machine is shared and noisy).
-        sqlite_times, sizes, copy_times = [], [], []
+        def floor(run):
+            # The floor: SQLite filling a GeoPackage-shaped table and its unique GlobalID index,
+            # with no geometry conversion, no R-tree and no trigger.
+            target = os.path.join(OUT, "floor.sqlite")
+            if os.path.exists(target):
+                os.remove(target)
+            connection = sqlite3.connect(os.path.join(data, "outpost.sqlite"))
+            connection.execute("ATTACH ? AS copy", (target,))
+            connection.execute("PRAGMA copy.journal_mode = OFF")
+            connection.execute("PRAGMA copy.synchronous = OFF")
+            connection.execute("CREATE TABLE copy.rows (OBJECTID INTEGER PRIMARY KEY AUTOINCREMENT, GlobalID TEXT(38), name TEXT, "
+                               "species TEXT, value INTEGER, shape POINT)")
+            connection.commit()
+            started = time.perf_counter()
+            connection.execute(f"INSERT INTO copy.rows SELECT OBJECTID, GlobalID, name, species, value, shape FROM {table} ORDER BY OBJECTID")
+            connection.execute("CREATE UNIQUE INDEX copy.rows_globalid ON rows(GlobalID)")
+            connection.commit()
+            floor_times.append(time.perf_counter() - started)
+            connection.close()
+            os.remove(target)
+            print(f"SQLite floor run {run + 1}: {floor_times[-1]:.2f} s", flush=True)
+
+        # The three alternate, each run rotating which goes first (the machine is shared and noisy).
+        sqlite_times, sizes, copy_times, floor_times = [], [], [], []
+        steps = [replica, copy, floor]
         for run in range(args.runs):
-            for step in ((replica, copy) if run % 2 == 0 else (copy, replica)):
+            for step in steps[run % 3:] + steps[:run % 3]:
                 step(run)
         sampling[0] = False
         sampler.join()
@@ -115,6 +141,8 @@ def main():
             "sqlite_replica_1m_file_mib": round(statistics.median(sizes) / 2**20, 1),
             "plain_sqlite_copy_seconds_median": round(copy_median, 2),
             "ratio_to_plain_copy": round(sqlite_median / copy_median, 2),
+            "sqlite_floor_seconds_median": round(statistics.median(floor_times), 2),
+            "floor_ratio_to_plain_copy": round(statistics.median(floor_times) / copy_median, 2),
             "server_rss_mib_before": round(baseline_rss / 1024, 1),
             "server_rss_mib_peak_sampled": round(peak[0] / 1024, 1),
             "server_rss_mib_peak_hwm": round(peak_hwm / 1024, 1),
