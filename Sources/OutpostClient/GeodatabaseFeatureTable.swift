@@ -43,7 +43,7 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         for (index, field) in fields.enumerated() { fieldIndex[field.name.lowercased()] = index }
     }
 
-    /// A field of the layer resource (`{"name", "type", "alias", "length", "nullable", "editable"}`).
+    /// A field of the layer resource (`{"name", "type", "alias", "length", "nullable", "editable", "defaultValue", "domain"}`).
     static func field(_ json: JSONValue) -> FieldDefinition? {
         guard let name = json["name"]?.stringValue, let type = json["type"]?.stringValue.flatMap(EsriFieldType.init(rawValue:)) else {
             return nil
@@ -51,7 +51,7 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         return FieldDefinition(
             name: name, type: type, alias: json["alias"]?.stringValue, length: json["length"]?.int64Value.map { Int($0) },
             nullable: json["nullable"]?.boolValue ?? true, editable: json["editable"]?.boolValue ?? true,
-            defaultValue: json["defaultValue"] ?? .null)
+            defaultValue: json["defaultValue"] ?? .null, domain: json["domain"] ?? .null)
     }
 
     /// Tables are equal when their schemas are (whichever geodatabase object read them).

@@ -59,6 +59,7 @@ public final class ReplicaLayerWriter {
                 sql: "INSERT INTO gpkg_geometry_columns VALUES (?, ?, ?, ?, 0, 0)",
                 arguments: [table, GeoPackageSchema.geometryColumn, geometryType, srsId])
         }
+        try GeoPackageDomains.write(definition.fields, table: table, db: db)
         // The user table is not registered with outpost_sync: its change-log triggers run in
         // any SQLite and ask nothing of the tool editing it, and a registration would make
         // GDAL and QGIS warn against edits that are safe (docs/replica-format.md).

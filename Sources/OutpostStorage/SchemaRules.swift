@@ -20,6 +20,7 @@ public enum SchemaRules {
                 guard field.name.lowercased() != StoredLayer.geometryColumn else {
                     throw StoreError.invalidSchema("'\(field.name)' is reserved for the geometry column")
                 }
+                try validateDomain(of: field)
             }
             guard layer.fields.filter({ $0.type == .oid }).map(\.name) == [layer.objectIdField] else {
                 throw StoreError.invalidSchema("layer \(layer.id) needs exactly one OID field named '\(layer.objectIdField)'")
@@ -40,6 +41,27 @@ public enum SchemaRules {
                     throw StoreError.invalidSchema(
                         "relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
                 }
+            }
+        }
+    }
+
+    /// A field's domain is null or a domain ArcGIS describes (`FieldDomain`) whose codes or
+    /// bounds the field's type can hold: edits are checked against it.
+    static func validateDomain(of field: FieldDefinition) throws {
+        guard !field.domain.isNull else { return }
+        guard let domain = field.fieldDomain else {
+            throw StoreError.invalidSchema("field '\(field.name)': domain is not a codedValue or range domain")
+        }
+        switch domain {
+        case .codedValue(let name, let codes):
+            for code in codes {
+                do { _ = try FieldValue.coerce(code.code, for: FieldDefinition(name: field.name, type: field.type, length: field.length)) } catch {
+                    throw StoreError.invalidSchema("field '\(field.name)': code \(code.code.jsonText) of domain '\(name)' does not fit the field")
+                }
+            }
+        case .range(let name, _, _):
+            guard [.smallInteger, .integer, .single, .double, .date].contains(field.type) else {
+                throw StoreError.invalidSchema("field '\(field.name)': range domain '\(name)' needs a numeric or date field")
             }
         }
     }

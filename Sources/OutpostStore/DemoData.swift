@@ -65,9 +65,16 @@ public enum DemoData {
             geometryType: .point, spatialReference: .wgs84,
             fields: LayerDefinition.withSystemFields([
                 FieldDefinition(name: "species", type: .string, alias: "Species", length: 64),
-                FieldDefinition(name: "height_m", type: .double, alias: "Height (m)"),
+                // Domains, as field apps know them from ArcGIS: a range and a pick list.
+                FieldDefinition(
+                    name: "height_m", type: .double, alias: "Height (m)",
+                    domain: FieldDomain.range(name: "TreeHeight", minimum: 0, maximum: 150).json),
                 FieldDefinition(name: "planted", type: .date, alias: "Planted"),
-                FieldDefinition(name: "healthy", type: .smallInteger, alias: "Healthy"),
+                FieldDefinition(
+                    name: "healthy", type: .smallInteger, alias: "Healthy",
+                    domain: FieldDomain.codedValue(
+                        name: "YesNo", codes: [.init(name: "No", code: 0), .init(name: "Yes", code: 1)]
+                    ).json),
             ]),
             displayField: "species", maxRecordCount: 1000)
         let inspectionsTable = LayerDefinition(

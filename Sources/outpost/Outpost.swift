@@ -216,10 +216,10 @@ struct Serve: AsyncParsableCommand {
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file as a new feature service, or an MBTiles file (.mbtiles) as a tile service."
+            "Import a GeoJSON (.geojson, .json) or GeoPackage (.gpkg) file, or any vector source GDAL reads (File Geodatabase, Shapefile, CSV, KML, GPX, PG:…, through ogr2ogr), as a new feature service; an MBTiles file (.mbtiles) as a tile service."
     )
 
-    @Argument(help: "The file to import.") var file: String
+    @Argument(help: "The file, folder (a .gdb) or GDAL connection string (PG:…) to import.") var file: String
     @Option(name: .long, help: "The new service's name (letters, digits, '_' and '-'), optionally in a folder: Folder/Name.") var service: String
     @Flag(name: .long, help: "Mark the service versioned (per-replica sync with direction control).") var versioned = false
     @Flag(name: .long, help: "Give the imported feature layers attachment tables.") var attachments = false
@@ -229,6 +229,7 @@ struct Import: AsyncParsableCommand {
     @Option(name: .long, help: "A vector tile set's style resources: a folder with styles/root.json, sprites/ and fonts/.")
     var styleResources: String?
     @Option(name: .long, help: "Features per query page.") var maxRecordCount = 2000
+    @Option(name: .long, help: "Reproject a GDAL source to this EPSG code (default: keep its spatial reference).") var srs: Int?
     @Option(name: .long, help: "The service's capabilities, comma-separated (default: Create,Delete,Query,Update,Editing,Sync,Uploads).")
     var capabilities: String?
     @OptionGroup var location: StoreLocation
@@ -267,6 +268,8 @@ struct Import: AsyncParsableCommand {
         }
         options.hasAttachments = attachments
         options.maxRecordCount = maxRecordCount
+        options.srs = srs
+        options.scratchDirectory = store.temporaryDirectory
         let started = Date()
         let imported = try FeatureImporter(store: store).importFile(at: file, options: options)
         let elapsed = Date().timeIntervalSince(started)

@@ -116,3 +116,27 @@ import Testing
         }
     }
 }
+
+/// The replica's layer definitions carry the fields' domains, so edits made offline are
+/// checked as the server checks them (docs/decisions.md, "Field domains").
+@Suite struct OfflineDomainTests {
+    @Test func anOfflineEditOutsideADomainIsRefusedOnTheDevice() async throws {
+        try await withLiveServer { url, _, device in
+            let task = GeodatabaseSyncTask(url: url)
+            let geodatabase = try await generateTrees(task, to: "\(device)/domains.gpkg")
+            defer { geodatabase.close() }
+            let trees = try geodatabase.featureTable(layerId: 2)
+            #expect(trees.field(named: "healthy")?.fieldDomain?.name == "YesNo")
+            #expect(throws: ClientError.self) {
+                try geodatabase.add(LocalFeature(attributes: ["healthy": 2], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            }
+            #expect(throws: ClientError.self) {
+                try geodatabase.add(LocalFeature(attributes: ["height_m": 151], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            }
+            let kept = try geodatabase.add(
+                LocalFeature(attributes: ["healthy": 1, "height_m": 150], geometry: .point(Point(x: 13.21, y: 52.41))), to: trees)
+            let edits = try geodatabase.localEditCount
+            #expect(kept["GlobalID"] != nil && edits == 1)
+        }
+    }
+}

@@ -172,9 +172,10 @@ import Testing
                 let added = "{00000000-0000-0000-0000-0000000E000\(index)}"
                 // Device 2 also deletes a feature device 0 updates.
                 let deletes = index == 2 ? #""\#(held[5])""# : ""
+                // Heights as markers, inside the demo's TreeHeight domain (0–150 m).
                 let updates =
-                    [tree(contested, height: Double(100 + index)), tree(own, height: Double(200 + index))]
-                    + (index == 0 ? [tree(held[5], height: 300)] : [])
+                    [tree(contested, height: Double(100 + index)), tree(own, height: Double(120 + index))]
+                    + (index == 0 ? [tree(held[5], height: 130)] : [])
                 edits.append(#"{"adds":[\#(tree(added, height: 1))],"updates":[\#(updates.joined(separator: ","))],"deleteIds":[\#(deletes)]}"#)
             }
             for index in order {

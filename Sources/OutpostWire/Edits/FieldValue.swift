@@ -4,7 +4,17 @@ public enum FieldValue {
     /// are `.lenient` (numeric strings and booleans convert, nested JSON becomes text).
     public enum Mode: Sendable { case strict, lenient }
 
+    /// Edits (`.strict`) are also checked against the field's domain (ArcGIS's code 1000, the
+    /// domain named in the description); imports keep what the source holds.
     public static func coerce(_ value: JSONValue, for field: FieldDefinition, mode: Mode = .strict) throws(EditError) -> SQLValue {
+        let converted = try convert(value, for: field, mode: mode)
+        if mode == .strict, case .object = field.domain, let domain = field.fieldDomain, !domain.admits(converted) {
+            throw EditError.invalid(domain.refusal(field: field.name, value: converted))
+        }
+        return converted
+    }
+
+    private static func convert(_ value: JSONValue, for field: FieldDefinition, mode: Mode) throws(EditError) -> SQLValue {
         if case .null = value {
             return .null
         }

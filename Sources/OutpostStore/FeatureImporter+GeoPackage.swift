@@ -1,0 +1,153 @@
+import Foundation
+import GRDB
+import OutpostGeoPackage
+import OutpostGeometry
+import OutpostStorage
+import OutpostWire
+
+extension FeatureImporter {
+    // MARK: GeoPackage
+
+    public func importGeoPackage(at path: String, options: Options) throws -> StoredService {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let source = try DatabaseQueue(path: path, configuration: configuration)
+        let tables: [SourceTable] = try source.read { db in
+            let contents = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT table_name, data_type, srs_id FROM gpkg_contents WHERE data_type IN ('features', 'attributes') ORDER BY data_type DESC, table_name"
+            )
+            return try contents.map { row in
+                let name: String = row["table_name"]
+                let dataType: String = row["data_type"]
+                var geometryColumn: String?
+                var geometryType: EsriGeometryType?
+                var wkid = 4326
+                if dataType == "features",
+                    let g = try Row.fetchOne(
+                        db, sql: "SELECT column_name, geometry_type_name, srs_id FROM gpkg_geometry_columns WHERE table_name = ?", arguments: [name])
+                {
+                    geometryColumn = g["column_name"]
+                    let typeName = (g["geometry_type_name"] as String).uppercased()
+                    geometryType =
+                        switch typeName {
+                        case "POINT": .point
+                        case "MULTIPOINT": .multipoint
+                        case "LINESTRING", "MULTILINESTRING", "CURVE", "MULTICURVE": .polyline
+                        case "POLYGON", "MULTIPOLYGON", "SURFACE", "MULTISURFACE", "CURVEPOLYGON": .polygon
+                        default: nil
+                        }
+                    if geometryType == nil, typeName == "GEOMETRY" || typeName == "GEOMETRYCOLLECTION" {
+                        // A generic column (GDAL writes GEOMETRY for mixed Polygon/MultiPolygon):
+                        // infer the Esri type from the rows, as for GeoJSON.
+                        geometryType = try Self.inferGeometryType(table: name, column: g["column_name"], db: db)
+                    }
+                    let srsID: Int = g["srs_id"]
+                    if let srs = try Row.fetchOne(
+                        db, sql: "SELECT organization, organization_coordsys_id FROM gpkg_spatial_ref_sys WHERE srs_id = ?", arguments: [srsID]),
+                        (srs["organization"] as String?)?.uppercased() == "EPSG"
+                    {
+                        wkid = srs["organization_coordsys_id"]
+                    } else if srsID > 0 {
+                        wkid = srsID
+                    }
+                }
+                let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [name]).map {
+                    (name: $0["name"] as String, declared: ($0["type"] as String?) ?? "", isPrimaryKey: ($0["pk"] as Int) > 0)
+                }
+                return SourceTable(
+                    name: name, dataType: dataType, geometryColumn: geometryColumn, geometryType: geometryType, wkid: wkid, columns: columns)
+            }
+        }
+        guard !tables.isEmpty else { throw StoreError.importFailed("\(path) has no feature or attribute tables") }
+        var layers: [LayerDefinition] = []
+        var mappings: [[(source: String, field: FieldDefinition)]] = []
+        for (index, table) in tables.enumerated() {
+            if table.dataType == "features" && table.geometryType == nil {
+                throw StoreError.importFailed("table \(table.name) has an unsupported or mixed geometry type")
+            }
+            var names = FieldNamer()
+            var mapping: [(source: String, field: FieldDefinition)] = []
+            for column in table.columns where !column.isPrimaryKey && column.name != table.geometryColumn {
+                let declared = column.declared.uppercased()
+                let type: EsriFieldType
+                var length: Int?
+                if declared.hasPrefix("TEXT") || declared.hasPrefix("VARCHAR") || declared.hasPrefix("CHAR") {
+                    type = .string
+                    if let open = declared.firstIndex(of: "("), let close = declared.firstIndex(of: ")"),
+                        let n = Int(declared[declared.index(after: open)..<close])
+                    {
+                        length = n
+                    }
+                } else if ["TINYINT", "SMALLINT", "BOOLEAN"].contains(declared) {
+                    type = .smallInteger
+                } else if ["INT", "INTEGER", "MEDIUMINT"].contains(declared) {
+                    type = .integer
+                } else if declared == "BIGINT" {
+                    type = .double
+                } else if ["FLOAT", "DOUBLE", "REAL"].contains(declared) {
+                    type = .double
+                } else if declared == "DATE" || declared == "DATETIME" {
+                    type = .date
+                } else if declared.hasPrefix("BLOB") {
+                    type = .blob
+                } else {
+                    type = .string
+                }
+                mapping.append((column.name, FieldDefinition(name: names.name(for: column.name), type: type, alias: column.name, length: length)))
+            }
+            // Domains (the schema extension's constraints, as GDAL writes a source's field domains).
+            let domains = try source.read { db in
+                try GeoPackageDomains.read(table: table.name, db: db) { column in mapping.first { $0.source == column }?.field.type }
+            }
+            for index in mapping.indices {
+                if let domain = domains[mapping[index].source] { mapping[index].field.domain = domain.json }
+            }
+            let fields = LayerDefinition.withSystemFields(mapping.map(\.field))
+            layers.append(
+                LayerDefinition(
+                    id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
+                    geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
+                    hasAttachments: options.hasAttachments && table.dataType == "features", maxRecordCount: options.maxRecordCount))
+            mappings.append(mapping)
+        }
+        let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
+        let service = ServiceDefinition(
+            name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
+            spatialReference: SpatialReference(wkid: serviceWkid), maxRecordCount: options.maxRecordCount,
+            layers: layers)
+        try store.schema.createService(service)
+        do {
+            for (index, table) in tables.enumerated() {
+                let mapping = mappings[index]
+                var select = mapping.map { $0.source.quotedDatabaseIdentifier }
+                if let geometryColumn = table.geometryColumn { select.append(geometryColumn.quotedDatabaseIdentifier) }
+                // Each row is written as the cursor reads it.
+                try source.read { db in
+                    let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.quotedDatabaseIdentifier)") ?? 0
+                    let cursor = try Row.fetchCursor(
+                        db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
+                    try store.edits.load(service: service.name, layer: index, expectedCount: expected) { emit in
+                        while let row = try cursor.next() {
+                            var attributes: [String: JSONValue] = [:]
+                            for (i, entry) in mapping.enumerated() {
+                                let value = SpatiaLiteFeatures.jsonValue(row[i] as DatabaseValue)
+                                if !value.isNull { attributes[entry.field.name] = value }
+                            }
+                            var geometry: OGCGeometry?
+                            if table.geometryColumn != nil, let blob: Data = row[mapping.count] {
+                                geometry = try GeoPackageBinary.decode([UInt8](blob)).geometry
+                            }
+                            try emit(FeatureRow(attributes: attributes, geometry: geometry))
+                        }
+                    }
+                }
+            }
+        } catch {
+            try? store.schema.deleteService(named: service.name)
+            throw error
+        }
+        return try store.service(named: service.name)
+    }
+}

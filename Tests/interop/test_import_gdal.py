@@ -1,0 +1,150 @@
+"""Bring your own data (issue 25): sources GDAL reads, imported through `ogr2ogr`, their field
+domains kept, served as ArcGIS does, enforced on applyEdits and sync, and carried in replicas."""
+import json
+import os
+import sqlite3
+import subprocess
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, UNVERIFIED, on_backend, running_server, BINARY
+
+# A File Geodatabase written by GDAL's OpenFileGDB driver (python3-gdal, Debian's GDAL), with a
+# coded-value and a range domain, made by the system Python that has the bindings.
+MAKE_FILEGDB = """
+import sys
+from osgeo import gdal, ogr, osr
+gdal.UseExceptions()
+ds = gdal.GetDriverByName("OpenFileGDB").Create(sys.argv[1], 0, 0, 0, gdal.GDT_Unknown)
+ds.AddFieldDomain(ogr.CreateCodedFieldDomain("TreeSpecies", "Species", ogr.OFTInteger, ogr.OFSTNone, {1: "Oak", 2: "Lime", 3: "Maple"}))
+ds.AddFieldDomain(ogr.CreateRangeFieldDomain("Height", "Height in m", ogr.OFTReal, ogr.OFSTNone, 0.0, True, 80.0, True))
+srs = osr.SpatialReference()
+srs.ImportFromEPSG(4326)
+layer = ds.CreateLayer("trees", srs, ogr.wkbPoint)
+for name, kind, domain in (("species", ogr.OFTInteger, "TreeSpecies"), ("height", ogr.OFTReal, "Height"), ("note", ogr.OFTString, None)):
+    field = ogr.FieldDefn(name, kind)
+    if domain:
+        field.SetDomainName(domain)
+    layer.CreateField(field)
+for i in range(12):
+    feature = ogr.Feature(layer.GetLayerDefn())
+    feature.SetField("species", 1 + i % 3)
+    feature.SetField("height", 4.5 + i)
+    feature.SetField("note", f"tree {i}")
+    feature.SetGeometry(ogr.CreateGeometryFromWkt(f"POINT (13.{i} 52.{i})"))
+    layer.CreateFeature(feature)
+"""
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=30, context=UNVERIFIED) as response:
+        return json.loads(response.read())
+
+
+def post(url, fields):
+    request = urllib.request.Request(url, data=urllib.parse.urlencode(fields).encode())
+    with urllib.request.urlopen(request, timeout=60, context=UNVERIFIED) as response:
+        return json.loads(response.read())
+
+
+def outpost_import(source, data, service, *extra):
+    result = subprocess.run(on_backend([BINARY, "import", source, "--service", service, "--data", data, *extra]),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def filegdb(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("gdb") / "trees.gdb")
+    subprocess.run(["/usr/bin/python3", "-c", MAKE_FILEGDB, path], check=True)
+    return path
+
+
+def test_a_file_geodatabase_keeps_its_domains_and_they_are_enforced(filegdb, tmp_path):
+    data = str(tmp_path / "data")
+    assert "Trees/FeatureServer/0 trees: 12 rows" in outpost_import(filegdb, data, "Trees")
+    with running_server(data, "--no-demo", tls=True) as root:
+        service = f"{root}/rest/services/Trees/FeatureServer"
+        fields = {f["name"]: f for f in get(f"{service}/0?f=json")["fields"]}
+        assert fields["species"]["domain"] == {"type": "codedValue", "name": "TreeSpecies", "codedValues": [
+            {"name": "Oak", "code": 1}, {"name": "Lime", "code": 2}, {"name": "Maple", "code": 3}]}
+        assert fields["height"]["domain"] == {"type": "range", "name": "Height", "range": [0, 80]}
+        assert fields["note"]["domain"] is None
+
+        # The ArcGIS API for Python reads the pick list from the layer.
+        arcgis = pytest.importorskip("arcgis")
+        from arcgis.features import FeatureLayer
+        from arcgis.gis.server import ServicesDirectory
+        layer = FeatureLayer(f"{service}/0", gis=ServicesDirectory(url=root, verify_cert=False))
+        species = next(f for f in layer.properties.fields if f["name"] == "species")
+        assert [c["name"] for c in species["domain"]["codedValues"]] == ["Oak", "Lime", "Maple"]
+        # An edit outside a domain is refused; the request's other edits follow rollbackOnFailure.
+        refused = layer.edit_features(adds=[{"attributes": {"species": 2, "height": 3}, "geometry": {"x": 13, "y": 52}},
+                                            {"attributes": {"species": 7, "height": 3}, "geometry": {"x": 13, "y": 52}}],
+                                      rollback_on_failure=False)
+        assert [r["success"] for r in refused["addResults"]] == [True, False]
+        assert refused["addResults"][1]["error"]["code"] == 1000 and "TreeSpecies" in refused["addResults"][1]["error"]["description"]
+        assert get(f"{service}/0/query?where=1%3D1&returnCountOnly=true&f=json")["count"] == 13
+
+        # Through sync: a replica's add outside the range domain fails, its good one lands.
+        replica = post(f"{service}/createReplica", {"f": "json", "layers": "0", "replicaName": "crew", "syncModel": "perLayer",
+                                                    "transportType": "esriTransportTypeEmbedded"})
+        generation = replica["layerServerGens"][0]["serverGen"]
+        edits = [{"id": 0, "features": {"adds": [
+            {"attributes": {"GlobalID": "{A7C3F0D2-4B1E-4C55-9E6A-1F2B3C4D5E60}", "species": 1, "height": 90},
+             "geometry": {"x": 13, "y": 52}},
+            {"attributes": {"GlobalID": "{A7C3F0D2-4B1E-4C55-9E6A-1F2B3C4D5E61}", "species": 1, "height": 9},
+             "geometry": {"x": 13, "y": 52}}]}}]
+        answer = post(f"{service}/synchronizeReplica", {
+            "f": "json", "replicaID": replica["replicaID"], "transportType": "esriTransportTypeEmbedded", "rollbackOnFailure": "false",
+            "syncLayers": json.dumps([{"id": 0, "serverGen": generation, "syncDirection": "bidirectional"}]), "edits": json.dumps(edits)})
+        results = answer["edits"][0]["addResults"]
+        assert [r["success"] for r in results] == [False, True], answer
+        assert "Height" in results[0]["error"]["description"]
+
+        # A replica carries the domains as GeoPackage constraints, which GDAL reads as field domains.
+        sqlite_replica = post(f"{service}/createReplica", {"f": "json", "layers": "0", "replicaName": "offline", "syncModel": "perLayer",
+                                                           "dataFormat": "sqlite"})
+        gpkg = str(tmp_path / "offline.gpkg")
+        with urllib.request.urlopen(sqlite_replica["URL"], timeout=60, context=UNVERIFIED) as response, open(gpkg, "wb") as out:
+            out.write(response.read())
+    info = subprocess.run(["ogrinfo", "-so", gpkg, "trees"], capture_output=True, text=True, check=True).stdout
+    assert "species: Integer (0.0), domain name=TreeSpecies" in info and "height: Real (0.0), domain name=Height" in info
+    domains = subprocess.run(["ogrinfo", "-so", gpkg, "-fielddomain", "TreeSpecies"], capture_output=True, text=True, check=True).stdout
+    assert "1: Oak" in domains and "3: Maple" in domains
+    ranges = subprocess.run(["ogrinfo", "-so", gpkg, "-fielddomain", "Height"], capture_output=True, text=True, check=True).stdout
+    assert "Minimum value: 0" in ranges and "Maximum value: 80" in ranges
+
+
+def test_shapefile_csv_and_kml_import_with_their_counts_types_and_geometries(tmp_path):
+    countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")
+    shapefile = str(tmp_path / "countries.shp")
+    subprocess.run(["ogr2ogr", "-f", "ESRI Shapefile", shapefile, countries, "-lco", "ENCODING=UTF-8"], check=True)
+    kml = str(tmp_path / "countries.kml")
+    subprocess.run(["ogr2ogr", "-f", "KML", kml, countries, "-select", "name"], check=True)
+    csv = str(tmp_path / "stations.csv")
+    with open(csv, "w") as out:
+        out.write("name,longitude,latitude,elevation,opened\n")
+        for i in range(25):
+            out.write(f"Station {i},{10 + i / 10},{50 + i / 20},{100 + i},2020-01-{1 + i % 28:02d}\n")
+    data = str(tmp_path / "data")
+    assert "Countries/FeatureServer/0 countries: 177 rows" in outpost_import(shapefile, data, "Countries")
+    assert ": 177 rows" in outpost_import(kml, data, "CountriesKML")
+    assert "Stations/FeatureServer/0 stations: 25 rows" in outpost_import(csv, data, "Stations")
+    with running_server(data, "--no-demo") as root:
+        base = f"{root}/rest/services"
+        layer = get(f"{base}/Countries/FeatureServer/0?f=json")
+        assert layer["geometryType"] == "esriGeometryPolygon"
+        france = get(f"{base}/Countries/FeatureServer/0/query?where=iso_a3%3D%27FRA%27&outFields=name&f=json")["features"]
+        assert france[0]["attributes"]["name"] == "France" and france[0]["geometry"]["rings"]
+        stations = get(f"{base}/Stations/FeatureServer/0?f=json")
+        types = {f["name"]: f["type"] for f in stations["fields"]}
+        assert stations["geometryType"] == "esriGeometryPoint"
+        assert types["elevation"] == "esriFieldTypeInteger" and types["name"] == "esriFieldTypeString"
+        assert types["opened"] == "esriFieldTypeDate"
+        first = get(f"{base}/Stations/FeatureServer/0/query?where=name%3D%27Station%203%27&outFields=*&f=json")["features"][0]
+        assert first["geometry"] == {"x": 10.3, "y": 50.15} and first["attributes"]["elevation"] == 103
+        assert get(f"{base}/CountriesKML/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json")["count"] == 177
