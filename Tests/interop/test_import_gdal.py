@@ -148,3 +148,35 @@ def test_shapefile_csv_and_kml_import_with_their_counts_types_and_geometries(tmp
         first = get(f"{base}/Stations/FeatureServer/0/query?where=name%3D%27Station%203%27&outFields=*&f=json")["features"][0]
         assert first["geometry"] == {"x": 10.3, "y": 50.15} and first["attributes"]["elevation"] == 103
         assert get(f"{base}/CountriesKML/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json")["count"] == 177
+
+
+def test_a_postgis_table_imports_through_a_pg_connection_string(tmp_path):
+    admin = os.environ.get("OUTPOST_TEST_POSTGRES")
+    if not admin:
+        pytest.fail("no test PostgreSQL: run scripts/test.sh, or set OUTPOST_TEST_POSTGRES")
+    name = "outpost_source_" + os.urandom(6).hex()
+    subprocess.run(["psql", "-q", admin, "-c", f"CREATE DATABASE {name}"], check=True)
+    source = f"{admin.rsplit('/', 1)[0]}/{name}"
+    try:
+        subprocess.run(["psql", "-q", "-v", "ON_ERROR_STOP=1", source, "-c", """
+            CREATE EXTENSION postgis;
+            CREATE TABLE parks (id serial PRIMARY KEY, name text, area_ha double precision, opened date,
+                                geom geometry(Polygon, 4326));
+            INSERT INTO parks (name, area_ha, opened, geom) SELECT 'Park ' || n, n * 1.5, DATE '2001-01-01' + n,
+                ST_MakeEnvelope(13 + n / 10.0, 52, 13.05 + n / 10.0, 52.05, 4326) FROM generate_series(1, 7) n;
+            CREATE TABLE ignored (id serial PRIMARY KEY, note text);
+            """], check=True)
+        host, port, user = "127.0.0.1", admin.split(":")[-1].split("/")[0], admin.split("//")[1].split("@")[0]
+        connection = f"PG:host={host} port={port} user={user} dbname={name} tables=parks"
+        assert "Parks/FeatureServer/0 parks: 7 rows" in outpost_import(connection, str(tmp_path / "data"), "Parks")
+        with running_server(str(tmp_path / "data"), "--no-demo") as root:
+            layer = get(f"{root}/rest/services/Parks/FeatureServer/0?f=json")
+            types = {f["name"]: f["type"] for f in layer["fields"]}
+            assert layer["geometryType"] == "esriGeometryPolygon" and len(get(f"{root}/rest/services/Parks/FeatureServer?f=json")["layers"]) == 1
+            assert types["name"] == "esriFieldTypeString" and types["area_ha"] == "esriFieldTypeDouble" and types["opened"] == "esriFieldTypeDate"
+            park = get(f"{root}/rest/services/Parks/FeatureServer/0/query?where=name%3D%27Park%203%27&outFields=*&f=json")["features"][0]
+            assert park["attributes"]["area_ha"] == 4.5
+            xs = [x for ring in park["geometry"]["rings"] for x, _ in ring]
+            assert min(xs) == pytest.approx(13.3) and max(xs) == pytest.approx(13.35)
+    finally:
+        subprocess.run(["psql", "-q", admin, "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
