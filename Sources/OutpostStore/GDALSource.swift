@@ -26,9 +26,14 @@ enum GDALSource {
             ]
         }
         if let srs { arguments += ["-t_srs", "EPSG:\(srs)"] }
+        try run(Array(arguments.dropFirst()), what: "read \(source)")
+    }
+
+    /// Runs `ogr2ogr` with `arguments`; a failure says what it was to `what`.
+    static func run(_ arguments: [String], what: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
+        process.arguments = ["ogr2ogr"] + arguments
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
@@ -39,9 +44,9 @@ enum GDALSource {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             if process.terminationStatus == 127 {
-                throw StoreError.importFailed("importing \(source) needs GDAL's ogr2ogr (Debian: apt install gdal-bin)")
+                throw StoreError.importFailed("GDAL's ogr2ogr is needed to \(what) (Debian: apt install gdal-bin)")
             }
-            throw StoreError.importFailed("GDAL could not read \(source): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+            throw StoreError.importFailed("GDAL could not \(what): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
 }

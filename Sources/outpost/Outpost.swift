@@ -17,7 +17,7 @@ struct Outpost: AsyncParsableCommand {
         commandName: "outpost",
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
         subcommands: [
-            Serve.self, Import.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
+            Serve.self, Import.self, Export.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
             OfflineMap.self, MigrateToPostgres.self,
         ])
 }

@@ -180,3 +180,41 @@ def test_a_postgis_table_imports_through_a_pg_connection_string(tmp_path):
             assert min(xs) == pytest.approx(13.3) and max(xs) == pytest.approx(13.35)
     finally:
         subprocess.run(["psql", "-q", admin, "-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"], check=False)
+
+
+# Reads every feature of a file's one layer with GDAL (the system Python's bindings), as JSON.
+READ_FEATURES = """
+import json, sys
+from osgeo import ogr
+source = ogr.Open(sys.argv[1])
+layer = source.GetLayer(0)
+rows = []
+for feature in layer:
+    geometry = feature.GetGeometryRef()
+    rows.append({"name": feature.GetField("name"), "iso_a3": feature.GetField("iso_a3"), "pop_est": feature.GetField("pop_est"),
+                 "area": round(geometry.GetArea(), 6) if geometry else None})
+print(json.dumps({"count": layer.GetFeatureCount(), "rows": sorted(rows, key=lambda r: (r["name"], r["iso_a3"]))}))
+"""
+
+
+@pytest.mark.parametrize("format,extension", [("GPKG", "gpkg"), ("FileGDB", "gdb"), ("Shapefile", "shp"), ("GeoJSON", "geojson"),
+                                              ("CSV", "csv")])
+def test_outpost_export_round_trips_a_service(tmp_path, format, extension):
+    countries = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")
+    data = str(tmp_path / "data")
+    outpost_import(countries, data, "Countries")
+    output = str(tmp_path / f"countries.{extension}")
+    result = subprocess.run(on_backend([BINARY, "export", "Countries", output, "--format", format, "--data", data]),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # CSV carries the geometry as WKT, which GDAL reads back as geometry with these open options.
+    read = output if format != "CSV" else f"CSV:{output}"
+    exported = json.loads(subprocess.run(["/usr/bin/python3", "-c", READ_FEATURES, read], capture_output=True, text=True, check=True).stdout)
+    original = json.loads(subprocess.run(["/usr/bin/python3", "-c", READ_FEATURES, countries], capture_output=True, text=True,
+                                         check=True).stdout)
+    assert exported["count"] == original["count"] == 177
+    for theirs, ours in zip(original["rows"], exported["rows"]):
+        assert (ours["name"], ours["iso_a3"]) == (theirs["name"], theirs["iso_a3"])
+        assert float(ours["pop_est"]) == pytest.approx(float(theirs["pop_est"]))
+        if format != "CSV":
+            assert ours["area"] == pytest.approx(theirs["area"], rel=1e-6)
