@@ -5,9 +5,10 @@ import OutpostWire
 /// R-tree entries gathered for a bulk load (a replica file, an import), with memory flat in
 /// their number: up to `memoryLimit` they are held and packed in memory, on another core
 /// while the caller builds its other indexes; past it they go to a scratch file and are
-/// packed by an external distribution sort (`RTreeBulkLoader.writeSpilled`).
+/// packed, also on another core, by an external distribution sort (`RTreeBulkLoader.packSpilled`).
 ///
-/// At the default limit the held entries and the packing's arrays take about 64 MB.
+/// At the default limit the held entries and the packing's arrays take about 16 MB; the
+/// spilled packing holds a slice and a rowid bucket at a time, and the level above the leaves.
 public struct RTreeEntries {
     public static let defaultMemoryLimit = 1 << 18
 

@@ -25,7 +25,13 @@ enum GDALSource {
                 "-oo", "GEOM_POSSIBLE_NAMES=wkt,geometry,geom,the_geom", "-oo", "KEEP_GEOM_COLUMNS=NO", "-oo", "AUTODETECT_TYPE=YES",
             ]
         }
-        if let srs { arguments += ["-t_srs", "EPSG:\(srs)"] }
+        if source.lowercased().hasSuffix(".csv") {
+            // A CSV file says nothing of its coordinates: they are WGS 84, as their column names
+            // (longitude, latitude) say; reprojecting needs that said.
+            arguments += srs.map { ["-s_srs", "EPSG:4326", "-t_srs", "EPSG:\($0)"] } ?? ["-a_srs", "EPSG:4326"]
+        } else if let srs {
+            arguments += ["-t_srs", "EPSG:\(srs)"]
+        }
         try run(Array(arguments.dropFirst()), what: "read \(source)")
     }
 

@@ -50,11 +50,10 @@ public enum ServiceExport {
     ) throws -> [String] {
         guard !FileManager.default.fileExists(atPath: output) else { throw StoreError.importFailed("\(output) exists already") }
         let definition = try store.service(named: service).definition
-        var parameters: [(String, String)] = [
+        let parameters: [(String, String)] = [
             ("layers", definition.layers.map { String($0.id) }.joined(separator: ",")), ("replicaName", "export"), ("syncModel", "none"),
-            ("dataFormat", "sqlite"), ("returnAttachments", "false"),
+            ("dataFormat", "sqlite"), ("returnAttachments", "false"), ("transportType", "esriTransportTypeUrl"),
         ]
-        parameters.append(("transportType", "esriTransportTypeUrl"))
         let plan = try ReplicaPlanner.plan(
             try CreateReplicaRequest.parse(RequestParameters(parameters)), service: definition, replicaId: "", owner: "", takenNames: [],
             now: store.clock.milliseconds())

@@ -204,35 +204,6 @@ import Testing
         #expect(facts.0 == "ok" && facts.1 == 1 && facts.2 == 1)
     }
 
-    /// A page cut short leaves its statement part-way; reset, it holds no snapshot, so the
-    /// reader connection sees every later commit (a cached statement once kept it open).
-    @Test func aPageCutShortPinsNoSnapshot() throws {
-        let store = try makeTemporaryStore()
-        try store.schema.createService(pointLayerService(name: "pinned"))
-        try store.edits.insert(
-            (0..<10).map { FeatureRow(attributes: ["value": .int(Int64($0))], geometry: .point(Point(x: Double($0), y: 0))) },
-            service: "pinned", layer: 0)
-        var short = LayerQuery()
-        short.whereClause = "1=1"
-        short.resultRecordCount = 1
-        var count = LayerQuery()
-        count.whereClause = "1=1"
-        count.returnCountOnly = true
-        for round in 1...3 {
-            guard case .features(let page) = try store.features.query(short, service: "pinned", layer: 0) else {
-                Issue.record("no page")
-                return
-            }
-            #expect(page.exceededTransferLimit)
-            try store.edits.insert([FeatureRow(attributes: ["value": 99], geometry: .point(Point(x: 0, y: 1)))], service: "pinned", layer: 0)
-            guard case .count(let rows) = try store.features.query(count, service: "pinned", layer: 0) else {
-                Issue.record("no count")
-                return
-            }
-            #expect(rows == 10 + round)
-        }
-    }
-
     @Test func pagesAreCappedAndIDsAreNot() throws {
         let store = try makeTemporaryStore()
         try store.schema.createService(pointLayerService(name: "paging", maxRecordCount: 100))

@@ -56,6 +56,12 @@ def outpost_import(source, data, service, *extra):
     return result.stdout
 
 
+def outpost_export(service, data, output, format):
+    result = subprocess.run(on_backend([BINARY, "export", service, output, "--format", format, "--data", data]),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 @pytest.fixture(scope="module")
 def filegdb(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("gdb") / "trees.gdb")
@@ -204,10 +210,8 @@ def test_outpost_export_round_trips_a_service(tmp_path, format, extension):
     data = str(tmp_path / "data")
     outpost_import(countries, data, "Countries")
     output = str(tmp_path / f"countries.{extension}")
-    result = subprocess.run(on_backend([BINARY, "export", "Countries", output, "--format", format, "--data", data]),
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    # CSV carries the geometry as WKT, which GDAL reads back as geometry with these open options.
+    outpost_export("Countries", data, output, format)
+    # CSV carries the geometry as WKT text: its names and numbers are compared, not its areas.
     read = output if format != "CSV" else f"CSV:{output}"
     exported = json.loads(subprocess.run(["/usr/bin/python3", "-c", READ_FEATURES, read], capture_output=True, text=True, check=True).stdout)
     original = json.loads(subprocess.run(["/usr/bin/python3", "-c", READ_FEATURES, countries], capture_output=True, text=True,
@@ -218,3 +222,34 @@ def test_outpost_export_round_trips_a_service(tmp_path, format, extension):
         assert float(ours["pop_est"]) == pytest.approx(float(theirs["pop_est"]))
         if format != "CSV":
             assert ours["area"] == pytest.approx(theirs["area"], rel=1e-6)
+
+
+def test_srs_reprojects_a_gdal_source_and_a_missing_gdal_is_named(tmp_path):
+    csv = str(tmp_path / "points.csv")
+    with open(csv, "w") as out:
+        out.write("name,longitude,latitude\nnull island,0,0\neast,1,0\n")
+    data = str(tmp_path / "data")
+    outpost_import(csv, data, "Mercator", "--srs", "3857")
+    with running_server(data, "--no-demo") as root:
+        service = f"{root}/rest/services/Mercator/FeatureServer"
+        assert get(f"{service}/0?f=json")["extent"]["spatialReference"]["latestWkid"] == 3857
+        east = get(f"{service}/0/query?where=name%3D%27east%27&returnGeometry=true&f=json")["features"][0]["geometry"]
+        assert east["x"] == pytest.approx(111319.49, abs=0.01) and east["y"] == pytest.approx(0, abs=1e-6)
+    # Without GDAL's tools on the PATH, the import says which package brings them, and makes nothing.
+    result = subprocess.run(on_backend([BINARY, "import", csv, "--service", "Nothing", "--data", data]),
+                            capture_output=True, text=True, timeout=60, env={**os.environ, "PATH": "/nonexistent"})
+    assert result.returncode != 0 and "gdal-bin" in result.stdout + result.stderr
+    with running_server(data, "--no-demo") as root:
+        assert [s["name"] for s in get(f"{root}/rest/services?f=json")["services"]] == ["Mercator"]
+
+
+@pytest.mark.parametrize("format,extension", [("GPKG", "gpkg"), ("FileGDB", "gdb")])
+def test_an_export_keeps_the_field_domains(filegdb, tmp_path, format, extension):
+    data = str(tmp_path / "data")
+    outpost_import(filegdb, data, "Trees")
+    output = str(tmp_path / f"trees.{extension}")
+    outpost_export("Trees", data, output, format)
+    info = subprocess.run(["ogrinfo", "-so", output, "trees"], capture_output=True, text=True, check=True).stdout
+    assert "domain name=TreeSpecies" in info and "domain name=Height" in info
+    domains = subprocess.run(["ogrinfo", "-so", output, "-fielddomain", "TreeSpecies"], capture_output=True, text=True, check=True).stdout
+    assert "2: Lime" in domains

@@ -8,7 +8,7 @@ public enum FieldValue {
     /// domain named in the description); imports keep what the source holds.
     public static func coerce(_ value: JSONValue, for field: FieldDefinition, mode: Mode = .strict) throws(EditError) -> SQLValue {
         let converted = try convert(value, for: field, mode: mode)
-        if mode == .strict, case .object = field.domain, let domain = field.fieldDomain, !domain.admits(converted) {
+        if mode == .strict, let domain = field.fieldDomain, !domain.admits(converted) {
             throw EditError.invalid(domain.refusal(field: field.name, value: converted))
         }
         return converted

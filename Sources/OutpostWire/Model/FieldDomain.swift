@@ -1,6 +1,7 @@
 /// A field's attribute domain, as ArcGIS describes it in a layer's field list: a coded-value
 /// domain (a pick list) or a range domain. The JSON is kept as given (`FieldDefinition.domain`);
-/// this is its meaning, which edits are checked against (`FieldValue.coerce`).
+/// this is its meaning (`FieldDefinition.fieldDomain`), which edits are checked against
+/// (`FieldValue.coerce`).
 ///
 /// `{"type":"codedValue","name":"Material","codedValues":[{"name":"Aluminum","code":"AL"}]}`,
 /// `{"type":"range","name":"Measured Length","range":[1,10000]}` (bounds inclusive).
@@ -105,9 +106,4 @@ extension SQLValue {
         case .blob(let bytes): "a blob of \(bytes.count) bytes"
         }
     }
-}
-
-extension FieldDefinition {
-    /// The field's domain, when `domain` holds one.
-    public var fieldDomain: FieldDomain? { FieldDomain(json: domain) }
 }

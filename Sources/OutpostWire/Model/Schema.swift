@@ -53,7 +53,11 @@ public struct FieldDefinition: Sendable, Equatable {
     public var nullable: Bool
     public var editable: Bool
     public var defaultValue: JSONValue
-    public var domain: JSONValue
+    /// ArcGIS's domain JSON, kept as given; `fieldDomain` is what it means.
+    public var domain: JSONValue { didSet { fieldDomain = FieldDomain(json: domain) } }
+    /// The domain `domain` describes, parsed once when it is set: every edited value is
+    /// checked against it (`FieldValue.coerce`).
+    public private(set) var fieldDomain: FieldDomain?
 
     public init(
         name: String, type: EsriFieldType, alias: String? = nil, length: Int? = nil,
@@ -67,6 +71,7 @@ public struct FieldDefinition: Sendable, Equatable {
         self.editable = editable
         self.defaultValue = defaultValue
         self.domain = domain
+        fieldDomain = FieldDomain(json: domain)
     }
 }
 
