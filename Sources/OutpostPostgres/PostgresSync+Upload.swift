@@ -138,38 +138,46 @@ struct PostgresUploadSession {
         return results
     }
 
-    /// Reads and locks the rows and tombstones of every GlobalID the edits name.
+    /// Reads and locks the rows and tombstones of every GlobalID the edits name: rows first,
+    /// then the tombstones of the GlobalIDs with no live row, each statement with a snapshot of
+    /// its own (READ COMMITTED). A row deleted by a writer whose lock the row read waited for is
+    /// gone from that read, and its tombstone, committed with the delete, is in the next one;
+    /// tombstones read first would miss it, the GlobalID would look absent, and an update would
+    /// insert the feature beside its tombstone (a later download then deleted it on the device).
     private func prefetch(_ edits: LayerEdits, layer: StoredLayer) throws {
         var ids = Set<String>()
         for feature in edits.adds + edits.updates { if let id = try? globalId(of: feature, key: nil, layer: layer) { ids.insert(id) } }
         for key in edits.deletes { if case .globalId(let id) = key { ids.insert(id) } }
         let definition = layer.definition
-        let wanted = PostgresTextArray(ids.sorted())
         var records: [String: Held] = [:]
-        for id in ids { records[id] = .absent }
-        for row in try connection.query(
-            """
-            SELECT global_id, object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
-            WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = ANY(\(wanted))
-            ORDER BY global_id FOR UPDATE
-            """
-        ).rows {
-            records[try row.required(0, row.string)] = .tombstone(
-                objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), deletedXid: try row.required(3, row.int64),
-                deletedBy: row.string(4), createdBy: row.string(5))
-        }
         let gid = PostgresQuery.quoted(identifier: definition.globalIdField)
         for row in try connection.query(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT \(gid), \(PostgresQuery.quoted(identifier: definition.objectIdField)), outpost_created_xid, outpost_xid, outpost_replica,
                         outpost_created_by FROM \(PostgresQuery.quoted(identifier: layer.tableName)) WHERE \(gid) = ANY($1) ORDER BY \(gid) FOR UPDATE
-                    """, binds: [wanted.postgresValue])
+                    """, binds: [PostgresTextArray(ids.sorted()).postgresValue])
         ).rows {
             // A live row wins over a tombstone of the same GlobalID, as in `held`.
             records[try row.required(0, row.string)] = .row(
                 objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64), changedXid: try row.required(3, row.int64),
                 lastWriter: row.string(4), createdBy: row.string(5))
+        }
+        let withoutRows = ids.filter { records[$0] == nil }
+        for id in withoutRows { records[id] = .absent }
+        if !withoutRows.isEmpty {
+            let wanted = PostgresTextArray(withoutRows.sorted())
+            for row in try connection.query(
+                """
+                SELECT global_id, object_id, created_xid, outpost_xid, replica_id, created_by FROM outpost_tombstones
+                WHERE service = \(layer.serviceName) AND layer_id = \(definition.id) AND kind = 'feature' AND global_id = ANY(\(wanted))
+                ORDER BY global_id FOR UPDATE
+                """
+            ).rows {
+                records[try row.required(0, row.string)] = .tombstone(
+                    objectId: try row.required(1, row.int64), createdXid: try row.required(2, row.int64),
+                    deletedXid: try row.required(3, row.int64), deletedBy: row.string(4), createdBy: row.string(5))
+            }
         }
         prefetched.records = records
         prefetched.isActive = true

@@ -102,4 +102,79 @@ import Testing
         #expect(written.count >= 200)
         #expect(Set(all) == written && all.count == written.count)
     }
+
+    /// A device's update of a feature an online editor is deleting at that moment: the upload
+    /// waits for the delete's row lock, then finds the tombstone, undoes the delete (last in
+    /// wins, logged) and removes the tombstone, so the device's next download does not delete
+    /// the feature it just wrote. The delete is held open by a trigger waiting on an advisory
+    /// lock the test holds, so the two interleave the same way every run.
+    @Test func anUpdateWaitingOnAConcurrentDeleteUndoesItAndLeavesNoTombstone() throws {
+        let location = try TestPostgres.makeDatabase(label: "undelete")
+        let backend = try PostgresBackend(location, maximumConnections: 4)
+        try backend.schema.createService(pointLayerService(name: "Points"))
+        let table = try backend.schema.service(named: "Points").layers[0].tableName
+        let globalId = GlobalID.make()
+        _ = try backend.edits.applyEdits(
+            service: "Points", edits: [LayerEdits(layerId: 0, adds: [Self.point("online", globalId: globalId)])], options: EditOptions())
+        let replica = try Self.createReplica(backend, name: "device")
+        let control = try PostgresConnection(location)
+        try control.execute(
+            """
+            CREATE FUNCTION outpost_test_hold() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
+            CREATE TRIGGER outpost_test_hold AFTER DELETE ON \(PostgresQuery.quoted(identifier: table))
+                FOR EACH ROW EXECUTE FUNCTION outpost_test_hold();
+            SELECT pg_advisory_lock(4242);
+            """)
+        /// Waits until a backend waits for a lock of `type`.
+        let waitFor: @Sendable (String) throws -> Void = { type in
+            let deadline = ContinuousClock.now + .seconds(30)
+            let watcher = try PostgresConnection(location)
+            while try watcher.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = \(type)").first?.int(0) == 0 {
+                try #require(ContinuousClock.now < deadline, "a backend waits for a \(type) lock")
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        let update = LayerEdits(
+            layerId: 0, updates: [EditFeature(attributes: ["GlobalID": .string(globalId), "label": .string("device")])])
+        let plan = try Self.plan(replica, edits: update)
+        // The online delete, held open after its row is gone; the device's upload once the
+        // delete holds; and, once the upload waits for the deleted row, the delete let go.
+        let outcomes = try onThreads(3) { index -> SyncUploadOutcome? in
+            switch index {
+            case 0:
+                _ = try backend.edits.applyEdits(
+                    service: "Points", edits: [LayerEdits(layerId: 0, deletes: [.globalId(globalId)])], options: EditOptions(useGlobalIds: true))
+            case 1:
+                try waitFor("advisory")
+                return try backend.sync.applySyncUpload(plan, fingerprint: [1])
+            default:
+                try waitFor("advisory")
+                try waitFor("transactionid")
+                _ = try control.query("SELECT pg_advisory_unlock(4242)")
+            }
+            return nil
+        }
+        let upload = try #require(outcomes[1])
+        #expect(upload.results.first?.updateResults.first?.success == true)
+        let tombstones = try control.query("SELECT count(*) FROM outpost_tombstones WHERE global_id = \(globalId)").first?.int(0)
+        #expect(tombstones == 0, "the undone delete's tombstone is gone")
+        let conflicts = try backend.conflicts.conflicts(service: "Points", replicaId: replica.id)
+        #expect(conflicts.map(\.overwrittenChange) == ["delete"], "the undone delete is in the conflict log")
+        /// The GlobalIDs an answer tells the device to delete.
+        func deleted(_ plan: SyncPlan, upload: SyncUploadOutcome?) throws -> (ids: [JSONValue], summary: SyncAnswerSummary) {
+            var bytes: [UInt8] = []
+            let summary = try backend.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: nil)
+            let answer = try JSONParser.parse(String(decoding: bytes, as: UTF8.self))
+            return (answer["edits"]?.arrayValue?.first?["features"]?["deleteIds"]?.arrayValue ?? [], summary)
+        }
+        // Neither the sync's own answer nor the next one deletes the feature the device wrote.
+        let answer = try deleted(plan, upload: upload)
+        #expect(answer.ids.isEmpty, "the sync's answer keeps the feature: \(answer.ids)")
+        try backend.sync.recordSync(plan, generations: answer.summary.generations, close: false)
+        let next = try deleted(try Self.plan(try #require(try backend.replicas.replica(service: "Points", id: replica.id)), edits: nil), upload: nil)
+        #expect(next.ids.isEmpty, "the next answer keeps the feature: \(next.ids)")
+        let label = try control.query("SELECT label FROM \(unescaped: PostgresQuery.quoted(identifier: table)) WHERE \"GlobalID\" = \(globalId)")
+        #expect(label.first?.string(0) == "device")
+    }
 }
