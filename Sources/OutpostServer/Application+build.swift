@@ -189,6 +189,7 @@ public func buildRouter(
     services.addServiceRoutes(to: routes)
     EditsController(store: store).addRoutes(to: routes)
     QueryController(store: store).addRoutes(to: routes)
+    RelatedRecordsController(store: store).addRoutes(to: routes)
     AttachmentsController(store: store).addRoutes(to: routes)
     ReplicasController(store: store, files: files, runner: runner, scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
         .addRoutes(to: routes)

@@ -98,7 +98,7 @@ public final class ServerMetrics: Sendable {
             return ["tile", "tilemap"].contains(first) ? first : first == "resources" ? "style" : "other"
         }
         let named: Set = [
-            "applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "createReplica",
+            "applyEdits", "addFeatures", "updateFeatures", "deleteFeatures", "query", "queryAttachments", "queryRelatedRecords", "createReplica",
             "synchronizeReplica", "unRegisterReplica", "addAttachment", "updateAttachment", "deleteAttachments", "layers",
         ]
         if let last = rest.last, named.contains(last) { return last }

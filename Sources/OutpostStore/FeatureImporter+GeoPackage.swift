@@ -8,11 +8,15 @@ import OutpostWire
 extension FeatureImporter {
     // MARK: GeoPackage
 
-    public func importGeoPackage(at path: String, options: Options) throws -> StoredService {
+    /// Imports every feature and attribute table of the GeoPackage at `path` as one service: a
+    /// layer or table each, but for attachment tables, whose rows become their parents'
+    /// attachments; columns named GlobalID that hold GUIDs keep them, and `catalog`'s
+    /// relationship classes (a File Geodatabase's) are kept between the layers.
+    public func importGeoPackage(at path: String, options: Options, catalog: GeodatabaseCatalog = GeodatabaseCatalog()) throws -> StoredService {
         var configuration = Configuration()
         configuration.readonly = true
         let source = try DatabaseQueue(path: path, configuration: configuration)
-        let tables: [SourceTable] = try source.read { db in
+        let sourceTables: [SourceTable] = try source.read { db in
             let contents = try Row.fetchAll(
                 db,
                 sql:
@@ -60,7 +64,13 @@ extension FeatureImporter {
                     name: name, dataType: dataType, geometryColumn: geometryColumn, geometryType: geometryType, wkid: wkid, columns: columns)
             }
         }
+        let attachmentTables = AttachmentTable.find(in: sourceTables, catalog: catalog, warn: options.warn)
+        let tables = sourceTables.filter { table in !attachmentTables.contains { $0.table == table.name } }
         guard !tables.isEmpty else { throw StoreError.importFailed("\(path) has no feature or attribute tables") }
+        let globalIdColumns = try source.read { db in try tables.map { try Self.globalIdColumn(of: $0, db: db) } }
+        for attachments in attachmentTables where globalIdColumns[tables.firstIndex { $0.name == attachments.parent }!] == nil {
+            options.warn("\(attachments.table): \(attachments.parent) has no GlobalIDs to link its attachments to; they are not imported")
+        }
         var layers: [LayerDefinition] = []
         var mappings: [[(source: String, field: FieldDefinition)]] = []
         for (index, table) in tables.enumerated() {
@@ -69,7 +79,7 @@ extension FeatureImporter {
             }
             var names = FieldNamer()
             var mapping: [(source: String, field: FieldDefinition)] = []
-            for column in table.columns where !column.isPrimaryKey && column.name != table.geometryColumn {
+            for column in table.columns where !column.isPrimaryKey && column.name != table.geometryColumn && column.name != globalIdColumns[index] {
                 let declared = column.declared.uppercased()
                 let type: EsriFieldType
                 var length: Int?
@@ -109,9 +119,15 @@ extension FeatureImporter {
                 LayerDefinition(
                     id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
                     geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
-                    hasAttachments: options.hasAttachments && table.dataType == "features", maxRecordCount: options.maxRecordCount))
+                    hasAttachments: (options.hasAttachments && table.dataType == "features")
+                        || attachmentTables.contains { $0.parent == table.name && globalIdColumns[index] != nil },
+                    maxRecordCount: options.maxRecordCount))
             mappings.append(mapping)
         }
+        Self.relate(
+            &layers, sources: tables.map(\.name),
+            fieldNames: mappings.map { Dictionary($0.map { ($0.source.lowercased(), $0.field.name) }, uniquingKeysWith: { first, _ in first }) },
+            catalog: catalog, warn: options.warn)
         let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
         let service = ServiceDefinition(
             name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,
@@ -122,12 +138,15 @@ extension FeatureImporter {
             for (index, table) in tables.enumerated() {
                 let mapping = mappings[index]
                 var select = mapping.map { $0.source.quotedDatabaseIdentifier }
-                if let geometryColumn = table.geometryColumn { select.append(geometryColumn.quotedDatabaseIdentifier) }
+                select.append(table.geometryColumn?.quotedDatabaseIdentifier ?? "NULL")
+                select.append(globalIdColumns[index]?.quotedDatabaseIdentifier ?? "NULL")
+                let globalIdField = layers[index].globalIdField
                 // Each row is written as the cursor reads it.
                 try source.read { db in
                     let expected = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name.quotedDatabaseIdentifier)") ?? 0
-                    let cursor = try Row.fetchCursor(
-                        db, sql: "SELECT \(select.isEmpty ? "1" : select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
+                    let cursor = try Row.fetchCursor(db, sql: "SELECT \(select.joined(separator: ", ")) FROM \(table.name.quotedDatabaseIdentifier)")
+                    var loaded = 0
+                    options.progress(ImportProgress(layer: table.name, loaded: 0, total: expected))
                     try store.edits.load(service: service.name, layer: index, expectedCount: expected) { emit in
                         while let row = try cursor.next() {
                             var attributes: [String: JSONValue] = [:]
@@ -139,10 +158,18 @@ extension FeatureImporter {
                             if table.geometryColumn != nil, let blob: Data = row[mapping.count] {
                                 geometry = try GeoPackageBinary.decode([UInt8](blob)).geometry
                             }
+                            if let globalId: String = row[mapping.count + 1] { attributes[globalIdField] = .string(globalId) }
                             try emit(FeatureRow(attributes: attributes, geometry: geometry))
+                            loaded += 1
+                            if loaded & 0xFFFF == 0 { options.progress(ImportProgress(layer: table.name, loaded: loaded, total: expected)) }
                         }
                     }
+                    options.progress(ImportProgress(layer: table.name, loaded: expected, total: expected))
                 }
+            }
+            for attachments in attachmentTables {
+                guard let parent = tables.firstIndex(where: { $0.name == attachments.parent }), globalIdColumns[parent] != nil else { continue }
+                try loadAttachments(attachments, service: service.name, layer: parent, source: source, warn: options.warn)
             }
         } catch {
             try? store.schema.deleteService(named: service.name)

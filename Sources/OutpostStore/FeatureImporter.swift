@@ -28,8 +28,14 @@ public struct FeatureImporter<Backend: SyncBackend> {
         try FileManager.default.createDirectory(atPath: options.scratchDirectory, withIntermediateDirectories: true)
         let converted = (options.scratchDirectory as NSString).appendingPathComponent("import-\(UUID().uuidString).gpkg")
         defer { try? FileManager.default.removeItem(atPath: converted) }
-        try GDALSource.convert(path, to: converted, srs: options.srs)
-        return try importGeoPackage(at: converted, options: options)
+        let catalog =
+            GDALSource.isFileGeodatabase(path)
+            ? try GDALSource.geodatabaseCatalog(path, scratch: converted.replacingOccurrences(of: ".gpkg", with: "-items.gpkg"))
+            : GeodatabaseCatalog()
+        let progress = options.progress
+        let label = "GDAL " + URL(fileURLWithPath: path).lastPathComponent
+        try GDALSource.convert(path, to: converted, srs: options.srs) { progress(ImportProgress(layer: label, loaded: $0, total: 100)) }
+        return try importGeoPackage(at: converted, options: options, catalog: catalog)
     }
 
     // MARK: GeoJSON
@@ -288,6 +294,19 @@ struct SourceTable {
     var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
 }
 
+/// How far an import has come: rows of `layer` loaded of `total`.
+public struct ImportProgress: Sendable, Equatable {
+    public var layer: String
+    public var loaded: Int
+    public var total: Int
+
+    public init(layer: String, loaded: Int, total: Int) {
+        self.layer = layer
+        self.loaded = loaded
+        self.total = total
+    }
+}
+
 /// What an import makes of a file.
 public struct FeatureImportOptions: Sendable {
     public var serviceName: String
@@ -302,6 +321,10 @@ public struct FeatureImportOptions: Sendable {
     public var srs: Int?
     /// Where a GDAL source's GeoPackage is written on its way in (the store's `tmp/` from the CLI).
     public var scratchDirectory = NSTemporaryDirectory()
+    /// Hears what the import leaves out or cannot link (the CLI prints it).
+    public var warn: @Sendable (String) -> Void = { _ in }
+    /// Hears how far the load of each table has come (the CLI's progress bar).
+    public var progress: @Sendable (ImportProgress) -> Void = { _ in }
 
     public init(serviceName: String, isVersioned: Bool = false, layerName: String? = nil) {
         self.serviceName = serviceName

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OutpostStorage
 
 /// Any vector source GDAL reads (a File Geodatabase folder, a Shapefile, CSV with X/Y or WKT
@@ -16,7 +17,8 @@ enum GDALSource {
     }
 
     /// Writes `source` into a new GeoPackage at `target`, reprojected to EPSG `srs` when given.
-    static func convert(_ source: String, to target: String, srs: Int? = nil) throws {
+    /// `progress` hears GDAL's own percentage of the copy.
+    static func convert(_ source: String, to target: String, srs: Int? = nil, progress: ((Int) -> Void)? = nil) throws {
         var arguments = ["ogr2ogr", "-f", "GPKG", target, source]
         if source.lowercased().hasSuffix(".csv") {
             // Coordinates from the usual column names, or WKT; the columns' types guessed from their values.
@@ -32,27 +34,87 @@ enum GDALSource {
         } else if let srs {
             arguments += ["-t_srs", "EPSG:\(srs)"]
         }
-        try run(Array(arguments.dropFirst()), what: "read \(source)")
+        if progress != nil { arguments.append("-progress") }
+        try run(Array(arguments.dropFirst()), what: "read \(source)", progress: progress)
     }
 
-    /// Runs `ogr2ogr` with `arguments`; a failure says what it was to `what`.
-    static func run(_ arguments: [String], what: String) throws {
+    /// Whether `path` names a File Geodatabase (a `.gdb` folder, or one zipped).
+    static func isFileGeodatabase(_ path: String) -> Bool {
+        var lowered = path.lowercased()
+        while lowered.hasSuffix("/") { lowered.removeLast() }
+        return lowered.hasSuffix(".gdb") || lowered.hasSuffix(".gdb.zip")
+    }
+
+    /// The relationship classes of a File Geodatabase, read from the definitions of its
+    /// `GDB_Items` table, which `ogr2ogr` copies into a scratch GeoPackage at `scratch`.
+    static func geodatabaseCatalog(_ source: String, scratch: String) throws -> GeodatabaseCatalog {
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        try run(
+            ["-f", "GPKG", scratch, source, "-oo", "LIST_ALL_TABLES=YES", "-sql", "SELECT Name, Definition FROM GDB_Items", "-nln", "items"],
+            what: "read the definitions of \(source)")
+        var configuration = Configuration()
+        configuration.readonly = true
+        let items = try DatabaseQueue(path: scratch, configuration: configuration).read { db in
+            try Row.fetchAll(db, sql: "SELECT Name, Definition FROM items WHERE Definition IS NOT NULL").map {
+                (name: ($0["Name"] as String?) ?? "", definition: $0["Definition"] as String)
+            }
+        }
+        do { return try GeodatabaseCatalog(items: items) } catch let error as GeodatabaseCatalog.Unreadable {
+            throw StoreError.importFailed(error.description)
+        }
+    }
+
+    /// Runs `ogr2ogr` with `arguments`; a failure says what it was to `what`. With `progress`,
+    /// the percentages `-progress` prints ("0...10...20") are handed on as they come.
+    static func run(_ arguments: [String], what: String, progress: ((Int) -> Void)? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["ogr2ogr"] + arguments
         let errors = Pipe()
+        let output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = progress == nil ? FileHandle.nullDevice : output
         do { try process.run() } catch {
             throw StoreError.importFailed("cannot run ogr2ogr (GDAL's command-line tools, Debian's gdal-bin): \(error)")
         }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Standard error is drained on its own thread, so neither pipe can fill and stall GDAL.
+        let message = Locked(Data())
+        let drained = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            message.set(errors.fileHandleForReading.readDataToEndOfFile())
+            drained.signal()
+        }
+        if let progress {
+            var pending = ""
+            while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
+                pending += String(decoding: chunk, as: UTF8.self)
+                // Numbers followed by dots are finished; a trailing one may still grow.
+                var parts = pending.components(separatedBy: ".")
+                pending = parts.removeLast()
+                for part in parts {
+                    if let percent = Int(String(part.trimmingCharacters(in: .whitespaces).prefix(while: \.isNumber))) { progress(percent) }
+                }
+            }
+        }
+        drained.wait()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             if process.terminationStatus == 127 {
                 throw StoreError.importFailed("GDAL's ogr2ogr is needed to \(what) (Debian: apt install gdal-bin)")
             }
-            throw StoreError.importFailed("GDAL could not \(what): \(message.trimmingCharacters(in: .whitespacesAndNewlines))")
+            let text = String(decoding: message.value, as: UTF8.self)
+            throw StoreError.importFailed("GDAL could not \(what): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
     }
+}
+
+/// A value shared with the thread that drains a pipe.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
 }

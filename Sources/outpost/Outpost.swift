@@ -270,6 +270,8 @@ struct Import: AsyncParsableCommand {
         options.maxRecordCount = maxRecordCount
         options.srs = srs
         options.scratchDirectory = store.temporaryDirectory
+        options.warn = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
+        if isatty(STDOUT_FILENO) != 0 { options.progress = ImportProgressBar.draw }
         let started = Date()
         let imported = try FeatureImporter(store: store).importFile(at: file, options: options)
         let elapsed = Date().timeIntervalSince(started)

@@ -12,7 +12,8 @@ import pytest
 from conftest import ROOT, UNVERIFIED, on_backend, running_server, BINARY
 
 # A File Geodatabase written by GDAL's OpenFileGDB driver (python3-gdal, Debian's GDAL), with a
-# coded-value and a range domain, made by the system Python that has the bindings.
+# coded-value and a range domain, a relationship class to an inspections table and an attachment
+# relationship class with its __ATTACH table, made by the system Python that has the bindings.
 MAKE_FILEGDB = """
 import sys
 from osgeo import gdal, ogr, osr
@@ -23,18 +24,59 @@ ds.AddFieldDomain(ogr.CreateRangeFieldDomain("Height", "Height in m", ogr.OFTRea
 srs = osr.SpatialReference()
 srs.ImportFromEPSG(4326)
 layer = ds.CreateLayer("trees", srs, ogr.wkbPoint)
-for name, kind, domain in (("species", ogr.OFTInteger, "TreeSpecies"), ("height", ogr.OFTReal, "Height"), ("note", ogr.OFTString, None)):
+for name, kind, domain in (("GlobalID", ogr.OFTString, None), ("species", ogr.OFTInteger, "TreeSpecies"),
+                           ("height", ogr.OFTReal, "Height"), ("note", ogr.OFTString, None)):
     field = ogr.FieldDefn(name, kind)
     if domain:
         field.SetDomainName(domain)
     layer.CreateField(field)
+inspections = ds.CreateLayer("inspections", None, ogr.wkbNone)
+for name, kind in (("TreeGUID", ogr.OFTString), ("finding", ogr.OFTString)):
+    inspections.CreateField(ogr.FieldDefn(name, kind))
+attach = ds.CreateLayer("trees__ATTACH", None, ogr.wkbNone)
+for name, kind in (("REL_GLOBALID", ogr.OFTString), ("CONTENT_TYPE", ogr.OFTString), ("ATT_NAME", ogr.OFTString),
+                   ("DATA_SIZE", ogr.OFTInteger), ("DATA", ogr.OFTBinary)):
+    attach.CreateField(ogr.FieldDefn(name, kind))
 for i in range(12):
+    tree = "{%08d-0000-4000-8000-%012d}" % (i, i)
     feature = ogr.Feature(layer.GetLayerDefn())
+    feature.SetField("GlobalID", tree)
     feature.SetField("species", 1 + i % 3)
     feature.SetField("height", 4.5 + i)
     feature.SetField("note", f"tree {i}")
     feature.SetGeometry(ogr.CreateGeometryFromWkt(f"POINT (13.{i} 52.{i})"))
     layer.CreateFeature(feature)
+    for n in range(i % 3):
+        row = ogr.Feature(inspections.GetLayerDefn())
+        row.SetField("TreeGUID", tree)
+        row.SetField("finding", f"inspection {n} of tree {i}")
+        inspections.CreateFeature(row)
+    if i < 4:
+        photo = bytes(range(256)) * (i + 1)
+        row = ogr.Feature(attach.GetLayerDefn())
+        row.SetField("REL_GLOBALID", tree)
+        row.SetField("CONTENT_TYPE", "image/jpeg")
+        row.SetField("ATT_NAME", f"tree{i}.jpg")
+        row.SetField("DATA_SIZE", len(photo))
+        row.SetFieldBinaryFromHexString("DATA", photo.hex())
+        attach.CreateFeature(row)
+ds = None
+# Relationship classes are added to an existing geodatabase opened for update.
+ds = gdal.OpenEx(sys.argv[1], gdal.OF_VECTOR | gdal.OF_UPDATE)
+related = gdal.Relationship("trees_inspections", "trees", "inspections", gdal.GRC_ONE_TO_MANY)
+related.SetLeftTableFields(["GlobalID"])
+related.SetRightTableFields(["TreeGUID"])
+related.SetType(gdal.GRT_COMPOSITE)
+related.SetForwardPathLabel("inspections")
+related.SetBackwardPathLabel("tree")
+assert ds.AddRelationship(related)
+photos = gdal.Relationship("trees__ATTACHREL", "trees", "trees__ATTACH", gdal.GRC_ONE_TO_MANY)
+photos.SetLeftTableFields(["GlobalID"])
+photos.SetRightTableFields(["REL_GLOBALID"])
+photos.SetType(gdal.GRT_COMPOSITE)
+photos.SetRelatedTableType("media")
+assert ds.AddRelationship(photos)
+ds = None
 """
 
 
@@ -123,6 +165,68 @@ def test_a_file_geodatabase_keeps_its_domains_and_they_are_enforced(filegdb, tmp
     assert "1: Oak" in domains and "3: Maple" in domains
     ranges = subprocess.run(["ogrinfo", "-so", gpkg, "-fielddomain", "Height"], capture_output=True, text=True, check=True).stdout
     assert "Minimum value: 0" in ranges and "Maximum value: 80" in ranges
+
+
+def test_a_file_geodatabase_keeps_its_relationships_attachments_and_global_ids(filegdb, tmp_path):
+    data = str(tmp_path / "data")
+    printed = outpost_import(filegdb, data, "Trees")
+    assert "Trees/FeatureServer/0 trees: 12 rows" in printed and "Trees/FeatureServer/1 inspections: 12 rows" in printed
+    assert "ATTACH" not in printed, "the attachment table is no layer of its own"
+    with running_server(data, "--no-demo", tls=True) as root:
+        service = f"{root}/rest/services/Trees/FeatureServer"
+        trees, inspections = get(f"{service}/0?f=json"), get(f"{service}/1?f=json")
+        assert trees["hasAttachments"] is True and inspections["type"] == "Table"
+        assert trees["relationships"] == [{"id": 0, "name": "inspections", "relatedTableId": 1, "cardinality": "esriRelCardinalityOneToMany",
+                                           "role": "esriRelRoleOrigin", "keyField": "GlobalID", "composite": True}]
+        assert inspections["relationships"] == [{"id": 0, "name": "tree", "relatedTableId": 0, "cardinality": "esriRelCardinalityOneToMany",
+                                                 "role": "esriRelRoleDestination", "keyField": "TreeGUID", "composite": True}]
+        # The geodatabase's GlobalIDs are kept, so the inspections' keys still name their trees.
+        rows = get(f"{service}/0/query?where=1%3D1&outFields=OBJECTID,GlobalID,note&orderByFields=OBJECTID&f=json")["features"]
+        by_note = {r["attributes"]["note"]: r["attributes"] for r in rows}
+        assert by_note["tree 2"]["GlobalID"] == "{00000002-0000-4000-8000-000000000002}"
+        keyed = get(f"{service}/1/query?" + urllib.parse.urlencode(
+            {"where": "TreeGUID = '{00000002-0000-4000-8000-000000000002}'", "outFields": "finding", "f": "json"}))["features"]
+        assert sorted(r["attributes"]["finding"] for r in keyed) == ["inspection 0 of tree 2", "inspection 1 of tree 2"]
+        # The __ATTACH rows are the trees' attachments, byte for byte.
+        for i in range(12):
+            oid = by_note[f"tree {i}"]["OBJECTID"]
+            infos = get(f"{service}/0/{oid}/attachments?f=json")["attachmentInfos"]
+            if i >= 4:
+                assert infos == []
+                continue
+            assert [(a["name"], a["contentType"], a["size"]) for a in infos] == [(f"tree{i}.jpg", "image/jpeg", 256 * (i + 1))]
+            with urllib.request.urlopen(f"{service}/0/{oid}/attachments/{infos[0]['id']}", timeout=30, context=UNVERIFIED) as response:
+                assert response.read() == bytes(range(256)) * (i + 1)
+
+        # queryRelatedRecords follows the relationship both ways, grouped by feature.
+        oids = {i: by_note[f"tree {i}"]["OBJECTID"] for i in range(12)}
+        related = get(f"{service}/0/queryRelatedRecords?" + urllib.parse.urlencode(
+            {"objectIds": f"{oids[2]},{oids[3]},{oids[4]}", "relationshipId": 0, "outFields": "finding", "f": "json"}))
+        assert [f["name"] for f in related["fields"]] == ["finding"]
+        assert {g["objectId"]: sorted(r["attributes"]["finding"] for r in g["relatedRecords"]) for g in related["relatedRecordGroups"]} == {
+            oids[2]: ["inspection 0 of tree 2", "inspection 1 of tree 2"], oids[4]: ["inspection 0 of tree 4"]}
+        counted = get(f"{service}/0/queryRelatedRecords?" + urllib.parse.urlencode(
+            {"objectIds": f"{oids[2]},{oids[5]}", "relationshipId": 0, "returnCountOnly": "true",
+             "definitionExpression": "finding LIKE 'inspection 1%'", "f": "json"}))
+        assert counted["relatedRecordGroups"] == [{"objectId": oids[2], "count": 1}, {"objectId": oids[5], "count": 1}]
+        inspection = get(f"{service}/1/query?where=finding%3D%27inspection%201%20of%20tree%205%27&f=json")["features"][0]
+        back = get(f"{service}/1/queryRelatedRecords?" + urllib.parse.urlencode(
+            {"objectIds": inspection["attributes"]["OBJECTID"], "relationshipId": 0, "outFields": "note", "f": "json"}))
+        assert back["geometryType"] == "esriGeometryPoint"
+        assert [r["attributes"]["note"] for r in back["relatedRecordGroups"][0]["relatedRecords"]] == ["tree 5"]
+        assert back["relatedRecordGroups"][0]["relatedRecords"][0]["geometry"]["x"] == pytest.approx(13.5)
+        missing = get(f"{service}/0/queryRelatedRecords?objectIds=1&relationshipId=7&f=json")
+        assert missing["error"]["code"] == 400 and "relationship 7" in json.dumps(missing["error"])
+
+        # The ArcGIS API for Python reads the relationship and follows it.
+        arcgis = pytest.importorskip("arcgis")
+        from arcgis.features import FeatureLayer
+        from arcgis.gis.server import ServicesDirectory
+        layer = FeatureLayer(f"{service}/0", gis=ServicesDirectory(url=root, verify_cert=False))
+        assert layer.properties.relationships[0]["relatedTableId"] == 1
+        answer = layer.query_related_records(object_ids=str(oids[2]), relationship_id="0", out_fields="finding")
+        assert sorted(r["attributes"]["finding"] for r in answer["relatedRecordGroups"][0]["relatedRecords"]) == [
+            "inspection 0 of tree 2", "inspection 1 of tree 2"]
 
 
 def test_shapefile_csv_and_kml_import_with_their_counts_types_and_geometries(tmp_path):

@@ -133,6 +133,7 @@ public enum FeatureServiceMetadata {
         object["advancedQueryCapabilities"] = [
             "supportsPagination": true,
             "supportsQueryRelatedPagination": false,
+            "supportsQueryRelated": true,
             "supportsQueryWithDistance": false,
             "supportsReturningQueryExtent": true,
             "supportsStatistics": true,
