@@ -34,7 +34,7 @@ public struct FeatureImporter<Backend: SyncBackend> {
             : GeodatabaseCatalog()
         let progress = options.progress
         let label = "GDAL " + URL(fileURLWithPath: path).lastPathComponent
-        try GDALSource.convert(path, to: converted, srs: options.srs) { progress(ImportProgress(layer: label, loaded: $0, total: 100)) }
+        try GDALSource.convert(path, to: converted, srs: options.srs) { progress(ImportProgress(layer: label, loaded: $0, total: 100, isPercent: true)) }
         return try importGeoPackage(at: converted, options: options, catalog: catalog)
     }
 
@@ -294,16 +294,19 @@ struct SourceTable {
     var columns: [(name: String, declared: String, isPrimaryKey: Bool)]
 }
 
-/// How far an import has come: rows of `layer` loaded of `total`.
+/// How far an import has come: `loaded` of `total` rows of `layer`, or, for GDAL's conversion,
+/// percent (`isPercent`).
 public struct ImportProgress: Sendable, Equatable {
     public var layer: String
     public var loaded: Int
     public var total: Int
+    public var isPercent = false
 
-    public init(layer: String, loaded: Int, total: Int) {
+    public init(layer: String, loaded: Int, total: Int, isPercent: Bool = false) {
         self.layer = layer
         self.loaded = loaded
         self.total = total
+        self.isPercent = isPercent
     }
 }
 

@@ -10,7 +10,8 @@ enum ImportProgressBar {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let done = progress.loaded >= progress.total
-        let line = "\r\(progress.layer) [\(bar)] \(Int(fraction * 100))% \(progress.loaded)/\(progress.total) rows\u{1B}[K\(done ? "\n" : "")"
+        let count = progress.isPercent ? "" : " \(progress.loaded)/\(progress.total) rows"
+        let line = "\r\(progress.layer) [\(bar)] \(Int(fraction * 100))%\(count)\u{1B}[K\(done ? "\n" : "")"
         // Unbuffered, so the bar moves as the load does.
         FileHandle.standardOutput.write(Data(line.utf8))
     }

@@ -2,6 +2,7 @@
 domains kept, served as ArcGIS does, enforced on applyEdits and sync, and carried in replicas."""
 import json
 import os
+import shlex
 import sqlite3
 import subprocess
 import urllib.parse
@@ -227,6 +228,19 @@ def test_a_file_geodatabase_keeps_its_relationships_attachments_and_global_ids(f
         answer = layer.query_related_records(object_ids=str(oids[2]), relationship_id="0", out_fields="finding")
         assert sorted(r["attributes"]["finding"] for r in answer["relatedRecordGroups"][0]["relatedRecords"]) == [
             "inspection 0 of tree 2", "inspection 1 of tree 2"]
+
+
+def test_import_draws_a_progress_bar_on_a_terminal_only(filegdb, tmp_path):
+    # util-linux's script gives the import a terminal; the typescript holds what it drew.
+    typescript = str(tmp_path / "typescript")
+    command = shlex.join(on_backend([BINARY, "import", filegdb, "--service", "Bars", "--data", str(tmp_path / "tty")]))
+    subprocess.run(["script", "-qec", command, typescript], stdout=subprocess.DEVNULL, check=True, timeout=300)
+    drawn = open(typescript, encoding="utf-8", errors="replace").read()
+    assert "\rGDAL trees.gdb [" in drawn and "] 100%" in drawn
+    assert "\rtrees [##############################] 100% 12/12 rows" in drawn
+    assert "\rinspections [##############################] 100% 12/12 rows" in drawn
+    plain = outpost_import(filegdb, str(tmp_path / "plain"), "Plain")
+    assert "[#" not in plain and "\r" not in plain
 
 
 def test_shapefile_csv_and_kml_import_with_their_counts_types_and_geometries(tmp_path):
