@@ -34,7 +34,9 @@ public struct FeatureImporter<Backend: SyncBackend> {
             : GeodatabaseCatalog()
         let progress = options.progress
         let label = "GDAL " + URL(fileURLWithPath: path).lastPathComponent
-        try GDALSource.convert(path, to: converted, srs: options.srs) { progress(ImportProgress(layer: label, loaded: $0, total: 100, isPercent: true)) }
+        try GDALSource.convert(path, to: converted, srs: options.srs) {
+            progress(ImportProgress(layer: label, loaded: $0, total: 100, isPercent: true))
+        }
         return try importGeoPackage(at: converted, options: options, catalog: catalog)
     }
 
