@@ -2,7 +2,7 @@
 domains kept, served as ArcGIS does, enforced on applyEdits and sync, and carried in replicas."""
 import json
 import os
-import shlex
+import pty
 import sqlite3
 import subprocess
 import urllib.parse
@@ -231,11 +231,23 @@ def test_a_file_geodatabase_keeps_its_relationships_attachments_and_global_ids(f
 
 
 def test_import_draws_a_progress_bar_on_a_terminal_only(filegdb, tmp_path):
-    # util-linux's script gives the import a terminal; the typescript holds what it drew.
-    typescript = str(tmp_path / "typescript")
-    command = shlex.join(on_backend([BINARY, "import", filegdb, "--service", "Bars", "--data", str(tmp_path / "tty")]))
-    subprocess.run(["script", "-qec", command, typescript], stdout=subprocess.DEVNULL, check=True, timeout=300)
-    drawn = open(typescript, encoding="utf-8", errors="replace").read()
+    # A pseudo-terminal for the import's standard output; everything it drew is read back.
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen(on_backend([BINARY, "import", filegdb, "--service", "Bars", "--data", str(tmp_path / "tty")]),
+                               stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.DEVNULL)
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # EIO: the import closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(controller)
+    assert process.wait(timeout=300) == 0
+    drawn = b"".join(chunks).decode("utf-8", errors="replace")
     assert "\rGDAL trees.gdb [" in drawn and "] 100%" in drawn
     assert "\rtrees [##############################] 100% 12/12 rows" in drawn
     assert "\rinspections [##############################] 100% 12/12 rows" in drawn
