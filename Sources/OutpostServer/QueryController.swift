@@ -136,17 +136,7 @@ enum FeatureSetWriter {
             w.key("spatialReference")
             w.value(page.spatialReference.json)
         }
-        w.key("fields")
-        w.beginArray()
-        for field in page.fields {
-            w.beginObject()
-            w.member("name", field.name)
-            w.member("type", field.type.rawValue)
-            w.member("alias", field.alias)
-            if let length = field.length { w.member("length", length) }
-            w.endObject()
-        }
-        w.endArray()
+        writeFields(page.fields, to: &w)
         if page.exceededTransferLimit { w.member("exceededTransferLimit", true) }
         w.key("features")
         w.beginArray()
@@ -155,6 +145,21 @@ enum FeatureSetWriter {
         }
         w.endArray()
         w.endObject()
+    }
+
+    /// The `fields` member of a feature set: name, type, alias and length of each.
+    static func writeFields(_ fields: [FieldDefinition], to w: inout JSONWriter) {
+        w.key("fields")
+        w.beginArray()
+        for field in fields {
+            w.beginObject()
+            w.member("name", field.name)
+            w.member("type", field.type.rawValue)
+            w.member("alias", field.alias)
+            if let length = field.length { w.member("length", length) }
+            w.endObject()
+        }
+        w.endArray()
     }
 
     static func writeFeature(_ feature: QueriedFeature, fields: [FieldDefinition], geometryType: EsriGeometryType?, to w: inout JSONWriter) {

@@ -24,17 +24,7 @@ struct RelatedRecordsController<Backend: OutpostBackend>: Sendable {
                 w.key("spatialReference")
                 w.value(answer.spatialReference.json)
             }
-            w.key("fields")
-            w.beginArray()
-            for field in answer.fields {
-                w.beginObject()
-                w.member("name", field.name)
-                w.member("type", field.type.rawValue)
-                w.member("alias", field.alias)
-                if let length = field.length { w.member("length", length) }
-                w.endObject()
-            }
-            w.endArray()
+            FeatureSetWriter.writeFields(answer.fields, to: &w)
         }
         w.key("relatedRecordGroups")
         w.beginArray()
