@@ -68,8 +68,14 @@ extension FeatureImporter {
         let tables = sourceTables.filter { table in !attachmentTables.contains { $0.table == table.name } }
         guard !tables.isEmpty else { throw StoreError.importFailed("\(path) has no feature or attribute tables") }
         let globalIdColumns = try source.read { db in try tables.map { try Self.globalIdColumn(of: $0, db: db) } }
-        for attachments in attachmentTables where globalIdColumns[tables.firstIndex { $0.name == attachments.parent }!] == nil {
-            options.warn("\(attachments.table): \(attachments.parent) has no GlobalIDs to link its attachments to; they are not imported")
+        // Each attachment table with the index of a parent whose GlobalIDs are kept.
+        var linked: [(attachments: AttachmentTable, parent: Int)] = []
+        for attachments in attachmentTables {
+            if let parent = tables.firstIndex(where: { $0.name == attachments.parent }), globalIdColumns[parent] != nil {
+                linked.append((attachments, parent))
+            } else {
+                options.warn("\(attachments.table): \(attachments.parent) has no GlobalIDs to link its attachments to; they are not imported")
+            }
         }
         var layers: [LayerDefinition] = []
         var mappings: [[(source: String, field: FieldDefinition)]] = []
@@ -119,8 +125,7 @@ extension FeatureImporter {
                 LayerDefinition(
                     id: index, name: table.name, kind: table.dataType == "features" ? .featureLayer : .table,
                     geometryType: table.geometryType, spatialReference: SpatialReference(wkid: table.wkid), fields: fields,
-                    hasAttachments: (options.hasAttachments && table.dataType == "features")
-                        || attachmentTables.contains { $0.parent == table.name && globalIdColumns[index] != nil },
+                    hasAttachments: (options.hasAttachments && table.dataType == "features") || linked.contains { $0.parent == index },
                     maxRecordCount: options.maxRecordCount))
             mappings.append(mapping)
         }
@@ -167,8 +172,7 @@ extension FeatureImporter {
                     options.progress(ImportProgress(layer: table.name, loaded: expected, total: expected))
                 }
             }
-            for attachments in attachmentTables {
-                guard let parent = tables.firstIndex(where: { $0.name == attachments.parent }), globalIdColumns[parent] != nil else { continue }
+            for (attachments, parent) in linked {
                 try loadAttachments(attachments, service: service.name, layer: parent, source: source, warn: options.warn)
             }
         } catch {

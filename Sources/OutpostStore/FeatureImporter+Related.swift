@@ -13,8 +13,9 @@ struct AttachmentTable {
     var foreignKey: String
 
     /// The attachment tables among `tables`: named by `catalog`'s attachment relationships, or
-    /// by the `__ATTACH` naming with `REL_GLOBALID` and `DATA` columns. Only parents keyed by
-    /// their GlobalID are linked; `warn` hears of the others, which stay ordinary tables.
+    /// by the `__ATTACH` naming with `REL_GLOBALID` and `DATA` columns. A catalog class keyed by
+    /// anything but the GlobalID is not one (`warn` hears of it; the table is imported as a
+    /// table); whether the parent's GlobalIDs are kept is the import's to decide.
     static func find(in tables: [SourceTable], catalog: GeodatabaseCatalog, warn: (String) -> Void) -> [AttachmentTable] {
         var found: [AttachmentTable] = []
         for table in tables {

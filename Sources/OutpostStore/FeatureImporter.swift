@@ -26,12 +26,11 @@ public struct FeatureImporter<Backend: SyncBackend> {
         guard GDALSource.handles(path) else { throw StoreError.importFailed("unsupported file type: \(path)") }
         // Everything else through GDAL, by way of a GeoPackage in a scratch folder.
         try FileManager.default.createDirectory(atPath: options.scratchDirectory, withIntermediateDirectories: true)
-        let converted = (options.scratchDirectory as NSString).appendingPathComponent("import-\(UUID().uuidString).gpkg")
+        let scratch = (options.scratchDirectory as NSString).appendingPathComponent("import-\(UUID().uuidString)")
+        let converted = scratch + ".gpkg"
         defer { try? FileManager.default.removeItem(atPath: converted) }
         let catalog =
-            GDALSource.isFileGeodatabase(path)
-            ? try GDALSource.geodatabaseCatalog(path, scratch: converted.replacingOccurrences(of: ".gpkg", with: "-items.gpkg"))
-            : GeodatabaseCatalog()
+            GDALSource.isFileGeodatabase(path) ? try GDALSource.geodatabaseCatalog(path, scratch: scratch + "-items.gpkg") : GeodatabaseCatalog()
         let progress = options.progress
         let label = "GDAL " + URL(fileURLWithPath: path).lastPathComponent
         try GDALSource.convert(path, to: converted, srs: options.srs) {

@@ -77,6 +77,10 @@ def test_the_image_has_every_system_library_the_package_links():
         for name in re.findall(r'"([^"]+)"', providers):
             assert name in build, f"{name} is not installed to build"
     assert "libpq5" in runtime and "libspatialite7" in runtime
+    # Foundation's XML parser is linked against the system's libxml2 even with a static stdlib.
+    sources = [os.path.join(folder, name) for folder, _, names in os.walk(os.path.join(ROOT, "Sources")) for name in names if name.endswith(".swift")]
+    if any("import FoundationXML" in open(path).read() for path in sources):
+        assert "libxml2" in runtime.split(), "FoundationXML needs libxml2 at run time"
 
 
 def test_every_serve_setting_is_documented():

@@ -230,6 +230,41 @@ def test_a_file_geodatabase_keeps_its_relationships_attachments_and_global_ids(f
             "inspection 0 of tree 2", "inspection 1 of tree 2"]
 
 
+def test_a_geopackage_attach_table_is_its_parents_attachments_and_orphans_are_named(filegdb, tmp_path):
+    # The geodatabase copied to a GeoPackage by GDAL: the __ATTACH table and its columns come
+    # along, the relationship classes do not; one attachment row names no tree.
+    gpkg = str(tmp_path / "trees.gpkg")
+    subprocess.run(["ogr2ogr", "-f", "GPKG", gpkg, filegdb], check=True)
+    with sqlite3.connect(gpkg) as db:
+        db.execute("INSERT INTO trees__ATTACH (REL_GLOBALID, CONTENT_TYPE, ATT_NAME, DATA) "
+                   "VALUES ('{99999999-0000-4000-8000-000000000000}', 'text/plain', 'lost.txt', x'00')")
+    data = str(tmp_path / "data")
+    result = subprocess.run(on_backend([BINARY, "import", gpkg, "--service", "Copied", "--data", data]),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning: trees__ATTACH: 1 attachments without a parent feature were not imported" in result.stderr
+    assert "ATTACH" not in result.stdout
+    with running_server(data, "--no-demo") as root:
+        service = f"{root}/rest/services/Copied/FeatureServer"
+        assert get(f"{service}/0?f=json")["hasAttachments"] is True
+        assert get(f"{service}/0?f=json")["relationships"] == [], "a GeoPackage of GDAL 3.6 carries no relationship classes"
+        rows = get(f"{service}/0/query?where=1%3D1&outFields=OBJECTID,note&f=json")["features"]
+        sizes = {}
+        for row in rows:
+            infos = get(f"{service}/0/{row['attributes']['OBJECTID']}/attachments?f=json")["attachmentInfos"]
+            sizes[row["attributes"]["note"]] = [a["size"] for a in infos]
+        assert sizes == {f"tree {i}": ([256 * (i + 1)] if i < 4 else []) for i in range(12)}
+    # Trees whose GlobalIDs are no GUIDs get new ones: nothing links the attachments to them.
+    # (through GDAL, whose SQL functions the GeoPackage's R-tree triggers call)
+    subprocess.run(["ogrinfo", gpkg, "-sql", "UPDATE trees SET GlobalID = 'tree-' || OBJECTID"], check=True, capture_output=True)
+    result = subprocess.run(on_backend([BINARY, "import", gpkg, "--service", "Unlinked", "--data", data]),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning: trees__ATTACH: trees has no GlobalIDs to link its attachments to; they are not imported" in result.stderr
+    with running_server(data, "--no-demo") as root:
+        assert get(f"{root}/rest/services/Unlinked/FeatureServer/0?f=json")["hasAttachments"] is False
+
+
 def test_import_draws_a_progress_bar_on_a_terminal_only(filegdb, tmp_path):
     # A pseudo-terminal for the import's standard output; everything it drew is read back.
     controller, terminal = pty.openpty()

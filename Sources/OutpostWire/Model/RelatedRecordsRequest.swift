@@ -52,9 +52,7 @@ public struct RelatedRecordsRequest: Sendable, Equatable {
                     spellings += [guid, guid.lowercased(), bare, bare.lowercased()]
                 }
                 for spelling in spellings { add("'" + spelling.replacingOccurrences(of: "'", with: "''") + "'") }
-            case .int(let number): add(String(number))
-            case .double(let number) where number == number.rounded() && abs(number) < 1e15: add(String(Int64(number)))
-            default: break
+            default: if let number = integer(key) { add(String(number)) }
             }
         }
         let membership = literals.isEmpty ? "1 = 0" : "\(keyField) IN (\(literals.joined(separator: ", ")))"
@@ -64,10 +62,15 @@ public struct RelatedRecordsRequest: Sendable, Equatable {
 
     /// The comparable form of a key value: GUIDs without case or braces, numbers as integers.
     public static func keyIdentity(_ value: JSONValue) -> String? {
+        if case .string(let text) = value { return GlobalID.normalize(text) ?? text }
+        return integer(value).map(String.init)
+    }
+
+    /// A whole-number key, however the JSON carried it (a double field holding ids, say).
+    private static func integer(_ value: JSONValue) -> Int64? {
         switch value {
-        case .string(let text): GlobalID.normalize(text) ?? text
-        case .int(let number): String(number)
-        case .double(let number) where number == number.rounded() && abs(number) < 1e15: String(Int64(number))
+        case .int(let number): number
+        case .double(let number) where number == number.rounded() && abs(number) < 1e15: Int64(number)
         default: nil
         }
     }
