@@ -86,7 +86,8 @@ extension Geodatabase {
                 ).execute(arguments: StatementArguments(pending.flatMap { $0 }))
                 pending.removeAll(keepingCapacity: true)
             }
-            for feature in features {
+            for var feature in features {
+                if let subtypes = table.subtypes { feature.attributes = subtypes.addingDefaults(to: feature.attributes) }
                 var values = try Self.columnValues(feature, table: table, srsId: table.srsId, includeGlobalId: true)
                 if values[table.globalIdField] == nil || values[table.globalIdField] == .null {
                     values[table.globalIdField] = GlobalID.make().databaseValue
@@ -115,15 +116,22 @@ extension Geodatabase {
         guard let text = feature[table.globalIdField]?.stringValue, let globalId = GlobalID.normalize(text) else {
             throw ClientError.geodatabase("an update needs the feature's \(table.globalIdField)")
         }
-        var values = try Self.columnValues(feature, table: table, srsId: table.srsId, includeGlobalId: false)
-        values[table.objectIdField] = nil
-        guard !values.isEmpty else { return }
-        let columns = values.keys.sorted()
+        let t = table.tableName.quotedDatabaseIdentifier
+        let gid = table.globalIdField.quotedDatabaseIdentifier
         try edit { db in
+            // The subtype a partial update leaves in place decides the domains it meets.
+            var stored: Int64?
+            if let subtypes = table.subtypes, subtypes.needsStoredCode(toCheck: feature.attributes), let field = table.field(named: subtypes.field) {
+                stored = try Int64.fetchOne(
+                    db, sql: "SELECT \(field.name.quotedDatabaseIdentifier) FROM \(t) WHERE \(gid) = ?", arguments: [globalId])
+            }
+            var values = try Self.columnValues(feature, table: table, srsId: table.srsId, includeGlobalId: false, storedSubtype: stored)
+            values[table.objectIdField] = nil
+            guard !values.isEmpty else { return }
+            let columns = values.keys.sorted()
             // Prepared once per column set: preparing compiles the table's triggers anew.
             try db.cachedStatement(
-                sql:
-                    "UPDATE \(table.tableName.quotedDatabaseIdentifier) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(table.globalIdField.quotedDatabaseIdentifier) = ?"
+                sql: "UPDATE \(t) SET \(columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")) WHERE \(gid) = ?"
             )
             .execute(arguments: StatementArguments(columns.map { values[$0]! } + [globalId.databaseValue]))
             guard db.changesCount == 1 else { throw ClientError.geodatabase("no feature \(globalId) in \(table.name)") }
@@ -221,11 +229,16 @@ extension Geodatabase {
         return feature
     }
 
-    /// The columns to write for `feature`: known, editable fields (dates as GeoPackage text)
-    /// and the geometry as a GeoPackage blob.
+    /// The columns to write for `feature`: known, editable fields (dates as GeoPackage text),
+    /// each checked against its domain in the feature's subtype (the one it names, else
+    /// `storedSubtype`), and the geometry as a GeoPackage blob.
     static func columnValues(
-        _ feature: LocalFeature, table: GeodatabaseFeatureTable, srsId: Int32, includeGlobalId: Bool
+        _ feature: LocalFeature, table: GeodatabaseFeatureTable, srsId: Int32, includeGlobalId: Bool, storedSubtype: Int64? = nil
     ) throws -> [String: DatabaseValue] {
+        let subtype: LayerSubtypes.Subtype?
+        do { subtype = try table.subtypes?.subtype(of: feature.attributes, stored: storedSubtype, layer: table.name) } catch {
+            throw ClientError.geodatabase("\(table.name): \(error.description)")
+        }
         var values: [String: DatabaseValue] = [:]
         for (key, value) in feature.attributes {
             guard let field = table.field(named: key) else { throw ClientError.geodatabase("\(table.name) has no field \(key)") }
@@ -241,7 +254,8 @@ extension Geodatabase {
                 break
             }
             do {
-                var stored = try FieldValue.coerce(value, for: field).databaseValue
+                let domain = if let subtype { subtype.domain(of: field) } else { field.fieldDomain }
+                var stored = try FieldValue.coerce(value, for: field, domain: domain).databaseValue
                 if field.type == .date, case .int64(let ms) = stored.storage {
                     stored = GeoPackageDate.text(fromEpochMilliseconds: ms).databaseValue
                 }

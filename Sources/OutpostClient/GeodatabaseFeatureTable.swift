@@ -23,6 +23,9 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
     public var serverGen: Int64
     /// The SRS id of its geometry blobs (0 for tables).
     public var srsId: Int32 = 0
+    /// Its subtypes, as the layer resource serves them: local adds take their defaults and
+    /// every local edit meets its subtype's domains, as on the server.
+    public var subtypes: LayerSubtypes?
     /// Field positions by lower-cased name.
     private var fieldIndex: [String: Int] = [:]
 
@@ -40,6 +43,7 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         objectIdField = definition["objectIdField"]?.stringValue ?? fields.first { $0.type == .oid }?.name ?? "OBJECTID"
         globalIdField = definition["globalIdField"]?.stringValue ?? fields.first { $0.type == .globalID }?.name ?? "GlobalID"
         geometryType = definition["geometryType"]?.stringValue.flatMap { EsriGeometryType(lenient: $0) }
+        subtypes = LayerSubtypes(served: definition, fields: fields)
         for (index, field) in fields.enumerated() { fieldIndex[field.name.lowercased()] = index }
     }
 
@@ -59,6 +63,7 @@ public struct GeodatabaseFeatureTable: Sendable, Equatable {
         lhs.layerId == rhs.layerId && lhs.name == rhs.name && lhs.tableName == rhs.tableName && lhs.fields == rhs.fields
             && lhs.objectIdField == rhs.objectIdField && lhs.globalIdField == rhs.globalIdField && lhs.geometryType == rhs.geometryType
             && lhs.attachmentTable == rhs.attachmentTable && lhs.serverGen == rhs.serverGen && lhs.srsId == rhs.srsId
+            && lhs.subtypes == rhs.subtypes
     }
 
     public func field(named name: String) -> FieldDefinition? {

@@ -82,7 +82,7 @@ final class PostgresCatalog: Sendable {
         for l in try connection.query(
             """
             SELECT l.service, l.layer_id, l.name, l.kind, l.description, l.geometry_type, l.wkid, l.object_id_field, l.global_id_field,
-                l.display_field, l.has_attachments, l.max_record_count, l.table_name, l.edit_fields_info, s.is_versioned
+                l.display_field, l.has_attachments, l.max_record_count, l.table_name, l.edit_fields_info, s.is_versioned, l.subtypes
             FROM outpost_layers l JOIN outpost_services s ON s.name = l.service ORDER BY l.service, l.layer_id
             """
         ).rows {
@@ -101,7 +101,8 @@ final class PostgresCatalog: Sendable {
                 spatialReference: SpatialReference(wkid: try l.required(6, l.int)), fields: fieldsByLayer["\(service)/\(id)"] ?? [],
                 objectIdField: try l.required(7, l.string), globalIdField: try l.required(8, l.string), displayField: l.string(9) ?? "",
                 hasAttachments: try l.required(10, l.bool), relationships: relationshipsByLayer["\(service)/\(id)"] ?? [],
-                editFieldsInfo: editFieldsInfo, maxRecordCount: try l.required(11, l.int))
+                editFieldsInfo: editFieldsInfo, maxRecordCount: try l.required(11, l.int),
+                subtypes: l.string(15).flatMap { try? JSONParser.parse($0) }.flatMap(LayerSubtypes.init(json:)))
             layersByService[service, default: []].append(
                 StoredLayer(
                     definition: definition, serviceName: service, tableName: try l.required(12, l.string), isVersioned: try l.required(14, l.bool)))

@@ -137,7 +137,7 @@ struct PostgresEditSession {
             throw EditFailure(error: .invalid("With useGlobalIds=true every add needs its GlobalID."))
         }
         let id = globalId ?? GlobalID.make()
-        var values = try attributeValues(feature.attributes, layer: layer, globalId: id)
+        var values = try attributeValues(definition.addingSubtypeDefaults(to: feature.attributes), layer: layer, globalId: id)
         for field in definition.fields where !field.nullable && field.type != .oid && field.type != .globalID && field.editable {
             if values[field.name] == nil || values[field.name]?.isNull == true, case .null = field.defaultValue {
                 throw EditFailure(error: .invalid("Field '\(field.name)' is required."), globalId: id)
@@ -200,7 +200,10 @@ struct PostgresEditSession {
             }
             key = .objectId(oid)
         }
-        guard !holdsWrites else { return try update(feature, of: try find(key, in: layer), in: layer) }
+        // Held writes, and a check that needs the stored subtype, read the row first.
+        guard !holdsWrites, !definition.needsStoredSubtype(toCheck: feature.attributes) else {
+            return try update(feature, of: try find(key, in: layer), in: layer)
+        }
         // One statement finds and changes the row; only a refused edit reads it first, to
         // answer with its ids as the SpatiaLite session does.
         var keyGlobalId: String?
@@ -231,7 +234,9 @@ struct PostgresEditSession {
     }
 
     func update(_ feature: EditFeature, of existing: ExistingFeature, in layer: StoredLayer) throws -> EditResult {
-        var (assignments, binds) = try self.assignments(feature, in: layer, globalId: existing.globalId, objectId: existing.objectId)
+        let stored = try storedSubtype(for: feature.attributes, objectId: existing.objectId, in: layer)
+        var (assignments, binds) = try self.assignments(
+            feature, in: layer, globalId: existing.globalId, objectId: existing.objectId, storedSubtype: stored)
         binds.append(existing.objectId.postgresValue)
         try write(
             PostgresQuery(
@@ -243,12 +248,12 @@ struct PostgresEditSession {
 
     /// The SET list of an update and its parameters, the edit checked first.
     func assignments(
-        _ feature: EditFeature, in layer: StoredLayer, globalId: String, objectId: Int64? = nil
+        _ feature: EditFeature, in layer: StoredLayer, globalId: String, objectId: Int64? = nil, storedSubtype: Int64? = nil
     ) throws -> (
         String, [PostgresValue]
     ) {
         let definition = layer.definition
-        var values = try attributeValues(feature.attributes, layer: layer, globalId: globalId)
+        var values = try attributeValues(feature.attributes, layer: layer, globalId: globalId, storedSubtype: storedSubtype)
         for field in definition.fields where !field.nullable && field.editable && field.type != .oid && field.type != .globalID {
             if values[field.name]?.isNull == true {
                 throw EditFailure(error: .invalid("Field '\(field.name)' is required."), objectId: objectId, globalId: globalId)
@@ -358,23 +363,27 @@ struct PostgresEditSession {
             createdBy: row.string(3))
     }
 
-    /// Validated column values for the attributes an edit sends (the SpatiaLite session's rule:
-    /// OBJECTID, GlobalID and fields the server maintains are ignored).
-    func attributeValues(_ attributes: JSONObject, layer: StoredLayer, globalId: String) throws -> [String: PostgresColumnValue] {
-        let definition = layer.definition
-        var values: [String: PostgresColumnValue] = [:]
-        for (key, value) in attributes {
-            guard let field = definition.field(named: key) else {
-                throw EditFailure(error: .invalid("Field '\(key)' does not exist in \(definition.name)."), globalId: globalId)
-            }
-            if field.type == .oid || field.type == .globalID || !field.editable { continue }
-            do {
-                values[field.name] = .value(try FieldValue.coerce(value, for: field).postgresValue)
-            } catch {
-                throw EditFailure(error: error, globalId: globalId)
-            }
+    /// Validated column values for the attributes an edit sends (`LayerDefinition.checkedValues`).
+    func attributeValues(
+        _ attributes: JSONObject, layer: StoredLayer, globalId: String, storedSubtype: Int64? = nil
+    ) throws -> [String: PostgresColumnValue] {
+        do {
+            return try layer.definition.checkedValues(attributes, storedSubtype: storedSubtype).mapValues { .value($0.postgresValue) }
+        } catch {
+            throw EditFailure(error: error, globalId: globalId)
         }
-        return values
+    }
+
+    /// The subtype code a feature holds, read only when checking an update needs it.
+    func storedSubtype(for attributes: JSONObject, objectId: Int64, in layer: StoredLayer) throws -> Int64? {
+        let definition = layer.definition
+        guard let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
+        let sql = """
+            SELECT \(PostgresQuery.quoted(identifier: subtypes.field)) FROM \(PostgresQuery.quoted(identifier: layer.tableName))
+            WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1
+            """
+        guard let row = try connection.query(PostgresQuery(unsafeSQL: sql, binds: [objectId.postgresValue])).first else { return nil }
+        return try row.int64(0)
     }
 
     func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> PostgresColumnValue {

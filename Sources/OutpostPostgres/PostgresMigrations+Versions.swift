@@ -40,4 +40,8 @@ extension PostgresMigrations {
             END $$
             """,
         ])
+
+    /// A layer's subtypes as the layer resource serves them (`LayerSubtypes`), or NULL.
+    static let subtypes = PostgresMigration(
+        version: 10, name: "layer subtypes", statements: ["ALTER TABLE outpost_layers ADD COLUMN subtypes text"])
 }

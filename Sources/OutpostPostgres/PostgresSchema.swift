@@ -142,10 +142,10 @@ public struct PostgresSchema: CatalogStore {
         try connection.query(
             """
             INSERT INTO outpost_layers(service, layer_id, name, kind, description, geometry_type, wkid, object_id_field,
-                global_id_field, display_field, has_attachments, max_record_count, table_name, edit_fields_info, last_edit_date)
+                global_id_field, display_field, has_attachments, max_record_count, table_name, edit_fields_info, last_edit_date, subtypes)
             VALUES (\(service), \(layer.id), \(layer.name), \(layer.kind.rawValue), \(layer.description), \(layer.geometryType?.rawValue),
                 \(layer.spatialReference.wkid), \(layer.objectIdField), \(layer.globalIdField), \(layer.displayField), \(layer.hasAttachments),
-                \(layer.maxRecordCount), \(table), \(editFieldsInfo), \(now))
+                \(layer.maxRecordCount), \(table), \(editFieldsInfo), \(now), \(layer.subtypes?.json().jsonText))
             """)
         for (position, field) in layer.fields.enumerated() {
             try connection.query(

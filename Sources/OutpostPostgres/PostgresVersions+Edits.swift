@@ -105,7 +105,16 @@ struct PostgresVersionWriter: VersionRowWriter {
         }
         guard let found = try find(key) else { throw missing(key) }
         if !found.inVersion { try copy(found.globalId, deleted: false) }
-        var (assignments, binds) = try editor.assignments(feature, in: layer, globalId: found.globalId, objectId: found.objectId)
+        var stored: Int64?
+        if let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: feature.attributes) {
+            stored = try connection.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(PostgresQuery.quoted(identifier: subtypes.field)) FROM \(rows) WHERE outpost_version = $1 AND \(gid) = $2",
+                    binds: [.text(version), .text(found.globalId)])
+            ).first?.int64(0)
+        }
+        var (assignments, binds) = try editor.assignments(
+            feature, in: layer, globalId: found.globalId, objectId: found.objectId, storedSubtype: stored)
         binds += [.text(version), .text(found.globalId)]
         try connection.query(
             PostgresQuery(

@@ -32,6 +32,7 @@ public enum SchemaRules {
                 throw StoreError.invalidSchema("feature layer \(layer.id) needs a geometry type")
             }
             if layer.geometryType == .envelope { throw StoreError.invalidSchema("envelope is not a storable geometry type") }
+            if let subtypes = layer.subtypes { try validate(subtypes, of: layer) }
             for relationship in layer.relationships {
                 guard let related = service.layer(id: relationship.relatedTableId) else {
                     throw StoreError.invalidSchema("relationship \(relationship.id) points at missing layer \(relationship.relatedTableId)")
@@ -40,6 +41,37 @@ public enum SchemaRules {
                 guard layer.field(named: relationship.keyField) != nil else {
                     throw StoreError.invalidSchema(
                         "relationship \(relationship.id) key field '\(relationship.keyField)' is not a field of layer \(layer.id)")
+                }
+            }
+        }
+    }
+
+    /// Subtypes sort by an integer field, name codes it can hold and the default among them, and
+    /// give fields of the layer domains that fit them and defaults their domains admit, so an
+    /// add that takes the defaults is always valid.
+    public static func validate(_ subtypes: LayerSubtypes, of layer: LayerDefinition) throws {
+        func invalid(_ reason: String) -> StoreError { .invalidSchema("layer \(layer.id) subtypes: \(reason)") }
+        guard let field = layer.field(named: subtypes.field), [.smallInteger, .integer].contains(field.type) else {
+            throw invalid("'\(subtypes.field)' is not an integer field of the layer")
+        }
+        guard Set(subtypes.subtypes.map(\.code)).count == subtypes.subtypes.count else { throw invalid("a code is used twice") }
+        guard subtypes.subtype(code: subtypes.defaultCode) != nil else { throw invalid("the default code \(subtypes.defaultCode) is no subtype") }
+        for subtype in subtypes.subtypes {
+            do { _ = try FieldValue.coerce(.int(subtype.code), for: field, domain: nil) } catch {
+                throw invalid("code \(subtype.code) does not fit the field '\(field.name)'")
+            }
+            for (name, domain) in subtype.domains {
+                guard var target = layer.field(named: name) else { throw invalid("'\(subtype.name)' gives a domain to '\(name)', no field") }
+                guard domain != LayerSubtypes.inherited else { continue }
+                target.domain = domain
+                try validateDomain(of: target)
+            }
+            for (name, value) in subtype.defaultValues {
+                guard let target = layer.field(named: name), target.editable, target.type != .oid, target.type != .globalID else {
+                    throw invalid("'\(subtype.name)' has a default for '\(name)', no editable field")
+                }
+                do { _ = try FieldValue.coerce(value, for: target, domain: subtype.domain(of: target)) } catch {
+                    throw invalid("the default of '\(name)' in '\(subtype.name)' is refused: \(error.description)")
                 }
             }
         }

@@ -49,7 +49,8 @@ extension Catalog {
                     objectIdField: layerRow["object_id_field"], globalIdField: layerRow["global_id_field"],
                     displayField: layerRow["display_field"], hasAttachments: layerRow["has_attachments"],
                     relationships: relationships, editFieldsInfo: editFieldsInfo,
-                    maxRecordCount: layerRow["max_record_count"])
+                    maxRecordCount: layerRow["max_record_count"],
+                    subtypes: (layerRow["subtypes"] as String?).flatMap { try? JSONParser.parse($0) }.flatMap(LayerSubtypes.init(json:)))
                 layers.append(
                     StoredLayer(
                         definition: definition, serviceName: name, tableName: layerRow["table_name"],

@@ -212,7 +212,7 @@ struct EditSession {
             throw EditFailure(error: .invalid("With useGlobalIds=true every add needs its GlobalID."))
         }
         let id = globalId ?? GlobalID.make(using: &cache.generator)
-        var values = try attributeValues(feature.attributes, layer: layer, globalId: id)
+        var values = try attributeValues(definition.addingSubtypeDefaults(to: feature.attributes), layer: layer, globalId: id)
         for field in definition.fields where !field.nullable && field.type != .oid && field.type != .globalID && field.editable {
             if values[field.name] == nil || values[field.name] == .null {
                 if case .null = field.defaultValue {
@@ -297,7 +297,8 @@ struct EditSession {
     /// Updates a feature already looked up (a sync knows it from deciding the edit).
     func update(_ feature: EditFeature, of existing: ExistingFeature, in layer: StoredLayer) throws -> EditResult {
         let definition = layer.definition
-        var values = try attributeValues(feature.attributes, layer: layer, globalId: existing.globalId)
+        let stored = try storedSubtype(for: feature.attributes, objectId: existing.objectId, in: layer)
+        var values = try attributeValues(feature.attributes, layer: layer, globalId: existing.globalId, storedSubtype: stored)
         for field in definition.fields where !field.nullable && field.editable && field.type != .oid && field.type != .globalID {
             if values[field.name] == .null {
                 throw EditFailure(error: .invalid("Field '\(field.name)' is required."), objectId: existing.objectId, globalId: existing.globalId)
@@ -402,24 +403,26 @@ struct EditSession {
         return ExistingFeature(objectId: row[0], globalId: row[1], createdGeneration: row[2])
     }
 
-    /// Validated column values for the attributes an edit sends. OBJECTID and GlobalID are
-    /// the server's (ignored here); values for fields the server maintains (editable=false,
-    /// such as editor tracking) are ignored too, so a client may send back what it queried.
-    func attributeValues(_ attributes: JSONObject, layer: StoredLayer, globalId: String) throws -> [String: DatabaseValue] {
-        let definition = layer.definition
-        var values: [String: DatabaseValue] = [:]
-        for (key, value) in attributes {
-            guard let field = definition.field(named: key) else {
-                throw EditFailure(error: .invalid("Field '\(key)' does not exist in \(definition.name)."), globalId: globalId)
-            }
-            if field.type == .oid || field.type == .globalID || !field.editable { continue }
-            do {
-                values[field.name] = try FieldValue.coerce(value, for: field).databaseValue
-            } catch {
-                throw EditFailure(error: error, globalId: globalId)
-            }
+    /// Validated column values for the attributes an edit sends (`LayerDefinition.checkedValues`).
+    func attributeValues(
+        _ attributes: JSONObject, layer: StoredLayer, globalId: String, storedSubtype: Int64? = nil
+    ) throws -> [String: DatabaseValue] {
+        do {
+            return try layer.definition.checkedValues(attributes, storedSubtype: storedSubtype).mapValues(\.databaseValue)
+        } catch {
+            throw EditFailure(error: error, globalId: globalId)
         }
-        return values
+    }
+
+    /// The subtype code a feature holds, read only when checking an update needs it.
+    func storedSubtype(for attributes: JSONObject, objectId: Int64, in layer: StoredLayer) throws -> Int64? {
+        let definition = layer.definition
+        guard let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
+        return try Int64.fetchOne(
+            db,
+            sql:
+                "SELECT \(subtypes.field.quotedDatabaseIdentifier) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+            arguments: [objectId])
     }
 
     func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> DatabaseValue {

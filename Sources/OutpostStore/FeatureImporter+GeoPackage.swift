@@ -129,10 +129,11 @@ extension FeatureImporter {
                     maxRecordCount: options.maxRecordCount))
             mappings.append(mapping)
         }
-        Self.relate(
-            &layers, sources: tables.map(\.name),
-            fieldNames: mappings.map { Dictionary($0.map { ($0.source.lowercased(), $0.field.name) }, uniquingKeysWith: { first, _ in first }) },
-            catalog: catalog, warn: options.warn)
+        let fieldNames = mappings.map { Dictionary($0.map { ($0.source.lowercased(), $0.field.name) }, uniquingKeysWith: { first, _ in first }) }
+        Self.relate(&layers, sources: tables.map(\.name), fieldNames: fieldNames, catalog: catalog, warn: options.warn)
+        for (index, table) in tables.enumerated() {
+            layers[index].subtypes = catalog.layerSubtypes(of: table.name, layer: layers[index], fieldNames: fieldNames[index], warn: options.warn)
+        }
         let serviceWkid = tables.first(where: { $0.dataType == "features" })?.wkid ?? 4326
         let service = ServiceDefinition(
             name: options.serviceName, description: options.description, isVersioned: options.isVersioned, capabilities: options.capabilities,

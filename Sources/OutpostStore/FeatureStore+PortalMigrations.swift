@@ -80,5 +80,9 @@ extension FeatureStore {
                     ALTER TABLE outpost_jobs ADD COLUMN output TEXT;
                     """)
         }
+        migrator.registerMigration("v16-layer-subtypes") { db in
+            // A layer's subtypes as the layer resource serves them (`LayerSubtypes`), or NULL.
+            try db.execute(sql: "ALTER TABLE outpost_layers ADD COLUMN subtypes TEXT")
+        }
     }
 }

@@ -6,10 +6,11 @@ import OutpostWire
 #endif
 
 /// What a File Geodatabase says of its schema beyond what GDAL's GeoPackage copy carries: its
-/// relationship classes, attachment relationships among them, read from the XML definitions of
-/// its `GDB_Items` system table (docs/import.md, "File Geodatabase relationships"). GDAL 3.6
-/// exposes relationships only through its library, and the GeoPackage driver of that version
-/// does not write them; the definitions are the geodatabase's own record of them.
+/// relationship classes, attachment relationships among them, and its subtypes with the
+/// domains they name, read from the XML definitions of its `GDB_Items` system table
+/// (docs/import.md, "File Geodatabase relationships", "Subtypes"). GDAL 3.6 exposes
+/// relationships only through its library and subtypes not at all, and the GeoPackage driver of
+/// that version writes neither; the definitions are the geodatabase's own record of them.
 public struct GeodatabaseCatalog: Sendable, Equatable {
     /// One relationship class, as its `DERelationshipClassInfo` definition states it.
     public struct RelationshipClass: Sendable, Equatable {
@@ -56,15 +57,28 @@ public struct GeodatabaseCatalog: Sendable, Equatable {
     }
 
     public var relationships: [RelationshipClass]
+    public var subtypeClasses: [SubtypeClass]
+    /// Coded-value and range domains by lower-cased name.
+    public var domains: [String: FieldDomain]
 
-    public init(relationships: [RelationshipClass] = []) { self.relationships = relationships }
+    public init(relationships: [RelationshipClass] = [], subtypeClasses: [SubtypeClass] = [], domains: [FieldDomain] = []) {
+        self.relationships = relationships
+        self.subtypeClasses = subtypeClasses
+        self.domains = Dictionary(domains.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+    }
 
-    /// Reads the definitions of `GDB_Items` (name, XML); items other than relationship classes
-    /// are passed over.
+    /// Reads the definitions of `GDB_Items` (name, XML); items of other kinds are passed over.
     public init(items: [(name: String, definition: String)]) throws {
-        relationships = []
-        for item in items where item.definition.contains("DERelationshipClassInfo") {
-            relationships.append(try Self.relationship(item.definition, item: item.name))
+        self.init()
+        for item in items {
+            let head = item.definition.prefix(400)
+            if head.contains("DERelationshipClassInfo") {
+                relationships.append(try Self.relationship(item.definition, item: item.name))
+            } else if head.contains("GPCodedValueDomain2") || head.contains("GPRangeDomain2") {
+                if let domain = try Self.domain(item.definition, item: item.name) { domains[domain.name.lowercased()] = domain }
+            } else if (head.contains("DEFeatureClassInfo") || head.contains("DETableInfo")) && item.definition.contains("<Subtypes") {
+                if let subtypes = try Self.subtypeClass(item.definition, item: item.name) { subtypeClasses.append(subtypes) }
+            }
         }
     }
 
@@ -74,14 +88,8 @@ public struct GeodatabaseCatalog: Sendable, Equatable {
     }
 
     static func relationship(_ xml: String, item: String) throws -> RelationshipClass {
-        let document: XMLDocument
-        do { document = try XMLDocument(xmlString: xml, options: []) } catch {
-            throw Unreadable(item: item, reason: "\(error)")
-        }
-        guard let root = document.rootElement() else { throw Unreadable(item: item, reason: "no root element") }
-        func text(_ name: String) -> String? {
-            root.elements(forName: name).first?.stringValue?.trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        let root = try root(xml, item: item)
+        func text(_ name: String) -> String? { root.text(name) }
         func names(_ list: String) -> [String] {
             root.elements(forName: list).first?.elements(forName: "Name").compactMap(\.stringValue) ?? []
         }

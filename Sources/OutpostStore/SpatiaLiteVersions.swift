@@ -237,7 +237,7 @@ private struct VersionWriter: VersionRowWriter {
         let given = feature.attributes.value(forCaseInsensitiveKey: gid)?.stringValue.flatMap(GlobalID.normalize)
         let globalId = given ?? GlobalID.make()
         if try current(.globalId(globalId)) != nil { throw EditSession.EditFailure(error: .duplicateGlobalID(globalId), globalId: globalId) }
-        var values = try editor.attributeValues(feature.attributes, layer: layer, globalId: globalId)
+        var values = try editor.attributeValues(layer.definition.addingSubtypeDefaults(to: feature.attributes), layer: layer, globalId: globalId)
         if layer.isSpatial, let geometry = feature.geometry {
             values[StoredLayer.geometryColumn] = try editor.storedGeometry(geometry, layer: layer, globalId: globalId)
         }
@@ -262,7 +262,11 @@ private struct VersionWriter: VersionRowWriter {
         let key = try key(of: feature)
         guard var values = try current(key) else { throw EditSession.EditFailure(error: .missing("\(key)")) }
         let globalId = String.fromDatabaseValue(values[gid] ?? .null) ?? ""
-        for (column, value) in try editor.attributeValues(feature.attributes, layer: layer, globalId: globalId) { values[column] = value }
+        let subtypeField = layer.definition.subtypes.flatMap { layer.definition.field(named: $0.field)?.name }
+        let stored = subtypeField.flatMap { Int64.fromDatabaseValue(values[$0] ?? .null) }
+        for (column, value) in try editor.attributeValues(feature.attributes, layer: layer, globalId: globalId, storedSubtype: stored) {
+            values[column] = value
+        }
         if layer.isSpatial, let geometry = feature.geometry {
             values[StoredLayer.geometryColumn] = try editor.storedGeometry(geometry, layer: layer, globalId: globalId)
         }

@@ -7,8 +7,15 @@ public enum FieldValue {
     /// Edits (`.strict`) are also checked against the field's domain (ArcGIS's code 1000, the
     /// domain named in the description); imports keep what the source holds.
     public static func coerce(_ value: JSONValue, for field: FieldDefinition, mode: Mode = .strict) throws(EditError) -> SQLValue {
+        try coerce(value, for: field, domain: field.fieldDomain, mode: mode)
+    }
+
+    /// The same, checked against `domain` in place of the field's own (a subtype's).
+    public static func coerce(
+        _ value: JSONValue, for field: FieldDefinition, domain: FieldDomain?, mode: Mode = .strict
+    ) throws(EditError) -> SQLValue {
         let converted = try convert(value, for: field, mode: mode)
-        if mode == .strict, let domain = field.fieldDomain, !domain.admits(converted) {
+        if mode == .strict, let domain, !domain.admits(converted) {
             throw EditError.invalid(domain.refusal(field: field.name, value: converted))
         }
         return converted

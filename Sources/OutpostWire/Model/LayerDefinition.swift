@@ -42,13 +42,14 @@ public struct LayerDefinition: Sendable, Equatable {
     public var relationships: [RelationshipDefinition]
     public var editFieldsInfo: EditFieldsInfo?
     public var maxRecordCount: Int
+    public var subtypes: LayerSubtypes?
 
     public init(
         id: Int, name: String, kind: Kind, description: String = "", geometryType: EsriGeometryType?,
         spatialReference: SpatialReference, fields: [FieldDefinition], objectIdField: String = "OBJECTID",
         globalIdField: String = "GlobalID", displayField: String? = nil, hasAttachments: Bool = false,
         relationships: [RelationshipDefinition] = [], editFieldsInfo: EditFieldsInfo? = nil,
-        maxRecordCount: Int = 2000
+        maxRecordCount: Int = 2000, subtypes: LayerSubtypes? = nil
     ) {
         self.id = id
         self.name = name
@@ -66,6 +67,7 @@ public struct LayerDefinition: Sendable, Equatable {
         self.relationships = relationships
         self.editFieldsInfo = editFieldsInfo
         self.maxRecordCount = maxRecordCount
+        self.subtypes = subtypes
     }
 
     /// The field named `name`, ignoring case (ArcGIS field names are case-insensitive).

@@ -163,16 +163,17 @@ public enum FeatureServiceMetadata {
         object["objectIdField"] = .string(layer.objectIdField)
         object["uniqueIdField"] = ["name": .string(layer.objectIdField), "isSystemMaintained": true]
         object["globalIdField"] = .string(layer.globalIdField)
-        object["typeIdField"] = ""
+        object["typeIdField"] = .string(layer.subtypes?.field ?? "")
         object["fields"] = .array(layer.fields.map(fieldJSON))
         object["indexes"] = []
-        object["types"] = []
-        object["templates"] = [
-            [
-                "name": .string(layer.name), "description": "", "drawingTool": .string(drawingTool(for: layer.geometryType)),
-                "prototype": ["attributes": [:]],
-            ]
-        ]
+        if let subtypes = layer.subtypes {
+            object["types"] = .array(subtypes.subtypes.map { typeEntry($0, of: layer, field: subtypes.field) })
+            object["templates"] = []
+            for (key, value) in subtypes.servedJSON(fields: layer.fields).objectValue ?? [:] { object[key] = value }
+        } else {
+            object["types"] = []
+            object["templates"] = [template(named: layer.name, attributes: [:], geometryType: layer.geometryType)]
+        }
         object["supportedQueryFormats"] = "JSON, geoJSON"
         object["hasStaticData"] = false
         object["maxRecordCount"] = .int(Int64(layer.maxRecordCount))
@@ -180,6 +181,24 @@ public enum FeatureServiceMetadata {
         object["capabilities"] = .string(service.capabilities.joined(separator: ","))
         object["syncCanReturnChanges"] = .bool(service.capabilities.contains("Sync"))
         return .object(object)
+    }
+
+    /// A subtype as a `types` entry: its code as `id`, its domains as served, one template of
+    /// its default values.
+    private static func typeEntry(_ subtype: LayerSubtypes.Subtype, of layer: LayerDefinition, field: String) -> JSONValue {
+        var attributes = subtype.defaultValues
+        attributes[field] = .int(subtype.code)
+        return [
+            "id": .int(subtype.code), "name": .string(subtype.name), "domains": .object(LayerSubtypes.served(subtype, fields: layer.fields)),
+            "templates": [template(named: subtype.name, attributes: attributes, geometryType: layer.geometryType)],
+        ]
+    }
+
+    private static func template(named name: String, attributes: JSONObject, geometryType: EsriGeometryType?) -> JSONValue {
+        [
+            "name": .string(name), "description": "", "drawingTool": .string(drawingTool(for: geometryType)),
+            "prototype": ["attributes": .object(attributes)],
+        ]
     }
 
     private static func drawingTool(for geometryType: EsriGeometryType?) -> String {
