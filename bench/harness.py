@@ -13,6 +13,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "bench", "out")
+# A fresh clone has no bench/out (it is git-ignored): every benchmark writes there.
+os.makedirs(OUT, exist_ok=True)
 
 
 def imported_data(binary, folder, services):

@@ -39,6 +39,14 @@ public enum ClientError: Error, Sendable, Equatable, Codable, CustomStringConver
         }
     }
 
+    /// The server was restored from a backup taken before this replica's last sync: it never
+    /// gave the replica the generation the file holds (409, docs/operations.md, "After a
+    /// restore"). Nothing was applied and the file's pending edits are kept.
+    public var isReplicaAheadOfServer: Bool {
+        if case .server(409, ArcGISError.replicaAheadMessage, _) = self { return true }
+        return false
+    }
+
     /// The ArcGIS error envelope of `json`, if it is one.
     static func fromEnvelope(_ json: JSONValue) -> ClientError? {
         guard let error = json["error"], !error.isNull else { return nil }

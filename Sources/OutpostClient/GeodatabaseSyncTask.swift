@@ -75,17 +75,44 @@ public final class GeodatabaseSyncTask: Sendable {
     @discardableResult
     public func registerSyncEnabledGeodatabase(_ geodatabase: Geodatabase) async throws -> String {
         let info = try geodatabase.info()
+        return try await Self.registerExistingData(
+            of: geodatabase, named: info.replicaName + " copy",
+            from: Dictionary(info.layers.map { ($0.layerId, $0.serverGen) }, uniquingKeysWith: { a, _ in a }),
+            connection: connection)
+    }
+
+    /// Registers the data of `geodatabase` as a replica of its own, with `generations` by layer
+    /// (per replica: their lowest), and writes the new replica id into the file.
+    static func registerExistingData(
+        of geodatabase: Geodatabase, named name: String, from generations: [Int: Int64], connection: ServiceConnection
+    ) async throws -> String {
+        let info = try geodatabase.info()
         var request = CreateReplicaRequest()
         request.layers = info.layers.map(\.layerId)
         request.syncModel = info.syncModel
-        request.replicaName = info.replicaName + " copy"
+        request.replicaName = name
         request.transportType = .embedded
+        // The copy's own filters, so the registration does not hang on the reference replica
+        // (a server restored from an older backup may not know it).
+        request.syncDirection = info.syncDirection
+        request.replicaSR = info.spatialReference
+        if let geometry = info.geometry {
+            let type: EsriGeometryType? =
+                geometry["xmin"] != nil
+                ? .envelope
+                : geometry["rings"] != nil ? .polygon : geometry["paths"] != nil ? .polyline : geometry["points"] != nil ? .multipoint : .point
+            request.geometry = QueryGeometry(
+                text: geometry.jsonText, geometryType: type,
+                inSR: geometry["spatialReference"]?["wkid"]?.int64Value.map { SpatialReference(wkid: Int($0)) })
+        }
+        for layer in info.layers {
+            request.layerQueries[layer.layerId] = ReplicaLayerQuery(
+                queryOption: layer.queryOption, useGeometry: layer.useGeometry, includeRelated: layer.includeRelated, whereClause: layer.whereClause)
+        }
         request.registerExistingData =
             info.syncModel == .perReplica
-            ? RegisterExistingData(referenceReplicaId: info.replicaId, replicaServerGen: info.replicaServerGen)
-            : RegisterExistingData(
-                referenceReplicaId: info.replicaId,
-                layerServerGens: Dictionary(info.layers.map { ($0.layerId, $0.serverGen) }, uniquingKeysWith: { a, _ in a }))
+            ? RegisterExistingData(referenceReplicaId: info.replicaId, replicaServerGen: generations.values.min() ?? info.replicaServerGen)
+            : RegisterExistingData(referenceReplicaId: info.replicaId, layerServerGens: generations)
         if info.attachmentsSyncDirection != .none {
             request.returnAttachments = true
             request.attachmentsSyncDirection = info.attachmentsSyncDirection
@@ -96,6 +123,17 @@ public final class GeodatabaseSyncTask: Sendable {
         }
         try geodatabase.setReplica(id: registration.replicaId, name: registration.replicaName.isEmpty ? info.replicaName : registration.replicaName)
         return registration.replicaId
+    }
+
+    /// Makes the geodatabase send everything it holds again to a server restored from a backup
+    /// older than its last sync (docs/operations.md, "After a restore"): from the generations
+    /// the server remembers giving its replica, or, when the server does not know the replica
+    /// (registered after the backup), as a new registration of its data from generation 0.
+    /// A sync job does this on its own when the server answers 409; call it for a replica the
+    /// restored server answers "Replica not found", then sync. Returns what was done.
+    @discardableResult
+    public func resendAfterRestore(_ geodatabase: Geodatabase) async throws -> String {
+        try await RestoredServerRecovery.run(geodatabase, connection: connection)
     }
 
     /// Unregisters the geodatabase's replica on the server; the file stays, but no longer syncs.

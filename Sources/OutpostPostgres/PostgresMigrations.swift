@@ -319,4 +319,17 @@ public enum PostgresMigrations {
             return applied
         }
     }
+
+    /// What `migrate` would apply, without applying it (`outpost migrate --dry-run`): the
+    /// versions and names missing from the database, in order; a newer database is refused.
+    public static func pending(_ pool: PostgresPool) throws -> [PostgresMigration] {
+        try pool.transaction { connection in
+            let exists = try connection.query("SELECT to_regclass('outpost_schema_migrations') IS NOT NULL").first?.bool(0) ?? false
+            guard exists else { return all }
+            let done = Set(try connection.query("SELECT version FROM outpost_schema_migrations").rows.map { try $0.required(0, $0.int) })
+            let known = all.last?.version ?? 0
+            if let newest = done.max(), newest > known { throw PostgresMigrationError.newerDatabase(database: newest, known: known) }
+            return all.filter { !done.contains($0.version) }
+        }
+    }
 }

@@ -84,5 +84,20 @@ extension FeatureStore {
             // A layer's subtypes as the layer resource serves them (`LayerSubtypes`), or NULL.
             try db.execute(sql: "ALTER TABLE outpost_layers ADD COLUMN subtypes TEXT")
         }
+        migrator.registerMigration("v17-store-identity") { db in
+            // Which store this is, and how many times it was restored (docs/operations.md).
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_store_identity (
+                        one INTEGER PRIMARY KEY CHECK (one = 1),
+                        store_id TEXT NOT NULL,
+                        epoch INTEGER NOT NULL DEFAULT 0,
+                        restored_at INTEGER,
+                        restored_from INTEGER,
+                        restored_generation INTEGER
+                    );
+                    INSERT INTO outpost_store_identity(one, store_id) VALUES (1, lower(hex(randomblob(16))));
+                    """)
+        }
     }
 }

@@ -51,6 +51,12 @@ public final class StoreDatabase: Sendable {
         }
         self.checkpointer = checkpointer
         pool = try DatabasePool(path: path, configuration: configuration)
+        // A folder a newer Outpost wrote is left as it is: this version cannot know its schema.
+        let unknown = try pool.read { db in try FeatureStore.unknownMigrations(db) }
+        guard unknown.isEmpty else {
+            throw StoreError.invalidSchema(
+                "\(path) was written by a newer Outpost (migrations \(unknown.joined(separator: ", "))); run that version or newer")
+        }
         try FeatureStore.migrator.migrate(pool)
         catalogCache = Mutex(try pool.read(Catalog.load))
     }

@@ -144,6 +144,13 @@ public enum SyncPlanner {
             }
         }
 
+        // A generation the server never gave this replica: the replica synced with this server
+        // after the backup it was restored from (docs/sync-semantics.md, "After a restore").
+        for layer in layers {
+            let given = replica.syncModel == .perReplica ? replica.replicaServerGen : replica.layer(id: layer.layerId)?.serverGen ?? 0
+            if layer.since > given { throw .replicaAheadOfServer(replica.id, layer: layer.layerId, holds: layer.since, given: given) }
+        }
+
         for layer in layers where layer.direction.downloads && layer.direction != .snapshot && layer.since > currentGeneration {
             throw .invalidParameter(
                 "syncLayers",
@@ -196,5 +203,22 @@ public enum SyncPlanner {
             rollbackOnFailure: request.rollbackOnFailure, closeReplica: request.closeReplica,
             returnAttachmentsDataByUrl: request.returnAttachmentsDataByUrl,
             downloadsAttachments: replica.attachmentsSyncDirection == .bidirectional)
+    }
+}
+
+extension ArcGISError {
+    /// The answer to a replica holding a generation this server never gave it (it synced with
+    /// the server after the backup the server was restored from). Code 409; clients recognise
+    /// the message (docs/sync-semantics.md, "After a restore").
+    public static let replicaAheadMessage = "Replica is ahead of the server."
+
+    public static func replicaAheadOfServer(_ replica: String, layer: Int, holds: Int64, given: Int64) -> ArcGISError {
+        ArcGISError(
+            kind: .conflict, message: replicaAheadMessage,
+            details: [
+                "Replica \(replica) holds generation \(holds) of layer \(layer), but this server has given it only \(given): "
+                    + "the server was restored from a backup taken before the replica's last sync. Nothing was applied. "
+                    + "Register the replica's data again (createReplica with registerExistingData) and upload its edits."
+            ])
     }
 }

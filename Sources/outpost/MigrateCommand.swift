@@ -47,3 +47,34 @@ struct MigrateToPostgres: ParsableCommand {
         )
     }
 }
+
+/// `outpost migrate [--dry-run]`: brings a data folder or database up to this version's
+/// schema, or says what that would change (docs/operations.md, "Upgrades").
+struct Migrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Apply this version's schema migrations to a data folder or database; --dry-run lists them without applying.")
+    @OptionGroup var location: StoreLocation
+    @Flag(name: .long, help: "Only list the migrations that would run.") var dryRun = false
+
+    func run() throws {
+        if let database = location.database {
+            let postgres: PostgresLocation
+            do { postgres = try PostgresLocation(database) } catch { throw ValidationError("--database: \(error)") }
+            let pool = try PostgresPool(postgres, maximumConnections: 1)
+            defer { pool.close() }
+            let pending = try PostgresMigrations.pending(pool)
+            report(pending.map { "\($0.version) \($0.name)" })
+            if !dryRun && !pending.isEmpty { try PostgresMigrations.migrate(pool) }
+            return
+        }
+        let pending = try FeatureStore.pendingMigrations(dataDirectory: location.data)
+        report(pending)
+        if !dryRun && !pending.isEmpty { _ = try FeatureStore(dataDirectory: location.data) }
+    }
+
+    private func report(_ pending: [String]) {
+        if pending.isEmpty { return print("up to date: no migration to run") }
+        print(dryRun ? "would apply \(pending.count) migrations:" : "applying \(pending.count) migrations:")
+        for migration in pending { print("  \(migration)") }
+    }
+}

@@ -154,4 +154,30 @@ import Testing
             none.handle(.prepared(nothing), at: Self.date)
                 == .submit(operation: "synchronizeReplica", fields: [["replicaID", "{R}"]], inlineEdits: nil))
     }
+
+    @Test func aSyncMeetingARestoredServerSendsEverythingAgainOnceThenStartsOver() {
+        var machine = JobStateMachine(
+            document: JobDocument(id: "s2", kind: .sync, serviceURL: "http://h/f", path: "/d/field.gpkg", sync: SyncGeodatabaseParameters()))
+        let preparation = JobStateMachine.SyncPreparation(
+            fields: [["replicaID", "{R}"]], editsFile: "/d/e.json", editsSize: 50, throughChangeId: 7, uploadedLayers: [2], editsUploaded: 3)
+        let ahead = ClientError.server(code: 409, message: ArcGISError.replicaAheadMessage, details: ["restored"])
+        _ = Self.feed(&machine, [.start, .prepared(preparation)])
+        #expect(machine.handle(.failed(ahead), at: Self.date) == .resendAfterRestore)
+        #expect(machine.document.resentAfterRestore == true)
+        // Prepared afresh: the file now logs everything it holds.
+        #expect(machine.handle(.resendPrepared(note: "sending all 12 again"), at: Self.date) == .prepare)
+        #expect(machine.document.step == .prepare && machine.document.editsFile == nil && machine.document.syncFields == nil)
+        #expect(
+            machine.handle(.prepared(preparation), at: Self.date)
+                == .submit(operation: "synchronizeReplica", fields: [["replicaID", "{R}"]], inlineEdits: "/d/e.json"))
+        // Once per job: a second refusal fails it, typed.
+        #expect(machine.handle(.failed(ahead), at: Self.date) == .fail(ahead))
+        #expect(machine.document.messages.map(\.text).contains("sending all 12 again"))
+        // Other failures, and other kinds of job, fail as before.
+        var other = JobStateMachine(
+            document: JobDocument(id: "s3", kind: .sync, serviceURL: "http://h/f", path: "/d/field.gpkg", sync: SyncGeodatabaseParameters()))
+        _ = Self.feed(&other, [.start, .prepared(preparation)])
+        let notFound = ClientError.server(code: 404, message: "Replica not found.", details: [])
+        #expect(other.handle(.failed(notFound), at: Self.date) == .fail(notFound))
+    }
 }

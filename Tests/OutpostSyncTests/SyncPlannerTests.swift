@@ -75,6 +75,25 @@ private func rejects(_ pairs: [(String, String)], _ definition: ReplicaDefinitio
         #expect(throws: ArcGISError.self) { try request([("syncLayers", #"[{"id":0},{"id":0}]"#)]) }
     }
 
+    @Test func aReplicaHoldingAGenerationTheServerNeverGaveItIsToldTheServerWasRestored() throws {
+        // The registry says layer 0 last got 7 and layer 2 got 9: up to those, any generation is one it was given.
+        _ = try plan([("syncLayers", #"[{"id":0,"serverGen":7},{"id":2,"serverGen":9}]"#)], replica(.perLayer))
+        for pairs in [
+            [("syncLayers", #"[{"id":0,"serverGen":8}]"#)],
+            [("syncLayers", #"[{"id":2,"serverGen":12,"syncDirection":"upload"}]"#)],
+            [("syncLayers", "perReplica"), ("replicaServerGen", "10")],
+        ] {
+            #expect {
+                try plan(pairs, replica(.perLayer))
+            } throws: { error in
+                let error = try #require(error as? ArcGISError)
+                return error.code == 409 && error.message == ArcGISError.replicaAheadMessage && error.details[0].contains("restored from a backup")
+            }
+        }
+        #expect(throws: ArcGISError.self) { try plan([("replicaServerGen", "8")], replica(.perReplica)) }
+        _ = try plan([("replicaServerGen", "7")], replica(.perReplica))
+    }
+
     @Test func theReplicaDirectionBoundsEverySync() throws {
         // An upload-only replica uploads when asked bidirectional; a download-only one downloads.
         let up = try plan([("syncLayers", #"[{"id":0,"serverGen":7}]"#)], replica(.perLayer, direction: .upload))

@@ -38,6 +38,9 @@ struct JobDocument: Codable, Sendable, Equatable {
     var syncResult: SyncResult?
     /// Status polls since the submission (the wait between them grows).
     var polls = 0
+    /// The sync met a server restored from an older backup and made the file send everything
+    /// again (once per job; docs/operations.md, "After a restore").
+    var resentAfterRestore: Bool?
 
     init(
         id: String, kind: Kind, serviceURL: String, path: String, generate: GenerateGeodatabaseParameters? = nil,
@@ -56,6 +59,6 @@ struct JobDocument: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case format, id, kind, serviceURL, status, progress, messages, step, error, path, generate, sync, exportTiles, statusURL, resultURL
         case partialPath, receivedBytes, totalBytes, syncFields, editsFile, editsSize, editsUploadID, throughChangeId, uploadedLayers
-        case editsUploaded, syncResult
+        case editsUploaded, syncResult, resentAfterRestore
     }
 }

@@ -54,6 +54,8 @@ extension JobEngine {
             try handle.seekToEnd()
             try handle.write(contentsOf: data)
             return .received(bytes: data.count, total: total)
+        case .resendAfterRestore:
+            return .resendPrepared(note: try await RestoredServerRecovery.run(try openGeodatabase(), connection: connection))
         case .finish:
             guard let partial = document.partialPath else { throw ClientError.invalidResponse("nothing downloaded") }
             switch document.kind {

@@ -35,6 +35,8 @@ struct JobStateMachine: Sendable, Equatable {
         case download(resultURL: String, offset: Int, length: Int)
         /// generate: check and move the file into place; sync: apply the delta (`finished`).
         case finish
+        /// Make the file send everything again to a server restored from an older backup.
+        case resendAfterRestore
         /// Stop the action under way (a pause or a cancel was asked while it ran).
         case interrupt
         case pause
@@ -57,6 +59,7 @@ struct JobStateMachine: Sendable, Equatable {
         case partialFileHolds(bytes: Int, path: String)
         case received(bytes: Int, total: Int?)
         case finished(SyncResult?)
+        case resendPrepared(note: String)
         /// The action under way stopped: by `interrupt`, or cut short.
         case interrupted
         case failed(ClientError)
@@ -133,6 +136,13 @@ struct JobStateMachine: Sendable, Equatable {
         case .failed(let error):
             guard document.status == .started else { return .none }
             if cancelRequested { return fail(.cancelled, date) }
+            // A server restored from an older backup: once per job, the file sends everything
+            // again and the sync starts over.
+            if document.kind == .sync, document.step == .submit, error.isReplicaAheadOfServer, document.resentAfterRestore != true {
+                document.resentAfterRestore = true
+                note("the server was restored from a backup older than this file's last sync", date)
+                return .resendAfterRestore
+            }
             return fail(error, date)
         default:
             guard document.status == .started else { return .none }
@@ -239,6 +249,12 @@ struct JobStateMachine: Sendable, Equatable {
                 note("downloaded \(document.receivedBytes) bytes", date)
                 document.step = .finish
             }
+        case (.resendPrepared(let text), .submit):
+            note(text, date)
+            document.step = .prepare
+            document.syncFields = nil
+            document.editsFile = nil
+            document.editsUploadID = nil
         case (.finished(let result), .finish):
             if let result {
                 document.syncResult = result

@@ -1,0 +1,158 @@
+import Crypto
+import Foundation
+import OutpostWire
+
+/// What a backup folder holds and how to check it (docs/operations.md, "Backups"): every
+/// file with its size and SHA-256, the store it was taken of, the generation and migrations
+/// of its snapshot. Written last, so a folder without one is no backup.
+public struct BackupManifest: Sendable, Equatable {
+    public static let fileName = "manifest.json"
+    /// Bumped when a restore of an older Outpost could not read what this one writes.
+    public static let currentFormat = 1
+
+    public struct File: Sendable, Equatable {
+        /// Relative to the backup folder, `/`-separated.
+        public var path: String
+        public var size: Int64
+        public var sha256: String
+
+        public init(path: String, size: Int64, sha256: String) {
+            self.path = path
+            self.size = size
+            self.sha256 = sha256
+        }
+    }
+
+    public var format: Int
+    /// Epoch milliseconds when the snapshot was taken.
+    public var createdAt: Int64
+    public var store: StoreIdentity
+    /// The newest generation in the snapshot: every edit acknowledged before the backup began.
+    public var generation: Int64
+    public var migrations: [String]
+    public var files: [File]
+
+    public init(
+        format: Int = BackupManifest.currentFormat, createdAt: Int64, store: StoreIdentity, generation: Int64, migrations: [String],
+        files: [File]
+    ) {
+        self.format = format
+        self.createdAt = createdAt
+        self.store = store
+        self.generation = generation
+        self.migrations = migrations
+        self.files = files
+    }
+
+    public var json: JSONValue {
+        [
+            "format": .int(Int64(format)), "createdAt": .int(createdAt), "storeId": .string(store.id), "epoch": .int(store.epoch),
+            "generation": .int(generation), "migrations": .array(migrations.map(JSONValue.string)),
+            "files": .array(files.map { ["path": .string($0.path), "size": .int($0.size), "sha256": .string($0.sha256)] }),
+        ]
+    }
+
+    public init(json: JSONValue) throws(BackupFailure) {
+        guard let format = json["format"]?.int64Value, let createdAt = json["createdAt"]?.int64Value,
+            let storeId = json["storeId"]?.stringValue, let epoch = json["epoch"]?.int64Value,
+            let generation = json["generation"]?.int64Value, let files = json["files"]?.arrayValue
+        else { throw .unreadableManifest("a member is missing") }
+        guard format <= Self.currentFormat else { throw .unreadableManifest("format \(format) is newer than this Outpost's \(Self.currentFormat)") }
+        var listed: [File] = []
+        for file in files {
+            guard let path = file["path"]?.stringValue, let size = file["size"]?.int64Value, let sha256 = file["sha256"]?.stringValue,
+                Self.isSafe(path)
+            else { throw .unreadableManifest("a file entry is malformed") }
+            listed.append(File(path: path, size: size, sha256: sha256))
+        }
+        self.init(
+            format: Int(format), createdAt: createdAt, store: StoreIdentity(id: storeId, epoch: epoch), generation: generation,
+            migrations: json["migrations"]?.arrayValue?.compactMap(\.stringValue) ?? [], files: listed)
+    }
+
+    /// A listed path stays inside the backup folder: relative, no `..`, no empty parts.
+    static func isSafe(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return !path.hasPrefix("/") && !parts.isEmpty && parts.allSatisfy { !$0.isEmpty && $0 != ".." && $0 != "." }
+    }
+
+    /// Checks every listed file of the backup at `folder` against its size and checksum.
+    public func verify(folder: String) throws(BackupFailure) {
+        for file in files {
+            let path = (folder as NSString).appendingPathComponent(file.path)
+            let found: (size: Int64, sha256: String)
+            do { found = try Self.digest(ofFileAt: path) } catch { throw .missingFile(file.path) }
+            guard found.size == file.size, found.sha256 == file.sha256 else { throw .checksumMismatch(file.path) }
+        }
+    }
+
+    /// The size and hex SHA-256 of a file, read in 1 MiB pieces (memory stays flat).
+    public static func digest(ofFileAt path: String) throws -> (size: Int64, sha256: String) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw BackupFailure.missingFile(path) }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
+    }
+}
+
+/// A store's lasting identity and how many times it was restored from a backup: a replica
+/// file, a backup and a log line can say which store, and which life of it, they belong to.
+public struct StoreIdentity: Sendable, Equatable {
+    public var id: String
+    /// 0 for a store never restored; each restore adds one.
+    public var epoch: Int64
+
+    public init(id: String, epoch: Int64) {
+        self.id = id
+        self.epoch = epoch
+    }
+}
+
+/// Why a backup could not be taken or restored; nothing was changed.
+public enum BackupFailure: Error, Equatable, CustomStringConvertible {
+    case notABackup(String)
+    case unreadableManifest(String)
+    case missingFile(String)
+    case checksumMismatch(String)
+    case liveFolder(String)
+    case integrity(String)
+    case unsupported(String)
+
+    public var description: String {
+        switch self {
+        case .notABackup(let path): "\(path) is no Outpost backup: it has no \(BackupManifest.fileName)"
+        case .unreadableManifest(let reason): "the backup's manifest is unreadable: \(reason)"
+        case .missingFile(let path): "the backup lacks \(path)"
+        case .checksumMismatch(let path): "\(path) does not match its checksum: the backup is damaged"
+        case .liveFolder(let path): "\(path) already holds data; restore into a new folder (move this one aside first)"
+        case .integrity(let report): "the restored database fails PRAGMA integrity_check: \(report)"
+        case .unsupported(let what): what
+        }
+    }
+}
+
+/// Which backups `--keep N` removes: the oldest beyond the newest `keep`, by name (names
+/// begin with their UTC time, so they sort by age).
+public enum BackupRotation {
+    public static func expired(_ names: [String], keep: Int) -> [String] {
+        let backups = names.filter { $0.hasPrefix(prefix) }.sorted()
+        return Array(backups.dropLast(max(keep, 1)))
+    }
+
+    public static let prefix = "outpost-backup-"
+
+    /// `outpost-backup-20261126T083000.123Z`: the snapshot's UTC time to the millisecond.
+    public static func name(at milliseconds: Int64) -> String {
+        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        return prefix + formatter.string(from: date)
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import OutpostService
+import OutpostStorage
+import OutpostSync
+import OutpostTestSupport
+import OutpostWire
+import Testing
+
+@testable import OutpostStore
+
+/// Upgrades (docs/operations.md, "Upgrades"): a data folder as the previous release left it
+/// opens with this build, its migrations run once, and a replica registered before syncs on;
+/// a folder a newer release wrote is refused and left alone.
+@Suite struct StoreUpgradeTests {
+    /// The migrations this release added over the previous one (v15): undone in a folder this
+    /// build wrote, which leaves it as that release would have (their only changes).
+    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity"]
+
+    static func asThePreviousReleaseLeftIt(_ path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "ALTER TABLE outpost_layers DROP COLUMN subtypes")
+            try db.execute(sql: "DROP TABLE outpost_store_identity")
+            for identifier in addedSinceTheLastRelease {
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [identifier])
+            }
+        }
+        try queue.close()
+    }
+
+    @Test func aFolderOfThePreviousReleaseOpensMigratesOnceAndItsReplicaSyncsOn() throws {
+        let store = try makeTemporaryStore()
+        _ = try store.schema.createService(pointLayerService(name: "Points"))
+        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", "before")]))
+        let plan = try ReplicaPlanner.plan(
+            request, service: try store.service(named: "Points").definition, replicaId: GlobalID.make(), owner: "ada", takenNames: [],
+            now: store.clock.milliseconds())
+        let (definition, _) = try store.sync.exportReplica(
+            plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null, layerJSON: [:],
+            phase: { _ in })
+        let replica = try store.replicas.registerReplica(definition)
+        try Self.asThePreviousReleaseLeftIt(store.path)
+        #expect(try FeatureStore.pendingMigrations(dataDirectory: store.directory) == Self.addedSinceTheLastRelease)
+
+        let upgraded = try FeatureStore(dataDirectory: store.directory)
+        #expect(try FeatureStore.pendingMigrations(dataDirectory: store.directory) == [])
+        #expect(try upgraded.identity().epoch == 0 && !(try upgraded.identity().id.isEmpty))
+        #expect(try upgraded.service(named: "Points").definition.layers[0].subtypes == nil)
+        // The replica registered before the upgrade uploads and downloads as ever.
+        let registered = try #require(try upgraded.replicas.replica(service: "Points", id: replica.id))
+        var sync = SynchronizeReplicaRequest(replicaId: replica.id)
+        sync.rollbackOnFailure = false
+        let edits = LayerEdits(
+            layerId: 0, adds: [EditFeature(attributes: ["GlobalID": .string(GlobalID.make()), "label": "after"], geometry: ["x": 1, "y": 2])])
+        let outcome = try upgraded.sync.applySyncUpload(try SyncPlanner.plan(sync, replica: registered, edits: [edits]), fingerprint: [1])
+        #expect(outcome.results[0].addResults.map { $0.success } == [true])
+        #expect(try upgraded.features.count(service: "Points", layer: 0) == 1)
+    }
+
+    @Test func aFolderANewerReleaseWroteIsRefusedAndLeftAsItIs() throws {
+        let store = try makeTemporaryStore()
+        let queue = try DatabaseQueue(path: store.path)
+        try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations(identifier) VALUES ('v99-from-the-future')") }
+        try queue.close()
+        #expect(throws: StoreError.self) { try FeatureStore(dataDirectory: store.directory) }
+        #expect(throws: StoreError.self) { try FeatureStore.pendingMigrations(dataDirectory: store.directory) }
+        let applied = try DatabaseQueue(path: store.path).read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied.last == "v99-from-the-future" && applied.count == FeatureStore.knownMigrations.count + 1)
+    }
+}
