@@ -33,7 +33,7 @@ public enum SpatiaLiteBackup {
             var configuration = Configuration()
             configuration.busyMode = .timeout(30)
             let live = try DatabasePool(path: source, configuration: configuration)
-            try live.backup(to: try DatabaseQueue(path: snapshot))
+            try copySnapshot(of: live, to: snapshot)
             try live.close()
             let facts = try snapshotFacts(snapshot)
             var copied = [StoreDatabase.fileName]
@@ -118,6 +118,26 @@ public enum SpatiaLiteBackup {
         let report = try store.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         guard report == ["ok"] else { throw BackupFailure.integrity(report.joined(separator: "; ")) }
         return try store.recordRestore(of: manifest)
+    }
+
+    /// Pages copied per backup step: 8 MiB of 4 KiB pages.
+    static let pagesPerStep: CInt = 2048
+
+    /// Copies the database in steps of `pagesPerStep`, all inside one read transaction (so
+    /// one snapshot, and no restart when the server commits meanwhile), flushing what each step
+    /// wrote before the next: the server's commits, which wait for their own flushes, never
+    /// queue behind a whole database's (bench/backup.py: sync p99 1.37x during a backup where
+    /// one flush at the end gave 1.58x to 4.36x; starting the write-back without waiting,
+    /// `posix_fadvise` DONTNEED, gave 1.7x, with a 5.3x round).
+    static func copySnapshot(of live: DatabasePool, to path: String) throws {
+        let destination = try DatabaseQueue(path: path)
+        // A handle of our own on the file SQLite writes: fdatasync flushes the file, whoever wrote it.
+        let descriptor = open(path, O_RDONLY)
+        defer { if descriptor >= 0 { close(descriptor) } }
+        try live.backup(to: destination, pagesPerStep: pagesPerStep) { _ in
+            if descriptor >= 0 { _ = fdatasync(descriptor) }
+        }
+        try destination.close()
     }
 
     /// What a backup needs to know of its snapshot, read from the copy itself.

@@ -68,4 +68,25 @@ import Testing
         let applied = try DatabaseQueue(path: store.path).read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(applied.last == "v99-from-the-future" && applied.count == FeatureStore.knownMigrations.count + 1)
     }
+
+    /// Every earlier schema: a folder left at each migration since the first opens with this
+    /// build, which applies the rest in order, and serves and takes edits.
+    @Test(arguments: FeatureStore.knownMigrations.dropLast())
+    func aFolderLeftAtAnyEarlierMigrationOpensWithTheRestApplied(_ last: String) throws {
+        let folder = TestFolders.make("upgrade")
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try SpatiaLite.attach(to: db.sqliteConnection!) }
+        let pool = try DatabasePool(path: folder + "/" + FeatureStore.databaseFileName, configuration: configuration)
+        try FeatureStore.migrator.migrate(pool, upTo: last)
+        try pool.close()
+        let later = Array(FeatureStore.knownMigrations.drop { $0 != last }.dropFirst())
+        #expect(try FeatureStore.pendingMigrations(dataDirectory: folder) == later)
+        let store = try FeatureStore(dataDirectory: folder)
+        #expect(try FeatureStore.pendingMigrations(dataDirectory: folder) == [])
+        _ = try store.schema.createService(pointLayerService(name: "Points"))
+        let outcome = try store.edits.applyEdits(
+            service: "Points", edits: [LayerEdits(layerId: 0, adds: [EditFeature(attributes: ["label": "a"], geometry: ["x": 1, "y": 2])])],
+            options: EditOptions())
+        #expect(outcome.layers[0].addResults.map { $0.success } == [true])
+    }
 }
