@@ -377,9 +377,9 @@ struct PostgresEditSession {
     /// The subtype code a feature holds, read only when checking an update needs it.
     func storedSubtype(for attributes: JSONObject, objectId: Int64, in layer: StoredLayer) throws -> Int64? {
         let definition = layer.definition
-        guard let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
+        guard let field = definition.subtypeField, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
         let sql = """
-            SELECT \(PostgresQuery.quoted(identifier: subtypes.field)) FROM \(PostgresQuery.quoted(identifier: layer.tableName))
+            SELECT \(PostgresQuery.quoted(identifier: field.name)) FROM \(PostgresQuery.quoted(identifier: layer.tableName))
             WHERE \(PostgresQuery.quoted(identifier: definition.objectIdField)) = $1
             """
         guard let row = try connection.query(PostgresQuery(unsafeSQL: sql, binds: [objectId.postgresValue])).first else { return nil }

@@ -106,10 +106,10 @@ struct PostgresVersionWriter: VersionRowWriter {
         guard let found = try find(key) else { throw missing(key) }
         if !found.inVersion { try copy(found.globalId, deleted: false) }
         var stored: Int64?
-        if let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: feature.attributes) {
+        if let field = definition.subtypeField, definition.needsStoredSubtype(toCheck: feature.attributes) {
             stored = try connection.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT \(PostgresQuery.quoted(identifier: subtypes.field)) FROM \(rows) WHERE outpost_version = $1 AND \(gid) = $2",
+                    unsafeSQL: "SELECT \(PostgresQuery.quoted(identifier: field.name)) FROM \(rows) WHERE outpost_version = $1 AND \(gid) = $2",
                     binds: [.text(version), .text(found.globalId)])
             ).first?.int64(0)
         }

@@ -417,11 +417,11 @@ struct EditSession {
     /// The subtype code a feature holds, read only when checking an update needs it.
     func storedSubtype(for attributes: JSONObject, objectId: Int64, in layer: StoredLayer) throws -> Int64? {
         let definition = layer.definition
-        guard let subtypes = definition.subtypes, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
+        guard let field = definition.subtypeField, definition.needsStoredSubtype(toCheck: attributes) else { return nil }
         return try Int64.fetchOne(
             db,
             sql:
-                "SELECT \(subtypes.field.quotedDatabaseIdentifier) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
+                "SELECT \(field.name.quotedDatabaseIdentifier) FROM \(layer.tableName.quotedDatabaseIdentifier) WHERE \(definition.objectIdField.quotedDatabaseIdentifier) = ?",
             arguments: [objectId])
     }
 

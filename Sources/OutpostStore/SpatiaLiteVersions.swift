@@ -262,7 +262,7 @@ private struct VersionWriter: VersionRowWriter {
         let key = try key(of: feature)
         guard var values = try current(key) else { throw EditSession.EditFailure(error: .missing("\(key)")) }
         let globalId = String.fromDatabaseValue(values[gid] ?? .null) ?? ""
-        let subtypeField = layer.definition.subtypes.flatMap { layer.definition.field(named: $0.field)?.name }
+        let subtypeField = layer.definition.subtypeField?.name
         let stored = subtypeField.flatMap { Int64.fromDatabaseValue(values[$0] ?? .null) }
         for (column, value) in try editor.attributeValues(feature.attributes, layer: layer, globalId: globalId, storedSubtype: stored) {
             values[column] = value

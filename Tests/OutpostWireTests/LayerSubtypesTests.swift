@@ -55,6 +55,17 @@ import Testing
         #expect(LayerSubtypes(served: json, fields: Self.layer.fields) == subtypes)
     }
 
+    @Test func theSubtypeFieldIsServedAsTheLayerSpellsIt() throws {
+        var layer = Self.layer
+        layer.subtypes?.field = "KIND"
+        let json = FeatureServiceMetadata.layerJSON(
+            layer, service: ServiceDefinition(name: "Water", layers: [layer]),
+            state: .init(extent: Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1), lastEditDate: 0))
+        #expect(json["typeIdField"] == "kind" && json["subtypeField"] == "kind")
+        #expect(json["types"]?[0]?["templates"]?[0]?["prototype"]?["attributes"]?["kind"] == 1)
+        #expect(layer.subtypeField?.name == "kind")
+    }
+
     @Test func aLayerWithoutSubtypesHasOneTemplateAndNoTypes() {
         var plain = Self.layer
         plain.subtypes = nil

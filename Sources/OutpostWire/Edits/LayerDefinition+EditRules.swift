@@ -8,6 +8,10 @@ extension LayerDefinition {
         subtypes?.addingDefaults(to: attributes) ?? attributes
     }
 
+    /// The subtype field as the layer spells it: subtypes may name it in another case, and
+    /// PostgreSQL's quoted names are case-sensitive.
+    public var subtypeField: FieldDefinition? { subtypes.flatMap { field(named: $0.field) } }
+
     /// Whether checking an update needs the feature's stored subtype code
     /// (`LayerSubtypes.needsStoredCode`).
     public func needsStoredSubtype(toCheck attributes: JSONObject) -> Bool {

@@ -163,13 +163,15 @@ public enum FeatureServiceMetadata {
         object["objectIdField"] = .string(layer.objectIdField)
         object["uniqueIdField"] = ["name": .string(layer.objectIdField), "isSystemMaintained": true]
         object["globalIdField"] = .string(layer.globalIdField)
-        object["typeIdField"] = .string(layer.subtypes?.field ?? "")
+        object["typeIdField"] = .string(layer.subtypeField?.name ?? "")
         object["fields"] = .array(layer.fields.map(fieldJSON))
         object["indexes"] = []
         if let subtypes = layer.subtypes {
-            object["types"] = .array(subtypes.subtypes.map { typeEntry($0, of: layer, field: subtypes.field) })
+            let field = layer.subtypeField?.name ?? subtypes.field
+            object["types"] = .array(subtypes.subtypes.map { typeEntry($0, of: layer, field: field) })
             object["templates"] = []
             for (key, value) in subtypes.servedJSON(fields: layer.fields).objectValue ?? [:] { object[key] = value }
+            object["subtypeField"] = .string(field)
         } else {
             object["types"] = []
             object["templates"] = [template(named: layer.name, attributes: [:], geometryType: layer.geometryType)]

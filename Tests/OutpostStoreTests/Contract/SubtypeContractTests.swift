@@ -28,8 +28,9 @@ import Testing
                         FieldDefinition(name: "material", type: .string, length: 8, domain: material),
                         FieldDefinition(name: "diameter", type: .double, domain: diameter),
                     ]),
+                    // Named in another case than the field: the backends spell it as the layer does.
                     subtypes: LayerSubtypes(
-                        field: "kind", defaultCode: 1,
+                        field: "KIND", defaultCode: 1,
                         subtypes: [
                             .init(
                                 code: 1, name: "Distribution", defaultValues: ["material": "PVC", "diameter": 8], domains: ["diameter": distribution]),
