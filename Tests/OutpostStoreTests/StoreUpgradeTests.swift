@@ -32,14 +32,7 @@ import Testing
     @Test func aFolderOfThePreviousReleaseOpensMigratesOnceAndItsReplicaSyncsOn() throws {
         let store = try makeTemporaryStore()
         _ = try store.schema.createService(pointLayerService(name: "Points"))
-        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", "before")]))
-        let plan = try ReplicaPlanner.plan(
-            request, service: try store.service(named: "Points").definition, replicaId: GlobalID.make(), owner: "ada", takenNames: [],
-            now: store.clock.milliseconds())
-        let (definition, _) = try store.sync.exportReplica(
-            plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null, layerJSON: [:],
-            phase: { _ in })
-        let replica = try store.replicas.registerReplica(definition)
+        let replica = try Contract.createReplica(store, name: "before")
         try Self.asThePreviousReleaseLeftIt(store.path)
         #expect(try FeatureStore.pendingMigrations(dataDirectory: store.directory) == Self.addedSinceTheLastRelease)
 

@@ -94,7 +94,9 @@ enum Contract {
     }
 
     /// Creates (a JSON snapshot) and registers a per-layer bidirectional replica of layer 0.
-    static func createReplica(_ backend: some SyncBackend, name: String = "device", owner: String = "ada") throws -> ReplicaDefinition {
+    static func createReplica(
+        _ backend: some SyncBackend, name: String = "device", owner: String = "ada", of service: String = Contract.service
+    ) throws -> ReplicaDefinition {
         let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", name)]))
         let plan = try ReplicaPlanner.plan(
             request, service: try backend.service(named: service).definition, replicaId: GlobalID.make(), owner: owner,

@@ -77,14 +77,7 @@ import Testing
     @Test(arguments: SyncContractBackend.all)
     func aSyncedEditOutsideADomainFails(_ backend: SyncContractBackend) throws {
         let store = try Self.fresh(backend)
-        let request = try CreateReplicaRequest.parse(RequestParameters([("layers", "0"), ("replicaName", "crew")]))
-        let plan = try ReplicaPlanner.plan(
-            request, service: try store.service(named: Self.service).definition, replicaId: GlobalID.make(), owner: "ada", takenNames: [],
-            now: store.clock.milliseconds())
-        let (definition, _) = try store.sync.exportReplica(
-            plan, to: .records(ReplicaJSONWriter(write: { _ in }, attachmentURL: nil)), serviceURL: "", serviceJSON: .null, layerJSON: [:],
-            phase: { _ in })
-        let replica = try store.replicas.registerReplica(definition)
+        let replica = try Contract.createReplica(store, name: "crew", of: Self.service)
         var sync = SynchronizeReplicaRequest(replicaId: replica.id)
         sync.rollbackOnFailure = false
         let edits = LayerEdits(
