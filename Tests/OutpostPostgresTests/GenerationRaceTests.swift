@@ -117,6 +117,12 @@ import Testing
             let applied = try onThreads(3) { _ in try PostgresMigrations.migrate(pool) }
             let nothingLeft = applied.allSatisfy { $0.isEmpty }
             #expect(nothingLeft)
+            // `outpost migrate --dry-run`: nothing pending, and the last version undone is pending again.
+            #expect(try PostgresMigrations.pending(pool).isEmpty)
+            let last = try #require(PostgresMigrations.all.last)
+            try pool.query("DELETE FROM outpost_schema_migrations WHERE version = \(last.version)")
+            #expect(try PostgresMigrations.pending(pool).map(\.version) == [last.version])
+            try pool.query("INSERT INTO outpost_schema_migrations(version, name) VALUES (\(last.version), \(last.name))")
             let tick = try pool.transaction(.repeatableRead) { try GenerationTicks.take(on: $0) }
             let stored = try pool.withConnection { try GenerationTicks.snapshot(of: tick.tick, on: $0) }
             #expect(stored == tick.snapshot)
@@ -127,6 +133,7 @@ import Testing
             #expect(throws: PostgresMigrationError.newerDatabase(database: 999, known: PostgresMigrations.all.count)) {
                 _ = try PostgresMigrations.migrate(pool)
             }
+            #expect(throws: PostgresMigrationError.self) { try PostgresMigrations.pending(pool) }
         }
     }
 }

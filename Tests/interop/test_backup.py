@@ -87,6 +87,9 @@ def test_a_backup_taken_while_devices_sync_restores_and_a_device_that_synced_lat
     assert "epoch 1" in done.stdout
     with sqlite3.connect(os.path.join(restored, "outpost.sqlite")) as db:
         assert db.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    # The restore ran this build's migrations: nothing is left for `outpost migrate`.
+    pending = subprocess.run([BINARY, "migrate", "--dry-run", "--data", restored], capture_output=True, text=True, timeout=120)
+    assert pending.returncode == 0 and "up to date" in pending.stdout, pending.stdout + pending.stderr
     # Restoring over the folder just made is refused.
     again = subprocess.run([BINARY, "restore", folder, "--data", restored], capture_output=True, text=True, timeout=300)
     assert again.returncode != 0 and "already holds data" in again.stderr
