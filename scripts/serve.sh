@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product outpost
+swift build -c release --product outpost --static-swift-stdlib
 exec .build/release/outpost serve "$@"

@@ -30,6 +30,9 @@ if [ "${1:-}" = "--with-clients" ]; then
     install_missing chromium chromium-driver
     # nginx, the load balancer in front of several `outpost serve` processes (test_scale_out.py).
     install_missing nginx-light
+    # podman, podman-compose and debootstrap build and run the container image (test_image.py);
+    # runc runs its containers, as crun refuses this machine's hybrid cgroup layout.
+    install_missing podman podman-compose debootstrap runc
     # QGIS (Python bindings, no desktop), headless, to open the offline map folders' projects.
     NO_RECOMMENDS=1 install_missing python3-qgis
     PYTHON=/usr/bin/python3

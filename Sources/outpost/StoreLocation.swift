@@ -1,21 +1,40 @@
 import ArgumentParser
+import Foundation
 import OutpostObjectStorage
 import OutpostPostgres
 import OutpostStorage
 import OutpostStore
 
 /// Where an administration command finds the data: a data folder (the embedded default), or
-/// a PostgreSQL + PostGIS database with `--database` (docs/postgres.md).
+/// a PostgreSQL + PostGIS database with `--database` (docs/postgres.md). Options left out are
+/// taken as `serve` takes them, from `OUTPOST_DATA`, `OUTPOST_DATABASE` and
+/// `OUTPOST_OBJECT_STORE` or the `OUTPOST_CONFIG` file, so a command run beside a server (in
+/// its container, say) acts on that server's store (docs/configuration.md).
 struct StoreLocation: ParsableArguments {
-    @Option(name: .long, help: "The data folder.") var data = "./outpost-data"
+    @Option(name: .customLong("data"), help: "The data folder (default: as serve takes it, else ./outpost-data).")
+    var dataOption: String?
     @Option(
-        name: .long,
+        name: .customLong("database"),
         help: "A PostgreSQL + PostGIS database instead of the data folder: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var database: String?
     @Option(
-        name: .long,
+        name: .customLong("object-store"),
         help: "With --database: attachments, uploads and result files in this S3-compatible bucket, http[s]://[KEY:SECRET@]HOST[:PORT]/BUCKET.")
     var objectStore: String?
+
+    var data: String { dataOption ?? "./outpost-data" }
+
+    mutating func validate() throws {
+        try resolve(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Fills in what the command line left out from the environment and the config file.
+    mutating func resolve(environment: [String: String]) throws {
+        var layers = try LayeredSettings(configFile: nil, environment: environment)
+        dataOption = try layers.string("data", dataOption, default: "./outpost-data")
+        database = try layers.optionalString("database", database)
+        objectStore = try layers.optionalString("object-store", objectStore)
+    }
 
     /// The PostgreSQL backend when `--database` names one (migrated on opening), its files
     /// in the data folder.

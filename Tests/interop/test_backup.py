@@ -106,3 +106,31 @@ def test_a_backup_taken_while_devices_sync_restores_and_a_device_that_synced_lat
         assert "restored from a backup" in refused["error"]["details"][0]
         # From the generation the server remembers giving it, it syncs.
         assert "error" not in sync(service, early, early_gen)
+
+
+def test_administration_commands_find_the_store_as_serve_does(tmp_path):
+    """Left out, --data comes from OUTPOST_DATA or the OUTPOST_CONFIG file, as for `serve`: a
+    command run in the server's container acts on the server's store (docs/configuration.md)."""
+    data = str(tmp_path / "data")
+    os.mkdir(data)
+    with running_server(data):
+        pass
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    config = tmp_path / "outpost.json"
+    config.write_text(json.dumps({"data": data}))
+
+    def backup(into, environment, *arguments):
+        env = {key: value for key, value in os.environ.items() if not key.startswith("OUTPOST_")}
+        return subprocess.run([BINARY, "backup", str(tmp_path / into), *arguments], capture_output=True, text=True, timeout=120,
+                              cwd=elsewhere, env=dict(env, **environment))
+
+    assert "holds no Outpost data" in backup("none", {}).stderr, "without a setting: ./outpost-data, which is empty here"
+    assert backup("from-environment", {"OUTPOST_DATA": data}).returncode == 0
+    assert backup("from-file", {"OUTPOST_CONFIG": str(config)}).returncode == 0
+    # The command line beats both.
+    refused = backup("overridden", {"OUTPOST_DATA": data}, "--data", str(elsewhere))
+    assert refused.returncode != 0 and "holds no Outpost data" in refused.stderr
+    # The database a server's environment names is the one the command would use.
+    postgres = backup("postgres", {"OUTPOST_DATA": data, "OUTPOST_DATABASE": "postgres://outpost@127.0.0.1/outpost"})
+    assert postgres.returncode != 0 and "pg_dump" in postgres.stderr
