@@ -5,6 +5,9 @@
      running, in the same run, rounds rotating which goes first (goal <= 1.5x);
   2. the clients' sync p99 while the backup runs, against their p99 for as long with no
      backup (goal <= 2x).
+  3. the machine's own slowdown under that load: `sqlite3 .backup` of a copy of the database
+     that nobody writes, while the clients sync, against the same idle (what any copy of this
+     size loses to ten busy clients and a server on two cores).
 Last, once: `sqlite3 .backup` while the clients sync, stopped after 30 s. Its backup copies
 100 pages a step and starts over whenever another process writes in between, so under steady
 syncs it may never finish (recorded as null). It runs after the rounds: its restarts leave the
@@ -38,6 +41,8 @@ class Clients:
     def __init__(self, port, replicas, generation):
         self.port, self.replicas, self.generation = port, replicas, generation
         self.latencies, self.errors, self.lock = [], [], threading.Lock()
+        # (when the answer arrived, the GlobalIDs it acknowledged) for every successful sync.
+        self.acknowledged = []
         self.stop = threading.Event()
         self.recording = False
 
@@ -53,11 +58,14 @@ class Clients:
                 "f": "json", "replicaID": self.replicas[index], "transportType": "esriTransportTypeEmbedded",
                 "syncLayers": json.dumps([{"id": 0, "serverGen": generation, "syncDirection": "bidirectional"}]),
                 "edits": json.dumps(edits)})
-            elapsed = time.perf_counter() - started
+            answered = time.perf_counter()
+            elapsed = answered - started
             with self.lock:
                 if "error" in answer or not all(r["success"] for r in answer["edits"][0]["addResults"]):
                     self.errors.append(answer)
-                elif self.recording:
+                    continue
+                self.acknowledged.append((answered, [add["attributes"]["GlobalID"] for add in edits[0]["features"]["adds"]]))
+                if self.recording:
                     self.latencies.append(elapsed)
             generation = answer.get("layerServerGens", [{"serverGen": generation}])[0]["serverGen"]
 
@@ -86,12 +94,20 @@ def main():
     data = imported_data(args.binary, "backup-bench", [("Million", 1_000_000)])
     backups = os.path.join(OUT, "backup-bench-backups")
     copy = os.path.join(OUT, "backup-bench-sqlite3.sqlite")
+    quiet, quiet_out = os.path.join(OUT, "backup-bench-quiet.sqlite"), os.path.join(OUT, "backup-bench-quiet-out.sqlite")
     process, port, connection = start_server(args.binary, data)
     results = {"machine": machine(), "date": time.strftime("%Y-%m-%d"), "points": 1_000_000, "clients": CLIENTS}
     try:
         generation = current_generation(connection)
         clients = Clients(port, [register(connection, f"device-{i}", generation) for i in range(CLIENTS)], generation)
-        runs = {"outpost_backup_while_syncing_s": [], "sqlite3_backup_idle_s": [], "p99_without_s": [], "p99_during_s": []}
+        runs = {"outpost_backup_while_syncing_s": [], "sqlite3_backup_idle_s": [], "p99_without_s": [], "p99_during_s": [],
+                "sqlite3_backup_of_a_quiet_copy_while_syncing_s": []}
+        subprocess.run(["sqlite3", os.path.join(data, "outpost.sqlite"), f".backup '{quiet}'"], check=True)
+
+        def sqlite3_quiet_copy():
+            if os.path.exists(quiet_out):
+                os.remove(quiet_out)
+            return timed(["sqlite3", quiet, f".backup '{quiet_out}'"])
 
         def outpost_backup():
             return timed([args.binary, "backup", backups, "--data", data, "--keep", "1"])
@@ -111,6 +127,7 @@ def main():
             time.sleep(2)
             during, seconds = clients.measure(during=outpost_backup)
             without, _ = clients.measure(seconds=seconds)
+            loaded = sqlite3_quiet_copy()
             clients.stop.set()
             for thread in threads:
                 thread.join()
@@ -120,8 +137,10 @@ def main():
             runs["sqlite3_backup_idle_s"].append(idle)
             runs["p99_during_s"].append(p99(during))
             runs["p99_without_s"].append(p99(without))
+            runs["sqlite3_backup_of_a_quiet_copy_while_syncing_s"].append(loaded)
             print(f"round {round_ + 1}: outpost backup while syncing {seconds:.2f} s, sqlite3 .backup idle {idle:.2f} s, "
-                  f"sync p99 {p99(during):.3f} s during / {p99(without):.3f} s without ({len(during)}/{len(without)} syncs)", flush=True)
+                  f"sync p99 {p99(during):.3f} s during / {p99(without):.3f} s without ({len(during)}/{len(without)} syncs), "
+                  f"sqlite3 .backup of a quiet copy while syncing {loaded:.2f} s", flush=True)
         # Once, last: sqlite3's own backup while the clients sync.
         threads = [threading.Thread(target=clients.run, args=(i,)) for i in range(CLIENTS)]
         clients.stop.clear()
@@ -138,14 +157,17 @@ def main():
         results.update({name: round(value, 3) for name, value in medians.items()})
         results["backup_ratio"] = round(medians["outpost_backup_while_syncing_s"] / medians["sqlite3_backup_idle_s"], 2)
         results["p99_ratio"] = round(medians["p99_during_s"] / medians["p99_without_s"], 2)
+        results["load_slowdown_of_a_quiet_copy"] = round(
+            medians["sqlite3_backup_of_a_quiet_copy_while_syncing_s"] / medians["sqlite3_backup_idle_s"], 2)
         results["sync_errors"] = len(clients.errors)
         results["runs"] = runs
     finally:
         process.terminate()
         process.wait(timeout=30)
         shutil.rmtree(backups, ignore_errors=True)
-        if os.path.exists(copy):
-            os.remove(copy)
+        for leftover in (copy, quiet, quiet_out):
+            if os.path.exists(leftover):
+                os.remove(leftover)
     with open(os.path.join(OUT, "backup.json"), "w") as f:
         json.dump(results, f, indent=2)
     print(json.dumps({k: v for k, v in results.items() if k not in ("machine", "runs")}, indent=2))
