@@ -86,15 +86,26 @@ public struct BackupManifest: Sendable, Equatable {
         }
     }
 
-    /// The size and hex SHA-256 of a file, read in 1 MiB pieces (memory stays flat).
+    /// The size and hex SHA-256 of a file, read in 1 MiB pieces into one buffer (memory stays
+    /// flat). Plain `read(2)`: `FileHandle.read(upToCount:)` reads 4 KiB per call, 61,000
+    /// calls for the 250 MB database of bench/backup.py.
     public static func digest(ofFileAt path: String) throws -> (size: Int64, sha256: String) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw BackupFailure.missingFile(path) }
-        defer { try? handle.close() }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw BackupFailure.missingFile(path) }
+        defer { close(descriptor) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
         var hasher = SHA256()
         var size: Int64 = 0
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
-            size += Int64(chunk.count)
+        while true {
+            let count = read(descriptor, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw BackupFailure.unsupported("\(path) could not be read: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            size += Int64(count)
         }
         return (size, hasher.finalize().map { String(format: "%02x", $0) }.joined())
     }

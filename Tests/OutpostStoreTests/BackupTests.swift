@@ -141,4 +141,23 @@ import Testing
         newer.format = BackupManifest.currentFormat + 1
         #expect(throws: BackupFailure.self) { try BackupManifest(json: newer.json) }
     }
+
+    /// The checksum is the file's plain SHA-256, as `sha256sum` gives it, across more than one
+    /// read buffer and a short last piece.
+    @Test func aFilesDigestIsItsSHA256AsSha256sumGivesIt() throws {
+        let path = TestFolders.make("digest") + "/file.bin"
+        let bytes = (0..<((5 << 19) + 7)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+        process.arguments = [path]
+        process.standardOutput = output
+        try process.run()
+        process.waitUntilExit()
+        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
+        let digest = try BackupManifest.digest(ofFileAt: path)
+        #expect(digest.size == Int64(bytes.count) && digest.sha256 == String(expected))
+        #expect(throws: BackupFailure.self) { try BackupManifest.digest(ofFileAt: path + ".missing") }
+    }
 }
