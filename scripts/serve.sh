@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-swift build -c release --product outpost --static-swift-stdlib
+swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug
 exec .build/release/outpost serve "$@"

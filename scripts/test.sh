@@ -9,8 +9,9 @@ scripts/setup.sh --with-clients
 swift format lint --strict --recursive Sources Tests Package.swift
 swift build --build-tests
 # The release binary the container image test packs (test_image.py; docker/Dockerfile's
-# `prebuilt` stage): the command its `source` stage runs. scripts/serve.sh shares this build.
-swift build -c release --product outpost --static-swift-stdlib
+# `prebuilt` stage): the command its `source` stage runs (the Swift runtime linked in, no debug
+# information). scripts/serve.sh shares this build.
+swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug
 # A throwaway PostgreSQL + PostGIS on loopback for the PostgreSQL backend's tests.
 PG_DIR="${TMPDIR:-/tmp}/outpost-test-postgres"
 trap 'scripts/postgres.sh stop "$PG_DIR"' EXIT

@@ -19,6 +19,7 @@ import urllib.request
 import pytest
 
 from conftest import ROOT, free_port
+from test_docker import documented_keys
 
 COMPOSE = os.path.join(ROOT, "docker", "compose.yaml")
 BASE = "localhost/debian:bookworm-slim"
@@ -73,11 +74,13 @@ def remove_project(project, env):
 
 @pytest.fixture(scope="module")
 def image(podman_env):
-    assert os.path.exists(BINARY), "scripts/test.sh builds it: swift build -c release --product outpost --static-swift-stdlib"
+    assert os.path.exists(BINARY), "scripts/test.sh builds it: swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug"
     linked = run(["ldd", BINARY], podman_env)
     assert "libswiftCore" not in linked, "the image takes a binary with the Swift runtime linked in (--static-swift-stdlib)"
     ensure_base_image(podman_env)
     run(compose(PROJECT, "--podman-build-args=--pull=never", "build", "--build-arg", "OUTPOST_BUILD=prebuilt", "outpost"), podman_env)
+    # The images earlier runs built, now untagged, go; the layers this build reuses stay.
+    run(["podman", "image", "prune", "-f"], podman_env)
     return json.loads(run(["podman", "image", "inspect", IMAGE], podman_env))[0]
 
 
@@ -88,12 +91,6 @@ def service(image, podman_env):
     remove_project(PROJECT, env)
     yield env
     remove_project(PROJECT, env)
-
-
-def documented_keys():
-    import re
-    table = open(os.path.join(ROOT, "docs", "configuration.md")).read()
-    return set(re.findall(r"^\| `([a-z-]+)` \|", table, re.M))
 
 
 def test_the_image_runs_unprivileged_with_a_data_volume_a_health_check_and_documented_settings(image):
