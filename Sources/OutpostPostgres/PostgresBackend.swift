@@ -50,6 +50,10 @@ public final class PostgresBackend: OutpostBackend {
         self.blobs = blobs
         pool = PostgresPool(location, maximumConnections: maximumConnections)
         try PostgresMigrations.migrate(pool)
+        do { try pool.withConnection { connection in try GenerationTicks.checkTransactionIDs(on: connection) } } catch {
+            pool.close()
+            throw error
+        }
         let held = PostgresCatalog(pool: pool)
         let counter = EditCounter()
         let temporary = (directory as NSString).appendingPathComponent("tmp")

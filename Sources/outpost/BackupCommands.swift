@@ -16,7 +16,8 @@ struct Backup: AsyncParsableCommand {
         if let keep, keep < 1 { throw ValidationError("--keep must be at least 1.") }
         if location.database != nil {
             throw ValidationError(
-                "A PostgreSQL database is backed up with pg_dump or pg_basebackup, with its object store (docs/operations.md).")
+                "A PostgreSQL database is backed up with pg_basebackup (or pg_dump: read docs/operations.md, \"PostgreSQL\", before restoring one), with its object store."
+            )
         }
     }
 

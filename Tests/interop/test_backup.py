@@ -14,7 +14,7 @@ import pytest
 from conftest import BACKEND, BINARY, running_server
 from test_import_gdal import post
 
-pytestmark = pytest.mark.skipif(BACKEND == "postgres", reason="a PostgreSQL database is backed up with pg_dump (docs/operations.md)")
+pytestmark = pytest.mark.skipif(BACKEND == "postgres", reason="a PostgreSQL database is backed up with its own tools (docs/operations.md, test_postgres_restore.py)")
 
 CORNER = "13.2,52.4,13.26,52.46"
 
@@ -133,4 +133,4 @@ def test_administration_commands_find_the_store_as_serve_does(tmp_path):
     assert refused.returncode != 0 and "holds no Outpost data" in refused.stderr
     # The database a server's environment names is the one the command would use.
     postgres = backup("postgres", {"OUTPOST_DATA": data, "OUTPOST_DATABASE": "postgres://outpost@127.0.0.1/outpost"})
-    assert postgres.returncode != 0 and "pg_dump" in postgres.stderr
+    assert postgres.returncode != 0 and "pg_basebackup" in postgres.stderr
