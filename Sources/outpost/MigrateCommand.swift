@@ -60,7 +60,7 @@ struct Migrate: ParsableCommand {
         if let database = location.database {
             let postgres: PostgresLocation
             do { postgres = try PostgresLocation(database) } catch { throw ValidationError("--database: \(error)") }
-            let pool = try PostgresPool(postgres, maximumConnections: 1)
+            let pool = PostgresPool(postgres, maximumConnections: 1)
             defer { pool.close() }
             let pending = try PostgresMigrations.pending(pool)
             report(pending.map { "\($0.version) \($0.name)" })

@@ -89,7 +89,7 @@ struct Serve: AsyncParsableCommand {
     func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Settings {
         var layers = try LayeredSettings(configFile: config, environment: environment)
         let s = Settings(
-            data: try layers.string("data", data, default: "./outpost-data"),
+            data: try layers.string("data", data, default: StoreLocation.defaultData),
             host: try layers.string("host", host, default: "127.0.0.1"),
             logLevel: try layers.string("log-level", logLevel, default: "info"),
             logFormat: try layers.string("log-format", logFormat, default: "text"),

@@ -14,24 +14,23 @@ struct StoreLocation: ParsableArguments {
     @Option(name: .customLong("data"), help: "The data folder (default: as serve takes it, else ./outpost-data).")
     var dataOption: String?
     @Option(
-        name: .customLong("database"),
+        name: .long,
         help: "A PostgreSQL + PostGIS database instead of the data folder: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE.")
     var database: String?
     @Option(
-        name: .customLong("object-store"),
+        name: .long,
         help: "With --database: attachments, uploads and result files in this S3-compatible bucket, http[s]://[KEY:SECRET@]HOST[:PORT]/BUCKET.")
     var objectStore: String?
 
-    var data: String { dataOption ?? "./outpost-data" }
+    /// Where `serve` and these commands look without a setting.
+    static let defaultData = "./outpost-data"
 
-    mutating func validate() throws {
-        try resolve(environment: ProcessInfo.processInfo.environment)
-    }
+    var data: String { dataOption ?? Self.defaultData }
 
     /// Fills in what the command line left out from the environment and the config file.
-    mutating func resolve(environment: [String: String]) throws {
-        var layers = try LayeredSettings(configFile: nil, environment: environment)
-        dataOption = try layers.string("data", dataOption, default: "./outpost-data")
+    mutating func validate() throws {
+        var layers = try LayeredSettings(configFile: nil)
+        dataOption = try layers.string("data", dataOption, default: Self.defaultData)
         database = try layers.optionalString("database", database)
         objectStore = try layers.optionalString("object-store", objectStore)
     }

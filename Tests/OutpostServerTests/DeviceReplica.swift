@@ -26,6 +26,13 @@ struct DeviceReplica {
         }
     }
 
+    /// A device that registered `id` earlier and holds nothing the test needs to compare.
+    init(id: String, layer: Int, generation: Int64) {
+        self.id = id
+        self.layer = layer
+        self.generation = generation
+    }
+
     /// Adds a feature, or merges its attributes into the one held.
     mutating func upsert(_ feature: JSONValue) {
         guard let attributes = feature["attributes"]?.objectValue, let id = attributes["GlobalID"]?.stringValue else { return }
