@@ -55,7 +55,9 @@ import Testing
         unpack.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
         unpack.arguments = ["--decompress", "--stdout", "\(folder)/v\(fixture.version).sqlite.xz"]
         FileManager.default.createFile(atPath: data + "/" + FeatureStore.databaseFileName, contents: nil)
-        unpack.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + FeatureStore.databaseFileName))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + FeatureStore.databaseFileName))
+        defer { try? output.close() }
+        unpack.standardOutput = output
         try unpack.run()
         unpack.waitUntilExit()
         try #require(unpack.terminationStatus == 0)

@@ -77,6 +77,8 @@ def image(podman_env):
     assert os.path.exists(BINARY), "scripts/test.sh builds it: swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug"
     linked = run(["ldd", BINARY], podman_env)
     assert "libswiftCore" not in linked, "the image takes a binary with the Swift runtime linked in (--static-swift-stdlib)"
+    sections = run(["readelf", "--section-headers", BINARY], podman_env)
+    assert ".debug_info" not in sections and ".symtab" in sections, "no debug information (--strip-debug), symbols kept"
     ensure_base_image(podman_env)
     run(compose(PROJECT, "--podman-build-args=--pull=never", "build", "--build-arg", "OUTPOST_BUILD=prebuilt", "outpost"), podman_env)
     # The images earlier runs built, now untagged, go; the layers this build reuses stay.
