@@ -8,6 +8,7 @@
   3. the machine's own slowdown under that load: `sqlite3 .backup` of a copy of the database
      that nobody writes, while the clients sync, against the same idle (what any copy of this
      size loses to ten busy clients and a server on two cores).
+  4. what `--keep 1` adds: removing the previous backup, while the clients sync.
 Last, once: `sqlite3 .backup` while the clients sync, stopped after 30 s. Its backup copies
 100 pages a step and starts over whenever another process writes in between, so under steady
 syncs it may never finish (recorded as null). It runs after the rounds: its restarts leave the
@@ -39,7 +40,12 @@ class Clients:
     """CLIENTS devices syncing 10 adds each, one sync after another, until stopped."""
 
     def __init__(self, port, replicas, generation):
-        self.port, self.replicas, self.generation = port, replicas, generation
+        self.port, self.replicas = port, replicas
+        # Each device's server generation, kept from one round of syncs to the next as a device
+        # keeps it: a device that started over from its registration's generation every round
+        # would download every earlier round's adds, and its first sync of a round would take
+        # seconds (what the earlier "stalled rounds" were).
+        self.generations = [generation] * len(replicas)
         self.latencies, self.errors, self.lock = [], [], threading.Lock()
         # (when the answer arrived, the GlobalIDs it acknowledged) for every successful sync.
         self.acknowledged = []
@@ -48,8 +54,8 @@ class Clients:
 
     def run(self, index):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-        generation = self.generation
         while not self.stop.is_set():
+            generation = self.generations[index]
             edits = [{"id": 0, "features": {"adds": [
                 {"attributes": {"GlobalID": gid(), "name": f"device{index}", "value": index}, "geometry": {"x": index, "y": 20}}
                 for _ in range(10)]}}]
@@ -67,7 +73,7 @@ class Clients:
                 self.acknowledged.append((answered, [add["attributes"]["GlobalID"] for add in edits[0]["features"]["adds"]]))
                 if self.recording:
                     self.latencies.append(elapsed)
-            generation = answer.get("layerServerGens", [{"serverGen": generation}])[0]["serverGen"]
+            self.generations[index] = answer.get("layerServerGens", [{"serverGen": generation}])[0]["serverGen"]
 
     def measure(self, seconds=None, during=None):
         """Latencies of the syncs made for `seconds`, or while `during()` runs (its result returned)."""
@@ -101,7 +107,7 @@ def main():
         generation = current_generation(connection)
         clients = Clients(port, [register(connection, f"device-{i}", generation) for i in range(CLIENTS)], generation)
         runs = {"outpost_backup_while_syncing_s": [], "sqlite3_backup_idle_s": [], "p99_without_s": [], "p99_during_s": [],
-                "sqlite3_backup_of_a_quiet_copy_while_syncing_s": []}
+                "sqlite3_backup_of_a_quiet_copy_while_syncing_s": [], "keep_1_removing_the_previous_backup_s": []}
         subprocess.run(["sqlite3", os.path.join(data, "outpost.sqlite"), f".backup '{quiet}'"], check=True)
 
         def sqlite3_quiet_copy():
@@ -110,7 +116,18 @@ def main():
             return timed(["sqlite3", quiet, f".backup '{quiet_out}'"])
 
         def outpost_backup():
-            return timed([args.binary, "backup", backups, "--data", data, "--keep", "1"])
+            # Both sides time writing a backup: sqlite3's previous copy is removed before it is
+            # timed, and the previous round's backup after that round (`rotation`), timed on
+            # its own, which is what `--keep 1` adds.
+            return timed([args.binary, "backup", backups, "--data", data])
+
+        def rotation():
+            """Seconds `--keep 1` spends removing the previous backup, while the clients sync."""
+            older = sorted(os.listdir(backups))[:-1]
+            started = time.perf_counter()
+            for name in older:
+                shutil.rmtree(os.path.join(backups, name))
+            return time.perf_counter() - started
 
         def sqlite3_idle(limit=None):
             if os.path.exists(copy):
@@ -128,6 +145,7 @@ def main():
             during, seconds = clients.measure(during=outpost_backup)
             without, _ = clients.measure(seconds=seconds)
             loaded = sqlite3_quiet_copy()
+            removed = rotation()
             clients.stop.set()
             for thread in threads:
                 thread.join()
@@ -138,9 +156,10 @@ def main():
             runs["p99_during_s"].append(p99(during))
             runs["p99_without_s"].append(p99(without))
             runs["sqlite3_backup_of_a_quiet_copy_while_syncing_s"].append(loaded)
+            runs["keep_1_removing_the_previous_backup_s"].append(removed)
             print(f"round {round_ + 1}: outpost backup while syncing {seconds:.2f} s, sqlite3 .backup idle {idle:.2f} s, "
                   f"sync p99 {p99(during):.3f} s during / {p99(without):.3f} s without ({len(during)}/{len(without)} syncs), "
-                  f"sqlite3 .backup of a quiet copy while syncing {loaded:.2f} s", flush=True)
+                  f"sqlite3 .backup of a quiet copy while syncing {loaded:.2f} s, removing the previous backup {removed:.2f} s", flush=True)
         # Once, last: sqlite3's own backup while the clients sync.
         threads = [threading.Thread(target=clients.run, args=(i,)) for i in range(CLIENTS)]
         clients.stop.clear()

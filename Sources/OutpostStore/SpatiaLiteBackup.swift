@@ -30,11 +30,7 @@ public enum SpatiaLiteBackup {
         try manager.createDirectory(atPath: partial, withIntermediateDirectories: true)
         do {
             let snapshot = (partial as NSString).appendingPathComponent(StoreDatabase.fileName)
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(30)
-            let live = try DatabasePool(path: source, configuration: configuration)
-            try copySnapshot(of: live, to: snapshot)
-            try live.close()
+            try copySnapshot(of: source, to: snapshot)
             let facts = try snapshotFacts(snapshot)
             var copied = [StoreDatabase.fileName]
             for path in facts.attachmentFiles {
@@ -49,7 +45,7 @@ public enum SpatiaLiteBackup {
             }
             var listed: [BackupManifest.File] = []
             for path in copied {
-                let digest = try BackupManifest.digest(ofFileAt: (partial as NSString).appendingPathComponent(path))
+                let digest = try BackupManifest.digest(ofOwnFileAt: (partial as NSString).appendingPathComponent(path))
                 listed.append(BackupManifest.File(path: path, size: digest.size, sha256: digest.sha256))
             }
             let manifest = BackupManifest(
@@ -123,21 +119,27 @@ public enum SpatiaLiteBackup {
     /// Pages copied per backup step: 8 MiB of 4 KiB pages.
     static let pagesPerStep: CInt = 2048
 
-    /// Copies the database in steps of `pagesPerStep`, all inside one read transaction (so
-    /// one snapshot, and no restart when the server commits meanwhile), flushing what each step
-    /// wrote before the next: the server's commits, which wait for their own flushes, never
-    /// queue behind a whole database's (bench/backup.py: sync p99 1.37x during a backup where
-    /// one flush at the end gave 1.58x to 4.36x; starting the write-back without waiting,
-    /// `posix_fadvise` DONTNEED, gave 1.7x, with a 5.3x round).
-    static func copySnapshot(of live: DatabasePool, to path: String) throws {
-        let destination = try DatabaseQueue(path: path)
-        // A handle of our own on the file SQLite writes: fdatasync flushes the file, whoever wrote it.
-        let descriptor = open(path, O_RDONLY)
-        defer { if descriptor >= 0 { close(descriptor) } }
-        try live.backup(to: destination, pagesPerStep: pagesPerStep) { _ in
-            if descriptor >= 0 { _ = fdatasync(descriptor) }
-        }
+    /// Copies the database in steps of `pagesPerStep`, all inside one read transaction (so one
+    /// snapshot, and no restart when the server commits meanwhile). Each step's writes are
+    /// flushed while the next step copies (`BackupFlusher`): the server's commits, which wait
+    /// for their own flushes, never queue behind more than two steps' worth. The source is read
+    /// through a memory map rather than a `pread` per page; the copy is a new file of the
+    /// backup's own, flushed here and removed on failure, so it needs neither a rollback
+    /// journal nor SQLite's syncs (docs/operations.md, "Backups").
+    static func copySnapshot(of source: String, to path: String, pagesPerStep: CInt = pagesPerStep) throws {
+        var sourceConfiguration = Configuration()
+        sourceConfiguration.busyMode = .timeout(30)
+        let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? Int) ?? 0
+        sourceConfiguration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(size)") }
+        let live = try DatabasePool(path: source, configuration: sourceConfiguration)
+        defer { try? live.close() }
+        var destinationConfiguration = Configuration()
+        destinationConfiguration.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF") }
+        let destination = try DatabaseQueue(path: path, configuration: destinationConfiguration)
+        let flusher = try BackupFlusher(path: path)
+        try live.backup(to: destination, pagesPerStep: pagesPerStep) { _ in flusher.stepWritten() }
         try destination.close()
+        try flusher.finish()
     }
 
     /// What a backup needs to know of its snapshot, read from the copy itself.

@@ -1,11 +1,13 @@
 import Foundation
-import OutpostStorage
-import OutpostStore
+import GRDB
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
 import Synchronization
 import Testing
+
+@testable import OutpostStorage
+@testable import OutpostStore
 
 /// Online backups of a data folder and their restore (docs/operations.md, "Backups").
 @Suite struct BackupTests {
@@ -51,6 +53,41 @@ import Testing
         let outcome = try restored.edits.applyEdits(
             service: "Points", edits: [LayerEdits(layerId: 0, adds: [Self.point(-1)])], options: EditOptions())
         #expect(outcome.layers[0].addResults[0].success)
+    }
+
+    @Test func aCopyInManyFlushedStepsIsOneWholeSnapshotWhileEditsLand() async throws {
+        let store = try makeTemporaryStore()
+        _ = try store.schema.createService(pointLayerService(name: "Points"))
+        for value in 0..<20 {
+            _ = try store.edits.applyEdits(
+                service: "Points", edits: [LayerEdits(layerId: 0, adds: (0..<50).map { Self.point(value * 50 + $0) })], options: EditOptions())
+        }
+        let stop = Atomic<Bool>(false)
+        let writer = Task.detached {
+            var value = 10_000
+            while !stop.load(ordering: .relaxed) {
+                value += 1
+                _ = try store.edits.applyEdits(service: "Points", edits: [LayerEdits(layerId: 0, adds: [Self.point(value)])], options: EditOptions())
+            }
+        }
+        let before = try Self.count(store)
+        let copy = TestFolders.make("steps") + "/" + StoreDatabase.fileName
+        // Four pages a step: the store's hundreds of pages take many steps, each flushed while
+        // the next copies, with the writer committing between them.
+        try SpatiaLiteBackup.copySnapshot(
+            of: (store.directory as NSString).appendingPathComponent(StoreDatabase.fileName), to: copy, pagesPerStep: 4)
+        stop.store(true, ordering: .relaxed)
+        try await writer.value
+        let after = try Self.count(store)
+        let queue = try DatabaseQueue(path: copy)
+        defer { try? queue.close() }
+        let (report, pages) = try await queue.read { db in
+            (try String.fetchAll(db, sql: "PRAGMA integrity_check"), try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0)
+        }
+        #expect(report == ["ok"] && pages > 100)
+        let copied = try FeatureStore(dataDirectory: (copy as NSString).deletingLastPathComponent)
+        let kept = try Self.count(copied)
+        #expect(kept >= before && kept <= after)
     }
 
     @Test func attachmentFilesTravelWithTheSnapshot() throws {
@@ -146,8 +183,11 @@ import Testing
     /// read buffer and a short last piece.
     @Test func aFilesDigestIsItsSHA256AsSha256sumGivesIt() throws {
         let path = TestFolders.make("digest") + "/file.bin"
-        let bytes = (0..<((5 << 19) + 7)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // Over two mapped pieces and not a whole number of them, nor of read buffers.
+        let pattern = (0..<((1 << 20) + 13)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        var bytes = Data()
+        while bytes.count < 2 * BackupManifest.mappedPiece + 7 { bytes.append(contentsOf: pattern) }
+        try bytes.write(to: URL(fileURLWithPath: path))
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
@@ -156,8 +196,26 @@ import Testing
         try process.run()
         process.waitUntilExit()
         let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
-        let digest = try BackupManifest.digest(ofFileAt: path)
-        #expect(digest.size == Int64(bytes.count) && digest.sha256 == String(expected))
-        #expect(throws: BackupFailure.self) { try BackupManifest.digest(ofFileAt: path + ".missing") }
+        for digest in [try BackupManifest.digest(ofFileAt: path), try BackupManifest.digest(ofOwnFileAt: path)] {
+            #expect(digest.size == Int64(bytes.count) && digest.sha256 == String(expected))
+        }
+        let empty = path + ".empty"
+        try Data().write(to: URL(fileURLWithPath: empty))
+        #expect(try BackupManifest.digest(ofOwnFileAt: empty).sha256 == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(throws: BackupFailure.missingFile(path + ".missing")) { try BackupManifest.digest(ofFileAt: path + ".missing") }
+        #expect(throws: BackupFailure.missingFile(path + ".missing")) { try BackupManifest.digest(ofOwnFileAt: path + ".missing") }
+    }
+
+    @Test func aFlushThatFailsFailsTheBackupWithItsError() throws {
+        // /dev/null takes writes but cannot be flushed: fdatasync answers EINVAL.
+        let flusher = try BackupFlusher(path: "/dev/null")
+        flusher.stepWritten()
+        flusher.stepWritten()
+        #expect(throws: BackupFailure.fileSystem(path: "/dev/null", errno: EINVAL)) { try flusher.finish() }
+        let file = TestFolders.make("flush") + "/copy"
+        try Data("pages".utf8).write(to: URL(fileURLWithPath: file))
+        let working = try BackupFlusher(path: file)
+        working.stepWritten()
+        try working.finish()
     }
 }
