@@ -33,6 +33,8 @@ if [ "${1:-}" = "--with-clients" ]; then
     # podman, podman-compose and debootstrap build and run the container image (test_image.py);
     # runc runs its containers, as crun refuses this machine's hybrid cgroup layout.
     install_missing podman podman-compose debootstrap runc
+    # strace watches the order of a server's flushes and renames (test_durability.py).
+    install_missing strace
     # QGIS (Python bindings, no desktop), headless, to open the offline map folders' projects.
     NO_RECOMMENDS=1 install_missing python3-qgis
     PYTHON=/usr/bin/python3

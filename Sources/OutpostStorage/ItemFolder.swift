@@ -36,7 +36,8 @@ public struct ItemFolder: Sendable {
         return nil
     }
 
-    /// Writes or moves bytes to `path` under a temporary name, then renames; returns the size.
+    /// Writes or moves bytes to `path` under a temporary name, flushed, then renames and flushes
+    /// the folders on the way (`DurableFiles`); returns the size.
     public func place(_ source: ItemResourceSource, at path: String) throws -> Int64 {
         let manager = FileManager.default
         try manager.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -47,7 +48,9 @@ public struct ItemFolder: Sendable {
         case .file(let from):
             do { try manager.moveItem(atPath: from, toPath: partial) } catch { try manager.copyItem(atPath: from, toPath: partial) }
         }
+        try DurableFiles.sync(partial)
         if rename(partial, path) != 0 { throw PortalFailure.invalid("Could not store \((path as NSString).lastPathComponent).") }
+        try DurableFiles.syncFolders(of: path, upTo: directory)
         return (try manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
     }
 

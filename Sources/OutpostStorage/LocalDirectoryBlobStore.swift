@@ -38,8 +38,12 @@ public struct LocalDirectoryBlobStore: BlobStore {
         return (folder as NSString).appendingPathComponent(".\((target as NSString).lastPathComponent).\(UUID().uuidString).partial")
     }
 
+    /// Renames (or, `ifAbsent`, links) the staged file into place, its bytes flushed before and
+    /// the folder's entry after: the row that names the blob is committed, and synced, once
+    /// this returns.
     private func place(_ staged: String, at target: String, key: String, ifAbsent: Bool) throws -> BlobInfo {
         defer { try? FileManager.default.removeItem(atPath: staged) }
+        do { try DurableFiles.sync(staged) } catch { throw BlobStoreError.failed(error.description) }
         if ifAbsent {
             guard link(staged, target) == 0 else {
                 if errno == EEXIST { throw BlobStoreError.exists(key) }
@@ -48,6 +52,7 @@ public struct LocalDirectoryBlobStore: BlobStore {
         } else {
             guard rename(staged, target) == 0 else { throw BlobStoreError.failed("cannot write \(target): errno \(errno)") }
         }
+        do { try DurableFiles.syncFolders(of: target, upTo: directory) } catch { throw BlobStoreError.failed(error.description) }
         guard let info = try Self.info(at: target, key: key) else { throw BlobStoreError.notFound(key) }
         return info
     }

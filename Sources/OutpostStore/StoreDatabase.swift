@@ -45,12 +45,16 @@ public final class StoreDatabase: Sendable {
             // missed in the cache: an envelope query of 1,000 random rows spent a fifth of its
             // time in the kernel (docs/performance.md). Mapped pages are the file's, shared and
             // reclaimable, but count in the process's resident size.
-            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456")
+            try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456")
             checkpointer.install(on: db)
             for function in FeatureStore.statisticFunctions { db.add(function: function) }
         }
         self.checkpointer = checkpointer
         pool = try DatabasePool(path: path, configuration: configuration)
+        // GRDB turns WAL on after `prepareDatabase` and sets `synchronous = NORMAL` with it, under
+        // which a commit is not flushed and a power loss can take acknowledged edits with it.
+        // FULL flushes the WAL at every commit (test_durability.py watches the flushes).
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         // A folder a newer Outpost wrote is left as it is: this version cannot know its schema.
         let unknown = try pool.read { db in try FeatureStore.unknownMigrations(db) }
         guard unknown.isEmpty else {
