@@ -10,6 +10,7 @@ import time
 import pytest
 
 from conftest import BINARY, outpost, running_server, spatialite_pass_only
+from test_adversarial import server_pid
 from test_object_storage import multipart
 
 pytestmark = spatialite_pass_only("attachment files and backups of a data folder")
@@ -50,18 +51,6 @@ def traced(pid, log):
         assert time.time() < deadline, "strace did not attach"
         time.sleep(0.05)
     return tracer
-
-
-def server_pid(data):
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                arguments = open(f"/proc/{entry}/cmdline", "rb").read().split(b"\0")
-            except OSError:
-                continue
-            if arguments[:2] == [BINARY.encode(), b"serve"] and data.encode() in arguments:
-                return int(entry)
-    raise AssertionError("no server process for " + data)
 
 
 @pytest.fixture(autouse=True)
