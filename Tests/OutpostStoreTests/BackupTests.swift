@@ -206,7 +206,7 @@ import Testing
         #expect(throws: BackupFailure.missingFile(path + ".missing")) { try BackupManifest.digest(ofOwnFileAt: path + ".missing") }
     }
 
-    @Test func aFlushThatFailsFailsTheBackupWithItsError() throws {
+    @Test func aFailedFlushIsReportedWithItsErrno() throws {
         // /dev/null takes writes but cannot be flushed: fdatasync answers EINVAL.
         let flusher = try BackupFlusher(path: "/dev/null")
         flusher.stepWritten()
