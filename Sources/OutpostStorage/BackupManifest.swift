@@ -185,6 +185,11 @@ public enum BackupFailure: Error, Equatable, CustomStringConvertible {
     }
 }
 
+extension BackupFailure {
+    /// A flush that failed, as a backup's failure.
+    public init(_ failure: DurableFiles.Failure) { self = .fileSystem(path: failure.path, errno: failure.errno) }
+}
+
 /// Which backups `--keep N` removes: the oldest beyond the newest `keep`, by name (names
 /// begin with their UTC time, so they sort by age).
 public enum BackupRotation {

@@ -23,13 +23,18 @@ public enum DurableFiles {
 
     /// Flushes the folders from the one holding `path` up to `root`, both included: after a
     /// rename or link into a folder that may itself be new, each entry on the way is flushed.
+    /// Relative paths are taken from the working directory (`data` or `""` alike).
     public static func syncFolders(of path: String, upTo root: String) throws(Failure) {
-        let top = (root as NSString).standardizingPath
-        var folder = ((path as NSString).deletingLastPathComponent as NSString).standardizingPath
+        let top = absolute(root)
+        var folder = absolute((path as NSString).deletingLastPathComponent)
         while true {
             try sync(folder)
             guard folder != top, folder.hasPrefix(top), folder != "/" else { return }
             folder = (folder as NSString).deletingLastPathComponent
         }
+    }
+
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path.isEmpty ? "." : path).standardizedFileURL.path
     }
 }

@@ -56,7 +56,7 @@ public enum SpatiaLiteBackup {
             try flushToDisk(copied + [BackupManifest.fileName], in: partial)
             let folder = (directory as NSString).appendingPathComponent(name)
             try manager.moveItem(atPath: partial, toPath: folder)
-            do { try DurableFiles.sync(directory) } catch { throw BackupFailure.fileSystem(path: error.path, errno: error.errno) }
+            do { try DurableFiles.sync(directory) } catch { throw BackupFailure(error) }
             if let keep {
                 let names = (try? manager.contentsOfDirectory(atPath: directory)) ?? []
                 for expired in BackupRotation.expired(names, keep: keep) {
@@ -104,9 +104,7 @@ public enum SpatiaLiteBackup {
             try flushToDisk(manifest.files.map(\.path), in: staging)
             if manager.fileExists(atPath: data) { try manager.removeItem(atPath: data) }
             try manager.moveItem(atPath: staging, toPath: data)
-            do { try DurableFiles.syncFolders(of: data, upTo: (data as NSString).deletingLastPathComponent) } catch {
-                throw BackupFailure.fileSystem(path: error.path, errno: error.errno)
-            }
+            do { try DurableFiles.syncFolders(of: data, upTo: (data as NSString).deletingLastPathComponent) } catch { throw BackupFailure(error) }
             return (manifest, identity)
         } catch {
             try? manager.removeItem(atPath: staging)
@@ -165,7 +163,7 @@ public enum SpatiaLiteBackup {
         do {
             for path in paths + deepestFirst { try DurableFiles.sync((root as NSString).appendingPathComponent(path)) }
         } catch {
-            throw .fileSystem(path: error.path, errno: error.errno)
+            throw BackupFailure(error)
         }
     }
 
