@@ -30,12 +30,15 @@ public final class Geodatabase: Sendable {
     /// The file, as a URL.
     public var url: URL { URL(fileURLWithPath: path) }
 
-    public static func open(_ path: String, clock: any WallClock = SystemClock()) throws -> Geodatabase {
+    /// With `maximumBytes`, the file may not grow past that size (SQLite's `max_page_count`):
+    /// a write that would is refused with `SQLITE_FULL`. A server writing into a file a user
+    /// gave it sets this, whatever the file's schema does.
+    public static func open(_ path: String, clock: any WallClock = SystemClock(), maximumBytes: Int? = nil) throws -> Geodatabase {
         guard FileManager.default.fileExists(atPath: path) else { throw ClientError.geodatabase("\(path) does not exist") }
-        return try Geodatabase(path: path, clock: clock)
+        return try Geodatabase(path: path, clock: clock, maximumBytes: maximumBytes)
     }
 
-    private init(path: String, clock: any WallClock) throws {
+    private init(path: String, clock: any WallClock, maximumBytes: Int? = nil) throws {
         self.path = path
         self.clock = clock
         var configuration = Configuration()
@@ -47,6 +50,10 @@ public final class Geodatabase: Sendable {
             // Room for a large transaction's pages (the default 2 MB spills to disk), and
             // statement journals in memory (every insert with triggers opens one).
             try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
+            if let maximumBytes {
+                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
+            }
         }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)

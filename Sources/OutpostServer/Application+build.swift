@@ -110,7 +110,9 @@ func backgroundServices(store: some OutpostBackend, options: ServerOptions, logg
     return store.backgroundServices + [
         ResultFileSweeper(files: files, store: store, interval: .seconds(60), logger: logger),
         StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger),
-        ScheduledRefresher(store: store, files: files, maxExportTiles: options.maxExportTiles, interval: .seconds(60), logger: logger),
+        ScheduledRefresher(
+            store: store, files: files, maxExportTiles: options.maxExportTiles, requireAuth: options.requireAuth, interval: .seconds(60),
+            logger: logger),
     ]
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OutpostClient
+import OutpostGeoPackage
 import OutpostService
 import OutpostStorage
 import OutpostStore
@@ -74,13 +75,21 @@ extension MapAreaPackager {
         }
         defer { files.discard(deltaName) }
 
-        // The delta merged into a copy of the package file, which then replaces it.
+        // The delta merged into a copy of the package file, which then replaces it. The file is
+        // its owner's to replace (`update`): it is checked to run nothing but the writer's own
+        // triggers, and the copy may grow by the delta's size and no more.
+        do { try ReplicaFile.checkWritable(packagePath) } catch {
+            throw PackagingError(.invalidParameter, "The package's file is not one the packager made: \(error.description). Set the area up again.")
+        }
         try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
         let merged = (store.temporaryDirectory as NSString).appendingPathComponent("package-\(PortalNames.newId())")
+        defer { try? FileManager.default.removeItem(atPath: merged) }
         try FileManager.default.copyItem(atPath: packagePath, toPath: merged)
-        let package = try Geodatabase.open(merged, clock: store.clock)
+        let delta = try files.file(deltaName)
+        let allowed = Self.mergedBytesAllowed(package: merged, delta: delta)
+        let package = try Geodatabase.open(merged, clock: store.clock, maximumBytes: allowed)
         defer { package.close() }
-        _ = try package.importDelta(at: try files.file(deltaName))
+        _ = try package.importDelta(at: delta)
         package.close()
 
         guard case .object(var properties) = item.properties else { return "unchanged" }
@@ -101,6 +110,13 @@ extension MapAreaPackager {
         item.size = ((try? FileManager.default.attributesOfItem(atPath: merged))?[.size] as? NSNumber)?.int64Value ?? item.size
         try store.portal.updateItem(item, data: .file(name: fileName, path: merged))
         return "updated"
+    }
+
+    /// How large a package may grow when a delta is merged into it: its size, twice the
+    /// delta's (its rows and their index entries), and 4 MiB of pages for the indexes' splits.
+    static func mergedBytesAllowed(package: String, delta: String) -> Int {
+        func size(_ path: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0 }
+        return size(package) + 2 * size(delta) + (4 << 20)
     }
 
     /// A package whose replica is gone (unregistered, the server restored) cannot be synced:

@@ -63,12 +63,15 @@ extension PortalController {
             ownerFolder: folder)
         try apply(p, to: &item)
         let thumbnail = try thumbnailPart(c)
+        // A relationship from another item is a change of that item: checked before anything is added.
+        let origin = p.string("originItemId").flatMap { id in p.string("relationshipType").map { (id, $0) } }
+        if let (originId, _) = origin { _ = try changeableItem(id: originId, c) }
         let data = try itemData(request, c, item: &item)
         if type == "Web Map", case .text(let text) = data { try PortalContent<Backend>.checkWebMap(text) }
         try store.portal.addItem(item, data: data)
         if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
-        if let origin = p.string("originItemId"), let relationship = p.string("relationshipType") {
-            try store.portal.addRelationship(ItemRelationship(origin: origin, destination: item.id, type: relationship))
+        if let (originId, relationship) = origin {
+            try store.portal.addRelationship(ItemRelationship(origin: originId, destination: item.id, type: relationship))
         }
         return RESTResponse.json(["success": true, "id": .string(item.id), "folder": folder.map(JSONValue.string) ?? .null], parameters: p)
     }

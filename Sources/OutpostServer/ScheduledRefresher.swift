@@ -16,6 +16,8 @@ struct ScheduledRefresher<Backend: OutpostBackend>: Service {
     let store: Backend
     let files: ResultFiles
     let maxExportTiles: Int
+    /// Token security: areas of owners who are not users are then never refreshed.
+    let requireAuth: Bool
     let interval: Duration
     let logger: Logger
 
@@ -41,8 +43,13 @@ struct ScheduledRefresher<Backend: OutpostBackend>: Service {
             let server =
                 packages.compactMap { try? store.portal.item(id: $0)?.properties["url"]?.stringValue }.first
                 .flatMap { $0.components(separatedBy: "/arcgis/rest/services/").first } ?? ""
-            let packager = MapAreaPackager(
-                store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: .unrestricted, user: nil)
+            // The refresh runs with the area's owner's rights, as if they had asked for it: a
+            // package or relationship someone else planted is refused package by package.
+            guard let (caller, user) = owner(of: area) else {
+                logger.warning("scheduled refresh of map area \(area.id) skipped: its owner '\(area.owner)' is not a user")
+                continue
+            }
+            let packager = MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
             let results = packager.refresh(packages: packages, progress: { _ in })
             if case .object(var properties) = area.properties {
                 properties["lastScheduledRefresh"] = .int(now)
@@ -54,5 +61,12 @@ struct ScheduledRefresher<Backend: OutpostBackend>: Service {
             refreshed.append(area.id)
         }
         return refreshed
+    }
+
+    /// Who a scheduled refresh acts as: the area's owner; anyone while token security is off
+    /// (every caller is unrestricted then); nobody when the owner is not a user.
+    func owner(of area: PortalItem) -> (PortalCaller, ServerUser?)? {
+        if let user = try? store.users.user(named: area.owner) { return (.user(user), user) }
+        return requireAuth ? nil : (.unrestricted, nil)
     }
 }

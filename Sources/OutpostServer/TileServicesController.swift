@@ -79,7 +79,8 @@ struct TileServicesController<Backend: OutpostBackend>: Sendable {
     /// A tile's bytes; 304 when the client has them, 404 (a plain status, as image clients
     /// expect) when the set has no such tile.
     private func tile(_ request: Request, _ c: OutpostRequestContext, kind: TileSet.Kind) async throws -> Response {
-        let (level, row, column) = try address(c)
+        let address = try address(c)
+        let (level, row, column) = (address.level, address.row, address.column)
         // Set and tile from memory when seen before; otherwise from the store, on the blocking pool.
         let name = try c.serviceName()
         let set: TileSet
@@ -108,11 +109,12 @@ struct TileServicesController<Backend: OutpostBackend>: Sendable {
     /// `tilemap/{level}/{row}/{column}/{width}/{height}`: which tiles of a block exist.
     private func tileMap(_ c: OutpostRequestContext, kind: TileSet.Kind) throws -> Response {
         let set = try tileSet(c, kind: kind)
-        let (level, row, column) = try address(c)
+        let tile = try address(c)
         guard let width = c.parameters.get("width").flatMap(Int.init), let height = c.parameters.get("height").flatMap(Int.init),
-            (1...256).contains(width), (1...256).contains(height)
+            tile.block(width: width, height: height) != nil
         else { throw ArcGISError.invalidParameter("width/height", "1 to 256 tiles") }
-        let grid = try store.tiles.tilesPresent(set: set.name, level: level, row: row, column: column, height: height, width: width)
+        let (row, column) = (tile.row, tile.column)
+        let grid = try store.tiles.tilesPresent(set: set.name, level: tile.level, row: row, column: column, height: height, width: width)
         return RESTResponse.json(
             [
                 "adjusted": false,
@@ -121,12 +123,15 @@ struct TileServicesController<Backend: OutpostBackend>: Sendable {
             ], parameters: c.form.parameters)
     }
 
-    /// Level, row and column of the path (a vector tile's column ends in `.pbf`).
-    private func address(_ c: OutpostRequestContext) throws -> (Int, Int, Int) {
-        let column = c.parameters.get("col").map { $0.hasSuffix(".pbf") ? String($0.dropLast(4)) : $0 }
-        guard let level = c.parameters.get("level").flatMap(Int.init), let row = c.parameters.get("row").flatMap(Int.init),
-            let column = column.flatMap(Int.init), (0...30).contains(level), row >= 0, column >= 0
-        else { throw ArcGISError(kind: .notFound, message: "Tile not found.", details: ["The tile address is not level/row/column."]) }
-        return (level, row, column)
+    /// Level, row and column of the path (a vector tile's column ends in `.pbf`), inside the
+    /// level's grid: nothing counts with an address before this.
+    private func address(_ c: OutpostRequestContext) throws -> TileAddress {
+        guard
+            let address = TileAddress.parse(
+                level: c.parameters.get("level") ?? "", row: c.parameters.get("row") ?? "", column: c.parameters.get("col") ?? "")
+        else {
+            throw ArcGISError(kind: .notFound, message: "Tile not found.", details: ["The tile address is not a level/row/column of the tiling."])
+        }
+        return address
     }
 }

@@ -105,22 +105,34 @@ public struct MapAreas<Backend: OutpostBackend>: Sendable {
             .compactMap { try backend.portal.item(id: $0.destination) }
     }
 
-    /// Deletes an area's packages and unregisters their replicas: deleting an area takes them with it.
+    /// Deletes an area's packages and unregisters their replicas: deleting an area takes them
+    /// with it. Each related item is checked on its own (`removePackage`).
     public func removePackages(of area: PortalItem) throws {
         for relation in try backend.portal.relationships(of: area.id) where relation.type == Self.areaToPackage && relation.origin == area.id {
             try removePackage(relation.destination, of: area)
         }
     }
 
-    /// Deletes one package of an area, its relationship, and unregisters its replica.
+    /// Whether `item` is a package the packager made, which the caller may delete with its
+    /// area: anything else an `Area2Package` relationship names (another user's item, a web
+    /// map, a package the caller may not change) only loses the relationship.
+    public func isRemovablePackage(_ item: PortalItem) -> Bool {
+        item.typeKeywords.contains("MapAreaPackage") && caller.mayChange(item)
+    }
+
+    /// Deletes one package of an area, its relationship, and unregisters its replica as the
+    /// caller (who must be allowed to manage it); an item that is not a package the caller may
+    /// delete keeps everything but the relationship.
     public func removePackage(_ id: String, of area: PortalItem) throws {
-        if let package = try backend.portal.item(id: id), let replica = package.properties["replicaID"]?.stringValue,
-            let url = package.properties["url"]?.stringValue, let service = Self.featureServiceName(url)
-        {
-            try? ReplicaAdministration(backend: backend).unregister(service: service, replicaId: replica, for: .unrestricted)
+        if let package = try backend.portal.item(id: id), isRemovablePackage(package) {
+            if let replica = package.properties["replicaID"]?.stringValue, let url = package.properties["url"]?.stringValue,
+                let service = Self.featureServiceName(url)
+            {
+                try? ReplicaAdministration(backend: backend).unregister(service: service, replicaId: replica, for: caller.asReplicaCaller)
+            }
+            try? backend.portal.deleteItem(id: id)
         }
         try backend.portal.deleteRelationship(ItemRelationship(origin: area.id, destination: id, type: Self.areaToPackage))
-        try? backend.portal.deleteItem(id: id)
     }
 
     /// `Name` or `Folder/Name` of a `…/rest/services/<name>/FeatureServer` URL.

@@ -15,6 +15,16 @@ public enum PortalCaller: Sendable, Equatable {
         if let user { self = .user(user) } else { self = securityOn ? .anonymous : .unrestricted }
     }
 
+    /// The same caller as the replica use cases know it: nobody can manage a replica for an
+    /// anonymous caller (an administrators' replica is the closest: only they may).
+    public var asReplicaCaller: Caller {
+        switch self {
+        case .unrestricted: .unrestricted
+        case .anonymous: Caller(user: ServerUser(name: "", role: .viewer))
+        case .user(let user): Caller(user: user)
+        }
+    }
+
     /// The user's name, if any.
     public var name: String? {
         if case .user(let user) = self { return user.name }

@@ -17,12 +17,30 @@ public struct TileExportLevel: Sendable, Equatable {
     public var columns: ClosedRange<Int>
     /// Tiles of the block that the area of interest keeps (all of them without one).
     public var count: Int
+    /// With an area of interest, the columns kept in each row (sorted runs); nil: the whole block.
+    public var runs: [Int: [ClosedRange<Int>]]?
 
-    public init(level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, count: Int) {
+    public init(level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, count: Int, runs: [Int: [ClosedRange<Int>]]? = nil) {
         self.level = level
         self.rows = rows
         self.columns = columns
         self.count = count
+        self.runs = runs
+    }
+
+    /// Whether the level takes a tile of its block.
+    public func includes(row: Int, column: Int) -> Bool {
+        guard rows.contains(row), columns.contains(column) else { return false }
+        guard let runs else { return true }
+        guard let kept = runs[row] else { return false }
+        // The last run starting at or before the column.
+        var low = 0
+        var high = kept.count
+        while low < high {
+            let middle = (low + high) / 2
+            if kept[middle].lowerBound <= column { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 && kept[low - 1].contains(column)
     }
 }
 
@@ -40,9 +58,7 @@ public struct TileExportPlan: Sendable, Equatable {
 
     /// Whether the export takes a tile of `level`'s block (the writers ask tile by tile).
     public func includes(_ level: TileExportLevel, row: Int, column: Int) -> Bool {
-        guard level.rows.contains(row), level.columns.contains(column) else { return false }
-        guard let areaOfInterest else { return true }
-        return TileExportPlanner.touches(tile: TileExportPlanner.tileEnvelope(level: level.level, row: row, column: column), areaOfInterest)
+        level.includes(row: row, column: column)
     }
 }
 
@@ -89,6 +105,12 @@ public enum TileExportPlanner {
                 guard (1...2).contains(bounds.count), let low = bounds.first ?? nil, let high = bounds.last ?? nil, low <= high else {
                     throw .invalidLevels("'\(part)' is not a level or a range of levels (0-5).")
                 }
+                // Checked before the range is walked: `0-9223372036854775806` names no level.
+                guard available.contains(low), available.contains(high) else {
+                    throw .invalidLevels(
+                        "Level \(available.contains(low) ? high : low) is not among the service's levels \(available.lowerBound)-\(available.upperBound)."
+                    )
+                }
                 found.formUnion(low...high)
             case .resolution, .scale:
                 guard let value = Double(part), value > 0 else { throw .invalidLevels("'\(part)' is not a \(kind.rawValue.lowercased()).") }
@@ -130,39 +152,55 @@ public enum TileExportPlanner {
             bounds = bounds.intersection(polygon)
         }
         guard bounds.xmin <= bounds.xmax, bounds.ymin <= bounds.ymax else { throw .outsideTheService }
+        let levels = Array(Set(levels)).sorted()
+        guard let deepest = levels.last, levels[0] >= 0, deepest <= TileAddress.deepestLevel else {
+            throw .invalidLevels("Levels are 0 to \(TileAddress.deepestLevel).")
+        }
+        let blocks = (0...deepest).map { blockOfTiles(level: $0, bounds: bounds) }
+        if let areaOfInterest {
+            switch AreaOfInterestTiles(rings: areaOfInterest, bounds: bounds).descend(levels: levels, blocks: blocks, maximum: maximum) {
+            case .levels(let planned): return TileExportPlan(levels: planned, areaOfInterest: areaOfInterest)
+            case .tooMany(let atLeast, let fromLevel):
+                // Every level from there on goes: the levels above it were counted and fit.
+                throw .tooManyTiles(requested: atLeast, maximum: maximum, service: service, dropLevels: levels.filter { $0 >= fromLevel })
+            }
+        }
         var planned: [TileExportLevel] = []
-        for level in levels.sorted() {
-            let size = 2 * WebMercatorTiling.halfWorld / Double(1 << level)
-            let last = (1 << level) - 1
-            // A tile that only shares an edge with the extent is not taken.
-            func first(_ value: Double) -> Int { min(max(Int((value / size).rounded(.down)), 0), last) }
-            func through(_ low: Double, _ high: Double) -> ClosedRange<Int> {
-                let start = first(low)
-                return start...max(start, min(Int((high / size).rounded(.up)) - 1, last))
-            }
-            let columns = through(bounds.xmin + WebMercatorTiling.halfWorld, bounds.xmax + WebMercatorTiling.halfWorld)
-            let rows = through(WebMercatorTiling.halfWorld - bounds.ymax, WebMercatorTiling.halfWorld - bounds.ymin)
-            var count = rows.count * columns.count
-            if let areaOfInterest {
-                count = 0
-                for row in rows {
-                    for column in columns where touches(tile: tileEnvelope(level: level, row: row, column: column), areaOfInterest) { count += 1 }
-                }
-            }
+        var total = 0
+        for level in levels {
+            let (rows, columns) = blocks[level]
+            // At most 2^60 a level: no overflow, and the sum saturates.
+            let count = rows.count * columns.count
+            total = total.addingReportingOverflow(count).overflow ? Int.max : total + count
             planned.append(TileExportLevel(level: level, rows: rows, columns: columns, count: count))
         }
-        let plan = TileExportPlan(levels: planned, areaOfInterest: areaOfInterest)
-        guard plan.tileCount <= maximum else {
+        let plan = TileExportPlan(levels: planned)
+        guard total <= maximum else {
             // The deepest levels go first: each holds about four times the one above.
             var dropped: [Int] = []
-            var remaining = plan.tileCount
+            var remaining = total
             for level in planned.reversed() where remaining > maximum {
                 remaining -= level.count
                 dropped.append(level.level)
             }
-            throw .tooManyTiles(requested: plan.tileCount, maximum: maximum, service: service, dropLevels: dropped.sorted())
+            throw .tooManyTiles(requested: total, maximum: maximum, service: service, dropLevels: dropped.sorted())
         }
         return plan
+    }
+
+    /// The rows and columns of `level` whose tiles touch `bounds` (a tile that only shares an
+    /// edge with it is not taken).
+    static func blockOfTiles(level: Int, bounds: Envelope) -> (rows: ClosedRange<Int>, columns: ClosedRange<Int>) {
+        let size = 2 * WebMercatorTiling.halfWorld / Double(1 << level)
+        let last = (1 << level) - 1
+        func first(_ value: Double) -> Int { min(max(Int((value / size).rounded(.down)), 0), last) }
+        func through(_ low: Double, _ high: Double) -> ClosedRange<Int> {
+            let start = first(low)
+            return start...max(start, min(Int((high / size).rounded(.up)) - 1, last))
+        }
+        let columns = through(bounds.xmin + WebMercatorTiling.halfWorld, bounds.xmax + WebMercatorTiling.halfWorld)
+        let rows = through(WebMercatorTiling.halfWorld - bounds.ymax, WebMercatorTiling.halfWorld - bounds.ymin)
+        return (rows, columns)
     }
 
     /// A tile's square in Web Mercator metres.

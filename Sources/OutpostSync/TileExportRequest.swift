@@ -86,17 +86,29 @@ public struct TileExportRequest: Sendable, Equatable {
     }
 
     /// A polygon, or a feature set whose features' polygons are taken together.
+    /// The most vertices an area of interest may have, all its rings and features together: a
+    /// drawn or digitised area needs far fewer, and planning's cost grows with them.
+    public static let maximumAreaVertices = 10_000
+
     static func polygon(_ text: String) throws(ArcGISError) -> [[Point]] {
         guard let json = try? JSONParser.parse(text) else { throw .invalidParameter("areaOfInterest", "a polygon or a feature set of polygons") }
         let defaultReference = (json["spatialReference"]).flatMap(SpatialReference.init(json:))
         let geometries = json["features"]?.arrayValue?.compactMap { $0["geometry"] } ?? [json]
         var rings: [[Point]] = []
+        var vertices = 0
         for geometry in geometries {
             guard let (parsed, reference) = try? Geometry.fromEsriJSON(geometry), case .polygon(let parts) = parsed, !parts.isEmpty else {
                 throw .invalidParameter("areaOfInterest", "a polygon or a feature set of polygons")
             }
             let sr = reference ?? defaultReference ?? .webMercator
-            for ring in parts { rings.append(try ring.map { point throws(ArcGISError) in try webMercator(point, sr, "areaOfInterest") }) }
+            vertices += parts.reduce(0) { $0 + $1.count }
+            guard vertices <= maximumAreaVertices else {
+                throw .invalidParameter("areaOfInterest", "a polygon of at most \(maximumAreaVertices) vertices in all")
+            }
+            for ring in parts {
+                guard ring.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { throw .invalidParameter("areaOfInterest", "finite coordinates") }
+                rings.append(try ring.map { point throws(ArcGISError) in try webMercator(point, sr, "areaOfInterest") })
+            }
         }
         guard !rings.isEmpty else { throw .invalidParameter("areaOfInterest", "a polygon or a feature set of polygons") }
         return rings

@@ -18,6 +18,26 @@ extension TileExportLevel {
     public var bundleBlocks: [(rows: ClosedRange<Int>, columns: ClosedRange<Int>)] {
         let side = CompactCacheBundle.side
         var blocks: [(ClosedRange<Int>, ClosedRange<Int>)] = []
+        // With an area of interest, only the bundles holding a kept tile: a thin area across a
+        // deep level's block crosses few of its (possibly millions of) bundles.
+        if let runs {
+            var bundles = Set<[Int]>()
+            for (row, ranges) in runs {
+                for range in ranges {
+                    for left in stride(from: range.lowerBound / side, through: range.upperBound / side, by: 1) { bundles.insert([row / side, left]) }
+                }
+            }
+            for bundle in bundles.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                let top = bundle[0] * side
+                let left = bundle[1] * side
+                blocks.append(
+                    (
+                        max(top, rows.lowerBound)...min(top + side - 1, rows.upperBound),
+                        max(left, columns.lowerBound)...min(left + side - 1, columns.upperBound)
+                    ))
+            }
+            return blocks
+        }
         for top in stride(from: rows.lowerBound / side * side, through: rows.upperBound, by: side) {
             for left in stride(from: columns.lowerBound / side * side, through: columns.upperBound, by: side) {
                 blocks.append(

@@ -125,7 +125,7 @@ import Testing
         let clock = ManualClock(milliseconds: 1_795_467_600_000)  // Monday 2026-11-23 21:00 UTC
         let store = try makeDemoStore(label: "scheduled", clock: clock)
         let refresher = ScheduledRefresher(
-            store: store, files: ResultFiles(of: store, idleTime: 600), maxExportTiles: 100_000, interval: .seconds(60),
+            store: store, files: ResultFiles(of: store, idleTime: 600), maxExportTiles: 100_000, requireAuth: false, interval: .seconds(60),
             logger: .outpostDefault)
         try await Application(router: buildRouter(store: store)).test(.router) { client in
             let (_, areaId) = try await Run.run(

@@ -55,6 +55,29 @@ import Testing
         }
     }
 
+    /// Issue 43, finding 4: a `tilemap` (or tile) with a row or column near `Int.max` trapped
+    /// on overflow and took the process down; an address outside the level's grid is now a 404.
+    @Test func addressesOutsideTheTilingAreNotFoundAndNeverCountedWith() async throws {
+        try await withFreshDemoApp { client, _ in
+            let huge = String(Int.max)
+            for path in [
+                "MapServer/tilemap/1/0/\(huge)/256/256", "MapServer/tilemap/1/\(huge)/0/256/256",
+                "MapServer/tilemap/3/8/0/1/1", "MapServer/tilemap/31/0/0/1/1", "MapServer/tile/1/\(huge)/\(huge)",
+                "VectorTileServer/tilemap/2/\(huge)/\(huge)/256/256", "VectorTileServer/tile/2/0/\(huge).pbf",
+                "MapServer/tilemap/1/-1/0/1/1", "MapServer/tilemap/1/0/0/0/1", "MapServer/tilemap/1/0/0/1/\(huge)",
+            ] {
+                let service = path.hasPrefix("Vector") ? "DemoVectorBasemap" : "DemoBasemap"
+                try await client.execute(uri: "\(Self.services)/\(service)/\(path)?f=json", method: .get) { response in
+                    let code = response.status == .notFound ? 404 : json(response)["error"]?["code"]?.int64Value
+                    #expect(code == 404 || code == 400, "\(path): \(response.status)")
+                }
+            }
+            // The deepest corner of the deepest level is still an address the tiling has.
+            let corner = try await get(client, "\(Self.services)/DemoBasemap/MapServer/tilemap/30/1073741823/1073741823/2/2?f=json")
+            #expect(corner["data"] == [0, 0, 0, 0], "\(corner)")
+        }
+    }
+
     @Test func aVectorTileServerServesGzippedTilesAndAStyle() async throws {
         try await withFreshDemoApp { client, _ in
             let info = try await get(client, "\(Self.services)/DemoVectorBasemap/VectorTileServer?f=json")

@@ -55,6 +55,28 @@ import Testing
         #expect(throws: ItemSearch.SyntaxError.self) { try ItemSearch.parse(text) }
     }
 
+    /// Issue 43, finding 1: one anonymous `search` with a 64 KiB `q` of dashes or parentheses
+    /// overflowed the thread's stack (the parser recursed once per `-`, `NOT` or `(`).
+    @Test(arguments: ["-", "(", "NOT ", "-(", "a "])
+    func queriesOfAnyLengthOrDepthAreAnsweredOrRefusedWithoutCrashing(_ unit: String) {
+        let hostile = String(repeating: unit, count: 65_536 / unit.utf8.count)
+        #expect(throws: ItemSearch.SyntaxError.self) { try ItemSearch.parse(hostile) }
+        let deep =
+            String(repeating: unit == "a " ? "(" : unit, count: ItemSearch.maximumDepth + 1) + "map"
+            + (unit.contains("(") ? String(repeating: ")", count: ItemSearch.maximumDepth + 1) : "")
+        #expect(throws: ItemSearch.SyntaxError.self) { try ItemSearch.parse(deep) }
+    }
+
+    @Test func theDeepestQueryTakenStillMatches() throws {
+        let depth = ItemSearch.maximumDepth
+        let nested = String(repeating: "(", count: depth) + "field" + String(repeating: ")", count: depth)
+        #expect(try ItemSearch.parse(nested).matches(Self.map, organization: "0rg"))
+        let negations = String(repeating: "NOT ", count: depth) + "field"
+        #expect(try ItemSearch.parse(negations).matches(Self.map, organization: "0rg") == (depth % 2 == 0))
+        let terms = Array(repeating: "field", count: ItemSearch.maximumTokens).joined(separator: " ")
+        #expect(try ItemSearch.parse(terms).matches(Self.map, organization: "0rg"))
+    }
+
     @Test func anItemRoundTripsThroughItsJSON() throws {
         var item = Self.map
         item.modified = 150

@@ -26,7 +26,16 @@ public indirect enum ItemSearch: Sendable, Equatable {
         "accountid", "orgid",
     ]
 
+    /// The longest query taken, in bytes: what a person or a client's id list writes, with room.
+    public static let maximumLength = 16_384
+    /// The most terms, operators and parentheses a query may hold.
+    public static let maximumTokens = 1_024
+    /// How deep parentheses and `NOT`/`-` may nest: the parser and `matches` recurse once a
+    /// level, so this bounds their stack whatever the query (docs/reliability.md).
+    public static let maximumDepth = 32
+
     public static func parse(_ text: String) throws(SyntaxError) -> ItemSearch {
+        guard text.utf8.count <= maximumLength else { throw SyntaxError(reason: "longer than \(maximumLength) bytes") }
         var parser = ItemSearchParser(tokens: try ItemSearchLexer.tokens(text))
         guard !parser.atEnd else { return .all }
         let query = try parser.orExpression()
@@ -120,6 +129,7 @@ enum ItemSearchLexer {
         var tokens: [ItemSearchToken] = []
         var rest = Substring(text)
         while let first = rest.first {
+            guard tokens.count < ItemSearch.maximumTokens else { throw .init(reason: "more than \(ItemSearch.maximumTokens) terms and operators") }
             if first.isWhitespace {
                 rest = rest.dropFirst()
             } else if first == "(" || first == ")" {
@@ -163,6 +173,8 @@ enum ItemSearchLexer {
 struct ItemSearchParser {
     var tokens: [ItemSearchToken]
     var position = 0
+    /// Parentheses and negations open around the token being read.
+    var depth = 0
 
     var atEnd: Bool { position >= tokens.count }
     var peek: ItemSearchToken? { atEnd ? nil : tokens[position] }
@@ -188,6 +200,11 @@ struct ItemSearchParser {
     mutating func unary() throws(ItemSearch.SyntaxError) -> ItemSearch {
         guard let token = peek else { throw .init(reason: "the query ends where a term was expected") }
         position += 1
+        if token == .not || token == .open {
+            guard depth < ItemSearch.maximumDepth else { throw .init(reason: "nested more than \(ItemSearch.maximumDepth) levels deep") }
+            depth += 1
+        }
+        defer { if token == .not || token == .open { depth -= 1 } }
         switch token {
         case .not: return .not(try unary())
         case .open:
