@@ -263,7 +263,8 @@ struct HTMLWriter {
                         return ("\(base)/\(id)", "\(item["name"]?.stringValue ?? "") (\(id))")
                     })
             case ("resultUrl", .string(let url)), ("statusUrl", .string(let url)), ("URL", .string(let url)), ("responseUrl", .string(let url)):
-                raw("<a href=\"\(HTMLDirectory.escape(url))\">\(HTMLDirectory.escape(url))</a>")
+                // Only web addresses become links: `javascript:` or `data:` stays text.
+                raw(Self.linked(url))
             default:
                 cell(member, path: path, key: key, service: service)
             }
@@ -329,7 +330,8 @@ struct HTMLWriter {
         }
     }
 
-    /// A text, as a link when it is a URL of this or another server (a web map's layers).
+    /// A text, as a link when it is a URL of this or another server (a web map's layers);
+    /// any other scheme (`javascript:`, `data:`) is shown as text.
     static func linked(_ text: String) -> String {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") || text.hasPrefix("/arcgis/") else { return HTMLDirectory.escape(text) }
         return "<a href=\"\(HTMLDirectory.escape(text))\">\(HTMLDirectory.escape(text))</a>"

@@ -76,13 +76,30 @@ public struct BackupManifest: Sendable, Equatable {
         return !path.hasPrefix("/") && !parts.isEmpty && parts.allSatisfy { !$0.isEmpty && $0 != ".." && $0 != "." }
     }
 
-    /// Checks every listed file of the backup at `folder` against its size and checksum.
+    /// Checks every listed file of the backup at `folder` against its size and checksum; each
+    /// must be a plain file reached through plain folders (a link, even one that checks out,
+    /// would be copied as a link pointing out of the backup).
     public func verify(folder: String) throws(BackupFailure) {
         for file in files {
+            try Self.checkPlain(file.path, in: folder)
             let path = (folder as NSString).appendingPathComponent(file.path)
             let found: (size: Int64, sha256: String)
             do { found = try Self.digest(ofFileAt: path) } catch { throw .missingFile(file.path) }
             guard found.size == file.size, found.sha256 == file.sha256 else { throw .checksumMismatch(file.path) }
+        }
+    }
+
+    /// Refuses a relative path under `root` that is not a regular file, or whose folders are
+    /// not plain folders (`lstat`, which never follows a link).
+    public static func checkPlain(_ relative: String, in root: String) throws(BackupFailure) {
+        var path = root
+        let parts = relative.split(separator: "/")
+        for (index, part) in parts.enumerated() {
+            path = (path as NSString).appendingPathComponent(String(part))
+            var status = stat()
+            guard lstat(path, &status) == 0 else { throw .missingFile(relative) }
+            let kind = status.st_mode & S_IFMT
+            guard kind == (index == parts.count - 1 ? S_IFREG : S_IFDIR) else { throw .notAPlainFile(relative) }
         }
     }
 
@@ -166,6 +183,10 @@ public enum BackupFailure: Error, Equatable, CustomStringConvertible {
     case missingFile(String)
     case checksumMismatch(String)
     case liveFolder(String)
+    /// The restore's target exists and is not a folder (a file, a link): it is never replaced.
+    case notAFolder(String)
+    /// A listed path is a link, or passes through one: a backup holds plain files only.
+    case notAPlainFile(String)
     case integrity(String)
     /// Reading or writing `path` failed with `errno`.
     case fileSystem(path: String, errno: Int32)
@@ -178,6 +199,8 @@ public enum BackupFailure: Error, Equatable, CustomStringConvertible {
         case .missingFile(let path): "the backup lacks \(path)"
         case .checksumMismatch(let path): "\(path) does not match its checksum: the backup is damaged"
         case .liveFolder(let path): "\(path) already holds data; restore into a new folder (move this one aside first)"
+        case .notAFolder(let path): "\(path) exists and is not a folder; restore into a new or empty folder"
+        case .notAPlainFile(let path): "\(path) is a link or lies under one: a backup holds plain files only"
         case .integrity(let report): "the restored database fails PRAGMA integrity_check: \(report)"
         case .fileSystem(let path, let code): "\(path): \(String(cString: strerror(code)))"
         case .unsupported(let what): what

@@ -93,8 +93,13 @@ public enum SpatiaLiteBackup {
             throw BackupFailure.unreadableManifest("\(error)")
         }
         try manifest.verify(folder: backup)
-        if manager.fileExists(atPath: data), !((try? manager.contentsOfDirectory(atPath: data)) ?? []).isEmpty {
-            throw BackupFailure.liveFolder(data)
+        // Only an absent or empty folder is restored into: a file or link named by mistake is
+        // never removed to make room.
+        var status = stat()
+        let exists = lstat(data, &status) == 0
+        if exists {
+            guard status.st_mode & S_IFMT == S_IFDIR else { throw BackupFailure.notAFolder(data) }
+            guard ((try? manager.contentsOfDirectory(atPath: data)) ?? ["?"]).isEmpty else { throw BackupFailure.liveFolder(data) }
         }
         let staging = "\(data).restoring-\(UUID().uuidString)"
         try manager.createDirectory(atPath: staging, withIntermediateDirectories: true)
@@ -102,7 +107,8 @@ public enum SpatiaLiteBackup {
             for file in manifest.files { try copy(file.path, from: backup, to: staging) }
             let identity = try openRestored(staging, manifest: manifest, clock: clock)
             try flushToDisk(manifest.files.map(\.path), in: staging)
-            if manager.fileExists(atPath: data) { try manager.removeItem(atPath: data) }
+            // The empty folder checked above (rmdir removes nothing else).
+            if exists, rmdir(data) != 0 { throw BackupFailure.liveFolder(data) }
             try manager.moveItem(atPath: staging, toPath: data)
             do { try DurableFiles.syncFolders(of: data, upTo: (data as NSString).deletingLastPathComponent) } catch { throw BackupFailure(error) }
             return (manifest, identity)
@@ -214,6 +220,7 @@ public enum SpatiaLiteBackup {
     }
 
     private static func copy(_ path: String, from source: String, to target: String) throws {
+        try BackupManifest.checkPlain(path, in: source)
         let destination = (target as NSString).appendingPathComponent(path)
         try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: (source as NSString).appendingPathComponent(path), toPath: destination)

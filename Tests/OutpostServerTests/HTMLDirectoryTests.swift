@@ -78,4 +78,22 @@ import Testing
             }
         }
     }
+
+    /// Issue 43: an item's data page turned a `javascript:` URL into a link. Only web
+    /// addresses become links, under any of the keys the directory links.
+    @Test func onlyWebAddressesBecomeLinks() async throws {
+        try await withFreshDemoApp { client, _ in
+            let data =
+                #"{"URL":"javascript:alert(1)","resultUrl":"JavaScript:alert(2)","statusUrl":"data:text/html,x","url":"javascript:alert(3)","responseUrl":"https://example.org/x"}"#
+            let added = try await post(
+                client, "/arcgis/sharing/rest/content/users/admin/addItem", [("f", "json"), ("type", "Code Sample"), ("title", "x"), ("text", data)])
+            let id = try #require(added["id"]?.stringValue, "\(added)")
+            try await client.execute(uri: "/arcgis/sharing/rest/content/items/\(id)/data?f=html", method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains("javascript:alert(1)"), "shown as text: \(page)")
+                #expect(!page.lowercased().contains("href=\"javascript:") && !page.contains("href=\"data:"), "\(page)")
+                #expect(page.contains(#"href="https://example.org/x""#))
+            }
+        }
+    }
 }

@@ -119,6 +119,34 @@ import Testing
         #expect([UInt8](copy) == bytes)
     }
 
+    /// Issue 43: `restore --data` naming an existing file deleted it, and a backup's link
+    /// (pointing out of the backup, with the right checksum) was restored as a link.
+    @Test func aRestoreNeverReplacesAFileAndNeverRestoresALink() throws {
+        let store = try makeTemporaryStore()
+        _ = try store.schema.createService(pointLayerService(name: "Points"))
+        let (folder, _) = try SpatiaLiteBackup.backup(data: store.directory, into: TestFolders.make("backups"))
+        let scratch = TestFolders.make("restored")
+        let file = scratch + "/precious.txt"
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: file))
+        #expect(throws: BackupFailure.notAFolder(file)) { try SpatiaLiteBackup.restore(folder, into: file) }
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "keep me")
+        try FileManager.default.createSymbolicLink(atPath: scratch + "/link", withDestinationPath: scratch + "/empty")
+        try FileManager.default.createDirectory(atPath: scratch + "/empty", withIntermediateDirectories: true)
+        #expect(throws: BackupFailure.notAFolder(scratch + "/link")) { try SpatiaLiteBackup.restore(folder, into: scratch + "/link") }
+
+        // The database replaced by a link to an outside copy of itself: same bytes, same checksum.
+        let outside = scratch + "/outside.sqlite"
+        try FileManager.default.moveItem(atPath: folder + "/outpost.sqlite", toPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/outpost.sqlite", withDestinationPath: outside)
+        #expect(throws: BackupFailure.notAPlainFile("outpost.sqlite")) { try SpatiaLiteBackup.restore(folder, into: scratch + "/c") }
+        #expect(!FileManager.default.fileExists(atPath: scratch + "/c"))
+        // An empty folder is restored into.
+        try FileManager.default.removeItem(atPath: folder + "/outpost.sqlite")
+        try FileManager.default.moveItem(atPath: outside, toPath: folder + "/outpost.sqlite")
+        _ = try SpatiaLiteBackup.restore(folder, into: scratch + "/empty")
+        #expect(FileManager.default.fileExists(atPath: scratch + "/empty/outpost.sqlite"))
+    }
+
     @Test func aDamagedIncompleteOrMisplacedRestoreIsRefusedAndChangesNothing() throws {
         let store = try makeTemporaryStore()
         _ = try store.schema.createService(pointLayerService(name: "Points"))
