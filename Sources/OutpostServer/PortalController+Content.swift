@@ -230,8 +230,15 @@ extension PortalController {
         guard let file = c.form.file(named: "thumbnail") else { return nil }
         let given = (file.filename.map { ($0 as NSString).lastPathComponent }) ?? ""
         let name = given.isEmpty ? "thumbnail.png" : given
-        guard ["png", "jpg", "jpeg", "gif"].contains((name as NSString).pathExtension.lowercased()), PortalNames.isValidResourceName(name) else {
-            throw ArcGISError.invalidParameter("thumbnail", "a PNG, JPEG or GIF image")
+        // The bytes must be the image the name says: the file is served as that type.
+        let header = FileHandle(forReadingAtPath: file.path).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 8)
+        }
+        guard let kind = ThumbnailImage(fileName: name), PortalNames.isValidResourceName(name), file.size <= ThumbnailImage.maximumBytes,
+            header.flatMap({ ThumbnailImage(header: [UInt8]($0)) }) == kind
+        else {
+            throw ArcGISError.invalidParameter("thumbnail", "a PNG, JPEG or GIF image of at most 10 MiB, named for its format")
         }
         return (name, file.path)
     }

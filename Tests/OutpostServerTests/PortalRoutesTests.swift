@@ -236,6 +236,16 @@ let portalURL = "/arcgis/sharing/rest"
             ) { json($0) }
             #expect(refused["error"]?["code"] == 400, "\(refused)")
             #expect(try store.portal.item(id: id)?.title == "Mine" && store.portal.item(id: id)?.thumbnail == "thumbnail/cover.png")
+            // Issue 43: a page named like an image, or an image named as another format, is refused.
+            for (name, bytes) in [("page.png", Array("<html><script>alert(1)</script>".utf8)), ("cover.gif", png)] {
+                let (hostileHeaders, hostileBody) = multipart(
+                    fields: [("f", "json"), ("token", ada), ("title", "Changed")], file: ("thumbnail", name, "image/png", bytes))
+                let answer = try await client.execute(
+                    uri: "\(portalURL)/content/users/ada/items/\(id)/update", method: .post, headers: hostileHeaders, body: hostileBody
+                ) { json($0) }
+                #expect(answer["error"]?["code"] == 400, "\(name): \(answer)")
+            }
+            #expect(try store.portal.item(id: id)?.title == "Mine" && store.portal.item(id: id)?.thumbnail == "thumbnail/cover.png")
         }
     }
 }
