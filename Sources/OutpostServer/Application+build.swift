@@ -35,6 +35,9 @@ public struct ServerOptions: Sendable {
     public var maxExportTiles: Int
     /// Map areas per web map (`maxMapAreaItemsLimit`, 16 as on ArcGIS).
     public var maxMapAreas: Int
+    /// Bytes of live result files (exports, replica files) one user may hold before new ones
+    /// are refused with 429; 0: no quota.
+    public var resultQuotaBytes: Int64
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 
@@ -43,8 +46,9 @@ public struct ServerOptions: Sendable {
         scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
         idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount,
-        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit
+        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30
     ) {
+        self.resultQuotaBytes = max(0, resultQuotaBytes)
         self.maxMapAreas = max(1, maxMapAreas)
         self.maxExportTiles = max(1, maxExportTiles)
         self.jobLimits = jobLimits ?? JobLimits(running: maximumConcurrentJobs)
@@ -174,7 +178,8 @@ public func buildRouter(
     admitted(arcgis.group(), role: nil).addRoutes(open)
 
     let exports = TileExportController(
-        store: store, files: files, runner: runner, scheme: options.scheme, maxExportTiles: options.maxExportTiles, logger: logger)
+        store: store, files: files, runner: runner, scheme: options.scheme, maxExportTiles: options.maxExportTiles,
+        resultQuotaBytes: options.resultQuotaBytes, logger: logger)
     let directory = RouteCollection(context: OutpostRequestContext.self)
     exports.addOutputRoutes(to: directory)
     directory
@@ -193,8 +198,11 @@ public func buildRouter(
     QueryController(store: store).addRoutes(to: routes)
     RelatedRecordsController(store: store).addRoutes(to: routes)
     AttachmentsController(store: store).addRoutes(to: routes)
-    ReplicasController(store: store, files: files, runner: runner, scheme: options.scheme, syncLimits: options.syncLimits, logger: logger)
-        .addRoutes(to: routes)
+    ReplicasController(
+        store: store, files: files, runner: runner, scheme: options.scheme, syncLimits: options.syncLimits,
+        resultQuotaBytes: options.resultQuotaBytes, logger: logger
+    )
+    .addRoutes(to: routes)
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)

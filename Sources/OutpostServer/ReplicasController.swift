@@ -16,6 +16,8 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
     let runner: JobRunner
     let scheme: String
     let syncLimits: SyncLimits
+    /// Bytes of result files one user may hold before a new replica file is refused (0: none).
+    let resultQuotaBytes: Int64
     let logger: Logger
 
     // MARK: createReplica
@@ -29,10 +31,14 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
         sweepResultFiles()
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
+        let (files, quota, store) = (self.files, resultQuotaBytes, self.store)
+        // Registering existing data writes no file: only exports count against the quota.
+        if !(p.string("replicaOptions") ?? "").contains("registerExistingData") {
+            try await StoreCall.run { try files.checkQuota(of: context.user?.name ?? "", quota: quota, registry: store.resultFiles) }
+        }
         let creation = CreateReplica(backend: store)
         let planned = try creation.plan(try CreateReplicaRequest.parse(p), service: serviceName, for: context.caller)
         let plan = planned.plan
-        let store = self.store
 
         // Registering existing data: no data, just an id and generations (§4.7).
         if plan.registration != nil {

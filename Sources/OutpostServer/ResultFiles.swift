@@ -110,6 +110,31 @@ public struct ResultFiles: Sendable {
         return try? file(name)
     }
 
+    /// Bytes of live result files recorded for `owner`: what a per-user quota counts.
+    public func bytesHeld(by owner: String, registry: some ResultFileRegistry, now: Date? = nil) throws -> Int64 {
+        let now = now ?? self.now
+        var total: Int64 = 0
+        for name in try registry.resultFiles(ownedBy: owner) {
+            guard let info = try? blobs.store.info(Self.key(name)), !isIdle(info, now: now) else { continue }
+            total += info.size
+        }
+        return total
+    }
+
+    /// Refuses a new result for `owner` while the live results they hold reach `quota` bytes
+    /// (0: no quota): HTTP 429 in the ArcGIS error shape, to be retried when some have expired
+    /// (docs/reliability.md, "Budgets and quotas"). Checked before a job is admitted, so a
+    /// user's jobs in flight (at most `--max-jobs-per-user`) may pass it by their own sizes.
+    public func checkQuota(of owner: String, quota: Int64, registry: some ResultFileRegistry) throws {
+        guard quota > 0 else { return }
+        let held = try bytesHeld(by: owner, registry: registry)
+        guard held < quota else {
+            throw ArcGISError.tooManyRequests(
+                "You hold \(held / 1_048_576) MiB of exports and replica files, your quota of \(quota / 1_048_576) MiB; download or let some expire first.",
+                retryAfterSeconds: Int(idleTime))
+        }
+    }
+
     /// Sweeps at most once a minute (called on replica activity: no background task needed,
     /// and `open` refuses expired files whether or not they were swept yet).
     /// Returns the names removed.

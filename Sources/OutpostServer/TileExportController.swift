@@ -17,6 +17,8 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
     let runner: JobRunner
     let scheme: String
     let maxExportTiles: Int
+    /// Bytes of result files one user may hold before a new export is refused (0: none).
+    let resultQuotaBytes: Int64
     let logger: Logger
 
     /// The output parameter every export job answers, as ArcGIS names it.
@@ -50,10 +52,14 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
     /// Plans the export now (a refusal is the answer, and no job is made), then runs it as a job.
     private func submit(_ jobKind: JobKind, of kind: TileSet.Kind, _ request: Request, _ c: OutpostRequestContext) async throws -> Response {
         files.sweep(ifDue: true, of: store, logger: logger)
-        let store = self.store
+        let (store, files, maximum, quota) = (self.store, self.files, maxExportTiles, resultQuotaBytes)
         let set = try await StoreCall.run { try TileServicesController.tileSet(store, c, kind: kind) }
-        let export = try ExportTiles(
-            backend: store, set: set, request: try TileExportRequest.parse(c.form.parameters, kind: kind), maximum: maxExportTiles)
+        let request = try TileExportRequest.parse(c.form.parameters, kind: kind)
+        // Planning is bounded by the tile limit, but it is CPU: off the cooperative threads.
+        let export = try await StoreCall.run { try ExportTiles(backend: store, set: set, request: request, maximum: maximum) }
+        if jobKind == .exportTiles {
+            try await StoreCall.run { try files.checkQuota(of: c.user?.name ?? "", quota: quota, registry: store.resultFiles) }
+        }
         let job = JobRecord(
             id: "j" + GlobalID.make().filter(\.isHexDigit).lowercased(), serviceName: set.name, kind: jobKind, replicaId: "", replicaName: "",
             submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
@@ -64,7 +70,7 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
             runner.cancel(ticket)
             throw error
         }
-        let (files, logger) = (self.files, self.logger)
+        let logger = self.logger
         runner.submit(ticket) { await Self.run(job, export: export, files: files, logger: logger) }
         logger.info("job \(job.id): \(jobKind.rawValue) of \(set.name), \(export.plan.tileCount) tiles planned")
         return RESTResponse.json(["jobId": .string(job.id), "jobStatus": "esriJobSubmitted"], parameters: c.form.parameters)

@@ -7,4 +7,6 @@ public protocol ResultFileRegistry: Sendable {
     func forgetResultFiles(_ names: [String]) throws
     /// The owner, or `""` when none was recorded.
     func resultFileOwner(_ name: String) throws -> String
+    /// The names recorded for `owner` (exactly as recorded), for a quota's count.
+    func resultFiles(ownedBy owner: String) throws -> [String]
 }

@@ -22,6 +22,10 @@ public struct SpatiaLiteResultFiles: ResultFileRegistry, StoreRepository {
         }
     }
 
+    public func resultFiles(ownedBy owner: String) throws -> [String] {
+        try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM outpost_result_file_owners WHERE owner = ?", arguments: [owner]) }
+    }
+
     /// The owner of a result file ('' when it was made without a user, or before owners were kept).
     public func resultFileOwner(_ name: String) throws -> String {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) } ?? ""

@@ -179,6 +179,43 @@ import Testing
         }
     }
 
+    /// Issue 43: exports had no per-user quota (one viewer kept 1.6 GB in 45 s). Past it a
+    /// user's new exports and replica files are refused with 429 and the ArcGIS error; another
+    /// user is unaffected, and the first user may export again once theirs expire.
+    @Test func aUsersExportsStopAtTheQuotaAndAnotherUserIsUnaffected() async throws {
+        let clock = ManualClock()
+        let options = ServerOptions(resultFileIdleTime: 60, requireAuth: true, resultQuotaBytes: 2_048)
+        try await withFreshDemoApp(options: options, clock: clock) { client, store in
+            var tokens: [String: String] = [:]
+            for name in ["vic", "val"] {
+                try store.users.addUser(name, role: .viewer, password: "viewer-pass", rounds: 1000)
+                tokens[name] = try store.users.issueToken(for: ServerUser(name: name, role: .viewer), minutes: 10).token
+            }
+            let (vic, val) = (try #require(tokens["vic"]), try #require(tokens["val"]))
+            let (_, first, _) = try await Self.export(client, Self.mapServer, [("levels", "0-2")], token: vic)
+            #expect(first["jobStatus"] == "esriJobSucceeded", "\(first)")
+            #expect(try ResultFiles(of: store, idleTime: 60).bytesHeld(by: "vic", registry: store.resultFiles) > 2_048)
+            for (path, pairs) in [
+                ("\(Self.mapServer)/exportTiles", [("levels", "0-1")]),
+                ("/arcgis/rest/services/Demo/FeatureServer/createReplica", [("layers", "0"), ("dataFormat", "sqlite"), ("async", "true")]),
+            ] {
+                try await client.execute(
+                    uri: path, method: .post, headers: formHeaders, body: form([("f", "json"), ("token", vic)] + pairs)
+                ) { response in
+                    let answer = json(response)
+                    #expect(answer["error"]?["code"] == 429, "\(path): \(answer)")
+                    #expect(answer["error"]?["details"]?[0]?.stringValue?.contains("quota") == true)
+                    #expect(response.headers[.retryAfter] == "60")
+                }
+            }
+            let (_, other, _) = try await Self.export(client, Self.mapServer, [("levels", "0-1")], token: val)
+            #expect(other["jobStatus"] == "esriJobSucceeded", "another user is unaffected: \(other)")
+            clock.advance(milliseconds: 61_000)
+            let (_, again, _) = try await Self.export(client, Self.mapServer, [("levels", "0-1")], token: vic)
+            #expect(again["jobStatus"] == "esriJobSucceeded", "once the first expired: \(again)")
+        }
+    }
+
     @Test func anExportCutOffByARestartFailsSayingSo() async throws {
         try await withFreshDemoApp { client, store in
             let cutOff = JobRecord(
