@@ -28,11 +28,11 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
     }
 
     public func item(id: String) throws -> PortalItem? {
-        try pool.read { db in try Row.fetchOne(db, sql: "SELECT * FROM outpost_items WHERE id = ?", arguments: [id]).map(Self.item) }
+        try pool.read { db in try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM outpost_items WHERE id = ?", arguments: [id]).map(Self.item) }
     }
 
     public func items() throws -> [PortalItem] {
-        try pool.read { db in try Row.fetchAll(db, sql: "SELECT * FROM outpost_items ORDER BY created, id").map(Self.item) }
+        try pool.read { db in try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM outpost_items ORDER BY created, id").map(Self.item) }
     }
 
     public func updateItem(_ item: PortalItem, data: ItemData?) throws {
@@ -160,6 +160,13 @@ public struct SpatiaLitePortal: PortalStore, StoreRepository {
             item.spatialReference, item.name, item.size, item.thumbnail,
         ]
     }
+
+    /// An item's description: never its data (`data_text` holds a web map's whole JSON, read
+    /// only by `data(of:)`), so a search over every item holds none of their data.
+    static let columns = """
+        id, owner, folder, title, type, type_keywords, tags, snippet, description, url, access, created, modified, properties, extent,
+        spatial_reference, name, size, thumbnail
+        """
 
     private static func item(_ row: Row) -> PortalItem {
         func strings(_ column: String) -> [String] { PortalItem.storedStrings(row[column]) }
