@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOSSL
 import OutpostStorage
 import OutpostStore
 import OutpostWire
@@ -31,6 +32,16 @@ public struct OutpostRequestContext: RequestContext {
     /// the server neither stores nor drains what the client goes on sending; the answer is
     /// still written, then the connection closes.
     func stopReadingBody() {
-        channel.close(mode: .input, promise: nil)
+        let channel = self.channel
+        channel.eventLoop.execute {
+            // NIOSSL refuses a half close (`operationUnsupported`), which left TLS bodies read
+            // to their end: below its handler the socket takes one, and answers still go out
+            // through it.
+            if let tls = try? channel.pipeline.syncOperations.context(handlerType: NIOSSLServerHandler.self) {
+                tls.close(mode: .input, promise: nil)
+            } else {
+                channel.close(mode: .input, promise: nil)
+            }
+        }
     }
 }

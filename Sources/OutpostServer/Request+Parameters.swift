@@ -82,44 +82,56 @@ extension Request {
             var file: (spool: SpoolFile, upload: UploadedFile)?
             do {
                 for try await chunk in body {
-                    received += chunk.readableBytes
-                    if received > limits.maxBodyBytes { throw tooLarge() }
-                    try admission.check(received: received)
-                    let events: [MultipartStreamParser.Event]
-                    do { events = try parser.feed(chunk.readableBytesView) } catch {
-                        throw ArcGISError.invalidParameter("body", error.description)
+                    // Until the caller is known only the preamble is read: a chunk crossing its
+                    // end (TLS hands larger ones than plain sockets) is parsed up to it first,
+                    // so a token field inside it counts whatever the chunk's size.
+                    var pieces = [chunk]
+                    if !admission.isAdmitted, received + chunk.readableBytes > BodyAdmission.preambleBytes {
+                        var rest = chunk
+                        let head = rest.readSlice(length: max(0, BodyAdmission.preambleBytes - received))!
+                        pieces = [head, rest]
                     }
-                    for event in events {
-                        switch event {
-                        case .partBegin(let name, let filename, let type):
-                            if let filename {
-                                try admission.check(received: received, fileBegins: true)
-                                try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
-                                let path = (temporaryDirectory as NSString).appendingPathComponent("upload-\(UUID().uuidString)")
-                                file = (
-                                    try SpoolFile(path: path), UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0)
-                                )
-                            } else {
-                                field = (name, [])
-                            }
-                        case .partData(let bytes):
-                            if file != nil {
-                                try await file!.spool.append(bytes)
-                                file!.upload.size += bytes.count
-                            } else if field != nil {
-                                field!.bytes += bytes
-                                if field!.bytes.count > limits.maxFieldBytes { throw tooLarge() }
-                            }
-                        case .partEnd:
-                            if let current = file {
-                                try await current.spool.close()
-                                form.files.append(current.upload)
-                                file = nil
-                            } else if let current = field {
-                                let value = String(decoding: current.bytes, as: UTF8.self)
-                                form.parameters[current.name] = value
-                                try admission.field(current.name, value)
-                                field = nil
+                    for piece in pieces {
+                        received += piece.readableBytes
+                        if received > limits.maxBodyBytes { throw tooLarge() }
+                        try admission.check(received: received)
+                        let events: [MultipartStreamParser.Event]
+                        do { events = try parser.feed(piece.readableBytesView) } catch {
+                            throw ArcGISError.invalidParameter("body", error.description)
+                        }
+                        for event in events {
+                            switch event {
+                            case .partBegin(let name, let filename, let type):
+                                if let filename {
+                                    try admission.check(received: received, fileBegins: true)
+                                    try FileManager.default.createDirectory(atPath: temporaryDirectory, withIntermediateDirectories: true)
+                                    let path = (temporaryDirectory as NSString).appendingPathComponent("upload-\(UUID().uuidString)")
+                                    file = (
+                                        try SpoolFile(path: path),
+                                        UploadedFile(field: name, filename: filename, contentType: type, path: path, size: 0)
+                                    )
+                                } else {
+                                    field = (name, [])
+                                }
+                            case .partData(let bytes):
+                                if file != nil {
+                                    try await file!.spool.append(bytes)
+                                    file!.upload.size += bytes.count
+                                } else if field != nil {
+                                    field!.bytes += bytes
+                                    if field!.bytes.count > limits.maxFieldBytes { throw tooLarge() }
+                                }
+                            case .partEnd:
+                                if let current = file {
+                                    try await current.spool.close()
+                                    form.files.append(current.upload)
+                                    file = nil
+                                } else if let current = field {
+                                    let value = String(decoding: current.bytes, as: UTF8.self)
+                                    form.parameters[current.name] = value
+                                    try admission.field(current.name, value)
+                                    field = nil
+                                }
                             }
                         }
                     }
