@@ -53,6 +53,24 @@ import Testing
         }
     }
 
+    /// Issue 43 (found by test_cpu_bounds.py): a `where` of 64 KiB of `OR`s (about 4,000
+    /// operands) failed with SQLite error 1, its flat chain a tree deeper than SQLite's 1,000
+    /// levels. Chains go in parenthesised runs: answered, with the same rows.
+    @Test(arguments: ["OR", "AND"]) func aWhereOf64KiBOfOneOperatorIsAnswered(_ op: String) async throws {
+        try await withFreshDemoApp { client, _ in
+            let terms = (1...4_000).map { op == "OR" ? "OBJECTID = \($0)" : "OBJECTID <> \($0 + 2_000)" }
+            let clause = String(terms.joined(separator: " \(op) ").prefix(65_000).split(separator: " \(op) ").dropLast().joined(separator: " \(op) "))
+            let count = clause.components(separatedBy: " \(op) ").count
+            #expect(count > 2_500)
+            let answer = try await post(client, "\(layerURL)/query", [("f", "json"), ("where", clause), ("returnCountOnly", "true")])
+            #expect(answer["count"]?.int64Value == Int64(op == "OR" ? min(count, 2_500) : 2_000), "\(answer)")
+            // A LIKE pattern past SQLite's 50,000 bytes was a 500 too: now a 400 naming it.
+            let like = try await post(
+                client, "\(layerURL)/query", [("f", "json"), ("where", "species LIKE '" + String(repeating: "%a", count: 30_000) + "'")])
+            #expect(like["error"]?["code"] == 400 && like["error"]?["details"]?[0]?.stringValue?.contains("LIKE pattern") == true, "\(like)")
+        }
+    }
+
     /// For each way of nesting, the deepest clause the compiler takes is answered by a query
     /// and by a replica filter (embedded in a `CASE WHEN` on download); one level more is
     /// refused by the compiler: SQLite's parser never overflows.

@@ -74,11 +74,11 @@ def spatialite_pass_only(reason):
 
 
 @contextlib.contextmanager
-def running_server(data=None, *extra, tls=False):
+def running_server(data=None, *extra, tls=False, binary=BINARY):
     """Starts `outpost serve` on a free port, waits until it answers, yields `<scheme>://host:port/arcgis`."""
     data = data or tempfile.mkdtemp(prefix="outpost-interop-")
     port = free_port()
-    arguments = on_backend([BINARY, "serve", "--data", data, "--port", str(port), "--testdata", os.path.join(ROOT, "testdata"), *extra])
+    arguments = on_backend([binary, "serve", "--data", data, "--port", str(port), "--testdata", os.path.join(ROOT, "testdata"), *extra])
     if tls:
         arguments.append("--self-signed")
     # The log goes to a file: a pipe nobody reads would fill up and stall the server.

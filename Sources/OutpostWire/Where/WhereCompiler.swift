@@ -147,6 +147,10 @@ public struct WhereCompiler {
         case .like(let value, let pattern, let escape, let negated):
             // SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE gives the same answers.
             let like = dialect == .postgres ? "ILIKE" : "LIKE"
+            // SQLite refuses a pattern past 50,000 bytes (a 500, before this): a clear 400 first.
+            if case .literal(.string(let text)) = pattern, text.utf8.count > Self.maximumLikePattern {
+                throw .invalidQuery("'where' parameter is invalid: a LIKE pattern is longer than \(Self.maximumLikePattern) bytes")
+            }
             var sql = "(\(try emit(value)) \(negated ? "NOT " : "")\(like) \(try emit(pattern, under: 3))"
             if let escape { sql += " ESCAPE \(try emit(escape, under: 5))" }
             return sql + ")"
@@ -188,20 +192,44 @@ public struct WhereCompiler {
 
     /// `lhs op rhs` without outer parentheses. A left operand with the same left-associative
     /// operator (`a OR b OR c` parses as `(a OR b) OR c`) is emitted as a flat chain: the
-    /// same meaning, and SQLite's parser stack stays shallow however long the chain is.
+    /// same meaning, and SQLite's parser stack stays shallow however long the chain is. SQLite
+    /// still builds a chain as a tree as deep as it is long (and refuses one deeper than its
+    /// 1,000 levels, as PostgreSQL's stack does long before 64 KiB of `OR`s): a long chain goes
+    /// in parenthesised runs of at most `chainRun` operands, one level of parentheses, its tree
+    /// as deep as a run plus the number of runs.
     private mutating func emitChain(
         _ op: WhereExpression.BinaryOperator, _ lhs: WhereExpression, _ rhs: WhereExpression
     )
         throws(ArcGISError) -> String
     {
-        let left: String
-        if case .binary(let inner, let innerLHS, let innerRHS) = lhs, inner == op, !op.isComparison {
-            left = try emitChain(op, innerLHS, innerRHS)
-        } else {
-            left = try emit(lhs, hint: op.isComparison ? columnType(rhs) : nil)
+        if op.isComparison {
+            return "\(try emit(lhs, hint: columnType(rhs))) \(op.rawValue) \(try emit(rhs, hint: columnType(lhs), under: 3))"
         }
-        return "\(left) \(op.rawValue) \(try emit(rhs, hint: op.isComparison ? columnType(lhs) : nil, under: 3))"
+        // The chain's operands, left to right, found down its left spine without recursion.
+        var operands = [rhs]
+        var left = lhs
+        while case .binary(let inner, let innerLHS, let innerRHS) = left, inner == op {
+            operands.append(innerRHS)
+            left = innerLHS
+        }
+        operands.append(left)
+        operands.reverse()
+        // In runs, each operand also sits under its run's parenthesis.
+        let inRuns = operands.count > Self.chainRun ? 2 : 0
+        var emitted: [String] = []
+        for (index, operand) in operands.enumerated() { emitted.append(try emit(operand, under: (index == 0 ? 1 : 3) + inRuns)) }
+        let separator = " \(op.rawValue) "
+        guard emitted.count > Self.chainRun else { return emitted.joined(separator: separator) }
+        return stride(from: 0, to: emitted.count, by: Self.chainRun).map { start in
+            "(" + emitted[start..<min(start + Self.chainRun, emitted.count)].joined(separator: separator) + ")"
+        }.joined(separator: separator)
     }
+
+    /// The longest `LIKE` pattern taken, in bytes (SQLite's own limit is 50,000).
+    public static let maximumLikePattern = 10_000
+
+    /// Operands of one `AND` or `OR` chain emitted flat before they go in parenthesised runs.
+    static let chainRun = 256
 
     private mutating func emitLiteral(_ literal: WhereLiteral, hint: EsriFieldType?) throws(ArcGISError) -> String {
         switch literal {
