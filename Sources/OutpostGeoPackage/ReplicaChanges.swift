@@ -72,12 +72,12 @@ public struct ReplicaChanges: Sendable, Equatable {
         var editResults: [DeltaEditResult] = []
         if schema.isPlainTable("outpost_sync_delta") {
             guard let row = try Row.fetchOne(db, sql: "SELECT kind, generation, response_type FROM outpost_sync_delta"),
-                let kind = ReplicaDeltaKind(rawValue: row[0] ?? "")
+                let kind = ReplicaDeltaKind(rawValue: try row.untrusted(0) ?? "")
             else { throw Failure.invalid("outpost_sync_delta has no valid row") }
-            delta = ReplicaDeltaHeader(kind: kind, generation: row[1] ?? 0, responseType: row[2])
+            delta = ReplicaDeltaHeader(kind: kind, generation: try row.untrusted(1) ?? 0, responseType: try row.untrusted(2))
             if schema.isPlainTable("outpost_sync_delta_layers") {
                 for row in try Row.fetchAll(db, sql: "SELECT layer_id, since_gen, replaces_rows FROM outpost_sync_delta_layers") {
-                    deltaLayers[row[0]] = (row[1], row[2])
+                    deltaLayers[try row.required(0)] = (try row.required(1), try row.required(2))
                 }
             }
             if schema.isPlainTable("outpost_sync_edit_results") {
@@ -88,12 +88,14 @@ public struct ReplicaChanges: Sendable, Equatable {
                         FROM outpost_sync_edit_results ORDER BY rowid
                         """
                 ).compactMap { row in
-                    guard let item = DeltaItem(rawValue: row[1] ?? ""), let operation = DeltaOperation(rawValue: row[2] ?? "") else { return nil }
-                    let success: Bool = row[5] ?? false
-                    let error = success ? nil : EditError(code: row[6] ?? 1000, description: row[7] ?? "")
+                    guard let item = DeltaItem(rawValue: try row.untrusted(1) ?? ""),
+                        let operation = DeltaOperation(rawValue: try row.untrusted(2) ?? "")
+                    else { return nil }
+                    let success: Bool = try row.untrusted(5) ?? false
+                    let error = success ? nil : EditError(code: try row.untrusted(6) ?? 1000, description: try row.untrusted(7) ?? "")
                     return DeltaEditResult(
-                        layerId: row[0], item: item, operation: operation,
-                        result: EditResult(objectId: row[4], globalId: row[3], error: error))
+                        layerId: try row.required(0), item: item, operation: operation,
+                        result: EditResult(objectId: try row.untrusted(4), globalId: try row.untrusted(3), error: error))
                 }
             }
         }
@@ -112,12 +114,13 @@ public struct ReplicaChanges: Sendable, Equatable {
         let log = try Row.fetchCursor(db, sql: "SELECT change_id, layer_id, item, global_id, operation FROM outpost_sync_changes ORDER BY change_id")
         while let row = try log.next() {
             try budget.countChange()
-            lastChangeId = max(lastChangeId, row[0] ?? 0)
-            let text: String? = row[3]
-            guard let item = DeltaItem(rawValue: row[2] ?? ""), let operation = LocalOperation(rawValue: row[4] ?? ""),
-                let text, let globalId = GlobalID.normalize(text)
-            else { throw Failure.invalid("change \(row[0] as Int64? ?? 0) is malformed") }
-            let key = Key(layerId: row[1], item: item, globalId: globalId)
+            let changeId: Int64 = try row.untrusted(0) ?? 0
+            lastChangeId = max(lastChangeId, changeId)
+            let text: String? = try row.untrusted(3)
+            guard let item = DeltaItem(rawValue: try row.untrusted(2) ?? ""), let operation = LocalOperation(rawValue: try row.untrusted(4) ?? ""),
+                let text, let globalId = GlobalID.normalize(text), let layerId: Int = try row.untrusted(1)
+            else { throw Failure.invalid("change \(changeId) is malformed") }
+            let key = Key(layerId: layerId, item: item, globalId: globalId)
             if operations[key] == nil {
                 order.append(key)
                 stored[key] = text
@@ -206,8 +209,8 @@ private struct LayerTable {
                 LEFT JOIN gpkg_spatial_ref_sys s ON s.srs_id = g.srs_id WHERE g.table_name = ? COLLATE NOCASE
                 """, arguments: [layer.tableName])
         {
-            geometryColumn = row[0]
-            wkid = row[1]
+            geometryColumn = try row.untrusted(0)
+            wkid = try row.untrusted(1)
         }
         self.geometryColumn = geometryColumn
         self.wkid = wkid
@@ -215,9 +218,9 @@ private struct LayerTable {
         geometryType = definition["geometryType"]?.stringValue.flatMap { EsriGeometryType(lenient: $0) }
         var columns: [(String, Bool, Bool)] = []
         for row in try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?)", arguments: [layer.tableName]) {
-            let name: String = row[0]
+            let name: String = try row.required(0)
             if name.caseInsensitiveCompare(geometryColumn ?? "") == .orderedSame { continue }
-            let type = (row[1] as String? ?? "").uppercased()
+            let type = (try row.untrusted(1, String.self) ?? "").uppercased()
             columns.append((name, type == "DATETIME" || type == "DATE", type == "BLOB"))
         }
         self.columns = columns
@@ -277,7 +280,7 @@ private struct LayerTable {
             attributes[column.name] = json
         }
         var geometry: JSONValue?
-        if geometryColumn != nil, let blob = row[columns.count] as Data?, !blob.isEmpty {
+        if geometryColumn != nil, let blob = try row.untrusted(columns.count, Data.self), !blob.isEmpty {
             do {
                 let decoded = try GeoPackageBinary.decode([UInt8](blob))
                 guard case .object(var object) = Geometry(ogc: decoded.geometry, layerType: geometryType).esriJSON else {
@@ -311,7 +314,8 @@ private struct LayerTable {
     private func attachment(_ row: Row) throws -> AttachmentEdit {
         try spend(row)
         return AttachmentEdit(
-            globalId: row[0] ?? "", parentGlobalId: row[1], name: row[2], contentType: row[3], keywords: row[4],
-            source: .data([UInt8]((row[5] as Data?) ?? Data())))
+            globalId: try row.untrusted(0) ?? "", parentGlobalId: try row.untrusted(1), name: try row.untrusted(2),
+            contentType: try row.untrusted(3), keywords: try row.untrusted(4),
+            source: .data([UInt8]((try row.untrusted(5, Data.self)) ?? Data())))
     }
 }

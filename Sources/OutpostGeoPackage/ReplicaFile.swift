@@ -82,27 +82,32 @@ public enum ReplicaFile {
         guard try db.tableExists("outpost_sync_replica"), let row = try Row.fetchOne(db, sql: "SELECT * FROM outpost_sync_replica") else {
             throw Failure.notAReplica(path)
         }
-        let version: Int = row["format_version"]
+        let version: Int = try row.required("format_version")
         guard version <= ReplicaFileWriter.formatVersion else { throw Failure.unsupportedVersion(version) }
+        // Every value through `untrusted`/`required`: a file may be anyone's (an upload, a package).
         let layers = try Row.fetchAll(db, sql: "SELECT * FROM outpost_sync_layers ORDER BY layer_id").map { layer in
             ReplicaFileInfo.Layer(
-                layerId: layer["layer_id"], name: layer["layer_name"], tableName: layer["table_name"],
-                attachmentTable: layer["attachment_table"], mappingTable: layer["mapping_table"], serverGen: layer["server_gen"],
-                queryOption: ReplicaQueryOption(lenient: layer["query_option"]) ?? .useFilter, useGeometry: layer["use_geometry"],
-                includeRelated: layer["include_related"], whereClause: layer["where_clause"],
-                layerDefinition: (try? JSONParser.parse(layer["layer_definition"] as String)) ?? .null)
+                layerId: try layer.required("layer_id"), name: try layer.untrusted("layer_name") ?? "", tableName: try layer.required("table_name"),
+                attachmentTable: try layer.untrusted("attachment_table"), mappingTable: try layer.untrusted("mapping_table"),
+                serverGen: try layer.untrusted("server_gen") ?? 0,
+                queryOption: ReplicaQueryOption(lenient: try layer.untrusted("query_option") ?? "") ?? .useFilter,
+                useGeometry: try layer.untrusted("use_geometry") ?? false, includeRelated: try layer.untrusted("include_related") ?? false,
+                whereClause: try layer.untrusted("where_clause"),
+                layerDefinition: (try layer.untrusted("layer_definition", String.self)).flatMap { try? JSONParser.parse($0) } ?? .null)
         }
-        let geometryText: String? = row["geometry"]
+        let geometryText: String? = try row.untrusted("geometry")
         return ReplicaFileInfo(
-            replicaId: row["replica_id"], replicaName: row["replica_name"], serviceURL: row["service_url"],
-            serviceName: row["service_name"], syncModel: SyncModel(lenient: row["sync_model"]) ?? .none,
-            targetType: ReplicaTargetType(lenient: row["target_type"]) ?? .client,
-            syncDirection: SyncDirection(lenient: row["sync_direction"]) ?? .bidirectional,
-            attachmentsSyncDirection: AttachmentsSyncDirection(lenient: row["attachments_sync_direction"]) ?? .none,
-            returnAttachments: row["return_attachments"], replicaServerGen: row["replica_server_gen"],
-            spatialReference: SpatialReference(wkid: row["spatial_reference"]),
-            geometry: geometryText.flatMap { try? JSONParser.parse($0) }, creationDate: row["creation_date"],
-            formatVersion: version, serviceDefinition: (try? JSONParser.parse(row["service_definition"] as String)) ?? .null,
+            replicaId: try row.required("replica_id"), replicaName: try row.untrusted("replica_name") ?? "",
+            serviceURL: try row.untrusted("service_url") ?? "", serviceName: try row.untrusted("service_name") ?? "",
+            syncModel: SyncModel(lenient: try row.untrusted("sync_model") ?? "") ?? .none,
+            targetType: ReplicaTargetType(lenient: try row.untrusted("target_type") ?? "") ?? .client,
+            syncDirection: SyncDirection(lenient: try row.untrusted("sync_direction") ?? "") ?? .bidirectional,
+            attachmentsSyncDirection: AttachmentsSyncDirection(lenient: try row.untrusted("attachments_sync_direction") ?? "") ?? .none,
+            returnAttachments: try row.untrusted("return_attachments") ?? false, replicaServerGen: try row.untrusted("replica_server_gen") ?? 0,
+            spatialReference: SpatialReference(wkid: try row.untrusted("spatial_reference") ?? 4326),
+            geometry: geometryText.flatMap { try? JSONParser.parse($0) }, creationDate: try row.untrusted("creation_date") ?? 0,
+            formatVersion: version,
+            serviceDefinition: (try row.untrusted("service_definition", String.self)).flatMap { try? JSONParser.parse($0) } ?? .null,
             layers: layers, pendingChanges: try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_sync_changes") ?? 0)
     }
 }

@@ -14,7 +14,7 @@ public struct ReplicaAdministration<Backend: SyncBackend>: Sendable {
     /// The replicas `caller` may manage, of one service or of all (each service's oldest
     /// first), optionally only those with no sync for more than `idleDays` (by the backend's
     /// clock).
-    public func replicas(service: String? = nil, idleDays: Double? = nil, for caller: Caller = .unrestricted) throws -> [ReplicaDefinition] {
+    public func replicas(service: String? = nil, idleDays: Double? = nil, for caller: Caller) throws -> [ReplicaDefinition] {
         var replicas = try service.map { try backend.replicas.replicas(service: $0) } ?? backend.replicas.allReplicas()
         replicas = replicas.filter { caller.mayManage(owner: $0.owner) }
         if let idleDays {

@@ -73,6 +73,8 @@ public struct BackupManifest: Sendable, Equatable {
     /// A listed path stays inside the backup folder: relative, no `..`, no empty parts.
     static func isSafe(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        // No control character: C calls stop at a NUL, so `..\0/x` would name `..` (FuzzBackupManifest).
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return false }
         return !path.hasPrefix("/") && !parts.isEmpty && parts.allSatisfy { !$0.isEmpty && $0 != ".." && $0 != "." }
     }
 

@@ -106,6 +106,10 @@ public enum MapAreaPlanner {
         case .envelope(let envelope) where !polygon && envelope.xmin < envelope.xmax && envelope.ymin < envelope.ymax:
             return .envelope(envelope, wkid: wkid)
         case .polygon(let rings) where polygon && !rings.isEmpty && rings.allSatisfy({ $0.count >= 4 }):
+            // The packages' replicas filter by it: no more vertices than a filter geometry may have.
+            guard geometry.vertexCount <= Geometry.maximumFilterVertices else {
+                throw .invalid(parameter, "It has more than \(Geometry.maximumFilterVertices) vertices.")
+            }
             return .polygon(rings, wkid: wkid)
         default:
             throw .invalid(parameter, polygon ? "It is not a polygon." : "It is not an envelope.")

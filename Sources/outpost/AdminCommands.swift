@@ -32,7 +32,7 @@ struct Replicas: AsyncParsableCommand {
         }
 
         private func selecting<Backend>(_ administration: ReplicaAdministration<Backend>) throws -> Selected {
-            let replicas = try administration.replicas(service: service, idleDays: idleDays)
+            let replicas = try administration.replicas(service: service, idleDays: idleDays, for: .unrestricted)
             return Selected(replicas: replicas.sorted { ($0.serviceName, $0.name) < ($1.serviceName, $1.name) }) {
                 try administration.unregister($0)
             }

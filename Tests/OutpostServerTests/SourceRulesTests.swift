@@ -34,6 +34,17 @@ import Testing
         }
     }
 
+    /// No user-triggered path acts `.unrestricted` (issue 43: deleting a map area unregistered
+    /// replicas and the scheduler refreshed packages so): requests act as their caller. The one
+    /// place the server names it is the scheduler's fallback while token security is off, when
+    /// every caller is unrestricted anyway.
+    @Test func noRequestActsUnrestricted() throws {
+        let found = try Self.lines(in: "Sources/OutpostServer", containing: ".unrestricted")
+        #expect(found.count == 1 && found[0].contains("ScheduledRefresher.swift") && found[0].contains("requireAuth ? nil"), "\(found)")
+        let service = try Self.lines(in: "Sources/OutpostService", containing: ".unrestricted").filter { !$0.contains("PortalCaller.swift") }
+        #expect(service.isEmpty, "use cases take their caller: \(service)")
+    }
+
     /// Errors render themselves (`ArcGISErrorConvertible`): no chain of downcasts decides an answer.
     @Test func errorsAreNotMappedByDowncasting() throws {
         let pattern = try Regex(#"as\?? (ArcGISError|StoreError|VersionFailure|DatabaseError|UserFailure)\b"#)

@@ -194,7 +194,8 @@ import Testing
             createdAt: 5, store: StoreIdentity(id: "abc", epoch: 2), generation: 9, migrations: ["v1"],
             files: [.init(path: "attachments/x.bin", size: 3, sha256: "00")])
         #expect(try BackupManifest(json: manifest.json) == manifest)
-        for path in ["../outside", "/etc/passwd", "a//b", "a/./b"] {
+        // `..\0/manifest.json` (FuzzBackupManifest): C calls would stop at the NUL and name `..`.
+        for path in ["../outside", "/etc/passwd", "a//b", "a/./b", "..\u{0}/manifest.json", "a\nb"] {
             var json = manifest.json
             if case .object(var object) = json {
                 object["files"] = [["path": .string(path), "size": 1, "sha256": "00"]]

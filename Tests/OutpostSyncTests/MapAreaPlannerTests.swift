@@ -36,6 +36,22 @@ import Testing
         #expect(shape.extent == Envelope(xmin: 0, ymin: 0, xmax: 1, ymax: 1))
     }
 
+    /// Issue 43: an area's packages filter their replicas by it, so it may have no more vertices
+    /// than a filter geometry (`Geometry.maximumFilterVertices`), within its 100,000 characters.
+    @Test func aPolygonAreaHasAtMostAFilterGeometrysVertices() throws {
+        func area(_ count: Int) -> String {
+            let points = (0..<(count - 1)).map { "[\($0 % 100),\($0 / 100)]" }
+            return #"{"rings":[["# + (points + [points[0]]).joined(separator: ",") + "]]}"
+        }
+        let limit = Geometry.maximumFilterVertices
+        #expect(area(limit + 1).utf8.count < MapAreaPlanner.maximumAreaText)
+        let taken = try MapAreaPlanner.area(areaType: "POLYGON", area: area(limit), extent: nil, bookmark: nil, webMap: .null)
+        #expect(taken.geometryJSON["rings"]?[0]?.arrayValue?.count == limit)
+        #expect(throws: PackagingError.self) {
+            try MapAreaPlanner.area(areaType: "POLYGON", area: area(limit + 1), extent: nil, bookmark: nil, webMap: .null)
+        }
+    }
+
     @Test func aBookmarkAreaIsTheBookmarksExtent() throws {
         let berlin = MapAreaShape.envelope(Envelope(xmin: 13, ymin: 52, xmax: 14, ymax: 53), wkid: 4326)
         #expect(try Self.area("BOOKMARK", #"{"name":"Berlin"}"#) == berlin)

@@ -16,6 +16,24 @@ import Testing
         return try WhereCompiler.compile(where: text, columns: { columns[$0.lowercased()] })
     }
 
+    /// FuzzWhere's first finding: a date of a huge year overflowed its milliseconds and took the
+    /// process down, as a `DATE` literal and as a string compared with a date field.
+    @Test(arguments: ["planted >= DATE '99999999999-01-01'", "planted = DATE '9223372036854775807-01-01'"])
+    func datesOfHugeYearsAreRefusedNotOverflowed(_ text: String) {
+        #expect(throws: ArcGISError.self) { try compile(text) }
+    }
+
+    /// A string compared with a date field is read as a date when it is one, else bound as text.
+    @Test func aStringOfAHugeYearComparedWithADateIsBoundAsText() throws {
+        #expect(try compile("planted > '99999999999-01-01'").arguments.count == 1)
+    }
+
+    @Test func datesCoverYearsOneTo9999() {
+        #expect(WhereDate.parse("9999-12-31 23:59:59") == 253_402_300_799_000)
+        #expect(WhereDate.parse("0001-01-01") == -62_135_596_800_000)
+        #expect(WhereDate.parse("10000-01-01") == nil && WhereDate.parse("0000-01-01") == nil)
+    }
+
     @Test func andBindsTighterThanOr() throws {
         let tree = try WhereParser.parse("a = 1 OR b = 2 AND c = 3")
         guard case .binary(.or, _, .binary(.and, _, _)) = tree else {

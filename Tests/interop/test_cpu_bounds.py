@@ -111,11 +111,15 @@ def test_every_cpu_taking_request_at_its_limits_is_bounded_and_health_answers(me
         answer = within_budget(measured, "where, 60 KiB LIKE", lambda: call(f"{services}/Demo/FeatureServer/2/query", {"f": "json", "where": pattern, "returnCountOnly": "true"}))
         assert "count" in answer or answer["error"]["code"] == 400, str(answer)[:300]
 
-        # Geometry filters: a polygon at the vertex limit of queries.
-        polygon = json.dumps({"rings": [ring(100_000, 8)], "spatialReference": {"wkid": 4326}})
-        answer = within_budget(measured, "query, 100,000-vertex polygon", lambda: call(f"{services}/Demo/FeatureServer/2/query", {
+        # Geometry filters: a polygon at the vertex limit of queries, and one past it.
+        polygon = json.dumps({"rings": [ring(10_000, 8)], "spatialReference": {"wkid": 4326}})
+        answer = within_budget(measured, "query, 10,000-vertex polygon", lambda: call(f"{services}/Demo/FeatureServer/2/query", {
             "f": "json", "geometry": polygon, "geometryType": "esriGeometryPolygon", "inSR": "4326", "returnCountOnly": "true"}))
-        assert "count" in answer or answer["error"]["code"] == 400, str(answer)[:300]
+        assert "count" in answer, str(answer)[:300]
+        past = json.dumps({"rings": [ring(10_001, 8)], "spatialReference": {"wkid": 4326}})
+        answer = within_budget(measured, "query, 10,001-vertex polygon", lambda: call(f"{services}/Demo/FeatureServer/2/query", {
+            "f": "json", "geometry": past, "geometryType": "esriGeometryPolygon", "inSR": "4326", "returnCountOnly": "true"}))
+        assert answer["error"]["code"] == 400 and "10000 vertices" in str(answer), str(answer)[:300]
 
         # exportTiles and its estimate over a set to level 20, with a 10,000-vertex area across Europe.
         area = json.dumps({"rings": [ring(10_000, 20)], "spatialReference": {"wkid": 4326}})

@@ -325,8 +325,9 @@ public enum WhereDate {
         let parts = trimmed.split(whereSeparator: { $0 == " " || $0 == "T" }).map(String.init)
         guard parts.count == 1 || parts.count == 2 else { return nil }
         let dateParts = parts[0].split(separator: "-").map { Int($0) }
+        // Years 1 to 9999, as SQL dates go: a huge year overflowed the milliseconds (FuzzWhere).
         guard dateParts.count == 3, let year = dateParts[0], let month = dateParts[1], let day = dateParts[2],
-            (1...12).contains(month), (1...31).contains(day)
+            (1...9999).contains(year), (1...12).contains(month), (1...31).contains(day)
         else { return nil }
         var seconds = 0.0
         if parts.count == 2 {

@@ -23,9 +23,9 @@ import Testing
         let bobs = try Contract.createReplica(store, name: "b", owner: "bob")
         let legacy = try Contract.createReplica(store, name: "before security", owner: "")
         #expect(try administration.replicas(for: ada).map(\.id) == [adas.id])
-        #expect(try administration.replicas(for: admin).count == 3 && administration.replicas().count == 3)
+        #expect(try administration.replicas(for: admin).count == 3 && administration.replicas(for: .unrestricted).count == 3)
         // Idle by the backend's clock: ada's replica has not synced for 10 days.
-        #expect(try administration.replicas(idleDays: 5).map(\.id) == [adas.id])
+        #expect(try administration.replicas(idleDays: 5, for: .unrestricted).map(\.id) == [adas.id])
         #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: bobs.id, for: ada) }
         #expect(throws: ArcGISError.forbidden) { try administration.unregister(service: Contract.service, replicaId: legacy.id, for: ada) }
         let unknown = GlobalID.make()
@@ -33,10 +33,10 @@ import Testing
             try administration.unregister(service: Contract.service, replicaId: unknown, for: admin)
         }
         #expect(try administration.unregisterAll(service: Contract.service, for: bob) == 1)
-        #expect(try administration.replicas().map(\.id).sorted() == [adas.id, legacy.id].sorted())
+        #expect(try administration.replicas(for: .unrestricted).map(\.id).sorted() == [adas.id, legacy.id].sorted())
         try administration.unregister(service: Contract.service, replicaId: legacy.id, for: admin)
-        #expect(try administration.unregister(administration.replicas(idleDays: 5)).map(\.id) == [adas.id])
-        #expect(try administration.replicas().isEmpty)
+        #expect(try administration.unregister(administration.replicas(idleDays: 5, for: .unrestricted)).map(\.id) == [adas.id])
+        #expect(try administration.replicas(for: .unrestricted).isEmpty)
     }
 
     @Test(arguments: ContractBackend.all)
