@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --with-clients
 # The tree is formatted by .swift-format (swift-format ships with the toolchain).
-swift format lint --strict --recursive Sources Tests Package.swift
+swift format lint --strict --recursive Sources Tests Package.swift FuzzTesting/Sources FuzzTesting/Package.swift
 swift build --build-tests
 # The release binary the container image test packs (test_image.py; docker/Dockerfile's
 # `prebuilt` stage): the command its `source` stage runs (the Swift runtime linked in, no debug
@@ -19,6 +19,9 @@ export OUTPOST_TEST_POSTGRES OUTPOST_TEST_POSTGRES_DIR="$PG_DIR"
 OUTPOST_TEST_POSTGRES=$(scripts/postgres.sh start "$PG_DIR" 55432)
 swift test --skip-build 2>&1 | tee .build/swift-test.log
 grep -q "Test run with .* passed" .build/swift-test.log
+# Every fuzz target for 30 s (two at a time), its corpus' regression inputs replayed first;
+# scripts/fuzz.sh alone runs them longer (docs/reliability.md, "Fuzzing").
+FUZZ_SECONDS=30 scripts/fuzz.sh
 OUTPOST_BIN="$PWD/.build/debug/outpost" .venv/bin/python -m pytest -q Tests/interop
 # The same interop tests with every server's data in PostgreSQL (`serve --database`); what
 # PostgreSQL does not hold yet is skipped with the reason (docs/postgres.md). The Docker image

@@ -1,0 +1,37 @@
+// swift-tools-version:6.0
+// Coverage-guided fuzzing (libFuzzer) of the parsers of untrusted input: one executable per
+// target, built with the sanitizers on (README.md; scripts/fuzz.sh builds and runs them).
+import PackageDescription
+
+/// A fuzz target: `Sources/<name>/<name>.swift` exporting `LLVMFuzzerTestOneInput`.
+func fuzzTarget(_ name: String, _ products: [String], extra: [Target.Dependency] = []) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["FuzzCommon"] + products.map { .product(name: $0, package: "Outpost") } + extra
+    )
+}
+
+let package = Package(
+    name: "FuzzTesting",
+    dependencies: [
+        .package(name: "Outpost", path: ".."),
+        // The same GRDB as the main package: SQLite's C API for the where target's oracle.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // libFuzzer's driver, called by each target's `main`.
+        .target(name: "CLibFuzzer"),
+        .target(name: "FuzzCommon", dependencies: ["CLibFuzzer"]),
+        fuzzTarget("FuzzWhere", ["OutpostWire"], extra: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        fuzzTarget("FuzzItemSearch", ["OutpostWire"]),
+        fuzzTarget("FuzzGeometry", ["OutpostWire", "OutpostGeometry"]),
+        fuzzTarget("FuzzTileAddress", ["OutpostWire"]),
+        fuzzTarget("FuzzRefreshSchedule", ["OutpostSync"]),
+        fuzzTarget("FuzzForms", ["OutpostWire"]),
+        fuzzTarget("FuzzWebMap", ["OutpostWire", "OutpostService", "OutpostPostgres"]),
+        fuzzTarget("FuzzBackupManifest", ["OutpostWire", "OutpostStorage"]),
+        fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
+        fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

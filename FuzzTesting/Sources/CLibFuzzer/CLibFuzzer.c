@@ -1,0 +1,2 @@
+// Declarations only (include/CLibFuzzer.h): a C target needs a source file.
+#include "CLibFuzzer.h"
