@@ -46,8 +46,8 @@ extension SpatiaLiteToPostgres {
             select: "SELECT name, kind, format, min_zoom, max_zoom, bounds, description, metadata, created, file FROM outpost_tile_sets",
             into: "outpost_tile_sets(name, kind, format, min_zoom, max_zoom, bounds, description, metadata, created, file)"),
         RecordTable(
-            name: "upload items", select: "SELECT item_id, service, item_name, description, created_at, committed, size FROM outpost_uploads",
-            into: "outpost_uploads(item_id, service, item_name, description, created_at, committed, size)"),
+            name: "upload items", select: "SELECT item_id, service, item_name, description, created_at, committed, size, owner FROM outpost_uploads",
+            into: "outpost_uploads(item_id, service, item_name, description, created_at, committed, size, owner)"),
     ]
 
     /// Moves every record table in one transaction; returns the rows moved per table.

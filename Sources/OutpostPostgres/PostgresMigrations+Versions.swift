@@ -44,4 +44,8 @@ extension PostgresMigrations {
     /// A layer's subtypes as the layer resource serves them (`LayerSubtypes`), or NULL.
     static let subtypes = PostgresMigration(
         version: 10, name: "layer subtypes", statements: ["ALTER TABLE outpost_layers ADD COLUMN subtypes text"])
+
+    /// Who made each upload item (issue 43).
+    static let uploadOwners = PostgresMigration(
+        version: 11, name: "upload owners", statements: ["ALTER TABLE outpost_uploads ADD COLUMN owner text NOT NULL DEFAULT ''"])
 }

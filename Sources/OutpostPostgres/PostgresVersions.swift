@@ -35,14 +35,14 @@ public struct PostgresVersions: VersionStore {
 
     /// Creates a named version (`outpost.<name>`) branching from DEFAULT now: its base is a
     /// tick taken in the creating transaction.
-    public func createVersion(service: String, name: String, description: String, access: String) throws -> DataVersion {
+    public func createVersion(service: String, name: String, description: String, access: String, owner: String) throws -> DataVersion {
         let stored = try held.load().existingService(named: service)
         guard stored.definition.isVersioned else { throw VersionFailure.notVersioned(stored.definition.name) }
         let bare = name.split(separator: ".").last.map(String.init) ?? name
         guard !bare.isEmpty, bare.count <= 62, bare.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
             throw VersionFailure.invalidName(name)
         }
-        let full = "outpost.\(bare)"
+        let full = "\(owner).\(bare)"
         let service = stored.definition.name
         do {
             return try pool.transaction { connection in

@@ -56,7 +56,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
     /// `addAttachment`: the multipart part `attachment`, or `uploadId` of a committed upload.
     func add(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
-        let input = try attachmentInput(form, service: layer.serviceName)
+        let input = try attachmentInput(form, service: layer.serviceName, context: context)
         let result = try store.edits.addAttachment(
             service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
             input: input)
@@ -66,7 +66,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
     func update(_ form: ReceivedForm, context: OutpostRequestContext) throws -> Response {
         let layer = try attachmentLayer(context)
         guard let attachmentId = try form.parameters.intList("attachmentId")?.first else { throw ArcGISError.missingParameter("attachmentId") }
-        let input = try attachmentInput(form, service: layer.serviceName)
+        let input = try attachmentInput(form, service: layer.serviceName, context: context)
         let result = try store.edits.updateAttachment(
             service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
             attachmentId: attachmentId, input: input)
@@ -82,7 +82,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
         return RESTResponse.json(["deleteAttachmentResults": .array(results.map(\.json))], parameters: p)
     }
 
-    private func attachmentInput(_ form: ReceivedForm, service: String) throws -> AttachmentInput {
+    private func attachmentInput(_ form: ReceivedForm, service: String, context: OutpostRequestContext) throws -> AttachmentInput {
         let keywords = form.parameters.string("keywords") ?? ""
         if let file = form.file(named: "attachment") {
             return AttachmentInput(
@@ -90,6 +90,10 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
                 keywords: keywords, sourcePath: file.path, size: file.size)
         }
         if let uploadId = form.parameters.string("uploadId") {
+            // Another user's upload is not the caller's to attach.
+            guard isValidUploadID(uploadId), let item = try? store.uploads.upload(service: service, itemID: uploadId),
+                context.mayManage(replicaOwner: item.owner)
+            else { throw UploadItem.notFound(uploadId) }
             let copy = try store.uploads.copyOfUpload(service: service, itemID: uploadId)
             return AttachmentInput(
                 name: copy.name, contentType: Self.contentType(forName: copy.name), keywords: keywords,

@@ -10,7 +10,13 @@ struct EditsController<Backend: OutpostBackend>: Sendable {
 
     /// Edits DEFAULT, or the named version `gdbVersion` names (versioned services).
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
-        try ApplyEdits(backend: store).apply(edits, options: options, service: try context.serviceName(), version: p.string("gdbVersion"))
+        if let name = p.string("gdbVersion"), !name.isEmpty,
+            let version = try VersionsController.visible(store, name, service: try context.serviceName(), context: context),
+            !context.caller.mayEdit(version)
+        {
+            throw ArcGISError.forbidden
+        }
+        return try ApplyEdits(backend: store).apply(edits, options: options, service: try context.serviceName(), version: p.string("gdbVersion"))
             .noted(in: context)
     }
 

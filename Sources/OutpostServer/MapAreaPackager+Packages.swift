@@ -39,8 +39,11 @@ extension MapAreaPackager {
             let queries = JSONObject(plan.layerQueries.sorted { $0.key < $1.key }.map { (String($0.key), $0.value) })
             pairs.append(("layerQueries", JSONValue.object(queries).jsonText))
         }
+        // Registered for the area's owner, whoever sets it up (an administrator may): the package
+        // is the owner's item, and its replica must be theirs to sync.
+        let owner = (try? store.users.user(named: area.owner)) ?? user
         let planned = try CreateReplica(backend: store).plan(
-            try CreateReplicaRequest.parse(RequestParameters(pairs)), service: name, for: Caller(user: user))
+            try CreateReplicaRequest.parse(RequestParameters(pairs)), service: name, for: Caller(user: owner))
         let (serviceJSON, layerJSON) = try ReplicasController.resources(store, service, of: planned.plan.definition)
         let work = ExportWork(
             store: store, files: files, planned: planned, serviceURL: plan.serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON,

@@ -15,6 +15,7 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
         let query = try LayerQuery.parse(p)
         let answer: QueryAnswer
         if let version = p.string("gdbVersion"), !version.isEmpty {
+            _ = try VersionsController.visible(store, version, service: service, context: context)
             answer = try store.versions.query(query, service: service, layer: layerId, version: version)
         } else {
             answer = try store.features.query(query, service: service, layer: layerId)

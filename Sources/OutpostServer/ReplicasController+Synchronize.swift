@@ -23,7 +23,9 @@ extension ReplicasController {
         guard context.mayManage(replicaOwner: replica.owner) else { throw Authenticator.forbidden }
         // Reading an uploaded file is blocking work: off the cooperative pool.
         let upload = parsed.upload
-        let (edits, editBytes) = try await JobRunner.blocking { [self] in try loadEdits(upload, service: serviceName, replicaId: replica.id) }
+        let (edits, editBytes) = try await JobRunner.blocking { [self] in
+            try loadEdits(upload, service: serviceName, replicaId: replica.id, context: context)
+        }
         let plan = try SyncPlanner.plan(
             parsed, replica: replica, edits: edits, currentGeneration: try store.edits.currentGeneration(),
             limits: syncLimits,
@@ -69,14 +71,18 @@ extension ReplicasController {
     /// The edits of the request: inline, or an uploaded delta (`editsUploadID`: the JSON
     /// `edits` array, or a GeoPackage upload delta or replica file whose change log is
     /// netted), with the bytes that identify them for retries.
-    private func loadEdits(_ source: SyncUploadSource?, service: String, replicaId: String) throws -> ([LayerEdits]?, [UInt8]) {
+    private func loadEdits(
+        _ source: SyncUploadSource?, service: String, replicaId: String, context: OutpostRequestContext
+    ) throws -> ([LayerEdits]?, [UInt8]) {
         switch source {
         case nil:
             return (nil, [])
         case .inline(let edits, let text):
             return (edits, Array(text.utf8))
         case .uploadedFile(let itemID, let format):
-            guard isValidUploadID(itemID), let item = try? store.uploads.upload(service: service, itemID: itemID), item.committed else {
+            guard isValidUploadID(itemID), let item = try? store.uploads.upload(service: service, itemID: itemID), item.committed,
+                context.mayManage(replicaOwner: item.owner)
+            else {
                 throw ArcGISError.invalidParameter("editsUploadID", "no committed upload '\(itemID)' on service \(service)")
             }
             guard let path = try? store.uploads.uploadDataFile(itemID), let data = FileManager.default.contents(atPath: path) else {

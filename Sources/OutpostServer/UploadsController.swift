@@ -13,13 +13,14 @@ struct UploadsController<Backend: OutpostBackend>: Sendable {
         }
         let item = try store.uploads.createUpload(
             service: try context.serviceName(), name: file.filename ?? "upload",
-            description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size)
+            description: form.parameters.string("description") ?? "", sourcePath: file.path, size: file.size, owner: context.user?.name ?? "")
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
     func register(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         guard let name = p.string("itemName") else { throw ArcGISError.missingParameter("itemName") }
-        let item = try store.uploads.registerUpload(service: try context.serviceName(), name: name, description: p.string("description") ?? "")
+        let item = try store.uploads.registerUpload(
+            service: try context.serviceName(), name: name, description: p.string("description") ?? "", owner: context.user?.name ?? "")
         return RESTResponse.json(["success": true, "item": item.json], parameters: p)
     }
 
@@ -31,28 +32,37 @@ struct UploadsController<Backend: OutpostBackend>: Sendable {
             throw ArcGISError.missingParameter("partId")
         }
         let item = try store.uploads.addUploadPart(
-            service: try context.serviceName(), itemID: try itemID(context), partId: partId, sourcePath: file.path)
+            service: try context.serviceName(), itemID: try ownedItemID(context), partId: partId, sourcePath: file.path)
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
     func parts(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let parts = try store.uploads.uploadParts(service: try context.serviceName(), itemID: try itemID(context))
+        let parts = try store.uploads.uploadParts(service: try context.serviceName(), itemID: try ownedItemID(context))
         return RESTResponse.json(["parts": .array(parts.map { .string($0) })], parameters: p)
     }
 
     func commit(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let item = try store.uploads.commitUpload(service: try context.serviceName(), itemID: try itemID(context), parts: p.nameList("parts"))
+        let item = try store.uploads.commitUpload(service: try context.serviceName(), itemID: try ownedItemID(context), parts: p.nameList("parts"))
         return RESTResponse.json(["success": true, "item": item.json], parameters: p)
     }
 
     func info(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let item = try store.uploads.upload(service: try context.serviceName(), itemID: try itemID(context))
+        let item = try store.uploads.upload(service: try context.serviceName(), itemID: try ownedItemID(context))
         return RESTResponse.json(item.json, parameters: p)
     }
 
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        try store.uploads.deleteUpload(service: try context.serviceName(), itemID: try itemID(context))
+        try store.uploads.deleteUpload(service: try context.serviceName(), itemID: try ownedItemID(context))
         return RESTResponse.json(["success": true], parameters: p)
+    }
+
+    /// The path's item, if the caller may use it: its owner and administrators; for anyone
+    /// else it does not exist (as another user's replica).
+    private func ownedItemID(_ context: OutpostRequestContext) throws -> String {
+        let id = try itemID(context)
+        let item = try store.uploads.upload(service: try context.serviceName(), itemID: id)
+        guard context.mayManage(replicaOwner: item.owner) else { throw UploadItem.notFound(id) }
+        return id
     }
 
     private func itemID(_ context: OutpostRequestContext) throws -> String {

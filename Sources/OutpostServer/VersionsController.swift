@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostWire
@@ -21,8 +22,19 @@ struct VersionsController<Backend: OutpostBackend>: Sendable {
     private func version(_ context: OutpostRequestContext) throws -> (String, DataVersion) {
         let service = try versioned(context)
         let id = FormURLEncoding.percentDecode(context.parameters.get("version") ?? "")
-        guard let version = try store.versions.version(service: service, named: id) else { throw VersionFailure.notFound(id) }
+        // Another user's private version does not exist for the caller (as ArcGIS answers).
+        guard let version = try store.versions.version(service: service, named: id), context.caller.maySee(version) else {
+            throw VersionFailure.notFound(id)
+        }
         return (service, version)
+    }
+
+    /// The version `gdbVersion` names, if any; another user's private one is not found.
+    @discardableResult
+    static func visible(_ store: Backend, _ name: String, service: String, context: OutpostRequestContext) throws -> DataVersion? {
+        guard let version = try store.versions.version(service: service, named: name) else { return nil }
+        guard context.caller.maySee(version) else { throw VersionFailure.notFound(name) }
+        return version
     }
 
     func root(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -36,7 +48,8 @@ struct VersionsController<Backend: OutpostBackend>: Sendable {
 
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let service = try versioned(context)
-        return RESTResponse.json(["versions": .array(try store.versions.versions(service: service).map(\.json))], parameters: p)
+        let visible = try store.versions.versions(service: service).filter { context.caller.maySee($0) }
+        return RESTResponse.json(["versions": .array(visible.map(\.json))], parameters: p)
     }
 
     func create(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -46,7 +59,9 @@ struct VersionsController<Backend: OutpostBackend>: Sendable {
         guard ["public", "protected", "private"].contains(access) else {
             throw ArcGISError.invalidParameter("accessPermission", "public, protected or private")
         }
-        let created = try store.versions.createVersion(service: service, name: name, description: p.string("description") ?? "", access: access)
+        let created = try store.versions.createVersion(
+            service: service, name: name, description: p.string("description") ?? "", access: access,
+            owner: DataVersion.ownerPrefix(for: context.caller))
         return RESTResponse.json(["versionInfo": created.json, "success": true], parameters: p)
     }
 
@@ -61,6 +76,7 @@ struct VersionsController<Backend: OutpostBackend>: Sendable {
         guard !version.isDefault, version.replicaId == nil else {
             throw ArcGISError.invalidParameter("version", "DEFAULT and replica versions are reconciled by their own syncs")
         }
+        guard context.caller.mayEdit(version) else { throw ArcGISError.forbidden }
         guard try p.bool("withPost", default: true) else {
             throw ArcGISError.invalidParameter("withPost", "a reconcile without post is not supported; send withPost=true")
         }
@@ -81,6 +97,7 @@ struct VersionsController<Backend: OutpostBackend>: Sendable {
 
     func delete(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         let (service, version) = try version(context)
+        guard context.caller.mayDelete(version) else { throw ArcGISError.forbidden }
         try store.versions.deleteVersion(service: service, named: version.name)
         return RESTResponse.json(["success": true], parameters: p)
     }

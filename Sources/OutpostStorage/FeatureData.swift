@@ -132,7 +132,8 @@ public protocol SyncStore: Sendable {
 /// Named versions of versioned services (`docs/sync-semantics.md`, Versioned data).
 public protocol VersionStore: Sendable {
     func versions(service: String) throws -> [DataVersion]
-    func createVersion(service: String, name: String, description: String, access: String) throws -> DataVersion
+    /// Creates `owner.name` (the bare name after any dot in `name`).
+    func createVersion(service: String, name: String, description: String, access: String, owner: String) throws -> DataVersion
     func version(service: String, named name: String) throws -> DataVersion?
     func deleteVersion(service: String, named name: String) throws
     func applyVersionEdits(
@@ -219,4 +220,11 @@ extension SyncBackend {
     public func service(named name: String) throws(StoreError) -> StoredService { try schema.service(named: name) }
 
     public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try schema.layer(service: name, id: id) }
+}
+
+extension VersionStore {
+    /// A version made without a user: `outpost.name`, the administrators'.
+    public func createVersion(service: String, name: String, description: String, access: String) throws -> DataVersion {
+        try createVersion(service: service, name: name, description: description, access: access, owner: "outpost")
+    }
 }

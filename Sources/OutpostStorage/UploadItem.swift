@@ -8,8 +8,12 @@ public struct UploadItem: Sendable, Equatable {
     public var date: Int64
     public var committed: Bool
     public var size: Int64
+    /// The user who made it (`""`: made without one, the administrators'): only they and
+    /// administrators see, change or use it (docs/reliability.md, "Authorization table").
+    public var owner: String
 
-    public init(itemID: String, itemName: String, description: String, date: Int64, committed: Bool, size: Int64) {
+    public init(itemID: String, itemName: String, description: String, date: Int64, committed: Bool, size: Int64, owner: String = "") {
+        self.owner = owner
         self.itemID = itemID
         self.itemName = itemName
         self.description = description

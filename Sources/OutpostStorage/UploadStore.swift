@@ -8,9 +8,9 @@ import OutpostWire
 /// kept until commit, which joins them in the order asked (or part-number order).
 public protocol UploadStore: Sendable {
     /// Stores a whole file (moved into place) as a committed item (`uploads/upload`).
-    func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem
+    func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int, owner: String) throws -> UploadItem
     /// An item to upload in parts (`uploads/register`).
-    func registerUpload(service: String, name: String, description: String) throws -> UploadItem
+    func registerUpload(service: String, name: String, description: String, owner: String) throws -> UploadItem
     func upload(service: String, itemID: String) throws -> UploadItem
     func addUploadPart(service: String, itemID: String, partId: Int, sourcePath: String) throws -> UploadItem
     func uploadParts(service: String, itemID: String) throws -> [String]

@@ -99,5 +99,9 @@ extension FeatureStore {
                     INSERT INTO outpost_store_identity(one, store_id) VALUES (1, lower(hex(randomblob(16))));
                     """)
         }
+        migrator.registerMigration("v18-upload-owners") { db in
+            // Who made each upload item: only they and administrators use it (issue 43).
+            try db.execute(sql: "ALTER TABLE outpost_uploads ADD COLUMN owner TEXT NOT NULL DEFAULT ''")
+        }
     }
 }

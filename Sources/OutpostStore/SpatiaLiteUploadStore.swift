@@ -12,22 +12,22 @@ public struct SpatiaLiteUploadStore: FolderUploadStore, StoreRepository {
     public var folder: UploadFolder { UploadFolder(blobs: .folder(database.directory), temporaryDirectory: database.temporaryDirectory) }
 
     /// Stores a whole file as a committed item (`uploads/upload`).
-    public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int) throws -> UploadItem {
+    public func createUpload(service: String, name: String, description: String, sourcePath: String, size: Int, owner: String) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(
             itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
-            date: clock.milliseconds(), committed: true, size: Int64(size))
+            date: clock.milliseconds(), committed: true, size: Int64(size), owner: owner)
         try folder.adopt(sourcePath, as: item.itemID)
         try insert(item, service: service)
         return item
     }
 
     /// Starts a multi-part item (`uploads/register`).
-    public func registerUpload(service: String, name: String, description: String) throws -> UploadItem {
+    public func registerUpload(service: String, name: String, description: String, owner: String) throws -> UploadItem {
         _ = try self.service(named: service)
         let item = UploadItem(
             itemID: UploadFolder.newItemID(), itemName: UploadFolder.itemName(name), description: description,
-            date: clock.milliseconds(), committed: false, size: 0)
+            date: clock.milliseconds(), committed: false, size: 0, owner: owner)
         try insert(item, service: service)
         return item
     }
@@ -36,8 +36,8 @@ public struct SpatiaLiteUploadStore: FolderUploadStore, StoreRepository {
         try pool.write { db in
             try db.execute(
                 sql:
-                    "INSERT INTO outpost_uploads(item_id, service, item_name, description, created_at, committed, size) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [item.itemID, service, item.itemName, item.description, item.date, item.committed, item.size])
+                    "INSERT INTO outpost_uploads(item_id, service, item_name, description, created_at, committed, size, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [item.itemID, service, item.itemName, item.description, item.date, item.committed, item.size, item.owner])
         }
     }
 
@@ -47,7 +47,7 @@ public struct SpatiaLiteUploadStore: FolderUploadStore, StoreRepository {
                 try Row.fetchOne(db, sql: "SELECT * FROM outpost_uploads WHERE item_id = ? AND service = ?", arguments: [itemID, service]).map {
                     UploadItem(
                         itemID: $0["item_id"], itemName: $0["item_name"], description: $0["description"], date: $0["created_at"],
-                        committed: $0["committed"], size: $0["size"])
+                        committed: $0["committed"], size: $0["size"], owner: $0["owner"])
                 }
             })
         else { throw UploadItem.notFound(itemID) }

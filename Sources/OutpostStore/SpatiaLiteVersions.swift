@@ -21,14 +21,16 @@ public struct SpatiaLiteVersions: VersionStore, StoreRepository {
 extension SpatiaLiteVersions {
 
     /// Creates a named version branching from DEFAULT now.
-    public func createVersion(service: String, name: String, description: String = "", access: String = "public") throws -> DataVersion {
+    public func createVersion(
+        service: String, name: String, description: String = "", access: String = "public", owner: String = "outpost"
+    ) throws -> DataVersion {
         let stored = try self.service(named: service)
         guard stored.definition.isVersioned else { throw VersionFailure.notVersioned(stored.definition.name) }
         let bare = name.split(separator: ".").last.map(String.init) ?? name
         guard !bare.isEmpty, bare.count <= 62, bare.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }) else {
             throw VersionFailure.invalidName(name)
         }
-        let full = "outpost.\(bare)"
+        let full = "\(owner).\(bare)"
         return try pool.write { db in
             if try Bool.fetchOne(
                 db, sql: "SELECT count(*) > 0 FROM outpost_versions WHERE service = ? AND lower(name) = lower(?)",

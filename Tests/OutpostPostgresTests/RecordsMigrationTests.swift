@@ -27,7 +27,8 @@ import Testing
         _ = try store.tiles.addTileSet(mbtiles: TestFolders.testdata + "/demo-raster.mbtiles", name: "Basemap", description: nil)
         let spooled = NSTemporaryDirectory() + "migrate-upload-\(UUID().uuidString)"
         try Data("upload bytes".utf8).write(to: URL(fileURLWithPath: spooled))
-        let upload = try store.uploads.createUpload(service: "Points", name: "photo.jpg", description: "", sourcePath: spooled, size: 12)
+        let upload = try store.uploads.createUpload(
+            service: "Points", name: "photo.jpg", description: "", sourcePath: spooled, size: 12, owner: "ada")
 
         let backend = try PostgresBackend(try TestPostgres.makeDatabase(), dataDirectory: store.directory, maximumConnections: 4)
         defer { backend.close() }

@@ -15,13 +15,14 @@ import Testing
 @Suite struct StoreUpgradeTests {
     /// The migrations this release added over the previous one (v15): undone in a folder this
     /// build wrote, which leaves it as that release would have (their only changes).
-    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity"]
+    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners"]
 
     static func asThePreviousReleaseLeftIt(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
             try db.execute(sql: "ALTER TABLE outpost_layers DROP COLUMN subtypes")
             try db.execute(sql: "DROP TABLE outpost_store_identity")
+            try db.execute(sql: "ALTER TABLE outpost_uploads DROP COLUMN owner")
             for identifier in addedSinceTheLastRelease {
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [identifier])
             }

@@ -91,8 +91,9 @@ import Testing
     func uploadsInPartsCommitInOrderAndBelongToTheirService(_ backend: ContractBackend) throws {
         let (store, clock) = try backend.fresh()
         _ = try store.schema.createService(pointLayerService(name: "Other"))
-        let item = try store.uploads.registerUpload(service: Contract.service, name: "notes.txt", description: "two parts")
+        let item = try store.uploads.registerUpload(service: Contract.service, name: "notes.txt", description: "two parts", owner: "ada")
         #expect(isValidUploadID(item.itemID) && !item.committed && item.date == clock.milliseconds())
+        #expect(try store.uploads.upload(service: Contract.service, itemID: item.itemID).owner == "ada", "an item keeps its owner")
         for (part, text) in [(2, "world"), (1, "hello ")] {
             let file = TestFolders.file("part\(part)")
             try Data(text.utf8).write(to: URL(fileURLWithPath: file))

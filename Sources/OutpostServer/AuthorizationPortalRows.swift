@@ -1,0 +1,89 @@
+/// The portal's rows and the job steps (`AuthorizationTable`). Items are shared as
+/// docs/portal.md, "Sharing", says: an item a caller may not see is answered as one that does
+/// not exist (400, as ArcGIS's portal answers), one they may see but not change is 403.
+extension AuthorizationTable {
+    static let portalRows: [Row] = [
+        Row(.portal, "", .read, .identifies, .nothing, .admitted),
+        Row(.portal, "info", .read, .identifies, .nothing, .admitted),
+        Row(.portal, "portals/self", .read, .identifies, .server, .admitted, "the caller's user, if a token names one"),
+        Row(.portal, "generateToken", .stateChanging, .open, .user, .admitted, "as tokens/generateToken"),
+        Row(.portal, "community/self", .read, .identifies, .user, .signedIn(refusal: .forbidden)),
+        Row(.portal, "community/users/:user", .read, .identifies, .user, .signedIn(refusal: .userHidden), "any user's profile to any user"),
+        Row(.portal, "search", .read, .identifies, .item, .lists(.visible)),
+        Row(.portal, "content/items/:item", .read, .identifies, .item, .visible(hidden: .itemHidden)),
+        Row(.portal, "content/items/:item/data", .read, .identifies, .item, .visible(hidden: .itemHidden)),
+        Row(
+            .portal, "content/items/:item/relatedItems", .read, .identifies, .item, .visible(hidden: .itemHidden),
+            "only related items the caller may see"),
+        Row(.portal, "content/items/:item/groups", .read, .identifies, .item, .visible(hidden: .itemHidden)),
+        Row(.portal, "content/items/:item/resources", .read, .identifies, .item, .visible(hidden: .itemHidden)),
+        Row(.portal, "content/items/:item/resources/**", .read, .identifies, .item, .visible(hidden: .itemHidden)),
+        Row(.portal, "content/items/:item/info/**", .read, .identifies, .item, .visible(hidden: .itemHidden), "the thumbnail"),
+        Row(.portal, "content/items/:item/share", .change, .editor, .item, .changeable(hidden: .itemHidden)),
+        Row(.portal, "content/items/:item/unshare", .change, .editor, .item, .changeable(hidden: .itemHidden)),
+        Row(
+            .portal, "content/users/:user", .read, .identifies, .userContent, .lists(.visible),
+            "the items of the user the caller may see; the user's folders only to the user and admins"),
+        Row(.portal, "content/users/:user/:folder", .read, .identifies, .userFolder, .foldersOf(hidden: .folderHidden)),
+        Row(.portal, "content/users/:user/items/:item", .read, .identifies, .item, .visible(hidden: .itemHidden), inFolder: true),
+        Row(.portal, "content/users/:user/items/:item/status", .read, .identifies, .item, .visible(hidden: .itemHidden), inFolder: true),
+        Row(
+            .portal, "content/users/:user/addItem", .change, .editor, .userContent, .createsFor, inFolder: true,
+            "originItemId: that item must be changeable; dataUrl: a file of the caller's (export output or result file)"),
+        Row(.portal, "content/users/:user/items/:item/update", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true),
+        Row(
+            .portal, "content/users/:user/items/:item/delete", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true,
+            "a map area takes the packages the caller may change with it"),
+        Row(.portal, "content/users/:user/items/:item/share", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true),
+        Row(.portal, "content/users/:user/items/:item/unshare", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true),
+        Row(
+            .portal, "content/users/:user/items/:item/addResources", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true),
+        Row(
+            .portal, "content/users/:user/items/:item/updateResources", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            inFolder: true),
+        Row(
+            .portal, "content/users/:user/items/:item/removeResources", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            inFolder: true),
+        Row(.portal, "content/users/:user/shareItems", .change, .editor, .item, .eachChangeable),
+        Row(.portal, "content/users/:user/createFolder", .change, .editor, .userContent, .createsFor),
+        Row(
+            .portal, "content/users/:user/addRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            "of the origin item; the destination must be visible"),
+        Row(
+            .portal, "content/users/:user/deleteRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            "as addRelationship"),
+    ]
+
+    static let jobStepRows: [JobStep] = [
+        JobStep(
+            "createReplica (async)", at: "FeatureServer/createReplica", .service, .admitted, refusedAs: "—",
+            owner: "the caller: the job, the replica and its result file"),
+        JobStep(
+            "synchronizeReplica (async)", at: "FeatureServer/synchronizeReplica", .replica, .owner(refusal: .forbidden),
+            refusedAs: "403 before the job is made", owner: "the replica's owner: the job and its result file"),
+        JobStep(
+            "exportTiles, estimateExportTilesSize", at: "MapServer/exportTiles", .tileService, .admitted, refusedAs: "—",
+            owner: "the caller: the job and its package"),
+        JobStep(
+            "CreateMapArea", at: "GPServer/:task/submitJob", .webMap, .changeable(hidden: .itemHidden),
+            refusedAs: "the job fails: 'not a web map you can see', 'Only the web map's owner or an administrator creates its areas.'",
+            owner: "the caller: the map area item"),
+        JobStep(
+            "CreateMapArea of a map area (a new schedule)", at: "GPServer/:task/submitJob", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "the job fails: 'Only the area's owner or an administrator reschedules it.'", owner: "the area's owner"),
+        JobStep(
+            "SetupMapArea", at: "GPServer/:task/submitJob", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "the job fails: 'not a map area you can see', 'Only the area's owner or an administrator packages it.'",
+            owner: "the area's owner: the package items and the replicas they hold"),
+        JobStep(
+            "RefreshMapAreaPackage", at: "GPServer/:task/submitJob", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "that package's state is failed: 'Only the package's owner or an administrator refreshes it.'",
+            owner: "the package's owner"),
+        JobStep(
+            "scheduled refresh (ScheduledRefresher)", at: "—", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "runs as the area's owner; skipped when the owner is not a user", owner: "the area's owner"),
+        JobStep(
+            "deleting a map area", at: "content/users/:user/items/:item/delete", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "a package the caller may not change only loses its relationship", owner: "—"),
+    ]
+}
