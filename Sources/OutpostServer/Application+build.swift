@@ -38,6 +38,9 @@ public struct ServerOptions: Sendable {
     /// Bytes of live result files (exports, replica files) one user may hold before new ones
     /// are refused with 429; 0: no quota.
     public var resultQuotaBytes: Int64
+    /// Bytes of portal item data and resources one owner may hold before more is refused with
+    /// 413; 0: no quota.
+    public var itemQuotaBytes: Int64
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 
@@ -46,8 +49,9 @@ public struct ServerOptions: Sendable {
         scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
         idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount,
-        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30
+        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30, itemQuotaBytes: Int64 = 10 << 30
     ) {
+        self.itemQuotaBytes = max(0, itemQuotaBytes)
         self.resultQuotaBytes = max(0, resultQuotaBytes)
         self.maxMapAreas = max(1, maxMapAreas)
         self.maxExportTiles = max(1, maxExportTiles)
@@ -220,7 +224,7 @@ public func buildRouter(
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
     let portal = PortalController(
         store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes, files: files,
-        maxMapAreas: options.maxMapAreas)
+        maxMapAreas: options.maxMapAreas, itemQuotaBytes: options.itemQuotaBytes)
     let portalReads = RouteCollection(context: OutpostRequestContext.self)
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)

@@ -68,6 +68,7 @@ extension PortalController {
         if let (originId, _) = origin { _ = try changeableItem(id: originId, c) }
         let data = try itemData(request, c, item: &item)
         if type == "Web Map", case .text(let text) = data { try PortalContent<Backend>.checkWebMap(text) }
+        try checkItemQuota(owner: owner, adding: data == nil ? 0 : item.size)
         try store.portal.addItem(item, data: data)
         if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
         if let (originId, relationship) = origin {
@@ -85,7 +86,10 @@ extension PortalController {
         try apply(p, to: &item)
         let thumbnail = try thumbnailPart(c)
         item.modified = store.clock.milliseconds()
-        try store.portal.updateItem(item, data: try itemData(request, c, item: &item))
+        let previousSize = item.size
+        let data = try itemData(request, c, item: &item)
+        if data != nil { try checkItemQuota(owner: item.owner, adding: item.size, replacing: previousSize) }
+        try store.portal.updateItem(item, data: data)
         if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
         return RESTResponse.json(["success": true, "id": .string(item.id)], parameters: p)
     }
@@ -140,8 +144,10 @@ extension PortalController {
         let prefix = p.string("resourcesPrefix").map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
         if let file = c.form.file(named: "file") {
             let name = prefix + (p.string("fileName") ?? file.filename ?? "")
+            try checkItemQuota(owner: item.owner, adding: Int64(file.size))
             _ = try store.portal.addResource(item: item.id, name: name, data: .file(path: file.path))
         } else if let text = p.string("text"), let fileName = p.string("fileName") {
+            try checkItemQuota(owner: item.owner, adding: Int64(text.utf8.count))
             _ = try store.portal.addResource(item: item.id, name: prefix + fileName, data: .bytes(Array(text.utf8)))
         } else {
             throw ArcGISError.missingParameter("file")

@@ -18,6 +18,8 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
     let files: ResultFiles
     /// Map areas per web map, as `portals/self` says (`maxMapAreaItemsLimit`).
     let maxMapAreas: Int
+    /// Bytes of item data and resources one owner may hold (0: no quota).
+    var itemQuotaBytes: Int64 = 0
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).

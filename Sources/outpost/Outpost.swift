@@ -76,12 +76,15 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "Map areas per web map (maxMapAreaItemsLimit, default 16).") var maxMapAreas: Int?
     @Option(name: .long, help: "MiB of exports and replica files one user may hold before new ones are refused with 429 (default 2048; 0: no quota).")
     var maxResultMbPerUser: Int?
+    @Option(
+        name: .long, help: "MiB of portal item data and resources one user may hold before more is refused with 413 (default 10240; 0: no quota).")
+    var maxItemMbPerUser: Int?
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
         var data, host, logLevel, logFormat: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
-            maxExportTiles, maxMapAreas, maxResultMbPerUser: Int
+            maxExportTiles, maxMapAreas, maxResultMbPerUser, maxItemMbPerUser: Int
         var testdata, tlsCert, tlsKey, database, objectStore: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
@@ -108,6 +111,7 @@ struct Serve: AsyncParsableCommand {
             maxExportTiles: try layers.int("max-export-tiles", maxExportTiles, default: TileServiceInfo.maxExportTilesCount),
             maxMapAreas: try layers.int("max-map-areas", maxMapAreas, default: MapAreaPlanner.defaultAreaLimit),
             maxResultMbPerUser: try layers.int("max-result-mb-per-user", maxResultMbPerUser, default: 2048),
+            maxItemMbPerUser: try layers.int("max-item-mb-per-user", maxItemMbPerUser, default: 10240),
             testdata: try layers.optionalString("testdata", testdata),
             tlsCert: try layers.optionalString("tls-cert", tlsCert),
             tlsKey: try layers.optionalString("tls-key", tlsKey),
@@ -138,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         if settings.maxExportTiles < 1 { throw ValidationError("max-export-tiles must be at least 1.") }
         if settings.maxMapAreas < 1 { throw ValidationError("max-map-areas must be at least 1.") }
         if settings.maxResultMbPerUser < 0 { throw ValidationError("max-result-mb-per-user must not be negative.") }
+        if settings.maxItemMbPerUser < 0 { throw ValidationError("max-item-mb-per-user must not be negative.") }
         guard ["text", "json"].contains(settings.logFormat) else {
             throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.")
         }
@@ -203,7 +208,8 @@ struct Serve: AsyncParsableCommand {
             maximumTokenMinutes: max(settings.tokenMinutes, 1440),
             jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
             idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles,
-            maxMapAreas: settings.maxMapAreas, resultQuotaBytes: Int64(settings.maxResultMbPerUser) << 20)
+            maxMapAreas: settings.maxMapAreas, resultQuotaBytes: Int64(settings.maxResultMbPerUser) << 20,
+            itemQuotaBytes: Int64(settings.maxItemMbPerUser) << 20)
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
