@@ -10,6 +10,7 @@ struct EditsController<Backend: OutpostBackend>: Sendable {
 
     /// Edits DEFAULT, or the named version `gdbVersion` names (versioned services).
     private func apply(_ edits: [LayerEdits], options: EditOptions, _ p: RequestParameters, context: OutpostRequestContext) throws -> EditOutcome {
+        try UploadsController.checkOwned(uploadsOf: edits, service: try context.serviceName(), store: store, context: context)
         if let name = p.string("gdbVersion"), !name.isEmpty,
             let version = try VersionsController.visible(store, name, service: try context.serviceName(), context: context),
             !context.caller.mayEdit(version)

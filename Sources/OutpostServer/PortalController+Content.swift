@@ -68,9 +68,11 @@ extension PortalController {
         if let (originId, _) = origin { _ = try changeableItem(id: originId, c) }
         let data = try itemData(request, c, item: &item)
         if type == "Web Map", case .text(let text) = data { try PortalContent<Backend>.checkWebMap(text) }
-        try checkItemQuota(owner: owner, adding: data == nil ? 0 : item.size)
-        try store.portal.addItem(item, data: data)
-        if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+        try withItemQuota {
+            try checkItemQuota(owner: owner, adding: (data == nil ? 0 : item.size) + Self.describedBytes(item) + Self.size(of: thumbnail))
+            try store.portal.addItem(item, data: data)
+            if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+        }
         if let (originId, relationship) = origin {
             try store.portal.addRelationship(ItemRelationship(origin: originId, destination: item.id, type: relationship))
         }
@@ -78,7 +80,8 @@ extension PortalController {
     }
 
     private func update(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
-        var item = try changeableItem(c)
+        let before = try changeableItem(c)
+        var item = before
         let p = c.form.parameters
         if try p.bool("clearEmptyFields", default: false) {
             for field in ["snippet", "description"] where p.string(field)?.isEmpty == true { try apply(RequestParameters([(field, "")]), to: &item) }
@@ -86,11 +89,15 @@ extension PortalController {
         try apply(p, to: &item)
         let thumbnail = try thumbnailPart(c)
         item.modified = store.clock.milliseconds()
-        let previousSize = item.size
         let data = try itemData(request, c, item: &item)
-        if data != nil { try checkItemQuota(owner: item.owner, adding: item.size, replacing: previousSize) }
-        try store.portal.updateItem(item, data: data)
-        if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+        try withItemQuota {
+            // New data and description in place of the old ones (a new thumbnail counts whole).
+            try checkItemQuota(
+                owner: item.owner, adding: (data == nil ? 0 : item.size) + Self.describedBytes(item) + Self.size(of: thumbnail),
+                replacing: (data == nil ? 0 : before.size) + Self.describedBytes(before))
+            try store.portal.updateItem(item, data: data)
+            if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+        }
         return RESTResponse.json(["success": true, "id": .string(item.id)], parameters: p)
     }
 
@@ -144,11 +151,15 @@ extension PortalController {
         let prefix = p.string("resourcesPrefix").map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
         if let file = c.form.file(named: "file") {
             let name = prefix + (p.string("fileName") ?? file.filename ?? "")
-            try checkItemQuota(owner: item.owner, adding: Int64(file.size))
-            _ = try store.portal.addResource(item: item.id, name: name, data: .file(path: file.path))
+            try withItemQuota {
+                try checkItemQuota(owner: item.owner, adding: Int64(file.size))
+                _ = try store.portal.addResource(item: item.id, name: name, data: .file(path: file.path))
+            }
         } else if let text = p.string("text"), let fileName = p.string("fileName") {
-            try checkItemQuota(owner: item.owner, adding: Int64(text.utf8.count))
-            _ = try store.portal.addResource(item: item.id, name: prefix + fileName, data: .bytes(Array(text.utf8)))
+            try withItemQuota {
+                try checkItemQuota(owner: item.owner, adding: Int64(text.utf8.count))
+                _ = try store.portal.addResource(item: item.id, name: prefix + fileName, data: .bytes(Array(text.utf8)))
+            }
         } else {
             throw ArcGISError.missingParameter("file")
         }

@@ -26,6 +26,7 @@ extension ReplicasController {
         let (edits, editBytes) = try await JobRunner.blocking { [self] in
             try loadEdits(upload, service: serviceName, replicaId: replica.id, context: context)
         }
+        try UploadsController.checkOwned(uploadsOf: edits ?? [], service: serviceName, store: store, context: context)
         let plan = try SyncPlanner.plan(
             parsed, replica: replica, edits: edits, currentGeneration: try store.edits.currentGeneration(),
             limits: syncLimits,

@@ -65,6 +65,18 @@ struct UploadsController<Backend: OutpostBackend>: Sendable {
         return id
     }
 
+    /// Refuses edits that take another user's uploads as attachment bytes (`applyEdits`'
+    /// `attachments`, a sync's inline edits): a 400 naming the first, before anything is applied.
+    static func checkOwned(uploadsOf edits: [LayerEdits], service: String, store: Backend, context: OutpostRequestContext) throws {
+        for id in edits.flatMap({ $0.attachments?.uploadIds ?? [] }) {
+            // A missing item fails its own edit in the store, as before.
+            guard let item = try? store.uploads.upload(service: service, itemID: id) else { continue }
+            guard context.mayManage(replicaOwner: item.owner) else {
+                throw ArcGISError.invalidParameter("attachments", "no upload '\(id)' of yours on service \(service)")
+            }
+        }
+    }
+
     private func itemID(_ context: OutpostRequestContext) throws -> String {
         guard let id = context.parameters.get("item"), isValidUploadID(id) else {
             throw ArcGISError(

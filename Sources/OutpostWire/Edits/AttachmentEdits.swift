@@ -42,6 +42,14 @@ public struct AttachmentEdits: Sendable, Equatable {
 
     public var isEmpty: Bool { adds.isEmpty && updates.isEmpty && deletes.isEmpty }
 
+    /// The `uploads` items the adds and updates take their bytes from.
+    public var uploadIds: [String] {
+        (adds + updates).compactMap { edit in
+            if case .uploadId(let id) = edit.source { return id }
+            return nil
+        }
+    }
+
     /// The upload item an attachment `url` refers to: the last path segment of
     /// `…/uploads/<itemID>` (query and trailing slash ignored), or the text itself.
     public static func uploadItemID(fromReference reference: String) -> String {
