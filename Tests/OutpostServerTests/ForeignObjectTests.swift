@@ -26,7 +26,8 @@ import Testing
                 client, "\(Self.service)/0/query?f=json&where=1%3D1&outFields=OBJECTID,GlobalID&resultRecordCount=1&token=\(eve)")
             let city = try #require(found["features"]?[0]?["attributes"], "\(found)")
             let (oid, parent) = (try #require(city["OBJECTID"]?.int64Value), try #require(city["GlobalID"]?.stringValue))
-            let adds = #"{"adds":[{"globalId":"{00000000-0000-4000-8000-00000000A001}","parentGlobalId":"\#(parent)","uploadId":"\#(upload)","name":"stolen.txt"}]}"#
+            let adds =
+                #"{"adds":[{"globalId":"{00000000-0000-4000-8000-00000000A001}","parentGlobalId":"\#(parent)","uploadId":"\#(upload)","name":"stolen.txt"}]}"#
             func attachments() async throws -> Int {
                 try await get(client, "\(Self.service)/0/\(oid)/attachments?f=json&token=\(eve)")["attachmentInfos"]?.arrayValue?.count ?? -1
             }
@@ -41,7 +42,8 @@ import Testing
                 #expect(answer["error"]?["code"] == 400, "\(path): \(answer)")
             }
             #expect(try await attachments() == before, "nothing attached")
-            let own = try await post(client, "\(Self.service)/0/applyEdits", [("f", "json"), ("token", eve), ("useGlobalIds", "true"), ("attachments", adds)])
+            let own = try await post(
+                client, "\(Self.service)/0/applyEdits", [("f", "json"), ("token", eve), ("useGlobalIds", "true"), ("attachments", adds)])
             #expect(own["attachments"]?["addResults"]?[0]?["success"] == true, "the maker may: \(own)")
         }
     }
@@ -54,12 +56,17 @@ import Testing
                     group.addTask {
                         try await post(
                             client, "\(Self.portal)/content/users/eve/addItem",
-                            [("f", "json"), ("token", eve), ("type", "Code Sample"), ("title", "t\(index)"), ("text", String(repeating: "x", count: 900))])
+                            [
+                                ("f", "json"), ("token", eve), ("type", "Code Sample"), ("title", "t\(index)"),
+                                ("text", String(repeating: "x", count: 900)),
+                            ])
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            let held = try store.portal.items().filter { $0.owner == "eve" }.reduce(Int64(0)) { $0 + $1.size + PortalController<FeatureStore>.describedBytes($1) }
+            let held = try store.portal.items().filter { $0.owner == "eve" }.reduce(Int64(0)) {
+                $0 + $1.size + PortalController<FeatureStore>.describedBytes($1)
+            }
             #expect(held <= 2_000, "\(held) bytes held; \(answers.filter { $0["success"] == true }.count) adds succeeded")
             // A description is stored bytes too, and so is a thumbnail.
             let described = try await post(
