@@ -32,12 +32,13 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
         let service = try store.service(named: try context.serviceName())
         let serviceName = service.definition.name
         let (files, quota, store) = (self.files, resultQuotaBytes, self.store)
+        let asked = try CreateReplicaRequest.parse(p)
         // Registering existing data writes no file: only exports count against the quota.
-        if !(p.string("replicaOptions") ?? "").contains("registerExistingData") {
+        if asked.registerExistingData == nil {
             try await StoreCall.run { try files.checkQuota(of: context.user?.name ?? "", quota: quota, registry: store.resultFiles) }
         }
         let creation = CreateReplica(backend: store)
-        let planned = try creation.plan(try CreateReplicaRequest.parse(p), service: serviceName, for: context.caller)
+        let planned = try creation.plan(asked, service: serviceName, for: context.caller)
         let plan = planned.plan
 
         // Registering existing data: no data, just an id and generations (§4.7).

@@ -211,7 +211,8 @@ public enum TileExportPlanner {
         return Envelope(xmin: xmin, ymin: ymax - size, xmax: xmin + size, ymax: ymax)
     }
 
-    /// Whether a tile's square and a polygon touch: a corner inside the polygon, a vertex
+    /// Whether a tile's square and a polygon touch, tested one tile at a time: the reference
+    /// `AreaOfInterestTilesTests` checks the quadtree descent against. A corner inside the polygon, a vertex
     /// inside the square, or crossing edges.
     static func touches(tile: Envelope, _ rings: [[Point]]) -> Bool {
         let corners = [
