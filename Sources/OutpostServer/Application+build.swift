@@ -41,6 +41,8 @@ public struct ServerOptions: Sendable {
     /// Bytes of portal item data and resources one owner may hold before more is refused with
     /// 413; 0: no quota.
     public var itemQuotaBytes: Int64
+    /// Which web pages may read the answers (CORS): every origin unless restricted.
+    public var crossOrigin: CrossOriginPolicy
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 
@@ -49,8 +51,10 @@ public struct ServerOptions: Sendable {
         scheme: String = "http", syncLimits: SyncLimits = .standard, requireAuth: Bool = false, tokenMinutes: Int = 60,
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
         idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount,
-        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30, itemQuotaBytes: Int64 = 10 << 30
+        maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30, itemQuotaBytes: Int64 = 10 << 30,
+        crossOrigin: CrossOriginPolicy = .anyOrigin
     ) {
+        self.crossOrigin = crossOrigin
         self.itemQuotaBytes = max(0, itemQuotaBytes)
         self.resultQuotaBytes = max(0, resultQuotaBytes)
         self.maxMapAreas = max(1, maxMapAreas)
@@ -104,7 +108,8 @@ public func buildTLSApplication(
 
 /// Cached tiles answered before the router, unless tiles need a token (token security).
 func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
-    options.requireAuth ? nil : TileFastPath(cache: options.tileCache, metrics: options.metrics, logger: logger)
+    options.requireAuth
+        ? nil : TileFastPath(cache: options.tileCache, metrics: options.metrics, crossOrigin: options.crossOrigin, logger: logger)
 }
 
 /// What runs beside the HTTP server in the application's service group (service-lifecycle):
@@ -137,6 +142,7 @@ public func buildRouter(
     let router = Router(context: OutpostRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
     let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(

@@ -22,6 +22,7 @@ import Synchronization
 struct TileFastPath: Sendable {
     let cache: TileCache
     let metrics: ServerMetrics
+    let crossOrigin: CrossOriginPolicy
     let logger: Logger
 
     /// The cached tile a request asks for, with its set; nil to leave it to the router. Read
@@ -77,11 +78,14 @@ final class TileFastPathHandler: ChannelInboundHandler, RemovableChannelHandler 
         case .head(let request):
             let started = ContinuousClock.now
             if request.headerFields[.connection].map({ $0.caseInsensitiveCompare("close") != .orderedSame }) ?? true,
-                let tile = fastPath.cachedTile(request)
+                let tile = fastPath.cachedTile(request),
+                let crossOrigin = fastPath.crossOrigin.headersForGET(
+                    origin: request.headerFields[.origin], host: request.authority, path: request.path ?? "")
             {
-                let answer = TileAnswer(
+                var answer = TileAnswer(
                     set: tile.set, level: tile.level, row: tile.row, column: tile.column, bytes: tile.bytes,
                     ifNoneMatch: request.headerFields[.ifNoneMatch])
+                answer.headers.append(contentsOf: crossOrigin)
                 answering = (request, answer, started)
                 return
             }

@@ -79,10 +79,16 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .long, help: "MiB of portal item data and resources one user may hold before more is refused with 413 (default 10240; 0: no quota).")
     var maxItemMbPerUser: Int?
+    @Option(
+        name: .long,
+        help:
+            "Web pages that may read the answers (CORS): * (default) or origins, comma-separated, e.g. https://app.example.com,http://localhost:3000."
+    )
+    var allowedOrigins: String?
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
-        var data, host, logLevel, logFormat: String
+        var data, host, logLevel, logFormat, allowedOrigins: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
             maxExportTiles, maxMapAreas, maxResultMbPerUser, maxItemMbPerUser: Int
         var testdata, tlsCert, tlsKey, database, objectStore: String?
@@ -98,6 +104,7 @@ struct Serve: AsyncParsableCommand {
             host: try layers.string("host", host, default: "127.0.0.1"),
             logLevel: try layers.string("log-level", logLevel, default: "info"),
             logFormat: try layers.string("log-format", logFormat, default: "text"),
+            allowedOrigins: try layers.string("allowed-origins", allowedOrigins, default: "*"),
             port: try layers.int("port", port, default: 8080),
             maxUploadMb: try layers.int("max-upload-mb", maxUploadMb, default: 512),
             maxJobs: try layers.int("max-jobs", maxJobs, default: 2),
@@ -143,6 +150,10 @@ struct Serve: AsyncParsableCommand {
         if settings.maxMapAreas < 1 { throw ValidationError("max-map-areas must be at least 1.") }
         if settings.maxResultMbPerUser < 0 { throw ValidationError("max-result-mb-per-user must not be negative.") }
         if settings.maxItemMbPerUser < 0 { throw ValidationError("max-item-mb-per-user must not be negative.") }
+        guard CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) != nil else {
+            throw ValidationError(
+                "allowed-origins must be * or origins such as https://app.example.com, comma-separated; got '\(settings.allowedOrigins)'.")
+        }
         guard ["text", "json"].contains(settings.logFormat) else {
             throw ValidationError("log-format must be text or json, got '\(settings.logFormat)'.")
         }
@@ -209,7 +220,8 @@ struct Serve: AsyncParsableCommand {
             jobLimits: JobLimits(running: settings.maxJobs, queued: settings.maxQueuedJobs, perUser: settings.maxJobsPerUser),
             idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles,
             maxMapAreas: settings.maxMapAreas, resultQuotaBytes: Int64(settings.maxResultMbPerUser) << 20,
-            itemQuotaBytes: Int64(settings.maxItemMbPerUser) << 20)
+            itemQuotaBytes: Int64(settings.maxItemMbPerUser) << 20,
+            crossOrigin: CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) ?? .anyOrigin)
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }
