@@ -15,7 +15,9 @@ extension PostgresSync {
     ///   between the decision and the write; an add that meets a GlobalID another writer
     ///   inserted meanwhile is decided again against that row;
     /// - every server change an edit overwrites unseen goes to the conflict log first.
-    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
+    ///
+    /// `editor` (the syncing user) goes to editor-tracking fields.
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8], editor syncingUser: String?) throws -> SyncUploadOutcome {
         let uploading = plan.uploadingLayers.filter { $0.edits != nil }
         let replicaId = plan.replica.id
         let moment = clock.milliseconds()
@@ -25,8 +27,8 @@ extension PostgresSync {
         do {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
             return try PostgresEditSession.run(
-                pool, catalog: held, moment: moment, context: EditContext(replicaId: replicaId), options: options, holdingWrites: true,
-                preparedFiles: prepared, files: edits.files
+                pool, catalog: held, moment: moment, context: EditContext(editor: syncingUser, replicaId: replicaId), options: options,
+                holdingWrites: true, preparedFiles: prepared, files: edits.files
             ) { editor, catalog in
                 let service = try catalog.existingService(named: plan.replica.serviceName)
                 var layers: [StoredLayer] = []

@@ -59,7 +59,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
         let input = try attachmentInput(form, service: layer.serviceName, context: context)
         let result = try store.edits.addAttachment(
             service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-            input: input)
+            input: input, context: context.editContext)
         return RESTResponse.json(["addAttachmentResult": result.json], parameters: form.parameters)
     }
 
@@ -69,7 +69,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
         let input = try attachmentInput(form, service: layer.serviceName, context: context)
         let result = try store.edits.updateAttachment(
             service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-            attachmentId: attachmentId, input: input)
+            attachmentId: attachmentId, input: input, context: context.editContext)
         return RESTResponse.json(["updateAttachmentResult": result.json], parameters: form.parameters)
     }
 
@@ -78,7 +78,7 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
         guard let ids = try p.intList("attachmentIds"), !ids.isEmpty else { throw ArcGISError.missingParameter("attachmentIds") }
         let results = try store.edits.deleteAttachments(
             service: layer.serviceName, layer: layer.definition.id, parentObjectId: try context.integer("oid"),
-            attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false))
+            attachmentIds: ids, rollbackOnFailure: try p.bool("rollbackOnFailure", default: false), context: context.editContext)
         return RESTResponse.json(["deleteAttachmentResults": .array(results.map(\.json))], parameters: p)
     }
 

@@ -17,8 +17,9 @@ struct EditsController<Backend: OutpostBackend>: Sendable {
         {
             throw ArcGISError.forbidden
         }
-        return try ApplyEdits(backend: store).apply(edits, options: options, service: try context.serviceName(), version: p.string("gdbVersion"))
-            .noted(in: context)
+        return try ApplyEdits(backend: store).apply(
+            edits, options: options, service: try context.serviceName(), version: p.string("gdbVersion"), context: context.editContext
+        ).noted(in: context)
     }
 
     func layerApplyEdits(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
@@ -97,4 +98,10 @@ extension EditOutcome {
         context.record.note("failed", results.count(where: { !$0.success }))
         return self
     }
+}
+
+extension OutpostRequestContext {
+    /// Who the request edits as: the signed-in user's portal name goes to editor-tracking
+    /// fields (Creator, Editor); nil, written as NULL, when anonymous.
+    var editContext: EditContext { EditContext(editor: user?.name) }
 }

@@ -38,7 +38,7 @@ extension ReplicasController {
         let work = SyncWork(
             store: store, files: files, plan: plan, fingerprint: Self.fingerprint(plan, editBytes: editBytes),
             serviceURL: base, serviceJSON: serviceJSON, layerJSON: layerJSON, logger: logger,
-            requestRecord: plan.isAsync ? nil : context.record)
+            requestRecord: plan.isAsync ? nil : context.record, editor: context.editContext.editor)
 
         if plan.isAsync {
             let jobId = "j" + GlobalID.make().filter(\.isHexDigit).lowercased()
@@ -154,6 +154,8 @@ struct SyncWork<Backend: OutpostBackend>: Sendable {
     let logger: Logger
     /// The request's log line, when the sync runs inside the request (not as a job).
     var requestRecord: RequestRecord?
+    /// The syncing user (editor tracking), taken from the request: a job runs after it.
+    var editor: String?
 
     struct Done {
         var summary: SyncAnswerSummary
@@ -162,7 +164,9 @@ struct SyncWork<Backend: OutpostBackend>: Sendable {
     }
 
     /// The sync use case this work carries out.
-    private var session: SynchronizeReplica<Backend> { SynchronizeReplica(backend: store, plan: plan, fingerprint: fingerprint) }
+    private var session: SynchronizeReplica<Backend> {
+        SynchronizeReplica(backend: store, plan: plan, fingerprint: fingerprint, editor: editor)
+    }
 
     /// Runs the use case, timing and logging its two halves; `writeAnswer` writes the answer.
     private func run(exporting: () -> Void = {}, writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> SyncAnswerSummary {

@@ -11,11 +11,14 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
     public let plan: SyncPlan
     /// What identifies the upload for retries (`fingerprint(_:editBytes:)`).
     public let fingerprint: [UInt8]
+    /// The syncing user, written to editor-tracking fields; nil when anonymous (NULL).
+    public let editor: String?
 
-    public init(backend: Backend, plan: SyncPlan, fingerprint: [UInt8]) {
+    public init(backend: Backend, plan: SyncPlan, fingerprint: [UInt8], editor: String? = nil) {
         self.backend = backend
         self.plan = plan
         self.fingerprint = fingerprint
+        self.editor = editor
     }
 
     /// What a sync did.
@@ -35,7 +38,7 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
     /// Applies the upload, if the plan carries edits.
     public func upload() throws -> SyncUploadOutcome? {
         guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
-        let outcome = try backend.sync.applySyncUpload(plan, fingerprint: fingerprint)
+        let outcome = try backend.sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor)
         if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
             throw ArcGISError(
                 kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",

@@ -118,7 +118,8 @@ public protocol SyncStore: Sendable {
         _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
         phase: (ServerJobStatus) -> Void
     ) throws -> (ReplicaDefinition, ReplicaExportCounts)
-    func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome
+    /// `editor`: the syncing user, written to editor-tracking fields (nil when anonymous).
+    func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8], editor: String?) throws -> SyncUploadOutcome
     /// The download of a sync, handed to `receiver` as it is read (one read transaction).
     func readSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver) throws -> SyncAnswerSummary
     func writeSyncDelta(
@@ -220,6 +221,13 @@ extension SyncBackend {
     public func service(named name: String) throws(StoreError) -> StoredService { try schema.service(named: name) }
 
     public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try schema.layer(service: name, id: id) }
+}
+
+extension SyncStore {
+    /// An upload by no user (the operator, tests): editor tracking writes NULL.
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
+        try applySyncUpload(plan, fingerprint: fingerprint, editor: nil)
+    }
 }
 
 extension VersionStore {

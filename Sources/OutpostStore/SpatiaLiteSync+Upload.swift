@@ -14,8 +14,8 @@ extension SpatiaLiteSync {
     /// edit bytes): when it equals the last upload applied for this replica, nothing is
     /// applied and that upload's results are returned, so a retried sync applies nothing
     /// twice. With `rollbackOnFailure`, a failing edit rolls everything back and the results
-    /// say which edits failed.
-    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
+    /// say which edits failed. `editor` (the syncing user) goes to editor-tracking fields.
+    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8], editor syncingUser: String?) throws -> SyncUploadOutcome {
         let uploading = plan.uploadingLayers.filter { $0.edits != nil }
         let edits = uploading.compactMap(\.edits)
         let replicaId = plan.replica.id
@@ -25,7 +25,7 @@ extension SpatiaLiteSync {
             let options = EditOptions(rollbackOnFailure: plan.rollbackOnFailure, useGlobalIds: true)
             let outcome = try self.edits.runEditTransaction(
                 service: plan.replica.serviceName, edits: edits, options: options,
-                context: EditContext(replicaId: replicaId)
+                context: EditContext(editor: syncingUser, replicaId: replicaId)
             ) { editor, layers in
                 if let replay = try Self.receipt(replicaId: replicaId, fingerprint: fingerprint, db: editor.db) {
                     throw Replayed(results: replay)
