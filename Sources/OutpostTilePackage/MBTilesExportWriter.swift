@@ -26,6 +26,7 @@ public struct MBTilesExportWriter {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
         }
+        let covered = try source.extent(of: plan)
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         var written = 0
         try queue.inDatabase { db in
@@ -34,7 +35,7 @@ public struct MBTilesExportWriter {
                     CREATE TABLE metadata (name TEXT NOT NULL, value TEXT);
                     CREATE TABLE tiles (zoom_level INTEGER NOT NULL, tile_column INTEGER NOT NULL, tile_row INTEGER NOT NULL, tile_data BLOB);
                     """)
-            for (name, value) in metadata {
+            for (name, value) in metadata(tilesExtent: covered) {
                 try db.execute(sql: "INSERT INTO metadata(name, value) VALUES (?, ?)", arguments: [name, value])
             }
             let insert = RawStatementBinder(
@@ -60,18 +61,22 @@ public struct MBTilesExportWriter {
         return written
     }
 
-    /// The `metadata` rows.
-    var metadata: [(String, String)] {
+    /// The `metadata` rows. `bounds` is the tiles' extent (`TileExportSource.extent(of:)`):
+    /// GDAL crops to it, and the area asked for may be under a pixel at the deepest level;
+    /// `center` is the area asked for's.
+    func metadata(tilesExtent: Envelope?) -> [(String, String)] {
         let set = description.set
-        let bounds = description.bounds
+        let bounds = tilesExtent.map(TilePackageDescription.degrees) ?? description.bounds
+        let asked = description.bounds
         let levels = plan.levels.map(\.level)
         let minZoom = levels.min() ?? set.minZoom
         let maxZoom = levels.max() ?? set.maxZoom
         var rows: [(String, String)] = [
             ("name", set.name), ("format", set.format), ("type", "baselayer"), ("version", "1.3"),
             ("description", set.description),
-            ("bounds", bounds.map { String(format: "%.6f", $0) }.joined(separator: ",")),
-            ("center", "\(String(format: "%.6f", (bounds[0] + bounds[2]) / 2)),\(String(format: "%.6f", (bounds[1] + bounds[3]) / 2)),\(minZoom)"),
+            // Nine decimals (0.1 mm): GDAL crops to these, and a level-20 pixel is 15 cm.
+            ("bounds", bounds.map { String(format: "%.9f", $0) }.joined(separator: ",")),
+            ("center", "\(String(format: "%.6f", (asked[0] + asked[2]) / 2)),\(String(format: "%.6f", (asked[1] + asked[3]) / 2)),\(minZoom)"),
             ("minzoom", String(minZoom)), ("maxzoom", String(maxZoom)),
         ]
         if set.metadata != .null { rows.append(("json", set.metadata.jsonText)) }

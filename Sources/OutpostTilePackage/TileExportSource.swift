@@ -13,6 +13,31 @@ public protocol TileExportSource {
     ) throws
 }
 
+extension TileExportSource {
+    /// The area an export's tiles cover: the union of the squares of the tiles it takes at the
+    /// deepest level that holds any (nil: no tile at all). Coarser levels' tiles hold those, so
+    /// every level covers it; readers lay a package out at the deepest level's resolution and
+    /// crop to its extent, where a city asked for may be under a pixel but a tile is 256.
+    public func extent(of plan: TileExportPlan) throws -> Envelope? {
+        for level in plan.levels.reversed() {
+            var rows: ClosedRange<Int>?
+            var columns: ClosedRange<Int>?
+            for block in level.bundleBlocks {
+                for tile in try tileSizes(level: level.level, rows: block.rows, columns: block.columns)
+                where plan.includes(level, row: tile.row, column: tile.column) {
+                    rows = min(rows?.lowerBound ?? tile.row, tile.row)...max(rows?.upperBound ?? tile.row, tile.row)
+                    columns = min(columns?.lowerBound ?? tile.column, tile.column)...max(columns?.upperBound ?? tile.column, tile.column)
+                }
+            }
+            guard let rows, let columns else { continue }
+            var extent = TileExportPlanner.tileEnvelope(level: level.level, row: rows.lowerBound, column: columns.lowerBound)
+            extent.expand(TileExportPlanner.tileEnvelope(level: level.level, row: rows.upperBound, column: columns.upperBound))
+            return extent
+        }
+        return nil
+    }
+}
+
 extension TileExportLevel {
     /// The level's tiles in blocks that never straddle a bundle (128 × 128, aligned).
     public var bundleBlocks: [(rows: ClosedRange<Int>, columns: ClosedRange<Int>)] {
@@ -65,9 +90,12 @@ public struct TilePackageDescription: Sendable {
     }
 
     /// The extent in degrees: west, south, east, north.
-    var bounds: [Double] {
-        let (west, south) = WebMercatorTiling.unproject(x: extent.xmin, y: extent.ymin)
-        let (east, north) = WebMercatorTiling.unproject(x: extent.xmax, y: extent.ymax)
+    var bounds: [Double] { Self.degrees(extent) }
+
+    /// An envelope in Web Mercator metres in degrees: west, south, east, north.
+    static func degrees(_ envelope: Envelope) -> [Double] {
+        let (west, south) = WebMercatorTiling.unproject(x: envelope.xmin, y: envelope.ymin)
+        let (east, north) = WebMercatorTiling.unproject(x: envelope.xmax, y: envelope.ymax)
         return [west, south, east, north]
     }
 }

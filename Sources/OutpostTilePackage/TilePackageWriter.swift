@@ -22,8 +22,9 @@ public struct TilePackageWriter {
     /// many tiles it holds.
     @discardableResult
     public func write(to path: String, from source: some TileExportSource, progress: (Int) throws -> Void = { _ in }) throws -> Int {
+        let covered = try source.extent(of: plan)
         let zip = try StoredZipWriter(path: path)
-        try zip.addEntry("root.json", bytes: Array(rootJSON.jsonText.utf8))
+        try zip.addEntry("root.json", bytes: Array(rootJSON(tilesExtent: covered).jsonText.utf8))
         try zip.addEntry("iteminfo.json", bytes: Array(itemInfoJSON.jsonText.utf8))
         var written = 0
         for level in plan.levels {
@@ -56,10 +57,14 @@ public struct TilePackageWriter {
         return written
     }
 
-    /// `root.json`: the tiling, the levels held, the extent, the storage.
-    var rootJSON: JSONValue {
+    /// `root.json`: the tiling, the levels held, the extents, the storage. `fullExtent` is the
+    /// tiles' (`TileExportSource.extent(of:)`: GDAL's ESRIC driver crops to it, and the area
+    /// asked for may be under a pixel at the deepest level), `initialExtent` the area asked for.
+    func rootJSON(tilesExtent: Envelope?) -> JSONValue {
         let set = description.set
-        let extent = WebMercatorTiling.extent(description.extent)
+        let full = tilesExtent ?? description.extent
+        let asked = description.extent.intersection(full)
+        let initial = asked.isEmpty ? full : asked
         let levels = plan.levels.map(\.level)
         let minLOD = levels.min() ?? set.minZoom
         let maxLOD = levels.max() ?? set.maxZoom
@@ -80,7 +85,8 @@ public struct TilePackageWriter {
                 "bandCount": set.format == "jpg" ? 3 : 4,
             ],
             "storageInfo": ["storageFormat": "esriMapCacheStorageModeCompactV2", "packetSize": .int(Int64(CompactCacheBundle.side))],
-            "exportTilesAllowed": false, "initialExtent": extent, "fullExtent": extent,
+            "exportTilesAllowed": false, "initialExtent": WebMercatorTiling.extent(initial),
+            "fullExtent": WebMercatorTiling.extent(full),
         ]
     }
 

@@ -13,28 +13,39 @@ struct Areas: AsyncParsableCommand {
         subcommands: [List.self, Create.self, Refresh.self, Delete.self, Download.self, Update.self])
 
     struct Server: ParsableArguments {
-        @Option(name: .long, help: "The server, e.g. https://host/arcgis.") var server: String
+        @Option(name: .long, help: "The server, e.g. https://host/arcgis (default: the item URL's, when an item is given as a URL).")
+        var server: String?
         @Option(name: .long, help: "A token for the server.") var token: String?
 
+        /// The client of `--server`, for commands that name no item.
         func client() throws -> MapAreaClient {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
+            guard let server, let url = URL(string: server), url.scheme != nil, url.host != nil else {
+                throw ValidationError("--server https://host/arcgis is needed")
+            }
             return MapAreaClient(base: url, token: token)
+        }
+
+        /// The client of the item's portal (`--server`, else its URL's) and the item's id.
+        func client(for item: String) throws -> (client: MapAreaClient, itemId: String) {
+            let (id, portal) = try resolveItem(item, server: server)
+            return (MapAreaClient(base: portal, token: token), id)
         }
     }
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The web map's areas: id, status, title.")
-        @Argument(help: "The web map's item id.") var webMap: String
+        @Argument(help: ArgumentHelp("The web map: \(itemArgumentHelp).")) var webMap: String
         @OptionGroup var server: Server
 
         func run() async throws {
-            for area in try await server.client().areas(of: webMap) { print("\(area.id)\t\(area.status)\t\(area.title)") }
+            let (client, id) = try server.client(for: webMap)
+            for area in try await client.areas(of: id) { print("\(area.id)\t\(area.status)\t\(area.title)") }
         }
     }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create an area and package it; prints the area's id and its packages.")
-        @Argument(help: "The web map's item id.") var webMap: String
+        @Argument(help: ArgumentHelp("The web map: \(itemArgumentHelp).")) var webMap: String
         @Option(name: .long, help: "xmin,ymin,xmax,ymax[,wkid] (default wkid 4326).") var extent: String
         @Option(name: .long, help: "The area's title.") var title: String
         @Option(name: .long, help: "A Quartz cron refresh schedule, at most daily (e.g. '0 30 2 * * ?').") var refreshSchedule: String?
@@ -45,8 +56,9 @@ struct Areas: AsyncParsableCommand {
         func run() async throws {
             let numbers = extent.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard numbers.count == 4 || numbers.count == 5 else { throw ValidationError("--extent: xmin,ymin,xmax,ymax[,wkid]") }
-            let (area, packages) = try await server.client().create(
-                webMap: webMap, extent: Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3]),
+            let (client, id) = try server.client(for: webMap)
+            let (area, packages) = try await client.create(
+                webMap: id, extent: Envelope(xmin: numbers[0], ymin: numbers[1], xmax: numbers[2], ymax: numbers[3]),
                 wkid: numbers.count == 5 ? Int(numbers[4]) : 4326, title: title, refreshSchedule: refreshSchedule,
                 updatesKeptDays: keepUpdatesDays)
             print(area)
@@ -61,33 +73,36 @@ struct Areas: AsyncParsableCommand {
 
     struct Refresh: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Refresh an area's packages (RefreshMapAreaPackage).")
-        @Argument(help: "The map area's item id.") var area: String
+        @Argument(help: ArgumentHelp("The map area: \(itemArgumentHelp).")) var area: String
         @OptionGroup var server: Server
 
         func run() async throws {
-            print(try await server.client().refresh(area: area).jsonText)
+            let (client, id) = try server.client(for: area)
+            print(try await client.refresh(area: id).jsonText)
         }
     }
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete an area and its packages.")
-        @Argument(help: "The map area's item id.") var area: String
+        @Argument(help: ArgumentHelp("The map area: \(itemArgumentHelp).")) var area: String
         @OptionGroup var server: Server
 
         func run() async throws {
-            try await server.client().delete(area: area)
+            let (client, id) = try server.client(for: area)
+            try await client.delete(area: id)
         }
     }
 
     struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Download an area's packages into a folder, each as <package id>.gpkg, .tpkx or .mbtiles.")
-        @Argument(help: "The map area's item id.") var area: String
+        @Argument(help: ArgumentHelp("The map area: \(itemArgumentHelp).")) var area: String
         @Option(name: .long, help: "The folder (made if absent).") var to: String
         @OptionGroup var server: Server
 
         func run() async throws {
-            for package in try await server.client().download(area: area, to: URL(fileURLWithPath: to)) {
+            let (client, id) = try server.client(for: area)
+            for package in try await client.download(area: id, to: URL(fileURLWithPath: to)) {
                 print("\(package.fileName)\t\(package.type)")
             }
         }

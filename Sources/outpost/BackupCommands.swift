@@ -31,14 +31,20 @@ struct Backup: AsyncParsableCommand {
 }
 
 /// `outpost restore BACKUP --data DIR`: a backup into a new data folder, checked first.
+/// Given the folder `outpost backup` wrote into, it lists the backups there, newest first,
+/// and restores the newest with `--latest`.
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Restore a backup into a new data folder: checksums verified, migrations run, the restore counted in the store's epoch.")
-    @Argument(help: "A backup folder (one holding manifest.json).") var backup: String
+    @Argument(help: "A backup folder (one holding manifest.json), or the folder `outpost backup` was given (then name one, or --latest).")
+    var backup: String
     @Option(name: .long, help: "The data folder to create; it must not hold data.") var data: String
+    @Flag(name: .long, help: "BACKUP is the folder `outpost backup` was given: restore the newest backup in it.") var latest = false
 
     func run() async throws {
-        let (manifest, identity) = try SpatiaLiteBackup.restore(backup, into: data)
+        let chosen = try SpatiaLiteBackup.chooseBackup(backup, latest: latest)
+        if chosen != backup { print("restoring the newest backup in \(backup): \(chosen)") }
+        let (manifest, identity) = try SpatiaLiteBackup.restore(chosen, into: data)
         print("\(data): restored generation \(manifest.generation) of store \(identity.id), now epoch \(identity.epoch)")
         print("Devices that synced after the backup are told so on their next sync (docs/operations.md, \"After a restore\").")
     }

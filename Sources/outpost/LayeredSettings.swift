@@ -104,7 +104,8 @@ struct LayeredSettings {
         ("tls-cert", false), ("tls-key", true), ("self-signed", false), ("max-upload-mb", false), ("result-file-idle-minutes", false),
         ("max-jobs", false), ("max-queued-jobs", false), ("max-jobs-per-user", false), ("idle-timeout-seconds", false),
         ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
-        ("max-export-tiles", false), ("max-map-areas", false), ("max-result-mb-per-user", false), ("max-item-mb-per-user", false), ("database", true),
+        ("max-export-tiles", false), ("max-map-areas", false), ("max-result-mb-per-user", false), ("max-item-mb-per-user", false),
+        ("allowed-origins", false), ("database", true),
         ("object-store", true),
     ]
 }

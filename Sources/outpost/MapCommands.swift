@@ -13,8 +13,8 @@ struct OfflineMap: AsyncParsableCommand {
         ])
 
     struct Source: ParsableArguments {
-        @Argument(help: "The web map's item id.") var webMap: String
-        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Argument(help: ArgumentHelp("The web map: \(itemArgumentHelp).")) var webMap: String
+        @Option(name: .long, help: ArgumentHelp(serverBesideItemHelp)) var server: String?
         @Option(name: .long, help: "A token for the server.") var token: String?
         @Option(name: .long, help: "The area: xmin,ymin,xmax,ymax[,wkid] (default wkid 4326).") var area: String
         @Option(name: .long, help: "The most zoomed-out scale to take (e.g. 147914382); 0: the map's.") var minScale: Double = 0
@@ -25,8 +25,8 @@ struct OfflineMap: AsyncParsableCommand {
         @Flag(name: .long, help: "Stop at the first layer that cannot go offline (continueOnErrors off).") var strict = false
 
         func task() throws -> OfflineMapTask {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
-            return OfflineMapTask(portal: url, webMapItemId: webMap, token: token)
+            let (id, portal) = try resolveItem(webMap, server: server)
+            return OfflineMapTask(portal: portal, webMapItemId: id, token: token)
         }
 
         func parameters(_ task: OfflineMapTask) async throws -> GenerateOfflineMapParameters {
@@ -165,13 +165,13 @@ struct OfflineMap: AsyncParsableCommand {
     struct AreasList: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "areas", abstract: "The web map's preplanned areas: id, status, title, packages.")
-        @Argument(help: "The web map's item id.") var webMap: String
-        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Argument(help: ArgumentHelp("The web map: \(itemArgumentHelp).")) var webMap: String
+        @Option(name: .long, help: ArgumentHelp(serverBesideItemHelp)) var server: String?
         @Option(name: .long, help: "A token for the server.") var token: String?
 
         func run() async throws {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
-            for area in try await OfflineMapTask(portal: url, webMapItemId: webMap, token: token).preplannedMapAreas() {
+            let (id, portal) = try resolveItem(webMap, server: server)
+            for area in try await OfflineMapTask(portal: portal, webMapItemId: id, token: token).preplannedMapAreas() {
                 print("\(area.id)\t\(area.status)\t\(area.title)\t\(area.packages.count) packages")
             }
         }
@@ -180,18 +180,18 @@ struct OfflineMap: AsyncParsableCommand {
     struct DownloadArea: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "download-area", abstract: "Download a preplanned area into a folder (registered copies, or scheduled updates).")
-        @Argument(help: "The map area's item id.") var area: String
-        @Option(name: .long, help: "The portal, e.g. https://host/arcgis.") var server: String
+        @Argument(help: ArgumentHelp("The map area: \(itemArgumentHelp).")) var area: String
+        @Option(name: .long, help: ArgumentHelp(serverBesideItemHelp)) var server: String?
         @Option(name: .long, help: "A token for the server.") var token: String?
         @Option(name: .long, help: "The folder to write (absent or empty).") var out: String
         @Option(name: .long, help: "sync, scheduled or none (default: scheduled when the packages keep deltas).") var updates: String?
         @Flag(name: .long, help: "Leave the basemap out.") var noBasemap = false
 
         func run() async throws {
-            guard let url = URL(string: server) else { throw ValidationError("--server is not a URL") }
-            let task = try await OfflineMapTask.forMapArea(area, portal: url, token: token)
-            guard let chosen = try await task.preplannedMapAreas().first(where: { $0.id == area }) else {
-                throw ValidationError("\(area) is not an area of its web map")
+            let (id, portal) = try resolveItem(area, server: server)
+            let task = try await OfflineMapTask.forMapArea(id, portal: portal, token: token)
+            guard let chosen = try await task.preplannedMapAreas().first(where: { $0.id == id }) else {
+                throw ValidationError("\(id) is not an area of its web map")
             }
             var parameters = try await task.makeDefaultDownloadPreplannedOfflineMapParameters(area: chosen)
             if let updates {

@@ -148,7 +148,8 @@ final class FixtureTiles: TileExportSource {
             let metadata = Dictionary(
                 uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT name, value FROM metadata").map { ($0[0] as String, $0[1] as String) })
             #expect(metadata["format"] == "png" && metadata["minzoom"] == "1" && metadata["maxzoom"] == "2" && metadata["name"] == "Fixture")
-            #expect(metadata["bounds"] == "-10.000000,35.000000,30.000000,60.000000")
+            // `bounds`: the tiles' (this plan's are the world's); `center`: the area asked for's.
+            #expect(metadata["bounds"] == "-180.000000000,-85.051128780,180.000000000,85.051128780" && metadata["center"] == "10.000000,47.500000,1")
             // Row 0 from the top of level 2 is TMS row 3.
             let top = try Data.fetchOne(db, sql: "SELECT tile_data FROM tiles WHERE zoom_level = 2 AND tile_column = 1 AND tile_row = 3")
             #expect(top.map { [UInt8]($0) } == source.bytes(level: 2, row: 0, column: 1))

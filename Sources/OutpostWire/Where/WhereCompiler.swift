@@ -152,7 +152,11 @@ public struct WhereCompiler {
                 throw .invalidQuery("'where' parameter is invalid: a LIKE pattern is longer than \(Self.maximumLikePattern) bytes")
             }
             var sql = "(\(try emit(value)) \(negated ? "NOT " : "")\(like) \(try emit(pattern, under: 3))"
-            if let escape { sql += " ESCAPE \(try emit(escape, under: 5))" }
+            if let escape {
+                // Trees not built by the parser are held to the same rule.
+                if let problem = WhereExpression.escapeProblem(escape) { throw .invalidQuery("'where' parameter is invalid: \(problem)") }
+                sql += " ESCAPE \(try emit(escape, under: 5))"
+            }
             return sql + ")"
         case .inList(let value, let items, let negated):
             let hint = columnType(value)

@@ -38,6 +38,23 @@ public indirect enum WhereExpression: Sendable, Equatable {
     }
 }
 
+extension WhereExpression {
+    /// Why a LIKE's `ESCAPE` operand is refused, nil when it is taken: one character in quotes
+    /// (SQL-92), or NULL (the LIKE is then unknown on both databases). SQLite and PostgreSQL
+    /// refuse another length only while running, a 500, and PostgreSQL reads '' as "no
+    /// escape" where SQLite fails; a column or an expression could be any length.
+    public static func escapeProblem(_ escape: WhereExpression) -> String? {
+        switch escape {
+        case .literal(.null): nil
+        // Code points, as both databases count characters ('é' composed is one, decomposed two).
+        case .literal(.string(let text)) where text.unicodeScalars.count == 1: nil
+        case .literal(.string(let text)):
+            "ESCAPE takes one character, not \(text.unicodeScalars.count) ('\(text.prefix(20))')"
+        default: "ESCAPE takes one character in quotes ('!')"
+        }
+    }
+}
+
 public enum WhereLiteral: Sendable, Equatable {
     case null
     case integer(Int64)

@@ -103,7 +103,13 @@ public struct WhereParser {
         let negated = acceptKeyword("NOT")
         if acceptKeyword("LIKE") {
             let pattern = try parseConcat()
-            let escape = acceptKeyword("ESCAPE") ? try parseConcat() : nil
+            var escape: WhereExpression?
+            if acceptKeyword("ESCAPE") {
+                let position = current.position
+                let operand = try parseConcat()
+                if let problem = WhereExpression.escapeProblem(operand) { throw Error(message: problem, position: position) }
+                escape = operand
+            }
             return .like(left, pattern: pattern, escape: escape, negated: negated)
         }
         if acceptKeyword("IN") {
