@@ -32,6 +32,7 @@ let package = Package(
         fuzzTarget("FuzzBackupManifest", ["OutpostWire", "OutpostStorage"]),
         fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),
+        fuzzTarget("FuzzQuantization", ["OutpostWire", "OutpostGeometry"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -103,13 +103,16 @@ public struct PostgresFeatures: FeatureQuerying {
         if !query.outStatistics.isEmpty {
             return try statistics(query, layer: layer, from: from + whereSQL, binds: binds, connection: connection)
         }
+        let outSR = query.answerSpatialReference(for: definition)
+        if query.returnDistinctValues && !query.returnIdsOnly && !query.returnExtentOnly {
+            return try distinctValues(query, layer: layer, from: from + whereSQL, binds: binds, outSR: outSR, connection: connection)
+        }
         if query.returnCountOnly && !query.returnExtentOnly {
             return .count(try run("SELECT count(*)\(from)\(whereSQL)").first?.int(0) ?? 0)
         }
         if query.returnIdsOnly {
             return .objectIds(try run("SELECT \(oid)\(from)\(whereSQL) ORDER BY \(oid)").rows.map { try $0.required(0, $0.int64) })
         }
-        let outSR = query.outSR ?? (query.format.isGeoJSON ? .wgs84 : definition.spatialReference)
         if outSR.epsg != layer.srid, query.returnExtentOnly || (query.returnGeometry && layer.isSpatial) {
             guard try isKnownSRID(outSR.epsg, connection: connection) else {
                 throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(outSR.wkid)")
@@ -139,9 +142,15 @@ public struct PostgresFeatures: FeatureQuerying {
             order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
         }
         order.append(oid)
-        let pageSize = min(query.resultRecordCount ?? definition.maxRecordCount, definition.maxRecordCount)
+        let pageSize = query.pageSize(for: definition)
+        let offset = query.resultOffset ?? 0
+        if query.answersNothingOverTheLimit,
+            try exceedsPage(from + whereSQL, binds: binds, pageSize: pageSize, offset: offset, connection: connection)
+        {
+            return .features(FeaturePage(fields: fields, features: [], exceededTransferLimit: true, spatialReference: outSR))
+        }
         let rows = try run(
-            "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(query.resultOffset ?? 0)"
+            "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
         ).rows
         var features: [QueriedFeature] = []
         features.reserveCapacity(min(rows.count, pageSize))
@@ -208,7 +217,7 @@ public struct PostgresFeatures: FeatureQuerying {
             throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
         }
         let geometry = parsed.0
-        let sourceSR = spatial.inSR ?? parsed.1 ?? layer.definition.spatialReference
+        let sourceSR = spatial.spatialReference(named: parsed.1, layer: layer.definition.spatialReference)
         binds.append(.binary(WKB.encode(geometry.polygonized.ogc)))
         var query = "ST_GeomFromWKB(?, \(sourceSR.epsg))"
         if sourceSR.epsg != layer.srid {

@@ -13,6 +13,8 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
         let layerId = try context.layerId()
         let layer = try store.layer(service: service, id: layerId)
         let query = try LayerQuery.parse(p)
+        // Checked before the query runs: a grid that cannot hold the answer is the client's 400.
+        let grid = try query.quantizationGrid(for: layer.definition)
         let answer: QueryAnswer
         if let version = p.string("gdbVersion"), !version.isEmpty {
             _ = try VersionsController.visible(store, version, service: service, context: context)
@@ -20,8 +22,12 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
         } else {
             answer = try store.features.query(query, service: service, layer: layerId)
         }
+        var quantized: QuantizedPage?
+        if let grid, case .features(let page) = answer {
+            quantized = try page.quantized(on: grid, layerType: layer.definition.geometryType)
+        }
         var w = JSONWriter(pretty: query.format.isPretty, reserve: 64 * 1024)
-        FeatureSetWriter.write(answer, layer: layer.definition, format: query.format, to: &w)
+        FeatureSetWriter.write(answer, layer: layer.definition, format: query.format, quantized: quantized, to: &w)
         let type = query.format.isGeoJSON ? "application/geo+json; charset=utf-8" : "application/json; charset=utf-8"
         return RESTResponse.json(w.bytes, parameters: p, contentType: type)
     }
@@ -52,7 +58,10 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
 
 /// Writes query answers as Esri JSON or GeoJSON.
 enum FeatureSetWriter {
-    static func write(_ answer: QueryAnswer, layer: LayerDefinition, format: ResponseFormat, to w: inout JSONWriter) {
+    /// `quantized`: the page's geometries on a grid (Esri JSON only), written with its `transform`.
+    static func write(
+        _ answer: QueryAnswer, layer: LayerDefinition, format: ResponseFormat, quantized: QuantizedPage? = nil, to w: inout JSONWriter
+    ) {
         switch answer {
         case .count(let count):
             w.beginObject()
@@ -119,11 +128,15 @@ enum FeatureSetWriter {
             w.endArray()
             w.endObject()
         case .features(let page):
-            if format.isGeoJSON { writeGeoJSON(page, layer: layer, to: &w) } else { writeEsriJSON(page, layer: layer, to: &w) }
+            if format.isGeoJSON {
+                writeGeoJSON(page, layer: layer, to: &w)
+            } else {
+                writeEsriJSON(page, layer: layer, quantized: quantized, to: &w)
+            }
         }
     }
 
-    static func writeEsriJSON(_ page: FeaturePage, layer: LayerDefinition, to w: inout JSONWriter) {
+    static func writeEsriJSON(_ page: FeaturePage, layer: LayerDefinition, quantized: QuantizedPage? = nil, to w: inout JSONWriter) {
         w.beginObject()
         w.member("objectIdFieldName", layer.objectIdField)
         w.key("uniqueIdField")
@@ -137,12 +150,22 @@ enum FeatureSetWriter {
             w.key("spatialReference")
             w.value(page.spatialReference.json)
         }
+        if let quantized {
+            w.key("transform")
+            w.value(quantized.grid.json)
+        }
         writeFields(page.fields, to: &w)
         if page.exceededTransferLimit { w.member("exceededTransferLimit", true) }
         w.key("features")
         w.beginArray()
-        for feature in page.features {
-            writeFeature(feature, fields: page.fields, geometryType: layer.geometryType, to: &w)
+        if let quantized {
+            for (feature, geometry) in zip(page.features, quantized.geometries) {
+                writeQuantizedFeature(feature, fields: page.fields, geometry: geometry, to: &w)
+            }
+        } else {
+            for feature in page.features {
+                writeFeature(feature, fields: page.fields, geometryType: layer.geometryType, to: &w)
+            }
         }
         w.endArray()
         w.endObject()
@@ -174,6 +197,20 @@ enum FeatureSetWriter {
             Geometry(ogc: geometry, layerType: geometryType).writeEsriJSON(to: &w)
         } else if geometryType != nil {
             // ArcGIS omits the key when returnGeometry=false; a null geometry is written as null.
+        }
+        w.endObject()
+    }
+
+    /// A feature with its geometry on the page's grid (none when nothing of it is left there).
+    static func writeQuantizedFeature(_ feature: QueriedFeature, fields: [FieldDefinition], geometry: QuantizedGeometry?, to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("attributes")
+        w.beginObject()
+        for (field, value) in zip(fields, feature.attributes) { w.member(field.name, value) }
+        w.endObject()
+        if let geometry {
+            w.key("geometry")
+            geometry.writeEsriJSON(to: &w)
         }
         w.endObject()
     }

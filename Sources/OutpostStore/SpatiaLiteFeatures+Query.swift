@@ -112,6 +112,10 @@ extension SpatiaLiteFeatures {
         if !query.outStatistics.isEmpty {
             return try statistics(query, layer: layer, from: from + whereSQL, arguments: statementArguments, db: db)
         }
+        let outSR = query.answerSpatialReference(for: definition)
+        if query.returnDistinctValues && !query.returnIdsOnly && !query.returnExtentOnly {
+            return try distinctValues(query, layer: layer, from: from + whereSQL, arguments: statementArguments, outSR: outSR, db: db)
+        }
         if query.returnCountOnly && !query.returnExtentOnly {
             let count = try Int.fetchOne(db, sql: "SELECT count(*)\(from)\(whereSQL)", arguments: statementArguments) ?? 0
             return .count(count)
@@ -120,7 +124,6 @@ extension SpatiaLiteFeatures {
             let ids = try Int64.fetchAll(db, sql: "SELECT \(oid)\(from)\(whereSQL) ORDER BY \(oid)", arguments: statementArguments)
             return .objectIds(ids)
         }
-        let outSR = query.outSR ?? (query.format.isGeoJSON ? .wgs84 : definition.spatialReference)
         if query.returnExtentOnly {
             let row = try Row.fetchOne(
                 db,
@@ -173,8 +176,13 @@ extension SpatiaLiteFeatures {
             order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
         }
         order.append(oid)
-        let pageSize = min(query.resultRecordCount ?? definition.maxRecordCount, definition.maxRecordCount)
+        let pageSize = query.pageSize(for: definition)
         let offset = query.resultOffset ?? 0
+        if query.answersNothingOverTheLimit,
+            try exceedsPage(from + whereSQL, arguments: statementArguments, pageSize: pageSize, offset: offset, db: db)
+        {
+            return .features(FeaturePage(fields: fields, features: [], exceededTransferLimit: true, spatialReference: outSR))
+        }
         let sql =
             "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
         var features: [QueriedFeature] = []
@@ -280,7 +288,7 @@ extension SpatiaLiteFeatures {
         do { try geometry.validate() } catch {
             throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
         }
-        let sourceSR = spatial.inSR ?? parsed.1 ?? layer.definition.spatialReference
+        let sourceSR = spatial.spatialReference(named: parsed.1, layer: layer.definition.spatialReference)
         if sourceSR.epsg != layer.srid {
             guard try isKnownSRID(sourceSR.epsg, db: db) else {
                 throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(sourceSR.wkid)")
@@ -330,72 +338,5 @@ extension SpatiaLiteFeatures {
             (predicate, arguments) = ("ST_Touches(?, \(alias).shape) = 1", [queryBlob])
         }
         return SpatialFilter(bbox: bbox, useIndex: useIndex, predicate: predicate, arguments: arguments, isEmptyResult: false)
-    }
-
-    /// `outStatistics`, optionally per group (`groupByFieldsForStatistics`), filtered by
-    /// `having`, ordered by group fields or output names, paged like features.
-    static func statistics(
-        _ query: LayerQuery, layer: StoredLayer, from: String, arguments: StatementArguments,
-        db: Database
-    ) throws -> QueryAnswer {
-        let definition = layer.definition
-        var select: [String] = []
-        var fields: [(name: String, type: EsriFieldType)] = []
-        var groups: [String] = []
-        for name in query.groupByFields {
-            guard let field = definition.field(named: name) else {
-                throw ArcGISError.invalidQuery("'groupByFieldsForStatistics' parameter is invalid: unknown field '\(name)'")
-            }
-            groups.append("t.\(field.name.quotedDatabaseIdentifier)")
-            select.append(groups.last!)
-            fields.append((field.name, field.type))
-        }
-        for statistic in query.outStatistics {
-            guard let field = definition.field(named: statistic.field) else {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: unknown field '\(statistic.field)'")
-            }
-            if statistic.kind != .count && !field.type.isNumeric {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: \(statistic.kind.rawValue) needs a numeric field")
-            }
-            let function = WhereCompiler.aggregates[statistic.kind.rawValue.uppercased()] ?? statistic.kind.rawValue
-            select.append("\(function)(t.\(field.name.quotedDatabaseIdentifier))")
-            let type: EsriFieldType =
-                switch statistic.kind {
-                case .count: .integer
-                case .avg, .stddev, .var: .double
-                default: field.type == .oid ? .integer : field.type
-                }
-            guard !fields.contains(where: { $0.name.lowercased() == statistic.outName.lowercased() }) else {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: the output name '\(statistic.outName)' is used twice")
-            }
-            fields.append((statistic.outName, type))
-        }
-        var sql = "SELECT \(select.joined(separator: ", "))\(from)"
-        var statementArguments = arguments
-        if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
-        if let having = query.having {
-            let fragment = try WhereCompiler.compile(having: having, columns: resolver(for: definition))
-            sql += " HAVING \(fragment.sql)"
-            statementArguments += StatementArguments(fragment.arguments.map(\.databaseValue))
-        }
-        if !query.orderBy.isEmpty {
-            var order: [String] = []
-            for (name, ascending) in query.orderBy {
-                // A group field or an output name; the output's position keeps user text out of the SQL.
-                guard let index = fields.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
-                    throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: '\(name)' is neither a group field nor an output statistic")
-                }
-                order.append("\(index + 1)\(ascending ? "" : " DESC")")
-            }
-            sql += " ORDER BY \(order.joined(separator: ", "))"
-        } else if !groups.isEmpty {
-            sql += " ORDER BY \((1...groups.count).map(String.init).joined(separator: ", "))"
-        }
-        if query.resultRecordCount != nil || query.resultOffset != nil {
-            sql += " LIMIT \(query.resultRecordCount ?? -1) OFFSET \(query.resultOffset ?? 0)"
-        }
-        let rows = try Row.fetchAll(db, sql: sql, arguments: statementArguments)
-        let values = rows.map { row in (0..<fields.count).map { jsonValue(row[$0] as DatabaseValue) } }
-        return .statistics(fields: fields, rows: values)
     }
 }

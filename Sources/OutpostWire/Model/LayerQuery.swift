@@ -62,6 +62,16 @@ public struct LayerQuery: Sendable, Equatable {
     /// `having`: a condition on aggregates of the groups (`COUNT(OBJECTID) > 10`).
     public var having: String?
     public var format: ResponseFormat = .json
+    /// Which of the layer's maxima sizes the page (`resultType`).
+    public var resultType: QueryResultType = .none
+    /// `maxRecordCountFactor`: the page is that maximum times this (1…5).
+    public var maxRecordCountFactor = 1
+    /// With `resultType=tile`, false answers no features when more match than the page holds.
+    public var returnExceededLimitFeatures = true
+    /// One row per distinct combination of the `outFields` values.
+    public var returnDistinctValues = false
+    /// Integer coordinates on a grid (`quantizationParameters`), for Esri JSON answers.
+    public var quantization: QuantizationParameters?
 
     public init() {}
 
@@ -73,7 +83,9 @@ public struct LayerQuery: Sendable, Equatable {
             && lhs.orderBy.map(\.field) == rhs.orderBy.map(\.field) && lhs.orderBy.map(\.ascending) == rhs.orderBy.map(\.ascending)
             && lhs.returnCountOnly == rhs.returnCountOnly && lhs.returnIdsOnly == rhs.returnIdsOnly
             && lhs.returnExtentOnly == rhs.returnExtentOnly && lhs.outStatistics == rhs.outStatistics && lhs.format == rhs.format
-            && lhs.groupByFields == rhs.groupByFields && lhs.having == rhs.having
+            && lhs.groupByFields == rhs.groupByFields && lhs.having == rhs.having && lhs.resultType == rhs.resultType
+            && lhs.maxRecordCountFactor == rhs.maxRecordCountFactor && lhs.returnExceededLimitFeatures == rhs.returnExceededLimitFeatures
+            && lhs.returnDistinctValues == rhs.returnDistinctValues && lhs.quantization == rhs.quantization
     }
 }
 
@@ -83,11 +95,20 @@ public struct QueryGeometry: Sendable, Equatable {
     public var text: String
     public var geometryType: EsriGeometryType?
     public var inSR: SpatialReference?
+    /// `defaultSR`: the reference when neither `inSR` nor the geometry's JSON names one.
+    public var defaultSR: SpatialReference?
 
-    public init(text: String, geometryType: EsriGeometryType?, inSR: SpatialReference?) {
+    public init(text: String, geometryType: EsriGeometryType?, inSR: SpatialReference?, defaultSR: SpatialReference? = nil) {
         self.text = text
         self.geometryType = geometryType
         self.inSR = inSR
+        self.defaultSR = defaultSR
+    }
+
+    /// The reference the geometry is read in: `inSR`, else the one its JSON names, else
+    /// `defaultSR`, else the layer's.
+    public func spatialReference(named inJSON: SpatialReference?, layer: SpatialReference) -> SpatialReference {
+        inSR ?? inJSON ?? defaultSR ?? layer
     }
 }
 
@@ -176,6 +197,7 @@ extension LayerQuery {
         if q.outStatistics.isEmpty && (!q.groupByFields.isEmpty || q.having != nil) {
             throw .invalidParameter(q.having != nil ? "having" : "groupByFieldsForStatistics", "needs outStatistics")
         }
+        try q.parseTileParameters(p)
         return q
     }
 }

@@ -127,7 +127,10 @@ public enum FeatureServiceMetadata {
         object["supportsStatistics"] = true
         object["supportsAdvancedQueries"] = true
         object["supportsValidateSql"] = false
-        object["supportsCoordinatesQuantization"] = false
+        // Integer coordinates on a grid (`quantizationParameters`, view and edit modes): with
+        // `supportsQueryWithResultType` what the Maps SDK reads to fetch feature tiles.
+        object["supportsCoordinatesQuantization"] = true
+        object["supportsQuantizationEditMode"] = true
         object["supportsCalculate"] = false
         object["useStandardizedQueries"] = true
         object["advancedQueryCapabilities"] = [
@@ -139,8 +142,11 @@ public enum FeatureServiceMetadata {
             "supportsStatistics": true,
             "supportsHavingClause": true,
             "supportsOrderBy": true,
-            "supportsDistinct": false,
-            "supportsQueryWithResultType": false,
+            "supportsDistinct": true,
+            "supportsPaginationOnAggregatedQueries": true,
+            "supportsQueryWithResultType": true,
+            "supportsMaxRecordCountFactor": true,
+            "supportsDefaultSR": true,
             "supportsSqlExpression": true,
             "supportsAdvancedQueryRelated": false,
             "supportsReturningGeometryCentroid": false,
@@ -179,7 +185,10 @@ public enum FeatureServiceMetadata {
         object["supportedQueryFormats"] = "JSON, geoJSON"
         object["hasStaticData"] = false
         object["maxRecordCount"] = .int(Int64(layer.maxRecordCount))
-        object["standardMaxRecordCount"] = .int(Int64(layer.maxRecordCount))
+        object["standardMaxRecordCount"] = .int(Int64(layer.standardMaxRecordCount))
+        object["tileMaxRecordCount"] = .int(Int64(layer.tileMaxRecordCount))
+        // The server-side factor the maxima already include; a query's own goes up to 5.
+        object["maxRecordCountFactor"] = 1
         object["capabilities"] = .string(service.capabilities.joined(separator: ","))
         object["syncCanReturnChanges"] = .bool(service.capabilities.contains("Sync"))
         return .object(object)
