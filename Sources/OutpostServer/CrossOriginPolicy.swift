@@ -4,8 +4,9 @@ import HTTPTypes
 /// Which web pages may read Outpost's answers (CORS), as ArcGIS Server's REST API decides it
 /// (docs/web-clients.md, "Cross-origin requests"): every origin by default; with an allowed list
 /// only those, the server's own pages and the token service. An allowed origin is echoed in
-/// `Access-Control-Allow-Origin`. A request from an origin that is not allowed is refused
-/// before it is routed, so a page elsewhere cannot even make a change it cannot read.
+/// `Access-Control-Allow-Origin`. With a list, a browser's request from a page that is not
+/// allowed is refused before it is routed — `<script>` and `<img>` loads included, which carry
+/// no `Origin` — so a page elsewhere can neither read nor change through its visitor.
 ///
 /// Pure: `decide` takes what the request says and returns what to do.
 public struct CrossOriginPolicy: Sendable, Equatable {
@@ -44,99 +45,86 @@ public struct CrossOriginPolicy: Sendable, Equatable {
 
     /// What to do with one request.
     public enum Decision: Equatable, Sendable {
-        /// Not a cross-origin request (no `Origin`, or the server's own): route it, add nothing.
-        case sameOrigin
+        /// Not a cross-origin read: route it; its answer only says it varies by `Origin`.
+        case route
         /// Route it and add these headers to its answer.
         case allow(HTTPFields)
         /// A preflight: answer it here, empty, with these headers.
         case preflight(HTTPFields)
-        /// An origin that is not allowed: refuse it before routing (403).
+        /// A page that is not allowed: refuse it before routing.
         case refuse(origin: String)
     }
 
-    /// - Parameters:
-    ///   - origin: the request's `Origin` header.
-    ///   - host: the request's `Host` header (the server's own origin is always allowed, whatever
-    ///     the scheme a proxy in front speaks).
-    ///   - path: the request's path (the token service allows every origin).
-    ///   - requestedMethod: `Access-Control-Request-Method` of an `OPTIONS` request.
-    ///   - requestedHeaders: `Access-Control-Request-Headers` of an `OPTIONS` request.
-    public func decide(
-        method: HTTPRequest.Method, origin: String?, host: String?, path: String, requestedMethod: String? = nil,
-        requestedHeaders: String? = nil
-    ) -> Decision {
-        guard let origin else { return .sameOrigin }
-        let isPreflight = method == .options && requestedMethod != nil
-        if !isPreflight, let host, Self.hostPart(of: origin)?.lowercased() == host.lowercased() { return .sameOrigin }
-        guard admits(origin, path: path) else { return .refuse(origin: origin) }
-        var headers: HTTPFields = [
-            .accessControlAllowOrigin: origin, .accessControlAllowCredentials: "true", .vary: "Origin",
-        ]
+    /// What a request says about the page that sent it.
+    public struct Request: Sendable {
+        public var method: HTTPRequest.Method
+        public var path: String
+        /// `Origin`: sent by browsers with every CORS request and every POST.
+        public var origin: String?
+        /// `Host` (the `:authority`).
+        public var host: String?
+        /// `Sec-Fetch-Site`: sent by browsers with every request, `Origin` or not (a `<script>`
+        /// or `<img>` elsewhere sends no `Origin`); other clients send none.
+        public var fetchSite: String?
+        /// `Referer`: the page's address, or at least its origin under browsers' default policy.
+        public var referer: String?
+        public var requestedMethod: String?
+        public var requestedHeaders: String?
+
+        public init(
+            method: HTTPRequest.Method, path: String, origin: String? = nil, host: String? = nil, fetchSite: String? = nil,
+            referer: String? = nil, requestedMethod: String? = nil, requestedHeaders: String? = nil
+        ) {
+            (self.method, self.path, self.origin, self.host, self.fetchSite) = (method, path, origin, host, fetchSite)
+            (self.referer, self.requestedMethod, self.requestedHeaders) = (referer, requestedMethod, requestedHeaders)
+        }
+    }
+
+    public func decide(_ request: Request) -> Decision {
+        let isPreflight = request.method == .options && request.requestedMethod != nil
+        if let allowed, !Self.isTokenService(request.path), let page = Self.page(of: request) {
+            guard let origin = page, Self.admits(origin, allowed: allowed, host: request.host, isPreflight: isPreflight) else {
+                return .refuse(origin: page ?? "a page that names no origin")
+            }
+        }
+        guard let origin = request.origin else { return .route }
+        if !isPreflight, let host = request.host, Self.authority(of: origin)?.lowercased() == host.lowercased() { return .route }
+        var headers: HTTPFields = [.accessControlAllowOrigin: origin, .accessControlAllowCredentials: "true", .vary: "Origin"]
         guard isPreflight else { return .allow(headers) }
         headers[.accessControlAllowMethods] = Self.allowedMethods
-        if let requested = requestedHeaders, Self.isHeaderList(requested) { headers[.accessControlAllowHeaders] = requested }
+        if let requested = request.requestedHeaders, Self.isHeaderList(requested) { headers[.accessControlAllowHeaders] = requested }
         headers[.accessControlMaxAge] = String(Self.preflightSeconds)
         return .preflight(headers)
     }
 
     /// The headers a cached tile's answer carries (the fast path answers only plain GETs);
     /// nil when the request is refused.
-    func headersForGET(origin: String?, host: String?, path: String) -> HTTPFields? {
-        switch decide(method: .get, origin: origin, host: host, path: path) {
-        case .sameOrigin: return [:]
+    func headersForGET(_ request: Request) -> HTTPFields? {
+        switch decide(request) {
+        case .route: return [.vary: "Origin"]
         case .allow(let headers), .preflight(let headers): return headers
         case .refuse: return nil
         }
     }
 
-    private func admits(_ origin: String, path: String) -> Bool {
-        guard let allowed else { return true }
-        if Self.isTokenService(path) { return true }
-        guard let canonical = Self.canonical(origin) else { return false }
-        return allowed.contains(canonical)
+    /// The page a browser's request comes from: `Origin`, else the `Referer`'s origin, else,
+    /// for the browser's own idea of a same-origin request, the host. nil: not a browser's
+    /// page (other clients send neither `Origin` nor `Sec-Fetch-Site`; a typed address says
+    /// `none`); `.some(nil)`: a browser's page that names no origin.
+    private static func page(of request: Request) -> String?? {
+        if let origin = request.origin { return origin }
+        guard let site = request.fetchSite?.lowercased(), site != "none" else { return nil }
+        if let origin = request.referer.flatMap(origin(ofAddress:)) { return origin }
+        return .some(site == "same-origin" ? request.host.map { "http://" + $0 } : nil)
     }
 
-    /// ArcGIS: "The token service supports cross-origin access and will always allow access to
-    /// all domains."
-    static func isTokenService(_ path: String) -> Bool {
-        let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        return ["/arcgis/tokens/generateToken", "/arcgis/tokens", "/arcgis/sharing/rest/generateToken", "/arcgis/sharing/generateToken"]
-            .contains(bare)
-    }
-
-    /// `scheme://host[:port]` lowercased, the default port dropped; nil for anything else
-    /// (a path, a query, user info, `null`).
-    static func canonical(_ origin: String) -> String? {
-        let lowered = origin.lowercased()
-        let scheme: String
-        let defaultPort: String
-        if lowered.hasPrefix("https://") {
-            (scheme, defaultPort) = ("https", "443")
-        } else if lowered.hasPrefix("http://") {
-            (scheme, defaultPort) = ("http", "80")
-        } else {
-            return nil
-        }
-        var authority = String(lowered.dropFirst(scheme.count + 3))
-        if authority.hasSuffix("/") { authority.removeLast() }
-        guard !authority.isEmpty, authority.utf8.count <= 255,
-            authority.allSatisfy({ $0.isLetter || $0.isNumber || "-.:[]".contains($0) }), authority.first != ":"
-        else { return nil }
-        if authority.hasSuffix(":" + defaultPort) { authority.removeLast(defaultPort.count + 1) }
-        return scheme + "://" + authority
-    }
-
-    /// `host[:port]` of an origin as the browser sends it.
-    private static func hostPart(of origin: String) -> Substring? {
-        guard let range = origin.range(of: "://") else { return nil }
-        return origin[range.upperBound...]
-    }
-
-    /// Header names separated by commas: echoed back only when they look like that.
-    private static func isHeaderList(_ text: String) -> Bool {
-        text.utf8.count <= maximumRequestedHeadersBytes
-            && text.unicodeScalars.allSatisfy {
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_, ".unicodeScalars.contains($0))
-            }
+    /// A listed origin, or the server's own page — by a name only when it is listed: once its
+    /// name resolves to the server's address, a page of any name is the server's own to the
+    /// browser (DNS rebinding); addressed by IP or `localhost` it cannot be.
+    private static func admits(_ page: String, allowed: Set<String>, host: String?, isPreflight: Bool) -> Bool {
+        guard let canonical = canonical(page) else { return false }
+        if allowed.contains(canonical) { return true }
+        guard !isPreflight, let host, authority(of: page)?.lowercased() == host.lowercased() else { return false }
+        return isAddressOrLocalhost(host)
     }
 }

@@ -79,8 +79,7 @@ final class TileFastPathHandler: ChannelInboundHandler, RemovableChannelHandler 
             let started = ContinuousClock.now
             if request.headerFields[.connection].map({ $0.caseInsensitiveCompare("close") != .orderedSame }) ?? true,
                 let tile = fastPath.cachedTile(request),
-                let crossOrigin = fastPath.crossOrigin.headersForGET(
-                    origin: request.headerFields[.origin], host: request.authority, path: request.path ?? "")
+                let crossOrigin = fastPath.crossOrigin.headersForGET(CrossOriginMiddleware.described(request))
             {
                 var answer = TileAnswer(
                     set: tile.set, level: tile.level, row: tile.row, column: tile.column, bytes: tile.bytes,

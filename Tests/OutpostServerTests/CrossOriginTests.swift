@@ -38,12 +38,45 @@ import Testing
 
     @Test func noOriginOrTheServersOwnIsNotCrossOrigin() {
         for policy in [CrossOriginPolicy.anyOrigin, Self.restricted] {
-            #expect(policy.decide(method: .post, origin: nil, host: "outpost.example", path: "/arcgis/rest/services") == .sameOrigin)
+            #expect(policy.decide(method: .post, origin: nil, host: "outpost.example", path: "/arcgis/rest/services") == .route)
             // Behind a proxy speaking HTTPS the page's scheme differs from the server's: the host decides.
-            #expect(
-                policy.decide(method: .post, origin: "https://outpost.example:8443", host: "outpost.example:8443", path: "/arcgis/rest/services")
-                    == .sameOrigin)
+            #expect(policy.decide(method: .post, origin: "https://10.0.0.7:8443", host: "10.0.0.7:8443", path: "/arcgis/rest/services") == .route)
         }
+        #expect(
+            CrossOriginPolicy.anyOrigin.decide(method: .post, origin: "https://outpost.example", host: "outpost.example", path: "/") == .route)
+    }
+
+    /// DNS rebinding: a page at a name its author points at the server's address is the
+    /// server's own to the browser. With a list, only an IP or `localhost` host is taken as
+    /// the server's own; by a name, the server's origin must be listed.
+    @Test func withAListTheServersOwnPagesByNameMustBeListed() throws {
+        let rebound = "http://rebind.attacker.example:8080"
+        #expect(
+            Self.restricted.decide(method: .post, origin: rebound, host: "rebind.attacker.example:8080", path: "/arcgis/rest/services")
+                == .refuse(origin: rebound))
+        let listed = try #require(CrossOriginPolicy(allowedOrigins: "https://gis.example.org"))
+        #expect(listed.decide(method: .post, origin: "https://gis.example.org", host: "gis.example.org", path: "/") == .route)
+        #expect(Self.restricted.decide(method: .post, origin: "http://localhost:8080", host: "localhost:8080", path: "/") == .route)
+        #expect(Self.restricted.decide(method: .post, origin: "http://[::1]:8080", host: "[::1]:8080", path: "/") == .route)
+    }
+
+    /// A `<script>` or `<img>` elsewhere sends no `Origin`, only fetch metadata and a
+    /// `Referer`: with a list, its page is judged by the `Referer`'s origin, and refused
+    /// without one. Clients that are not browsers send neither, and are routed.
+    @Test func withAListLoadsWithoutOriginAreJudgedByTheirPage() {
+        let path = "/arcgis/rest/services/Demo/FeatureServer/2/query"
+        func decide(_ site: String?, _ referer: String?, host: String = "10.0.0.7:8080") -> CrossOriginPolicy.Decision {
+            Self.restricted.decide(method: .get, origin: nil, host: host, path: path, fetchSite: site, referer: referer)
+        }
+        #expect(decide(nil, nil) == .route, "a client that is not a browser")
+        #expect(decide("none", nil) == .route, "an address typed or bookmarked")
+        #expect(decide("cross-site", "https://maps.example.com/app/index.html?x=1") == .route, "a listed page's script")
+        #expect(decide("cross-site", "https://evil.example/page") == .refuse(origin: "https://evil.example"))
+        #expect(decide("cross-site", nil) == .refuse(origin: "a page that names no origin"))
+        #expect(decide("same-origin", nil) == .route, "the server's own page, by IP")
+        #expect(decide("same-origin", nil, host: "rebind.attacker.example:8080") == .refuse(origin: "http://rebind.attacker.example:8080"))
+        // Every origin allowed: nothing is refused.
+        #expect(CrossOriginPolicy.anyOrigin.decide(method: .get, origin: nil, host: "h", path: path, fetchSite: "cross-site") == .route)
     }
 
     @Test func aRestrictedListRefusesOtherOriginsButNotTheTokenService() {
@@ -153,5 +186,18 @@ import Testing
             }
             #expect(options.tileCache.fastAnswers.load(ordering: .relaxed) == 1)
         }
+    }
+}
+
+extension CrossOriginPolicy {
+    /// A request as the tests describe it: its origin and host, no fetch metadata unless given.
+    func decide(
+        method: HTTPRequest.Method, origin: String?, host: String?, path: String, fetchSite: String? = nil, referer: String? = nil,
+        requestedMethod: String? = nil, requestedHeaders: String? = nil
+    ) -> Decision {
+        decide(
+            Request(
+                method: method, path: path, origin: origin, host: host, fetchSite: fetchSite, referer: referer, requestedMethod: requestedMethod,
+                requestedHeaders: requestedHeaders))
     }
 }
