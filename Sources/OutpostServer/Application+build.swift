@@ -180,8 +180,8 @@ public func buildRouter(
             }
             return RESTResponse.json(["success": true], parameters: c.form.parameters)
         }
-        .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { _, c in
-            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
+        .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { request, c in
+            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress, authority: request.head.authority)
         }
         .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters)
         }
@@ -236,8 +236,8 @@ public func buildRouter(
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)
     portal.addChangeRoutes(to: portalChanges)
     let portalTokens = RouteCollection(context: OutpostRequestContext.self)
-        .stateChanging("generateToken", postOnly: options.requireAuth) { _, c in
-            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress)
+        .stateChanging("generateToken", postOnly: options.requireAuth) { request, c in
+            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress, authority: request.head.authority)
         }
     let viewer = RouteCollection(context: OutpostRequestContext.self)
     portal.addViewerRoutes(to: viewer)

@@ -77,8 +77,13 @@ struct Authenticator: Sendable {
     }
 
     /// `generateToken`: `username`, `password`, `expiration` (minutes); throttled per user
-    /// name and address (`LoginThrottle`).
-    func generateToken(_ p: RequestParameters, address: String) async throws -> Response {
+    /// name and address (`LoginThrottle`). Without them, `token` and `serverUrl` ask for a
+    /// server token (`serverToken`) of the server the request was addressed to (`authority`).
+    func generateToken(_ p: RequestParameters, address: String, authority: String?) async throws -> Response {
+        // Empty counts as absent: the Maps SDK for JavaScript may send them empty with a token.
+        if p.string("username") == nil, p.string("password") == nil, let token = p.string("token"), let server = p.string("serverUrl") {
+            return try serverToken(p, token: token, serverURL: server, authority: authority ?? "127.0.0.1")
+        }
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }

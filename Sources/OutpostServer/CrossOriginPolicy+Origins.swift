@@ -6,8 +6,7 @@ extension CrossOriginPolicy {
     /// all domains."
     static func isTokenService(_ path: String) -> Bool {
         let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        return ["/arcgis/tokens/generateToken", "/arcgis/tokens", "/arcgis/sharing/rest/generateToken", "/sharing/rest/generateToken"]
-            .contains(bare)
+        return Authenticator.tokenServices.contains(bare)
     }
 
     /// `scheme://host[:port]` lowercased, the default port dropped; nil for anything else

@@ -50,7 +50,7 @@ extension PortalController {
 
     private func addItem(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         let p = c.form.parameters
-        let owner = c.parameters.get("user") ?? ""
+        let owner = try pathUser(c)
         guard caller(c).mayCreate(for: owner) else {
             throw ArcGISError.forbidden
         }
@@ -179,7 +179,7 @@ extension PortalController {
     }
 
     private func createFolder(_ c: OutpostRequestContext) throws -> Response {
-        let owner = c.parameters.get("user") ?? ""
+        let owner = try pathUser(c)
         guard caller(c).mayCreate(for: owner) else {
             throw ArcGISError.forbidden
         }

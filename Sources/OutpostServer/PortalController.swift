@@ -38,15 +38,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             .read("") { _, c in RESTResponse.json(["currentVersion": .string(Self.currentVersion)], parameters: c.form.parameters) }
             .read("info") { request, c in info(request, c) }
             .read("portals/self", store: { request, c in try portalSelf(request, c) })
-            .read(
-                "community/self",
-                store: { _, c in
-                    guard let user = c.user else {
-                        throw ArcGISError.forbidden
-                    }
-                    return RESTResponse.json(Self.userJSON(user), parameters: c.form.parameters)
-                }
-            )
+            .read("community/self", store: { _, c in try communitySelf(c) })
             .read("community/users/:user", store: { _, c in try communityUser(c) })
             .read("search", store: { request, c in try search(request, c) })
             .read(
@@ -101,33 +93,8 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             ],
             "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
         ]
-        answer["user"] = c.user.map(Self.userJSON) ?? .null
+        answer["user"] = try c.user.map { try userJSON($0, for: $0) } ?? .null
         return RESTResponse.json(.object(answer), parameters: c.form.parameters)
-    }
-
-    private func communityUser(_ c: OutpostRequestContext) throws -> Response {
-        let name = c.parameters.get("user") ?? ""
-        guard caller(c) != .anonymous,
-            let user = try store.users.user(named: name)
-        else { throw UserFailure.notFound(name) }
-        return RESTResponse.json(Self.userJSON(user), parameters: c.form.parameters)
-    }
-
-    static func userJSON(_ user: ServerUser) -> JSONValue {
-        let role: String
-        switch user.role {
-        case .admin: role = "org_admin"
-        case .editor: role = "org_publisher"
-        case .viewer: role = "org_user"
-        }
-        var privileges = ["portal:user:joinGroup", "portal:user:viewOrgItems"]
-        if user.role >= .editor { privileges += ["portal:user:createItem", "portal:user:shareToOrg", "portal:user:shareToPublic"] }
-        if user.role == .admin { privileges += ["portal:admin:viewItems", "portal:admin:updateItems", "portal:admin:deleteItems"] }
-        return [
-            "username": .string(user.name), "fullName": .string(user.name), "firstName": .string(user.name), "lastName": "",
-            "role": .string(role), "userType": .string(user.role == .viewer ? "viewerUT" : "creatorUT"),
-            "privileges": .array(privileges.map(JSONValue.string)), "orgId": .string(organizationId), "access": "org", "level": "2",
-        ]
     }
 
     // MARK: - Items
@@ -248,7 +215,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
     }
 
     private func userContent(_ request: Request, _ c: OutpostRequestContext, folder: String?) throws -> Response {
-        let owner = c.parameters.get("user") ?? ""
+        let owner = try pathUser(c)
         let caller = caller(c)
         let folders = caller.maySeeFolders(of: owner) ? try store.portal.folders(owner: owner) : []
         var current: JSONValue = .null

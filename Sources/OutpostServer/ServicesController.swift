@@ -7,12 +7,18 @@ import OutpostWire
 struct ServicesController<Backend: OutpostBackend>: Sendable {
     let store: Backend
 
-    /// `rest/info`; with token security it names the token service (standalone mode, as the
-    /// ArcGIS API for Python expects: `authInfo.tokenServicesUrl`, no `owningSystemUrl`).
+    /// `rest/info`, as a server federated with the portal answers it (docs/portal.md,
+    /// "Federation"): `owningSystemUrl` names the portal (this server's `/arcgis`, as the
+    /// portal's own `info` does), so the Maps SDK for JavaScript and ArcGIS REST JS signed in
+    /// to the portal use its tokens here instead of asking for a second sign-in (REST JS
+    /// refuses a server without it: `NOT_FEDERATED`); with token security the token service
+    /// is the portal's. The ArcGIS API for Python reads only `authInfo` (both token services
+    /// take a user name and password).
     func info(_ p: RequestParameters, request: Request, scheme: String, requireAuth: Bool, tokenMinutes: Int) -> Response {
+        let root = "\(scheme)://\(request.head.authority ?? "127.0.0.1")/arcgis"
         var authInfo: JSONObject = ["isTokenBasedSecurity": .bool(requireAuth)]
         if requireAuth {
-            authInfo["tokenServicesUrl"] = .string("\(scheme)://\(request.head.authority ?? "127.0.0.1")/arcgis/tokens/generateToken")
+            authInfo["tokenServicesUrl"] = .string(root + "/sharing/rest/generateToken")
             authInfo["shortLivedTokenValidity"] = .int(Int64(tokenMinutes))
         }
         return RESTResponse.json(
@@ -21,6 +27,7 @@ struct ServicesController<Backend: OutpostBackend>: Sendable {
                 "fullVersion": "11.1.0",
                 "soapUrl": .null,
                 "secureSoapUrl": .null,
+                "owningSystemUrl": .string(root),
                 "authInfo": .object(authInfo),
             ], parameters: p)
     }

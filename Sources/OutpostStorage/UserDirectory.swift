@@ -5,7 +5,7 @@ import OutpostWire
 /// Contract: names compare without case; passwords are stored only as salted slow hashes and
 /// checked in the same time whether the user exists or not; tokens are stored only hashed,
 /// and one is valid until its expiry by the backend's clock.
-public protocol UserDirectory: Sendable {
+public protocol UserDirectory: UserDetails {
     /// Throws `UserFailure` for a bad name, a weak password or a taken name.
     func addUser(_ name: String, role: UserRole, password: String, rounds: Int) throws
     /// Removes the user and their tokens; `UserFailure.notFound` when there is none.

@@ -22,7 +22,7 @@ import Testing
 
             let info = try await get(client, "/arcgis/rest/info?f=json")
             #expect(info["authInfo"]?["isTokenBasedSecurity"] == true)
-            #expect(info["authInfo"]?["tokenServicesUrl"]?.stringValue?.hasSuffix("/arcgis/tokens/generateToken") == true)
+            #expect(info["authInfo"]?["tokenServicesUrl"]?.stringValue?.hasSuffix("/arcgis/sharing/rest/generateToken") == true)
             func token(_ user: String, _ password: String) async throws -> String {
                 let answer = try await post(
                     client, "/arcgis/tokens/generateToken", [("f", "json"), ("username", user), ("password", password), ("expiration", "30")])

@@ -1,0 +1,41 @@
+import Hummingbird
+import OutpostService
+import OutpostStorage
+import OutpostWire
+
+/// The portal's users: `community/self`, `community/users/<u>` and `portals/self.user`, all
+/// built by `PortalUserJSON`; and the user a path names, by name or by id (docs/portal.md,
+/// "Users").
+extension PortalController {
+    /// `user`'s object as `caller` is answered it: with `groups` for themselves and administrators.
+    func userJSON(_ user: ServerUser, for caller: ServerUser?) throws -> JSONValue {
+        let created = try store.users.created(user: user.name)
+        let own = caller.map { $0.role == .admin || $0.name.caseInsensitiveCompare(user.name) == .orderedSame } ?? false
+        return PortalUserJSON(user: user, organization: Self.organizationId, created: created, withGroups: own).json
+    }
+
+    /// `community/self`: the user the token names; anonymous callers are refused.
+    func communitySelf(_ c: OutpostRequestContext) throws -> Response {
+        guard let user = c.user else { throw ArcGISError.forbidden }
+        return RESTResponse.json(try userJSON(user, for: user), parameters: c.form.parameters)
+    }
+
+    /// `community/users/<name or id>`: any user, to any signed-in caller (or anyone while
+    /// token security is off).
+    func communityUser(_ c: OutpostRequestContext) throws -> Response {
+        let name = try pathUser(c)
+        guard caller(c) != .anonymous, let user = try store.users.user(named: name) else { throw UserFailure.notFound(name) }
+        return RESTResponse.json(try userJSON(user, for: c.user), parameters: c.form.parameters)
+    }
+
+    /// The user name the path's `:user` segment names: a user's name, or a user's id
+    /// (`PortalUserJSON.id(of:)`; the Maps SDK for JavaScript builds `content/users/<id>` and
+    /// `community/users/<id>` from `PortalUser.id`). A name wins over an id; anything else
+    /// (the service items' owner, a user that does not exist) is left as given.
+    func pathUser(_ c: OutpostRequestContext) throws -> String {
+        let segment = c.parameters.get("user") ?? ""
+        let id = segment.lowercased()
+        guard PortalNames.isValidId(id), try store.users.user(named: segment) == nil else { return segment }
+        return try store.users.users().first { PortalUserJSON.id(of: $0.name) == id }?.name ?? segment
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OutpostStorage
+import OutpostStore
+import OutpostTestSupport
+import OutpostWire
+import Testing
+
+@testable import OutpostServer
+
+/// The server federated with the portal (docs/portal.md, "Federation"): `rest/info` names the
+/// portal as its owning system and the portal's token service; the portal's `generateToken`
+/// answers a server token for a portal token (`token` + `serverUrl`) only for this server.
+@Suite struct FederationTests {
+    @Test func restInfoNamesThePortalAsItsOwningSystem() async throws {
+        try await PortalRoutesTests.withSecuredPortal { client, _, _ in
+            let info = try await get(client, "/arcgis/rest/info?f=json")
+            #expect(info["owningSystemUrl"] == "http://localhost/arcgis", "\(info)")
+            #expect(info["authInfo"]?["isTokenBasedSecurity"] == true)
+            #expect(info["authInfo"]?["tokenServicesUrl"] == "http://localhost/arcgis/sharing/rest/generateToken", "\(info)")
+            // The portal's own info names the same system and token service.
+            let portal = try await get(client, "\(portalURL)/info?f=json")
+            #expect(
+                portal["owningSystemUrl"] == info["owningSystemUrl"]
+                    && portal["authInfo"]?["tokenServicesUrl"] == info["authInfo"]?["tokenServicesUrl"])
+        }
+        // Without token security the server is still the portal's (ArcGIS REST JS asks for a
+        // token for every server its session is used with), and needs no token.
+        try await withDemoApp { client in
+            let info = try await get(client, "/arcgis/rest/info?f=json")
+            #expect(info["owningSystemUrl"] == "http://localhost/arcgis" && info["authInfo"] == ["isTokenBasedSecurity": false], "\(info)")
+        }
+    }
+
+    @Test func aPortalTokenIsExchangedForItselfForThisServerOnly() async throws {
+        try await PortalRoutesTests.withSecuredPortal { client, store, _ in
+            let signed = try await post(
+                client, "\(portalURL)/generateToken", [("f", "json"), ("username", "ada"), ("password", "ada-password"), ("expiration", "30")])
+            let token = try #require(signed["token"]?.stringValue, "\(signed)")
+            let query = "/arcgis/rest/services/Demo/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json"
+            // ArcGIS REST JS (token, serverUrl, expiration) at every token service; the ArcGIS API
+            // for Python's request=getToken with serverURL, spelt its way.
+            let forms: [[(String, String)]] = [
+                [("token", token), ("serverUrl", "http://localhost/arcgis"), ("expiration", "20160")],
+                [("request", "getToken"), ("serverURL", "HTTP://LocalHost:80/arcgis"), ("token", token), ("referer", "http")],
+                [("token", token), ("serverUrl", "http://localhost"), ("username", ""), ("password", "")],
+            ]
+            for tokenService in ["\(portalURL)/generateToken", "/sharing/rest/generateToken", "/arcgis/tokens/generateToken"] {
+                for form in forms {
+                    let exchanged = try await post(client, tokenService, [("f", "json")] + form)
+                    #expect(
+                        exchanged["token"]?.stringValue == token && exchanged["expires"] == signed["expires"], "\(tokenService) \(form): \(exchanged)"
+                    )
+                }
+            }
+            #expect(try await get(client, "\(query)&token=\(token)")["count"] == 243)
+
+            // Another server, or no server at all, gets nothing.
+            for other in [
+                "https://elsewhere.example/arcgis", "http://localhost.example/arcgis", "http://localhost:8080/arcgis", "http://eve@localhost/arcgis",
+                "localhost/arcgis", "ftp://localhost/arcgis", "http://",
+            ] {
+                let refused = try await post(client, "\(portalURL)/generateToken", [("f", "json"), ("token", token), ("serverUrl", other)])
+                #expect(refused["token"] == nil && refused["error"]?["code"] == 400, "\(other): \(refused)")
+                #expect(refused["error"]?["details"]?[0]?.stringValue?.contains("Unable to generate token for this server") == true, "\(refused)")
+            }
+            // A token that is not one, or no longer one, whatever the server.
+            let expired = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 0).token
+            for bad in [expired, String(repeating: "0", count: 64)] {
+                let refused = try await post(
+                    client, "\(portalURL)/generateToken", [("f", "json"), ("token", bad), ("serverUrl", "http://localhost/arcgis")])
+                #expect(refused["error"]?["code"] == 498 && refused["token"] == nil, "\(refused)")
+            }
+        }
+    }
+
+    @Test func serverURLsAreComparedByTheirAuthority() {
+        #expect(Authenticator.authority(ofServer: "HTTPS://Host.Example:443/arcgis/rest/services") == "host.example")
+        #expect(Authenticator.authority(ofServer: "http://[::1]:8080") == "[::1]:8080")
+        #expect(Authenticator.comparable(authority: "Host:80") == "host")
+    }
+}
