@@ -1,6 +1,7 @@
 """Real Outpost servers on loopback for the interop tests (seeded demo data)."""
 import contextlib
 import os
+import shutil
 import socket
 import ssl
 import subprocess
@@ -14,6 +15,30 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("OUTPOST_BIN", os.path.join(ROOT, ".build", "debug", "outpost"))
+
+# A real browser for the browser tests: headless Chromium from Debian, driven by Selenium.
+CHROMIUM = shutil.which("chromium")
+CHROMEDRIVER = shutil.which("chromedriver")
+needs_chromium = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
+
+
+@contextlib.contextmanager
+def headless_chromium(*arguments):
+    """A headless Chromium (Selenium's driver), quit on leaving; `arguments` add to the defaults."""
+    webdriver = pytest.importorskip("selenium.webdriver")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
+                     "--disable-background-networking", "--disable-component-update", *arguments):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
 
 UNVERIFIED = ssl.create_default_context()
 UNVERIFIED.check_hostname = False

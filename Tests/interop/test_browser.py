@@ -4,7 +4,6 @@ to a layer, run the query form and see the features; the screenshots are checked
 (drawn, not blank, the result table visible on screen), not only the page source."""
 import io
 import os
-import shutil
 
 import pytest
 
@@ -13,26 +12,15 @@ from PIL import Image  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from conftest import ROOT, outpost, running_server  # noqa: E402
+from conftest import ROOT, headless_chromium, needs_chromium, outpost, running_server  # noqa: E402
 
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
+pytestmark = needs_chromium
 
 
 @pytest.fixture
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1600",
-                     "--no-proxy-server", "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with headless_chromium("--window-size=1280,1600") as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def submit(browser):

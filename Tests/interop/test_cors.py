@@ -7,7 +7,6 @@ import contextlib
 import http.server
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 import threading
@@ -15,13 +14,9 @@ import urllib.request
 
 import pytest
 
-webdriver = pytest.importorskip("selenium.webdriver")
+from conftest import BINARY, free_port, headless_chromium, needs_chromium, on_backend, running_server  # noqa: E402
 
-from conftest import BINARY, free_port, on_backend, running_server  # noqa: E402
-
-CHROMIUM = shutil.which("chromium")
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
+pytestmark = needs_chromium
 
 TREES = "rest/services/Demo/FeatureServer/2"
 ADD = json.dumps([{"attributes": {"species": "Cross origin"}, "geometry": {"x": 13.4, "y": 52.5}}])
@@ -52,17 +47,8 @@ def page_origin():
 
 @pytest.fixture(scope="module")
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
-                     "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
-    driver.set_script_timeout(30)
-    try:
+    with headless_chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def fetch(browser, url, method="GET", form=None, headers=None, credentials="same-origin"):

@@ -11,8 +11,8 @@ import urllib.request
 
 import pytest
 
-from conftest import running_server  # noqa: E402
-from test_cors import ADD, CHROMEDRIVER, CHROMIUM, TREES, count, page_origin  # noqa: E402
+from conftest import headless_chromium, needs_chromium, running_server  # noqa: E402
+from test_cors import ADD, TREES, count, page_origin  # noqa: E402
 
 UNVERIFIED = ssl._create_unverified_context()
 
@@ -89,7 +89,7 @@ def count_tls(base):
         return json.loads(response.read())["count"]
 
 
-browser_only = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER), reason="chromium and chromium-driver are installed by scripts/setup.sh")
+browser_only = needs_chromium
 
 # Runs in the page: loads `url` as a classic script (no CORS, no Origin) with `callback` defined.
 JSONP = """
@@ -137,15 +137,5 @@ def test_an_image_elsewhere_unregisters_replicas_past_allowed_origins(browser):
 
 @pytest.fixture(scope="module")
 def browser():
-    webdriver = pytest.importorskip("selenium.webdriver")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-proxy-server",
-                     "--disable-background-networking", "--disable-component-update"):
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=CHROMEDRIVER), options=options)
-    driver.set_script_timeout(30)
-    try:
+    with headless_chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
