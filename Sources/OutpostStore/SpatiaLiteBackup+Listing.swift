@@ -5,13 +5,26 @@ import OutpostWire
 /// One backup in the folder `outpost backup OUT` was given.
 public struct ListedBackup: Sendable, Equatable {
     public var path: String
-    /// Nil when its manifest cannot be read (a restore of it says why).
-    public var manifest: BackupManifest?
+    /// The manifest, or why it cannot be read (a restore of it says the same).
+    public var manifest: Result<BackupManifest, BackupFailure>
 
-    /// `path  2026-11-26 08:37:59 UTC  generation 42`, as a restore lists it.
+    /// `path  2026-11-26 08:37:59 UTC  generation 42`, as a restore lists it; control
+    /// characters in a name are shown escaped, so a folder's name cannot drive the terminal.
     public var summary: String {
-        guard let manifest else { return "\(path)  (manifest unreadable)" }
-        return "\(path)  \(Self.time(manifest.createdAt))  generation \(manifest.generation)"
+        let shown = Self.printable(path)
+        switch manifest {
+        case .success(let manifest): return "\(shown)  \(Self.time(manifest.createdAt))  generation \(manifest.generation)"
+        case .failure(let failure): return "\(shown)  (unreadable: \(Self.printable(failure.description)))"
+        }
+    }
+
+    /// `text` with every control character as `\u{…}`.
+    static func printable(_ text: String) -> String {
+        String(
+            text.unicodeScalars.flatMap { scalar in
+                scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format
+                    ? Array("\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) : [scalar]
+            }.map(Character.init))
     }
 
     static func time(_ milliseconds: Int64) -> String {
@@ -29,22 +42,34 @@ public struct BackupChoiceNeeded: Error, Equatable, CustomStringConvertible {
     public var backups: [ListedBackup]
 
     public var description: String {
-        "\(folder) holds \(backups.count) backup\(backups.count == 1 ? "" : "s"), not one: name one, or add --latest for the newest.\n"
+        "\(ListedBackup.printable(folder)) holds \(backups.count) backup\(backups.count == 1 ? "" : "s"), not one: name one, or add --latest for the newest.\n"
             + backups.map { "  " + $0.summary }.joined(separator: "\n")
     }
 }
 
 extension SpatiaLiteBackup {
-    /// The complete backups in `directory` (folders named `outpost-backup-…` holding a
-    /// manifest, as `--keep` counts them), newest first: their names begin with their UTC time.
+    /// The backups in `directory` (folders named `outpost-backup-…` holding a manifest, as
+    /// `--keep` counts them), newest first by their manifests' time; those whose manifest
+    /// cannot be read last, with the reason.
     public static func backups(in directory: String) -> [ListedBackup] {
         let manager = FileManager.default
         let names = ((try? manager.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix(BackupRotation.prefix) }
-        return names.sorted(by: >).compactMap { name in
+        let listed = names.compactMap { name -> ListedBackup? in
             let path = (directory as NSString).appendingPathComponent(name)
-            guard let bytes = manager.contents(atPath: (path as NSString).appendingPathComponent(BackupManifest.fileName)) else { return nil }
-            let manifest = try? JSONParser.parse(String(decoding: bytes, as: UTF8.self))
-            return ListedBackup(path: path, manifest: manifest.flatMap { try? BackupManifest(json: $0) })
+            do throws(BackupFailure) {
+                return ListedBackup(path: path, manifest: .success(try BackupManifest.load(folder: path)))
+            } catch {
+                if case .notABackup = error { return nil }
+                return ListedBackup(path: path, manifest: .failure(error))
+            }
+        }
+        return listed.sorted { a, b in
+            switch (a.manifest, b.manifest) {
+            case (.success(let x), .success(let y)): x.createdAt != y.createdAt ? x.createdAt > y.createdAt : a.path > b.path
+            case (.success, .failure): true
+            case (.failure, .success): false
+            case (.failure, .failure): a.path > b.path
+            }
         }
     }
 
@@ -54,8 +79,10 @@ extension SpatiaLiteBackup {
     public static func chooseBackup(_ path: String, latest: Bool) throws(BackupChoiceNeeded) -> String {
         guard !FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(BackupManifest.fileName)) else { return path }
         let found = backups(in: path)
-        guard let newest = found.first else { return path }
-        guard latest else { throw BackupChoiceNeeded(folder: path, backups: found) }
+        guard !found.isEmpty else { return path }
+        guard latest, let newest = found.first(where: { (try? $0.manifest.get()) != nil }) else {
+            throw BackupChoiceNeeded(folder: path, backups: found)
+        }
         return newest.path
     }
 }

@@ -84,14 +84,7 @@ public enum SpatiaLiteBackup {
         manifest: BackupManifest, identity: StoreIdentity
     ) {
         let manager = FileManager.default
-        let manifestPath = (backup as NSString).appendingPathComponent(BackupManifest.fileName)
-        guard let bytes = manager.contents(atPath: manifestPath) else { throw BackupFailure.notABackup(backup) }
-        let manifest: BackupManifest
-        do { manifest = try BackupManifest(json: try JSONParser.parse(String(decoding: bytes, as: UTF8.self))) } catch let failure as BackupFailure {
-            throw failure
-        } catch {
-            throw BackupFailure.unreadableManifest("\(error)")
-        }
+        let manifest = try BackupManifest.load(folder: backup)
         try manifest.verify(folder: backup)
         // Only an absent or empty folder is restored into: a file or link named by mistake is
         // never removed to make room.

@@ -27,8 +27,10 @@ import Testing
         let listed = SpatiaLiteBackup.backups(in: backups)
         #expect(listed.map(\.path) == folders.reversed())
         let start = ManualClock().milliseconds()  // 2026-01-01 00:00 UTC
-        #expect(listed.map { $0.manifest?.createdAt } == [3, 2, 1].map { start + Int64($0) * 3_600_000 })
-        #expect(listed[0].summary.hasSuffix("  2026-01-01 03:00:00 UTC  generation \(listed[0].manifest!.generation)"), "\(listed[0].summary)")
+        #expect(listed.map { (try? $0.manifest.get())?.createdAt } == [3, 2, 1].map { start + Int64($0) * 3_600_000 })
+        #expect(
+            listed[0].summary.hasSuffix("  2026-01-01 03:00:00 UTC  generation \((try? listed[0].manifest.get())?.generation ?? -1)"),
+            "\(listed[0].summary)")
 
         // Without --latest: an error naming every backup, newest first, with its time.
         do {
