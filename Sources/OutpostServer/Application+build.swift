@@ -181,7 +181,8 @@ public func buildRouter(
             return RESTResponse.json(["success": true], parameters: c.form.parameters)
         }
         .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { request, c in
-            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress, authority: request.head.authority)
+            try await authenticator.generateToken(
+                c.form.parameters, address: c.remoteAddress, scheme: options.scheme, authority: request.head.authority)
         }
         .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters)
         }
@@ -237,7 +238,8 @@ public func buildRouter(
     portal.addChangeRoutes(to: portalChanges)
     let portalTokens = RouteCollection(context: OutpostRequestContext.self)
         .stateChanging("generateToken", postOnly: options.requireAuth) { request, c in
-            try await authenticator.generateToken(c.form.parameters, address: c.remoteAddress, authority: request.head.authority)
+            try await authenticator.generateToken(
+                c.form.parameters, address: c.remoteAddress, scheme: options.scheme, authority: request.head.authority)
         }
     let viewer = RouteCollection(context: OutpostRequestContext.self)
     portal.addViewerRoutes(to: viewer)

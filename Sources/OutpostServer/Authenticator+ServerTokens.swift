@@ -15,38 +15,30 @@ extension Authenticator {
     static let tokenServices: Set = ["/arcgis/tokens/generateToken", "/arcgis/sharing/rest/generateToken", "/sharing/rest/generateToken"]
 
     /// The server token for `token` (a valid one: 498 otherwise) when `serverURL` is this
-    /// server as the request addressed it (`authority`, its `Host`); another server is refused
-    /// with ArcGIS's "Unable to generate token for this server" (which the ArcGIS API for
-    /// Python recognises).
-    func serverToken(_ p: RequestParameters, token: String, serverURL: String, authority: String) throws -> Response {
-        let addressed = Self.authority(ofServer: serverURL) == Self.comparable(authority: authority)
+    /// server as the request addressed it: the scheme it serves (`ServerOptions.scheme`) and the
+    /// request's `Host`, default ports being the scheme's. Another server (another scheme or
+    /// port on the same host included; so is any request without a `Host`) is refused with
+    /// ArcGIS's "Unable to generate token for this server" (which the ArcGIS API for Python
+    /// recognises).
+    func serverToken(_ p: RequestParameters, token: String, serverURL: String, scheme: String, authority: String?) throws -> Response {
+        let this = authority.flatMap { ServerAddress(scheme: scheme, authority: $0) }
+        let addressed = this != nil && ServerAddress(url: serverURL) == this
         guard case .valid = try users.check(token: token), let expires = try users.expiry(of: token) else {
             throw Self.invalidToken
         }
         guard addressed else {
             throw ArcGISError(
                 kind: .invalidParameter, message: "Unable to generate token.",
-                details: ["Unable to generate token for this server: '\(serverURL)' is not a server of this portal."])
+                details: ["Unable to generate token for this server: '\(serverURL.prefix(300))' is not a server of this portal."])
         }
-        return RESTResponse.json(["token": .string(token), "expires": .int(expires), "ssl": false], parameters: p)
+        return Self.tokenAnswer(token: token, expires: expires, scheme: scheme, parameters: p)
     }
 
-    /// `http(s)://authority[/…]`'s authority as `comparable(authority:)` gives it; nil for
-    /// anything else (another scheme, user information, no host).
-    static func authority(ofServer url: String) -> String? {
-        let lowered = url.lowercased()
-        guard let scheme = ["http", "https"].first(where: { lowered.hasPrefix($0 + "://") }) else { return nil }
-        let rest = lowered.dropFirst(scheme.count + 3)
-        let authority = String(rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" })
-        guard !authority.isEmpty, !authority.contains("@"), !authority.hasPrefix(":") else { return nil }
-        return comparable(authority: authority)
-    }
-
-    /// An authority as two are compared: lower-cased, without a default port (either one: the
-    /// request's scheme is not known here).
-    static func comparable(authority: String) -> String {
-        var authority = authority.lowercased()
-        for port in [":443", ":80"] where authority.hasSuffix(port) { authority.removeLast(port.count) }
-        return authority
+    /// A token service's answer. `ssl` is ArcGIS's "the token must always be passed back via
+    /// HTTPS", answered for organisations that allow HTTPS only (`portals/self.allSSL`): here,
+    /// a server that serves HTTPS, which is what `allSSL` says; clients (the Maps SDK's
+    /// `Credential.ssl`) then send the token over HTTPS only.
+    static func tokenAnswer(token: String, expires: Int64, scheme: String, parameters p: RequestParameters) -> Response {
+        RESTResponse.json(["token": .string(token), "expires": .int(expires), "ssl": .bool(scheme.lowercased() == "https")], parameters: p)
     }
 }

@@ -78,11 +78,12 @@ struct Authenticator: Sendable {
 
     /// `generateToken`: `username`, `password`, `expiration` (minutes); throttled per user
     /// name and address (`LoginThrottle`). Without them, `token` and `serverUrl` ask for a
-    /// server token (`serverToken`) of the server the request was addressed to (`authority`).
-    func generateToken(_ p: RequestParameters, address: String, authority: String?) async throws -> Response {
+    /// server token (`serverToken`) of the server the request was addressed to (`scheme`, the
+    /// one this server serves, and `authority`, the request's `Host`).
+    func generateToken(_ p: RequestParameters, address: String, scheme: String, authority: String?) async throws -> Response {
         // Empty counts as absent: the Maps SDK for JavaScript may send them empty with a token.
         if p.string("username") == nil, p.string("password") == nil, let token = p.string("token"), let server = p.string("serverUrl") {
-            return try serverToken(p, token: token, serverURL: server, authority: authority ?? "127.0.0.1")
+            return try serverToken(p, token: token, serverURL: server, scheme: scheme, authority: authority)
         }
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
@@ -107,7 +108,7 @@ struct Authenticator: Sendable {
             minutes = min(value, maximumMinutes)
         }
         let issued = try users.issueToken(for: user, minutes: minutes)
-        return RESTResponse.json(["token": .string(issued.token), "expires": .int(issued.expires), "ssl": false], parameters: p)
+        return Self.tokenAnswer(token: issued.token, expires: issued.expires, scheme: scheme, parameters: p)
     }
 }
 

@@ -7,11 +7,12 @@ import OutpostWire
 /// built by `PortalUserJSON`; and the user a path names, by name or by id (docs/portal.md,
 /// "Users").
 extension PortalController {
-    /// `user`'s object as `caller` is answered it: with `groups` for themselves and administrators.
+    /// `user`'s object as `caller` is answered it: the full profile for themselves and
+    /// administrators, the public profile for anyone else.
     func userJSON(_ user: ServerUser, for caller: ServerUser?) throws -> JSONValue {
         let created = try store.users.created(user: user.name)
         let own = caller.map { $0.role == .admin || $0.name.caseInsensitiveCompare(user.name) == .orderedSame } ?? false
-        return PortalUserJSON(user: user, organization: Self.organizationId, created: created, withGroups: own).json
+        return PortalUserJSON(user: user, organization: Self.organizationId, created: created, fullProfile: own).json
     }
 
     /// `community/self`: the user the token names; anonymous callers are refused.
@@ -28,14 +29,16 @@ extension PortalController {
         return RESTResponse.json(try userJSON(user, for: c.user), parameters: c.form.parameters)
     }
 
-    /// The user name the path's `:user` segment names: a user's name, or a user's id
-    /// (`PortalUserJSON.id(of:)`; the Maps SDK for JavaScript builds `content/users/<id>` and
-    /// `community/users/<id>` from `PortalUser.id`). A name wins over an id; anything else
-    /// (the service items' owner, a user that does not exist) is left as given.
+    /// The user name the path's `:user` segment names: a user's id (`PortalUserJSON.id(of:)`;
+    /// the Maps SDK for JavaScript builds `content/users/<id>` and `community/users/<id>` from
+    /// `PortalUser.id`), else a user's name. An id wins: it is derived from a user's name, so a
+    /// name that looks like one (refused since, but a user added earlier may have one) cannot
+    /// capture another user's paths. Anything else (the service items' owner, a user that does
+    /// not exist) is left as given.
     func pathUser(_ c: OutpostRequestContext) throws -> String {
         let segment = c.parameters.get("user") ?? ""
         let id = segment.lowercased()
-        guard PortalNames.isValidId(id), try store.users.user(named: segment) == nil else { return segment }
+        guard PortalNames.isValidId(id) else { return segment }
         return try store.users.users().first { PortalUserJSON.id(of: $0.name) == id }?.name ?? segment
     }
 }

@@ -13,8 +13,10 @@ struct PortalUserJSON {
     /// When the user was added (epoch ms), if the backend says; also `modified` (a user does
     /// not change here).
     var created: Int64?
-    /// `groups` (always empty) is answered to the user themselves and to administrators.
-    var withGroups = false
+    /// The full user resource, which ArcGIS answers only to the user themselves and to
+    /// administrators: role, privileges, level, licence type and groups (always empty). Anyone
+    /// else gets the public profile (who the administrators are is no one else's business).
+    var fullProfile = false
 
     /// A user's id: the first 128 bits of SHA-256 over `outpost-user:<lower-cased name>`, as 32
     /// hex digits (ArcGIS's form). Derived, not stored: stable across restarts and backends, distinct per
@@ -44,18 +46,21 @@ struct PortalUserJSON {
     }
 
     var json: JSONValue {
-        let role = Self.role(user.role)
         var answer: JSONObject = [
             "id": .string(Self.id(of: user.name)), "username": .string(user.name), "fullName": .string(user.name),
             "firstName": .string(user.name), "lastName": "", "provider": "arcgis", "access": "org",
-            "orgId": .string(organization),
-            "role": .string(role), "roleId": .string(role), "privileges": .array(Self.privileges(user.role).map(JSONValue.string)),
-            // Level 1 is for members who view; 2 for those who also create (ArcGIS's built-in roles).
-            "level": .string(user.role == .viewer ? "1" : "2"), "userType": "arcgisonly",
-            "userLicenseTypeId": .string(user.role == .viewer ? "viewerUT" : "creatorUT"),
+            "orgId": .string(organization), "userType": "arcgisonly",
             "created": created.map(JSONValue.int) ?? .null, "modified": created.map(JSONValue.int) ?? .null,
         ]
-        if withGroups { answer["groups"] = [] }
+        guard fullProfile else { return .object(answer) }
+        let role = Self.role(user.role)
+        answer["role"] = .string(role)
+        answer["roleId"] = .string(role)
+        answer["privileges"] = .array(Self.privileges(user.role).map(JSONValue.string))
+        // Level 1 is for members who view; 2 for those who also create (ArcGIS's built-in roles).
+        answer["level"] = .string(user.role == .viewer ? "1" : "2")
+        answer["userLicenseTypeId"] = .string(user.role == .viewer ? "viewerUT" : "creatorUT")
+        answer["groups"] = []
         return .object(answer)
     }
 }

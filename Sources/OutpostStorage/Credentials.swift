@@ -10,6 +10,8 @@ public enum Credentials {
         guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "_.-".contains($0)) }) else {
             throw UserFailure.invalidName(name)
         }
+        // Paths take a user's name or id (32 hex digits): a name like an id would be ambiguous.
+        guard !PortalNames.isValidId(name.lowercased()) else { throw UserFailure.nameLikeAnId(name) }
         guard password.count >= 8 else { throw UserFailure.weakPassword }
     }
 

@@ -44,6 +44,8 @@ public enum TokenCheck: Sendable, Equatable {
 /// Why a user could not be added or removed.
 public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConvertible {
     case invalidName(String)
+    /// 32 hexadecimal digits: what a user's id looks like (docs/portal.md, "Users").
+    case nameLikeAnId(String)
     case weakPassword
     case exists(String)
     case notFound(String)
@@ -51,6 +53,8 @@ public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .invalidName(let name): "'\(name)' is not a valid user name (letters, digits, '_', '.', '-', 1 to 64)"
+        case .nameLikeAnId(let name):
+            "'\(name)' cannot be a user name: user ids are 32 hexadecimal digits, and a name like one would be taken for a user's id"
         case .weakPassword: "passwords have at least 8 characters"
         case .exists(let name): "user \(name) exists already"
         case .notFound(let name): "no user \(name)"

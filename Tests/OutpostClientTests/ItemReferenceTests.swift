@@ -45,9 +45,26 @@ import Testing
         ("host/arcgis/home/item.html?id=abc", .notAnItem("host/arcgis/home/item.html?id=abc")),
         ("../etc", .notAnItem("../etc")),
         ("", .notAnItem("")),
+        // User information is refused, and never repeated (nor in a URL that does not parse).
+        ("https://bob:hunter2@host/arcgis/home/item.html?id=abc", .credentialsInURL("https://…@host/arcgis/home/item.html?id=abc")),
+        ("https://bob@host/arcgis/home/item.html?id=abc", .credentialsInURL("https://…@host/arcgis/home/item.html?id=abc")),
+        ("https://bob:hun@ter2@host/arcgis/home/item.html?id=abc", .credentialsInURL("https://…@host/arcgis/home/item.html?id=abc")),
+        ("https://bob:hunter 2@host/arcgis/home/item.html?id=abc", .credentialsInURL("https://…@host/arcgis/home/item.html?id=abc")),
+        ("ftp://bob:hunter2@host/arcgis/home/item.html?id=abc", .notAnItem("ftp://…@host/arcgis/home/item.html?id=abc")),
+        ("https://bob:hun/ter2@host/arcgis/home/item.html?id=abc", .notAnItem("https://…@host/arcgis/home/item.html?id=abc")),
+        ("bob:hunter2@host/arcgis/home/item.html?id=abc", .notAnItem("…@host/arcgis/home/item.html?id=abc")),
     ])
     func anythingElseIsRefusedSayingWhatToGive(text: String, error: ItemReferenceError) {
         #expect(throws: error) { try ItemReference(parsing: text) }
         #expect(error.description.contains("item") || error.description.contains("portal"))
+        #expect(!error.description.contains("hunter"))
+    }
+
+    @Test func aServerWithAUserNameOrPasswordIsRefusedWithoutRepeatingIt() {
+        let reference = ItemReference(itemId: Self.id)
+        #expect(throws: ItemReferenceError.credentialsInURL("https://…@host/arcgis")) {
+            try reference.portal(server: "https://bob:hunter2@host/arcgis")
+        }
+        #expect(throws: ItemReferenceError.serverNotAURL("…@host/arcgis")) { try reference.portal(server: "bob:hunter2@host/arcgis") }
     }
 }

@@ -76,9 +76,65 @@ import Testing
         }
     }
 
-    @Test func serverURLsAreComparedByTheirAuthority() {
-        #expect(Authenticator.authority(ofServer: "HTTPS://Host.Example:443/arcgis/rest/services") == "host.example")
-        #expect(Authenticator.authority(ofServer: "http://[::1]:8080") == "[::1]:8080")
-        #expect(Authenticator.comparable(authority: "Host:80") == "host")
+    /// Scheme, host and effective port: a default port is the scheme's own, not either one.
+    @Test func serverURLsAreComparedBySchemeHostAndPort() {
+        #expect(ServerAddress(url: "HTTPS://Host.Example:443/arcgis/rest/services") == ServerAddress(scheme: "https", authority: "host.example"))
+        #expect(ServerAddress(url: "http://[::1]:8080") == ServerAddress(scheme: "http", authority: "[::1]:8080"))
+        #expect(ServerAddress(scheme: "http", authority: "Host:80") == ServerAddress(url: "http://host/"))
+        #expect(ServerAddress(scheme: "HTTP", authority: "host")?.port == 80)
+        // Another port or scheme on the same host is another server.
+        #expect(ServerAddress(url: "http://host:443") != ServerAddress(scheme: "http", authority: "host"))
+        #expect(ServerAddress(url: "https://host:80") != ServerAddress(scheme: "http", authority: "host"))
+        #expect(ServerAddress(url: "http://host") != ServerAddress(scheme: "https", authority: "host"))
+        #expect(ServerAddress(url: "https://host") != ServerAddress(scheme: "https", authority: "host:8443"))
+        // Written another way: no address at all.
+        for odd in [
+            "http://host:0080", "http://host:", "http://host:65536", "http://a@host", "http://ho%73t", "http://[::1", "ftp://host", "http://",
+        ] {
+            #expect(ServerAddress(url: odd) == nil, "\(odd)")
+        }
+        #expect(ServerAddress(scheme: "http", authority: "host:080") == nil && ServerAddress(scheme: "ws", authority: "host") == nil)
+    }
+
+    /// A request without a `Host` (HTTP/1.0) names no server: the exchange fails closed.
+    @Test func withoutAHostNothingIsVouchedFor() throws {
+        let store = try makeDemoStore(label: "federation-no-host")
+        defer { try? FileManager.default.removeItem(atPath: store.directory) }
+        try store.users.addUser("ada", role: .editor, password: "ada-password", rounds: 1000)
+        let token = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 5).token
+        let authenticator = Authenticator(store: store, required: true, defaultMinutes: 60, maximumMinutes: 60)
+        let form = RequestParameters([("f", "json"), ("token", token)])
+        for server in ["http://127.0.0.1/arcgis", "http://localhost/arcgis"] {
+            #expect(throws: ArcGISError.self) { try authenticator.serverToken(form, token: token, serverURL: server, scheme: "http", authority: nil) }
+        }
+        #expect(throws: Never.self) {
+            try authenticator.serverToken(form, token: token, serverURL: "http://localhost", scheme: "http", authority: "localhost")
+        }
+    }
+
+    /// Served over TLS, the exchange vouches for `https://` only, and every token service
+    /// answers `ssl: true` (ArcGIS's "the token must always be passed back via HTTPS", as
+    /// `portals/self.allSSL` says); over plain HTTP, `ssl: false`.
+    @Test func theExchangeComparesTheSchemeTheServerServes() async throws {
+        for scheme in ["http", "https"] {
+            let store = try makeDemoStore(label: "federation-\(scheme)")
+            defer { try? FileManager.default.removeItem(atPath: store.directory) }
+            try store.users.addUser("ada", role: .editor, password: "ada-password", rounds: 1000)
+            let app = Application(router: buildRouter(store: store, options: ServerOptions(scheme: scheme, requireAuth: true)))
+            try await app.test(.router) { client in
+                let signed = try await post(client, "\(portalURL)/generateToken", [("f", "json"), ("username", "ada"), ("password", "ada-password")])
+                let token = try #require(signed["token"]?.stringValue, "\(signed)")
+                #expect(signed["ssl"] == .bool(scheme == "https"), "\(signed)")
+                #expect(try await get(client, "\(portalURL)/portals/self?f=json")["allSSL"] == signed["ssl"])
+                let other = scheme == "https" ? "http" : "https"
+                for (serverURL, vouched) in [("\(scheme)://localhost/arcgis", true), ("\(other)://localhost/arcgis", false)] {
+                    for service in ["\(portalURL)/generateToken", "/sharing/rest/generateToken", "/arcgis/tokens/generateToken"] {
+                        let answer = try await post(client, service, [("f", "json"), ("token", token), ("serverUrl", serverURL)])
+                        #expect((answer["token"]?.stringValue == token) == vouched, "\(service) \(serverURL): \(answer)")
+                        #expect(!vouched || answer["ssl"] == .bool(scheme == "https"), "\(answer)")
+                    }
+                }
+            }
+        }
     }
 }

@@ -99,7 +99,7 @@ let portalURL = "/arcgis/sharing/rest"
             #expect(me["helperServices"]?["packaging"]?["url"]?.stringValue?.hasSuffix("/OfflinePackaging/GPServer") == true)
             #expect(try await get(client, "\(portalURL)/portals/self?f=json")["user"] == .null)
             #expect(try await get(client, "\(portalURL)/community/self?f=json")["error"]?["code"] == 403)
-            #expect(try await get(client, "\(portalURL)/community/users/bob?f=json&token=\(tokens["ada"]!)")["role"] == "org_publisher")
+            #expect(try await get(client, "\(portalURL)/community/users/bob?f=json&token=\(tokens["root"]!)")["role"] == "org_publisher")
         }
     }
 

@@ -3,7 +3,8 @@
 the server-token exchange ArcGIS REST JS makes (`rest/info` → `owningSystemUrl` →
 `sharing/rest/info` → `generateToken` with `token` and `serverUrl`) and the ArcGIS API for
 Python's form of it (`request=getToken&serverURL=…`) answer a token the services take, and
-another server is refused one; every user object carries an id, and the Maps SDK for
+another server (another scheme or port included) is refused one; every user object carries an
+id, another member's is the public profile (no role or privileges), and the Maps SDK for
 JavaScript's `PortalUser.addItem`, which posts to `content/users/<id>/addItem`, adds the
 item for that user."""
 import json
@@ -86,8 +87,10 @@ def test_the_server_token_exchange_of_rest_js_and_the_python_api(secured):
     token_service = call(f"{info['owningSystemUrl']}/sharing/rest/info?f=json")["authInfo"]["tokenServicesUrl"]
     assert token_service == f"{portal}/generateToken"
     exchanged = call(token_service, {"token": signed["token"], "serverUrl": root, "expiration": 20160, "f": "json"})
-    # The portal's token is the server's: the same token, expiring when it does.
+    # The portal's token is the server's: the same token, expiring when it does; served over
+    # plain HTTP, it need not be sent over HTTPS only.
     assert exchanged["token"] == signed["token"] and exchanged["expires"] == signed["expires"], exchanged
+    assert exchanged["ssl"] is False and signed["ssl"] is False, (exchanged, signed)
     assert call(count_query(base, f"&token={exchanged['token']}")) == {"count": 243}
 
     # The ArcGIS API for Python (PKI, IWA and other web-tier sign-ins): request=getToken, serverURL.
@@ -96,7 +99,9 @@ def test_the_server_token_exchange_of_rest_js_and_the_python_api(secured):
     assert python.get("token") == signed["token"], python
 
     # Only this server: another one claiming this portal gets nothing.
-    for elsewhere in ("https://elsewhere.example/arcgis", "http://127.0.0.1.example/arcgis", "javascript:alert(1)"):
+    address = urllib.parse.urlsplit(base)
+    for elsewhere in ("https://elsewhere.example/arcgis", "http://127.0.0.1.example/arcgis", "javascript:alert(1)",
+                      f"https://{address.netloc}/arcgis", f"http://{address.hostname}/arcgis", f"http://{address.hostname}:443/arcgis"):
         refused = call(token_service, {"token": signed["token"], "serverUrl": elsewhere, "f": "json"})
         assert "token" not in refused and refused["error"]["code"] == 400, refused
         assert "Unable to generate token for this server" in " ".join(refused["error"]["details"]), refused
@@ -116,7 +121,10 @@ def test_every_user_object_has_an_id_and_the_sdk_adds_items_at_its_content_url(s
     assert "portal:user:createItem" in me["privileges"] and me["created"] > 0, me
     assert call(f"{portal}/community/self?f=json&token={token}")["id"] == me["id"]
     vic = call(f"{portal}/community/users/vic?f=json&token={token}")
-    assert re.fullmatch("[0-9a-f]{32}", vic["id"]) and vic["id"] != me["id"] and vic["role"] == "org_user", vic
+    assert re.fullmatch("[0-9a-f]{32}", vic["id"]) and vic["id"] != me["id"] and vic["username"] == "vic", vic
+    # Another member's object is the public profile: ArcGIS answers the rest only to the user
+    # and administrators.
+    assert not {"role", "roleId", "privileges", "level", "userLicenseTypeId", "groups"} & vic.keys(), vic
 
     # PortalUser (Maps SDK for JavaScript 4.3x): url = community/users/<id>,
     # userContentUrl = content/users/<id>; addItem posts to <userContentUrl>/addItem.
