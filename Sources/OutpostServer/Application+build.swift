@@ -22,6 +22,11 @@ public struct ServerOptions: Sendable {
     public var idleTimeout: TimeInterval
     /// `https` when serving TLS: result and status URLs are absolute.
     public var scheme: String
+    /// `--public-url` (`ServerOrigin.publicURL(_:)`): the address every URL names; nil: each
+    /// request's `Host`.
+    public var publicURL: String?
+    /// Where clients reach this server, as URLs name it.
+    public var origin: ServerOrigin { ServerOrigin(servedScheme: scheme, publicURL: publicURL) }
     /// What one `synchronizeReplica` may carry.
     public var syncLimits: SyncLimits
     /// Token security: every service request needs a token of a user (`outpost users add`).
@@ -52,8 +57,9 @@ public struct ServerOptions: Sendable {
         maximumTokenMinutes: Int = 1440, metrics: ServerMetrics = ServerMetrics(), jobLimits: JobLimits? = nil,
         idleTimeout: TimeInterval = 30, maxExportTiles: Int = TileServiceInfo.maxExportTilesCount,
         maxMapAreas: Int = MapAreaPlanner.defaultAreaLimit, resultQuotaBytes: Int64 = 2 << 30, itemQuotaBytes: Int64 = 10 << 30,
-        crossOrigin: CrossOriginPolicy = .anyOrigin
+        crossOrigin: CrossOriginPolicy = .anyOrigin, publicURL: String? = nil
     ) {
+        self.publicURL = publicURL
         self.crossOrigin = crossOrigin
         self.itemQuotaBytes = max(0, itemQuotaBytes)
         self.resultQuotaBytes = max(0, resultQuotaBytes)
@@ -143,6 +149,7 @@ public func buildRouter(
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
+    router.add(middleware: ServerOriginMiddleware(origin: options.origin))
     let runner = JobRunner(limits: options.jobLimits)
     let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(
@@ -171,7 +178,7 @@ public func buildRouter(
     let open = RouteCollection(context: OutpostRequestContext.self)
         .read("rest/info") { request, c in
             services.info(
-                c.form.parameters, request: request, scheme: options.scheme, requireAuth: options.requireAuth,
+                c.form.parameters, request: request, origin: options.origin, requireAuth: options.requireAuth,
                 tokenMinutes: options.tokenMinutes)
         }
         .read("rest/info/healthCheck") { _, c in
@@ -182,14 +189,14 @@ public func buildRouter(
         }
         .stateChanging("tokens/generateToken", postOnly: options.requireAuth) { request, c in
             try await authenticator.generateToken(
-                c.form.parameters, address: c.remoteAddress, scheme: options.scheme, authority: request.head.authority)
+                c.form.parameters, address: c.remoteAddress, server: options.origin.address(of: request), scheme: options.origin.scheme)
         }
         .read("tokens") { _, c in RESTResponse.json(["currentVersion": .double(FeatureServiceMetadata.currentVersion)], parameters: c.form.parameters)
         }
     admitted(arcgis.group(), role: nil).addRoutes(open)
 
     let exports = TileExportController(
-        store: store, files: files, runner: runner, scheme: options.scheme, maxExportTiles: options.maxExportTiles,
+        store: store, files: files, runner: runner, origin: options.origin, maxExportTiles: options.maxExportTiles,
         resultQuotaBytes: options.resultQuotaBytes, logger: logger)
     let directory = RouteCollection(context: OutpostRequestContext.self)
     exports.addOutputRoutes(to: directory)
@@ -210,7 +217,7 @@ public func buildRouter(
     RelatedRecordsController(store: store).addRoutes(to: routes)
     AttachmentsController(store: store).addRoutes(to: routes)
     ReplicasController(
-        store: store, files: files, runner: runner, scheme: options.scheme, syncLimits: options.syncLimits,
+        store: store, files: files, runner: runner, origin: options.origin, syncLimits: options.syncLimits,
         resultQuotaBytes: options.resultQuotaBytes, logger: logger
     )
     .addRoutes(to: routes)
@@ -219,7 +226,7 @@ public func buildRouter(
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
     exports.addRoutes(to: routes)
     PackagingController(
-        store: store, files: files, runner: runner, scheme: options.scheme, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
+        store: store, files: files, runner: runner, origin: options.origin, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
         maxMapAreas: options.maxMapAreas, logger: logger
     ).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
@@ -230,7 +237,7 @@ public func buildRouter(
     // The portal: anyone may ask (item sharing decides what they see), a token names them;
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
     let portal = PortalController(
-        store: store, requireAuth: options.requireAuth, scheme: options.scheme, tokenMinutes: options.tokenMinutes, files: files,
+        store: store, requireAuth: options.requireAuth, origin: options.origin, tokenMinutes: options.tokenMinutes, files: files,
         maxMapAreas: options.maxMapAreas, itemQuotaBytes: options.itemQuotaBytes)
     let portalReads = RouteCollection(context: OutpostRequestContext.self)
     portal.addReadRoutes(to: portalReads)
@@ -239,7 +246,7 @@ public func buildRouter(
     let portalTokens = RouteCollection(context: OutpostRequestContext.self)
         .stateChanging("generateToken", postOnly: options.requireAuth) { request, c in
             try await authenticator.generateToken(
-                c.form.parameters, address: c.remoteAddress, scheme: options.scheme, authority: request.head.authority)
+                c.form.parameters, address: c.remoteAddress, server: options.origin.address(of: request), scheme: options.origin.scheme)
         }
     let viewer = RouteCollection(context: OutpostRequestContext.self)
     portal.addViewerRoutes(to: viewer)

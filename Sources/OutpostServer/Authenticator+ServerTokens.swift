@@ -15,13 +15,12 @@ extension Authenticator {
     static let tokenServices: Set = ["/arcgis/tokens/generateToken", "/arcgis/sharing/rest/generateToken", "/sharing/rest/generateToken"]
 
     /// The server token for `token` (a valid one: 498 otherwise) when `serverURL` is this
-    /// server as the request addressed it: the scheme it serves (`ServerOptions.scheme`) and the
-    /// request's `Host`, default ports being the scheme's. Another server (another scheme or
-    /// port on the same host included; so is any request without a `Host`) is refused with
-    /// ArcGIS's "Unable to generate token for this server" (which the ArcGIS API for Python
-    /// recognises).
-    func serverToken(_ p: RequestParameters, token: String, serverURL: String, scheme: String, authority: String?) throws -> Response {
-        let this = authority.flatMap { ServerAddress(scheme: scheme, authority: $0) }
+    /// server as the request reached it (`ServerOrigin.address(of:)`: the public URL, else the
+    /// scheme served and the request's `Host`), default ports being the scheme's. Another
+    /// server (another scheme or port on the same host included; so is any request without a
+    /// `Host`) is refused with ArcGIS's "Unable to generate token for this server" (which the
+    /// ArcGIS API for Python recognises).
+    func serverToken(_ p: RequestParameters, token: String, serverURL: String, this: ServerAddress?, scheme: String) throws -> Response {
         let addressed = this != nil && ServerAddress(url: serverURL) == this
         guard case .valid = try users.check(token: token), let expires = try users.expiry(of: token) else {
             throw Self.invalidToken

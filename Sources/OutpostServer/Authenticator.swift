@@ -78,12 +78,12 @@ struct Authenticator: Sendable {
 
     /// `generateToken`: `username`, `password`, `expiration` (minutes); throttled per user
     /// name and address (`LoginThrottle`). Without them, `token` and `serverUrl` ask for a
-    /// server token (`serverToken`) of the server the request was addressed to (`scheme`, the
-    /// one this server serves, and `authority`, the request's `Host`).
-    func generateToken(_ p: RequestParameters, address: String, scheme: String, authority: String?) async throws -> Response {
+    /// server token (`serverToken`) of `server`, this server as the request reached it;
+    /// `scheme` is the one clients reach it by.
+    func generateToken(_ p: RequestParameters, address: String, server: ServerAddress?, scheme: String) async throws -> Response {
         // Empty counts as absent: the Maps SDK for JavaScript may send them empty with a token.
-        if p.string("username") == nil, p.string("password") == nil, let token = p.string("token"), let server = p.string("serverUrl") {
-            return try serverToken(p, token: token, serverURL: server, scheme: scheme, authority: authority)
+        if p.string("username") == nil, p.string("password") == nil, let token = p.string("token"), let serverURL = p.string("serverUrl") {
+            return try serverToken(p, token: token, serverURL: serverURL, this: server, scheme: scheme)
         }
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])

@@ -14,7 +14,8 @@ struct PackagingController<Backend: OutpostBackend>: Sendable {
     let store: Backend
     let files: ResultFiles
     let runner: JobRunner
-    let scheme: String
+    /// Where clients reach this server, as the URLs it writes name it.
+    let origin: ServerOrigin
     let requireAuth: Bool
     let maxExportTiles: Int
     let maxMapAreas: Int
@@ -79,7 +80,7 @@ struct PackagingController<Backend: OutpostBackend>: Sendable {
             throw error
         }
         let work = PackagingWork(
-            store: store, files: files, server: "\(scheme)://\(request.head.authority ?? "127.0.0.1")", maxExportTiles: maxExportTiles,
+            store: store, files: files, server: origin.of(request), maxExportTiles: maxExportTiles,
             maxMapAreas: maxMapAreas,
             caller: PortalCaller(user: c.user, securityOn: requireAuth), user: c.user, inputs: inputs)
         let logger = self.logger

@@ -18,7 +18,7 @@ extension PortalController {
         }
         if let host = url.host {
             let authority = url.port.map { "\(host):\($0)" } ?? host
-            guard authority.lowercased() == (request.head.authority ?? "127.0.0.1").lowercased() else {
+            guard authority.lowercased() == origin.authority(of: request).lowercased() else {
                 throw refused("only files of this server (an export's package or a replica file) are taken; send other files as 'file'.")
             }
         }

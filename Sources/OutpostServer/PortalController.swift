@@ -12,7 +12,8 @@ import OutpostWire
 struct PortalController<Backend: OutpostBackend>: Sendable {
     let store: Backend
     let requireAuth: Bool
-    let scheme: String
+    /// Where clients reach this server, as the URLs it writes name it.
+    let origin: ServerOrigin
     let tokenMinutes: Int
     /// Result files (export packages, replica files) an item's `dataUrl` may name.
     let files: ResultFiles
@@ -30,7 +31,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
         PortalCaller(user: context.user, securityOn: requireAuth)
     }
 
-    func server(_ request: Request) -> String { "\(scheme)://\(request.head.authority ?? "127.0.0.1")" }
+    func server(_ request: Request) -> String { origin.of(request) }
 
     /// Read routes: anyone, a token naming the caller.
     func addReadRoutes(to routes: RouteCollection<OutpostRequestContext>) {
@@ -83,8 +84,9 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
         let base = server(request)
         var answer: JSONObject = [
             "portalName": "Outpost", "name": "Outpost", "id": .string(Self.organizationId), "isPortal": true, "portalMode": "singletenant",
-            "currentVersion": .string(Self.currentVersion), "allSSL": .bool(scheme == "https"), "access": .string(requireAuth ? "private" : "public"),
-            "urlKey": .null, "customBaseUrl": .null, "portalHostname": .string(request.head.authority ?? "127.0.0.1"),
+            "currentVersion": .string(Self.currentVersion), "allSSL": .bool(origin.scheme == "https"),
+            "access": .string(requireAuth ? "private" : "public"),
+            "urlKey": .null, "customBaseUrl": .null, "portalHostname": .string(origin.authority(of: request)),
             "supportsOAuth": false, "canSearchPublic": true, "canSharePublic": true, "maxTokenExpirationMinutes": .int(Int64(tokenMinutes)),
             "helperServices": [
                 "packaging": [

@@ -14,7 +14,8 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
     let store: Backend
     let files: ResultFiles
     let runner: JobRunner
-    let scheme: String
+    /// Where clients reach this server: the origin of result and status URLs.
+    let origin: ServerOrigin
     let syncLimits: SyncLimits
     /// Bytes of result files one user may hold before a new replica file is refused (0: none).
     let resultQuotaBytes: Int64
@@ -216,19 +217,14 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
 
     // MARK: URLs
 
-    /// `<scheme>://<host>/arcgis/rest/services/<service>/FeatureServer`, with the host the
-    /// client used (so links work through any name or port it reached us by).
+    /// `<origin>/arcgis/rest/services/<service>/FeatureServer`: the public URL, else the host
+    /// the client used (so links work through any name or port it reached us by).
     func serviceURL(_ request: Request, service: String) -> String {
-        "\(origin(request))/arcgis/rest/services/\(service)/FeatureServer"
+        "\(origin.of(request))/arcgis/rest/services/\(service)/FeatureServer"
     }
 
     func resultBase(_ request: Request, service: String) -> String {
-        "\(origin(request))/arcgis/rest/services/\(service)/replicafiles"
-    }
-
-    private func origin(_ request: Request) -> String {
-        let host = request.head.authority ?? "127.0.0.1"
-        return "\(scheme)://\(host)"
+        "\(origin.of(request))/arcgis/rest/services/\(service)/replicafiles"
     }
 }
 

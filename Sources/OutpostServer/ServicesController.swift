@@ -14,8 +14,8 @@ struct ServicesController<Backend: OutpostBackend>: Sendable {
     /// refuses a server without it: `NOT_FEDERATED`); with token security the token service
     /// is the portal's. The ArcGIS API for Python reads only `authInfo` (both token services
     /// take a user name and password).
-    func info(_ p: RequestParameters, request: Request, scheme: String, requireAuth: Bool, tokenMinutes: Int) -> Response {
-        let root = "\(scheme)://\(request.head.authority ?? "127.0.0.1")/arcgis"
+    func info(_ p: RequestParameters, request: Request, origin: ServerOrigin, requireAuth: Bool, tokenMinutes: Int) -> Response {
+        let root = "\(origin.of(request))/arcgis"
         var authInfo: JSONObject = ["isTokenBasedSecurity": .bool(requireAuth)]
         if requireAuth {
             authInfo["tokenServicesUrl"] = .string(root + "/sharing/rest/generateToken")

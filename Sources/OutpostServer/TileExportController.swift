@@ -15,7 +15,8 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
     let store: Backend
     let files: ResultFiles
     let runner: JobRunner
-    let scheme: String
+    /// Where clients reach this server: the origin of result and status URLs.
+    let origin: ServerOrigin
     let maxExportTiles: Int
     /// Bytes of result files one user may hold before a new export is refused (0: none).
     let resultQuotaBytes: Int64
@@ -130,7 +131,7 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
             throw ArcGISError(
                 kind: .notFound, message: "Result not found.", details: ["The job has no result '\(c.parameters.get("parameter") ?? "")' yet."])
         }
-        let value = job.output ?? .string("\(origin(request))/arcgis/rest/directories/arcgisoutput/\(job.id)")
+        let value = job.output ?? .string("\(origin.of(request))/arcgis/rest/directories/arcgisoutput/\(job.id)")
         return RESTResponse.json(GeoprocessingJobStatus.result(Self.resultParameter, value: value), parameters: c.form.parameters)
     }
 
@@ -149,7 +150,7 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
 
     private func outputFolder(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         let (job, _, name) = try output(c)
-        let url = "\(origin(request))/arcgis/rest/directories/arcgisoutput/\(job.id)/\(name)"
+        let url = "\(origin.of(request))/arcgis/rest/directories/arcgisoutput/\(job.id)/\(name)"
         return RESTResponse.json(["files": [["name": .string(name), "url": .string(url)]], "folders": []], parameters: c.form.parameters)
     }
 
@@ -163,5 +164,4 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
         return response
     }
 
-    private func origin(_ request: Request) -> String { "\(scheme)://\(request.head.authority ?? "127.0.0.1")" }
 }

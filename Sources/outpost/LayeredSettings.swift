@@ -105,7 +105,7 @@ struct LayeredSettings {
         ("max-jobs", false), ("max-queued-jobs", false), ("max-jobs-per-user", false), ("idle-timeout-seconds", false),
         ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
         ("max-export-tiles", false), ("max-map-areas", false), ("max-result-mb-per-user", false), ("max-item-mb-per-user", false),
-        ("allowed-origins", false), ("database", true),
+        ("allowed-origins", false), ("public-url", false), ("database", true),
         ("object-store", true),
     ]
 }

@@ -85,13 +85,19 @@ struct Serve: AsyncParsableCommand {
             "Web pages that may read the answers (CORS): * (default) or origins, comma-separated, e.g. https://app.example.com,http://localhost:3000."
     )
     var allowedOrigins: String?
+    @Option(
+        name: .long,
+        help:
+            "The address clients reach this server at (e.g. https://gis.example.org behind a proxy): every URL Outpost writes names it, whatever Host a request names (default: each request's Host)."
+    )
+    var publicUrl: String?
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
         var data, host, logLevel, logFormat, allowedOrigins: String
         var port, maxUploadMb, maxJobs, maxQueuedJobs, maxJobsPerUser, idleTimeoutSeconds, maxSyncEdits, maxSyncAttachmentMb, tokenMinutes,
             maxExportTiles, maxMapAreas, maxResultMbPerUser, maxItemMbPerUser: Int
-        var testdata, tlsCert, tlsKey, database, objectStore: String?
+        var testdata, tlsCert, tlsKey, database, objectStore, publicUrl: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
         var summary: String
@@ -124,6 +130,7 @@ struct Serve: AsyncParsableCommand {
             tlsKey: try layers.optionalString("tls-key", tlsKey),
             database: try layers.optionalString("database", database),
             objectStore: try layers.optionalString("object-store", objectStore),
+            publicUrl: try layers.optionalString("public-url", publicUrl),
             demo: try layers.bool("demo", demo, default: true),
             selfSigned: try layers.bool("self-signed", selfSigned, default: false),
             requireAuth: try layers.bool("require-auth", requireAuth, default: false),
@@ -150,6 +157,9 @@ struct Serve: AsyncParsableCommand {
         if settings.maxMapAreas < 1 { throw ValidationError("max-map-areas must be at least 1.") }
         if settings.maxResultMbPerUser < 0 { throw ValidationError("max-result-mb-per-user must not be negative.") }
         if settings.maxItemMbPerUser < 0 { throw ValidationError("max-item-mb-per-user must not be negative.") }
+        if let url = settings.publicUrl, ServerOrigin.publicURL(url) == nil {
+            throw ValidationError("public-url must be http(s)://host[:port], optionally ending in /arcgis; got '\(url)'.")
+        }
         guard CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) != nil else {
             throw ValidationError(
                 "allowed-origins must be * or origins such as https://app.example.com, comma-separated; got '\(settings.allowedOrigins)'.")
@@ -221,7 +231,8 @@ struct Serve: AsyncParsableCommand {
             idleTimeout: TimeInterval(settings.idleTimeoutSeconds), maxExportTiles: settings.maxExportTiles,
             maxMapAreas: settings.maxMapAreas, resultQuotaBytes: Int64(settings.maxResultMbPerUser) << 20,
             itemQuotaBytes: Int64(settings.maxItemMbPerUser) << 20,
-            crossOrigin: CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) ?? .anyOrigin)
+            crossOrigin: CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) ?? .anyOrigin,
+            publicURL: settings.publicUrl.flatMap(ServerOrigin.publicURL))
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

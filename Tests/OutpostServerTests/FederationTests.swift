@@ -105,10 +105,11 @@ import Testing
         let authenticator = Authenticator(store: store, required: true, defaultMinutes: 60, maximumMinutes: 60)
         let form = RequestParameters([("f", "json"), ("token", token)])
         for server in ["http://127.0.0.1/arcgis", "http://localhost/arcgis"] {
-            #expect(throws: ArcGISError.self) { try authenticator.serverToken(form, token: token, serverURL: server, scheme: "http", authority: nil) }
+            #expect(throws: ArcGISError.self) { try authenticator.serverToken(form, token: token, serverURL: server, this: nil, scheme: "http") }
         }
         #expect(throws: Never.self) {
-            try authenticator.serverToken(form, token: token, serverURL: "http://localhost", scheme: "http", authority: "localhost")
+            try authenticator.serverToken(
+                form, token: token, serverURL: "http://localhost", this: ServerAddress(scheme: "http", authority: "localhost"), scheme: "http")
         }
     }
 

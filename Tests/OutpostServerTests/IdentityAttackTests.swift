@@ -13,7 +13,7 @@ import Testing
 @testable import OutpostServer
 
 /// A hostile review of federation (the token exchange), user ids and user objects, item
-/// references and the restore's listing of backups. Tests marked FINDING fail until fixed;
+/// references and the restore's listing of backups. Tests marked "Was a finding" failed before their fix;
 /// those marked "Was a finding (fixed)" guard the fix.
 @Suite struct IdentityAttackTests {
     // MARK: - Federation: the token exchange
@@ -316,7 +316,7 @@ import Testing
         try body(folder, real)
     }
 
-    /// FINDING (low): backup folder names are printed as they are: a name holding escape
+    /// Was a finding (fixed): backup folder names were printed as they are: a name holding escape
     /// sequences or newlines (any file name on Linux) drives the operator's terminal or forges
     /// lines of the listing. Escape control characters in `ListedBackup.summary` (and in the
     /// restore's other messages).
@@ -332,15 +332,15 @@ import Testing
                 let text = error.description
                 #expect(
                     !text.unicodeScalars.contains { $0.value == 0x1b || $0.value == 0x07 },
-                    "FINDING: the listing prints raw escape sequences: \(text.debugDescription)")
+                    "the listing prints raw escape sequences: \(text.debugDescription)")
                 #expect(
                     !text.split(separator: "\n").contains { $0.hasPrefix("restoring") },
-                    "FINDING: a name forges a line of the listing: \(text.debugDescription)")
+                    "a name forges a line of the listing: \(text.debugDescription)")
             }
         }
     }
 
-    /// FINDING (low): `--latest` takes the greatest name, not the newest backup: a folder named
+    /// Was a finding (fixed): `--latest` took the greatest name, not the newest backup: a folder named
     /// `outpost-backup-z…` (or any name sorting after the timestamps, e.g. a copy, or one
     /// whose manifest does not even parse) is "the newest", so a restore fails or restores
     /// the wrong snapshot. Take only names `BackupRotation.name` makes (or order by the
@@ -351,7 +351,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: true)
             try Data("{ not json".utf8).write(to: URL(fileURLWithPath: (planted as NSString).appendingPathComponent(BackupManifest.fileName)))
             let chosen = try SpatiaLiteBackup.chooseBackup(folder, latest: true)
-            #expect(chosen == real, "FINDING: --latest chose \(chosen)")
+            #expect(chosen == real, "--latest chose \(chosen)")
         }
     }
 

@@ -358,7 +358,8 @@ func path(of url: String) -> String {
                 blobs: store.blobs, workDirectory: (store.directory as NSString).appendingPathComponent("replicafiles-\(UUID().uuidString)"),
                 idleTime: 0)
             let controller = ReplicasController(
-                store: store, files: files, runner: JobRunner(), scheme: "http", syncLimits: .standard, resultQuotaBytes: 0, logger: .outpostDefault)
+                store: store, files: files, runner: JobRunner(), origin: ServerOrigin(servedScheme: "http"), syncLimits: .standard,
+                resultQuotaBytes: 0, logger: .outpostDefault)
             let name = ResultFiles.newName(extension: "json")
             _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
             try store.resultFiles.recordResultFile(name, owner: "eve")

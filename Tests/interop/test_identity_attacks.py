@@ -1,7 +1,7 @@
 """A hostile review of federation and the restore's listing, over a real socket and the real
-CLI (Tests/OutpostServerTests/IdentityAttackTests.swift has the router-level attacks). Tests
-whose docstring says FINDING fail until the finding is fixed; "Was a finding (fixed)" ones
-guard a fix."""
+CLI (Tests/OutpostServerTests/IdentityAttackTests.swift has the router-level attacks).
+"Was a finding (fixed)" tests failed before their fix and guard it; the others are attacks
+that held."""
 import json
 import os
 import resource
@@ -42,7 +42,7 @@ def raw_get(base, path, host):
 
 
 def test_rest_info_does_not_name_a_host_the_caller_made_up(secured):
-    """FINDING (low): no Host is refused or checked: rest/info (and sharing/rest/info,
+    """Was a finding (fixed: `public-url`, a Host check and `no-store`, docs/configuration.md): no Host was refused or checked: rest/info (and sharing/rest/info,
     portals/self) put whatever Host a request carries into owningSystemUrl and
     tokenServicesUrl, the URL the ArcGIS API for Python posts the user name and password to,
     with no Cache-Control and no Vary: Host. Behind a cache or proxy that does not key on Host
@@ -52,7 +52,7 @@ def test_rest_info_does_not_name_a_host_the_caller_made_up(secured):
     for path in ["/arcgis/rest/info?f=json", "/arcgis/sharing/rest/info?f=json"]:
         head, info = raw_get(secured, path, "evil.example")
         named = json.dumps(info)
-        assert "evil.example" not in named or "no-store" in head.lower(), f"FINDING: {path} with Host evil.example: {named}"
+        assert "evil.example" not in named or "no-store" in head.lower(), f"{path} with Host evil.example: {named}"
 
 
 def test_a_tls_portal_does_not_vouch_for_its_host_over_plain_http():
@@ -95,7 +95,7 @@ def restore(folder, memory_bytes=3 << 30, timeout=30):
 
 
 def test_a_huge_manifest_is_not_read_whole(tmp_path):
-    """FINDING (low): the listing (and a restore) reads every manifest.json whole into memory:
+    """Was a finding (fixed: BackupManifest.load): the listing (and a restore) read every manifest.json whole into memory:
     a sparse file (no disk used) of 512 MiB takes the restore past 1 GB resident (measured:
     3 GiB, 37 s, 9.4 GB resident; under an address-space limit the read fails and the backup
     silently drops out of the listing). Refuse a manifest over a few MiB (stat first, or
@@ -109,7 +109,7 @@ def test_a_huge_manifest_is_not_read_whole(tmp_path):
                             timeout=120)
     seconds = time.time() - started
     resident_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    assert resident_mb < 256 and seconds < 5, f"FINDING: {resident_mb:.0f} MB resident after {seconds:.1f} s: {result.stderr[-300:]}"
+    assert resident_mb < 256 and seconds < 5, f"{resident_mb:.0f} MB resident after {seconds:.1f} s: {result.stderr[-300:]}"
 
 
 def test_device_and_fifo_manifests_are_refused_quickly(tmp_path):
