@@ -46,9 +46,11 @@ let package = Package(
         .target(
             name: "OutpostStorage",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "CProj", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
+        // PROJ's C API (Debian's libproj-dev): what a spatial reference is, from PROJ's database.
+        .systemLibrary(name: "CProj", pkgConfig: "proj", providers: [.apt(["libproj-dev"])]),
         // Bulk SQLite helpers shared by the store and the GeoPackage writer (plain SQLite C API).
         .target(
             name: "OutpostSQLite",

@@ -20,7 +20,7 @@ install_missing() {
     fi
 }
 
-install_missing libsqlite3-dev libpq-dev zlib1g-dev libjs-leaflet libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl xz-utils
+install_missing libsqlite3-dev libpq-dev zlib1g-dev libjs-leaflet libspatialite-dev libproj-dev libsqlite3-mod-spatialite sqlite3 pkg-config gdal-bin python3-gdal python3-venv curl xz-utils
 # PostgreSQL with PostGIS, for the PostgreSQL backend's tests (scripts/postgres.sh starts a
 # throwaway cluster on loopback; nothing is started here).
 install_missing postgresql-15 postgresql-15-postgis-3

@@ -68,39 +68,62 @@ extension QuantizationGrid {
         }
     }
 
-    /// `geometry` on this grid; nil when nothing is left of it (every part degenerate). A
-    /// vertex too far outside the extent to be an exact integer is a 400 naming the parameter.
+    /// Why a vertex has no cell.
+    enum NoCell: Error {
+        /// Stored outside its reference's domain: the geometry is answered without coordinates.
+        case outsideDomain
+        /// Inside the domain but more than 2^52 cells out: the grid is too fine for the answer.
+        case beyondTheIntegers
+    }
+
+    /// `geometry` on this grid; nil when nothing is left of it (every part degenerate) or when
+    /// a vertex outside the reference's domain has no cell (rows stored before edits were
+    /// bounded, or imported: one such feature does not fail the page). A vertex inside the
+    /// domain too far outside the extent to be an exact integer is a 400 naming the parameter.
     public func quantize(_ geometry: Geometry) throws(ArcGISError) -> QuantizedGeometry? {
-        func cell(_ p: Point) throws(ArcGISError) -> (Int64, Int64) {
-            guard let column = column(p.x), let row = row(p.y) else {
+        do {
+            return try encode(geometry)
+        } catch {
+            switch error {
+            case .outsideDomain: return nil
+            case .beyondTheIntegers:
                 throw .invalidParameter(
                     "quantizationParameters", "a coordinate lies more than 2^52 cells outside the extent; use a larger tolerance or extent")
             }
-            return (column, row)
         }
+    }
+
+    private func cell(_ p: Point) throws(NoCell) -> (Int64, Int64) {
+        guard let column = column(p.x), let row = row(p.y) else {
+            throw isOutsideDomain(x: p.x, y: p.y) ? .outsideDomain : .beyondTheIntegers
+        }
+        return (column, row)
+    }
+
+    private func encode(_ geometry: Geometry) throws(NoCell) -> QuantizedGeometry? {
         switch geometry {
         case .point(let p):
             guard p.x.isFinite, p.y.isFinite else { return nil }
             let (column, row) = try cell(p)
             return QuantizedGeometry(type: .point, parts: [[column, row]])
         case .multipoint(let points):
-            let part = try encode(points, cell: cell)
+            let part = try encode(points)
             return part.isEmpty ? nil : QuantizedGeometry(type: .multipoint, parts: [part])
         case .polyline(let parts), .polygon(let parts):
             let type = geometry.geometryType
             var encoded: [[Int64]] = []
             for part in parts {
-                let values = try encode(part, cell: cell)
+                let values = try encode(part)
                 if keepsEveryVertex ? !values.isEmpty : values.count >= 2 * Self.minimumVertices(type) { encoded.append(values) }
             }
             return encoded.isEmpty ? nil : QuantizedGeometry(type: type, parts: encoded)
         case .envelope:
-            return try quantize(geometry.polygonized)
+            return try encode(geometry.polygonized)
         }
     }
 
     /// One part, delta encoded; in `view` mode a vertex in the cell of the one before is dropped.
-    private func encode(_ points: [Point], cell: (Point) throws(ArcGISError) -> (Int64, Int64)) throws(ArcGISError) -> [Int64] {
+    private func encode(_ points: [Point]) throws(NoCell) -> [Int64] {
         var values: [Int64] = []
         values.reserveCapacity(points.count * 2)
         var previous: (Int64, Int64)?

@@ -388,14 +388,9 @@ struct PostgresEditSession {
 
     func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> PostgresColumnValue {
         let definition = layer.definition
-        guard let type = definition.geometryType else { return .value(.null) }
+        guard definition.geometryType != nil else { return .value(.null) }
         do {
-            let (geometry, sr) = try Geometry.fromEsriJSON(json)
-            try geometry.validate()
-            guard geometry.fits(type) else {
-                throw GeometryError.invalid("a \(geometry.geometryType.shortName) does not fit a \(type.shortName) layer")
-            }
-            let ogc = try SchemaRules.storable(geometry.ogc, for: definition, row: 0)
+            let (ogc, sr) = try EditRules.storableGeometry(json, for: definition)
             return .geometry(wkb: WKB.encode(ogc), srid: sr?.epsg ?? layer.srid, layerSRID: layer.srid)
         } catch let error as GeometryError {
             throw EditFailure(error: .invalid(error.description), globalId: globalId)

@@ -19,21 +19,11 @@ public struct PostgresFeatures: FeatureQuerying {
         return try pool.query("SELECT count(*) FROM \(identifier: layer.tableName)").first?.int(0) ?? 0
     }
 
-    /// The exact extent of a layer's geometries (`ST_Extent`).
+    /// The exact extent of a layer's geometries (`ST_Extent`), kept inside its reference's
+    /// domain (docs/decisions.md, "Coordinate domains").
     public func extent(of layer: StoredLayer) throws -> Envelope {
         guard layer.isSpatial else { return .empty }
         return try pool.withConnection { try Self.extent(of: layer, to: layer.srid, connection: $0) }
-    }
-
-    static func extent(of layer: StoredLayer, to srid: Int, connection: PostgresConnection) throws -> Envelope {
-        let box = srid == layer.srid ? "ST_Extent(shape)" : "ST_Extent(ST_Transform(shape, \(srid)))"
-        let row = try connection.query(
-            "SELECT ST_XMin(b), ST_YMin(b), ST_XMax(b), ST_YMax(b) FROM (SELECT \(unescaped: box)::geometry AS b FROM \(identifier: layer.tableName)) e"
-        ).first
-        guard let row, let xmin = try row.double(0), let ymin = try row.double(1), let xmax = try row.double(2), let ymax = try row.double(3) else {
-            return .empty
-        }
-        return Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
     }
 
     public func fullExtent(of service: StoredService) throws -> Envelope {
@@ -119,21 +109,16 @@ public struct PostgresFeatures: FeatureQuerying {
             }
         }
         if query.returnExtentOnly {
-            let shape = outSR.epsg == layer.srid ? "t.shape" : "ST_Transform(t.shape, \(outSR.epsg))"
-            let row = try run(
-                "SELECT n, ST_XMin(b), ST_YMin(b), ST_XMax(b), ST_YMax(b) FROM (SELECT count(*) AS n, ST_Extent(\(shape))::geometry AS b\(from)\(whereSQL)) e"
-            ).first
-            let count = try row?.int(0) ?? 0
-            var extent = Envelope.empty
-            if let row, let xmin = try row.double(1), let ymin = try row.double(2), let xmax = try row.double(3), let ymax = try row.double(4) {
-                extent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
-            }
+            let (count, extent) = try extent(
+                from: (from + whereSQL, binds), layer: layer, to: outSR.epsg, connection: connection, withCount: true)
             return .extent(extent, count: count, spatialReference: outSR)
         }
         let fields = try outFields(query, definition: definition)
         var select = fields.map { "t.\(PostgresQuery.quoted(identifier: $0.name))" }
         let wantsGeometry = query.returnGeometry && layer.isSpatial
-        if wantsGeometry { select.append(outSR.epsg == layer.srid ? "ST_AsBinary(t.shape)" : "ST_AsBinary(ST_Transform(t.shape, \(outSR.epsg)))") }
+        let reprojects = wantsGeometry && outSR.epsg != layer.srid
+        let attributes = select
+        if wantsGeometry { select.append(reprojects ? "ST_AsBinary(ST_Transform(t.shape, \(outSR.epsg)))" : "ST_AsBinary(t.shape)") }
         var order: [String] = []
         for item in query.orderBy {
             guard let column = resolve(item.field) else {
@@ -149,16 +134,35 @@ public struct PostgresFeatures: FeatureQuerying {
         {
             return .features(FeaturePage(fields: fields, features: [], exceededTransferLimit: true, spatialReference: outSR))
         }
-        let rows = try run(
-            "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL) ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
-        ).rows
+        let page = " ORDER BY \(order.joined(separator: ", ")) LIMIT \(pageSize + 1) OFFSET \(offset)"
+        let pageQuery = PostgresQuery(questionMarks: "SELECT \(select.joined(separator: ", "))\(from)\(whereSQL)\(page)", binds: binds)
+        let oidIndex = fields.firstIndex { $0.name == definition.objectIdField } ?? 0
+        var rows: [PostgresRow]
+        // Set when PostGIS could not project every row of the page: the rows projected apart.
+        var projectedApart: [Int64: OGCGeometry]?
+        if !reprojects {
+            rows = try connection.query(pageQuery).rows
+        } else if let result = try resultUnlessRefused(pageQuery, connection: connection) {
+            rows = result.rows
+        } else {
+            rows = try run("SELECT \(attributes.joined(separator: ", "))\(from)\(whereSQL)\(page)").rows
+            projectedApart = try projectedGeometries(
+                ids: rows.prefix(pageSize).compactMap { try $0.int64(oidIndex) }, source: (from, source?.binds ?? []),
+                objectIdField: definition.objectIdField, srid: outSR.epsg, connection: connection)
+        }
         var features: [QueriedFeature] = []
         features.reserveCapacity(min(rows.count, pageSize))
         for row in rows.prefix(pageSize) {
             var attributes: [JSONValue] = []
             attributes.reserveCapacity(fields.count)
             for (index, field) in fields.enumerated() { attributes.append(try jsonValue(row, index, type: field.type)) }
-            let geometry = wantsGeometry ? try row.bytes(fields.count).flatMap { try? WKB.decode($0) } : nil
+            var geometry: OGCGeometry?
+            if let projectedApart {
+                geometry = try row.int64(oidIndex).flatMap { projectedApart[$0] }
+            } else if wantsGeometry {
+                geometry = try row.bytes(fields.count).flatMap { try? WKB.decode($0) }
+            }
+            if reprojects, geometry?.isFinite == false { geometry = nil }
             features.append(QueriedFeature(attributes: attributes, geometry: geometry))
         }
         return .features(FeaturePage(fields: fields, features: features, exceededTransferLimit: rows.count > pageSize, spatialReference: outSR))

@@ -14,7 +14,7 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
         let layer = try store.layer(service: service, id: layerId)
         let query = try LayerQuery.parse(p)
         // Checked before the query runs: a grid that cannot hold the answer is the client's 400.
-        let grid = try query.quantizationGrid(for: layer.definition)
+        let grid = try query.quantizationGrid(for: layer.definition, coordinateSystem: CoordinateSystemCatalog.coordinateSystem(of:))
         let answer: QueryAnswer
         if let version = p.string("gdbVersion"), !version.isEmpty {
             _ = try VersionsController.visible(store, version, service: service, context: context)
@@ -98,7 +98,7 @@ enum FeatureSetWriter {
                 w.value(extent.json(spatialReference: sr))
             }
             w.endObject()
-        case .statistics(let fields, let rows):
+        case .statistics(let fields, let rows, let exceededTransferLimit):
             w.beginObject()
             w.member("displayFieldName", "")
             w.key("fieldAliases")
@@ -115,6 +115,7 @@ enum FeatureSetWriter {
                 w.endObject()
             }
             w.endArray()
+            if exceededTransferLimit { w.member("exceededTransferLimit", true) }
             w.key("features")
             w.beginArray()
             for values in rows {

@@ -7,8 +7,9 @@ public enum QueryAnswer: Sendable {
     case count(Int)
     case objectIds([Int64])
     case extent(Envelope, count: Int, spatialReference: SpatialReference)
-    /// One row per group (one row without `groupByFieldsForStatistics`).
-    case statistics(fields: [(name: String, type: EsriFieldType)], rows: [[JSONValue]])
+    /// One row per group (one row without `groupByFieldsForStatistics`), a page of them
+    /// (`StatisticsPlan`); `exceededTransferLimit`: more groups follow the page.
+    case statistics(fields: [(name: String, type: EsriFieldType)], rows: [[JSONValue]], exceededTransferLimit: Bool)
 }
 
 /// A page of features.

@@ -427,16 +427,12 @@ struct EditSession {
 
     func storedGeometry(_ json: JSONValue, layer: StoredLayer, globalId: String) throws -> DatabaseValue {
         let definition = layer.definition
-        guard let type = definition.geometryType else { return .null }
+        guard definition.geometryType != nil else { return .null }
         do {
-            let (geometry, sr) = try Geometry.fromEsriJSON(json)
-            try geometry.validate()
-            guard geometry.fits(type) else {
-                throw GeometryError.invalid("a \(geometry.geometryType.shortName) does not fit a \(type.shortName) layer")
-            }
-            var ogc = try SchemaRules.storable(geometry.ogc, for: definition, row: 0)
+            var (ogc, sr) = try EditRules.storableGeometry(json, for: definition)
             if let sr, sr.epsg != layer.srid {
                 ogc = try SchemaRules.storable(SpatiaLiteFeatures.transform(ogc, from: sr.epsg, to: layer.srid, db: db), for: definition, row: 0)
+                try EditRules.checkProjected(ogc, for: definition)
             }
             return Data(SpatiaLiteBlob.encode(ogc, srid: Int32(layer.srid))).databaseValue
         } catch let error as GeometryError {

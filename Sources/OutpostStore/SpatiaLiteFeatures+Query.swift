@@ -11,21 +11,6 @@ public struct SpatiaLiteFeatures: FeatureQuerying, AttachmentReading, StoreRepos
 }
 
 extension SpatiaLiteFeatures {
-    /// The extent of a layer: the union of its R*Tree root cells (no table scan).
-    public func extent(of layer: StoredLayer) throws -> Envelope {
-        guard layer.isSpatial else { return .empty }
-        return try pool.read { db in try Self.extent(of: layer, db: db) }
-    }
-
-    static func extent(of layer: StoredLayer, db: Database) throws -> Envelope {
-        guard layer.isSpatial else { return .empty }
-        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM \("\(layer.spatialIndexTable)_node".quotedDatabaseIdentifier) WHERE nodeno = 1")
-        else {
-            return .empty
-        }
-        return RTreeBulkLoader.extent(ofNode: [UInt8](data))
-    }
-
     /// When the layer last changed (epoch ms). Read on demand: edits update one row instead of
     /// invalidating the cached catalog.
     public func lastEditDate(of layer: StoredLayer) throws -> Int64 {
@@ -33,18 +18,6 @@ extension SpatiaLiteFeatures {
             try Int64.fetchOne(
                 db, sql: "SELECT last_edit_date FROM outpost_layers WHERE service = ? AND layer_id = ?",
                 arguments: [layer.serviceName, layer.definition.id]) ?? 0
-        }
-    }
-
-    /// The union of the extents of a service's layers, in the service's spatial reference.
-    public func fullExtent(of service: StoredService) throws -> Envelope {
-        try pool.read { db in
-            var envelope = Envelope.empty
-            for layer in service.layers where layer.isSpatial {
-                let extent = try Self.extent(of: layer, db: db)
-                envelope.expand(try Self.transform(extent, from: layer.srid, to: service.definition.spatialReference.epsg, db: db))
-            }
-            return envelope
         }
     }
 
@@ -135,7 +108,7 @@ extension SpatiaLiteFeatures {
             if let row, let xmin: Double = row[1], let ymin: Double = row[2], let xmax: Double = row[3], let ymax: Double = row[4] {
                 extent = Envelope(xmin: xmin, ymin: ymin, xmax: xmax, ymax: ymax)
             }
-            extent = try transform(extent, from: layer.srid, to: outSR.epsg, db: db)
+            extent = try projectedExtent(extent, from: layer.srid, to: outSR.epsg, db: db)
             return .extent(extent, count: count, spatialReference: outSR)
         }
 
@@ -158,8 +131,10 @@ extension SpatiaLiteFeatures {
         }
         var select = fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
         let wantsGeometry = query.returnGeometry && layer.isSpatial
+        // What PROJ cannot project comes back as infinities: such a feature is answered without geometry.
+        let reprojects = wantsGeometry && outSR.epsg != layer.srid
         if wantsGeometry {
-            if outSR.epsg == layer.srid {
+            if !reprojects {
                 select.append("t.shape")
             } else {
                 guard try isKnownSRID(outSR.epsg, db: db) else {
@@ -204,6 +179,7 @@ extension SpatiaLiteFeatures {
             var geometry: OGCGeometry?
             if wantsGeometry, let bytes = rows.bytes(Int32(geometryIndex)) {
                 geometry = try? SpatiaLiteBlob.decode(bytes)
+                if reprojects, geometry?.isFinite == false { geometry = nil }
             }
             features.append(QueriedFeature(attributes: attributes, geometry: geometry))
         }
@@ -241,20 +217,6 @@ extension SpatiaLiteFeatures {
 
     static func isKnownSRID(_ srid: Int, db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM spatial_ref_sys WHERE srid = ?", arguments: [srid]) ?? false
-    }
-
-    /// Reprojects an envelope through its four corners (PROJ via SpatiaLite).
-    static func transform(_ envelope: Envelope, from source: Int, to target: Int, db: Database) throws -> Envelope {
-        guard source != target, !envelope.isEmpty else { return envelope }
-        guard try isKnownSRID(target, db: db) else {
-            throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(target)")
-        }
-        let corners = OGCGeometry.multiPoint([
-            Point(x: envelope.xmin, y: envelope.ymin), Point(x: envelope.xmin, y: envelope.ymax),
-            Point(x: envelope.xmax, y: envelope.ymin), Point(x: envelope.xmax, y: envelope.ymax),
-        ])
-        let transformed = try transform(corners, from: source, to: target, db: db)
-        return transformed.envelope
     }
 
     static func transform(_ geometry: OGCGeometry, from source: Int, to target: Int, db: Database) throws -> OGCGeometry {

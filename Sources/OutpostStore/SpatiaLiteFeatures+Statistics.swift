@@ -4,44 +4,20 @@ import OutpostWire
 
 extension SpatiaLiteFeatures {
     /// `outStatistics`, optionally per group (`groupByFieldsForStatistics`), filtered by
-    /// `having`, ordered by group fields or output names, paged like features.
+    /// `having`, in the plan's total order, paged like features (`StatisticsPlan`): one row
+    /// is read past the page to say `exceededTransferLimit`.
     static func statistics(
         _ query: LayerQuery, layer: StoredLayer, from: String, arguments: StatementArguments,
         db: Database
     ) throws -> QueryAnswer {
         let definition = layer.definition
-        var select: [String] = []
-        var fields: [(name: String, type: EsriFieldType)] = []
-        var groups: [String] = []
-        for name in query.groupByFields {
-            guard let field = definition.field(named: name) else {
-                throw ArcGISError.invalidQuery("'groupByFieldsForStatistics' parameter is invalid: unknown field '\(name)'")
-            }
-            groups.append("t.\(field.name.quotedDatabaseIdentifier)")
-            select.append(groups.last!)
-            fields.append((field.name, field.type))
-        }
-        for statistic in query.outStatistics {
-            guard let field = definition.field(named: statistic.field) else {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: unknown field '\(statistic.field)'")
-            }
-            if statistic.kind != .count && !field.type.isNumeric {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: \(statistic.kind.rawValue) needs a numeric field")
-            }
+        let plan = try StatisticsPlan(query, definition: definition)
+        let groups = plan.groups.map { "t.\($0.name.quotedDatabaseIdentifier)" }
+        let aggregates = plan.statistics.map { statistic in
             let function = WhereCompiler.aggregates[statistic.kind.rawValue.uppercased()] ?? statistic.kind.rawValue
-            select.append("\(function)(t.\(field.name.quotedDatabaseIdentifier))")
-            let type: EsriFieldType =
-                switch statistic.kind {
-                case .count: .integer
-                case .avg, .stddev, .var: .double
-                default: field.type == .oid ? .integer : field.type
-                }
-            guard !fields.contains(where: { $0.name.lowercased() == statistic.outName.lowercased() }) else {
-                throw ArcGISError.invalidQuery("'outStatistics' parameter is invalid: the output name '\(statistic.outName)' is used twice")
-            }
-            fields.append((statistic.outName, type))
+            return "\(function)(t.\(statistic.field.name.quotedDatabaseIdentifier))"
         }
-        var sql = "SELECT \(select.joined(separator: ", "))\(from)"
+        var sql = "SELECT \((groups + aggregates).joined(separator: ", "))\(from)"
         var statementArguments = arguments
         if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
         if let having = query.having {
@@ -49,24 +25,13 @@ extension SpatiaLiteFeatures {
             sql += " HAVING \(fragment.sql)"
             statementArguments += StatementArguments(fragment.arguments.map(\.databaseValue))
         }
-        if !query.orderBy.isEmpty {
-            var order: [String] = []
-            for (name, ascending) in query.orderBy {
-                // A group field or an output name; the output's position keeps user text out of the SQL.
-                guard let index = fields.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
-                    throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: '\(name)' is neither a group field nor an output statistic")
-                }
-                order.append("\(index + 1)\(ascending ? "" : " DESC")")
-            }
-            sql += " ORDER BY \(order.joined(separator: ", "))"
-        } else if !groups.isEmpty {
-            sql += " ORDER BY \((1...groups.count).map(String.init).joined(separator: ", "))"
-        }
-        if query.resultRecordCount != nil || query.resultOffset != nil {
-            sql += " LIMIT \(query.resultRecordCount ?? -1) OFFSET \(query.resultOffset ?? 0)"
-        }
+        // SQLite sorts NULLs first ascending and last descending; PostgreSQL is told the same.
+        if !plan.order.isEmpty { sql += " ORDER BY " + plan.order.map { "\($0.position)\($0.ascending ? "" : " DESC")" }.joined(separator: ", ") }
+        sql += " LIMIT \(plan.pageSize + 1) OFFSET \(plan.offset)"
         let rows = try Row.fetchAll(db, sql: sql, arguments: statementArguments)
-        let values = rows.map { row in (0..<fields.count).map { jsonValue(row[$0] as DatabaseValue) } }
-        return .statistics(fields: fields, rows: values)
+        let exceeded = rows.count > plan.pageSize
+        let page = exceeded && query.answersNothingOverTheLimit ? [] : rows.prefix(plan.pageSize)
+        let values = page.map { row in (0..<plan.fields.count).map { jsonValue(row[$0] as DatabaseValue) } }
+        return .statistics(fields: plan.fields, rows: values, exceededTransferLimit: exceeded)
     }
 }

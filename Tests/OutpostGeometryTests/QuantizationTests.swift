@@ -76,6 +76,26 @@ import Testing
         }
     }
 
+    /// A vertex outside the reference's domain without a cell is stored data the grid cannot
+    /// carry: its geometry is answered as none, not the page's 400; a vertex inside the
+    /// domain without a cell is still the grid's 400 (docs/decisions.md, "Coordinate domains").
+    @Test func aVertexOutsideTheDomainLeavesItsFeatureWithoutGeometry() throws {
+        let domain = CoordinateSystem.degrees.domain
+        let edit = QuantizationGrid(
+            originPosition: .upperLeft, scaleX: 1e-9, scaleY: 1e-9, translateX: -180, translateY: 90, keepsEveryVertex: true, domain: domain)
+        #expect(try edit.quantize(.point(Point(x: 1e300, y: 0))) == nil)
+        #expect(try edit.quantize(.polyline([[Point(x: 0, y: 0), Point(x: -1e10, y: 0)]])) == nil)
+        #expect(try edit.quantize(.point(Point(x: 10, y: 95))) != nil, "outside the domain but on the grid: answered")
+        let fine = QuantizationGrid(
+            originPosition: .upperLeft, scaleX: 1e-14, scaleY: 1e-14, translateX: 0, translateY: 0, keepsEveryVertex: false, domain: domain)
+        #expect(throws: ArcGISError.self) { try fine.quantize(.point(Point(x: 170, y: 10))) }
+        #expect(
+            CoordinateSystem.degrees.clamped(Envelope(xmin: -10, ymin: .nan, xmax: .infinity, ymax: 95))
+                == Envelope(xmin: -10, ymin: -90, xmax: 360, ymax: 90))
+        #expect(CoordinateSystem.projected.admits(x: 4e11, y: -4e11) && !CoordinateSystem.projected.admits(x: 5e11, y: 0))
+        #expect(!CoordinateSystem.degrees.admits(x: .nan, y: 0) && CoordinateSystem.degrees.admits(x: -360, y: 90))
+    }
+
     @Test func aVertexBeyondTheIntegersIsA400() {
         let fine = QuantizationGrid(originPosition: .upperLeft, scaleX: 1e-9, scaleY: 1e-9, translateX: 0, translateY: 0, keepsEveryVertex: false)
         do {

@@ -53,8 +53,8 @@ import Testing
         case .objectIds(let ids): return "ids \(ids)"
         case .extent(let envelope, let count, let sr):
             return "extent \(count) \(sr.wkid) \([envelope.xmin, envelope.ymin, envelope.xmax, envelope.ymax].map(number))"
-        case .statistics(let fields, let rows):
-            return "statistics \(fields.map { "\($0.name):\($0.type.rawValue)" })\n"
+        case .statistics(let fields, let rows, let exceeded):
+            return "statistics \(fields.map { "\($0.name):\($0.type.rawValue)" }) \(exceeded)\n"
                 + rows.map { $0.map(json).joined(separator: " ") }.joined(separator: "\n")
         }
     }

@@ -253,7 +253,7 @@ import Testing
             OutStatistic(kind: .min, field: "OBJECTID", outName: "lo"), OutStatistic(kind: .max, field: "OBJECTID", outName: "hi"),
             OutStatistic(kind: .count, field: "OBJECTID", outName: "n"),
         ]
-        guard case .statistics(_, let rows) = try store.features.query(stats, service: "Demo", layer: 2) else {
+        guard case .statistics(_, let rows, _) = try store.features.query(stats, service: "Demo", layer: 2) else {
             Issue.record("no stats")
             return
         }

@@ -43,12 +43,26 @@ import Testing
 
     @Test func defaultSRIsTheFallbackOfOutSRAndTheGeometry() throws {
         let query = try Self.parse([("defaultSR", "102100"), ("geometry", "1,2,3,4")])
-        #expect(query.outSR == .webMercator)
+        #expect(query.outSR == nil && query.answerSpatialReference(for: Self.layer) == .webMercator)
         #expect(query.geometry?.spatialReference(named: nil, layer: .wgs84) == .webMercator)
         #expect(query.geometry?.spatialReference(named: SpatialReference(wkid: 3035), layer: .wgs84).wkid == 3035)
         let explicit = try Self.parse([("defaultSR", "102100"), ("outSR", "4326"), ("inSR", "3035"), ("geometry", "1,2,3,4")])
-        #expect(explicit.outSR == .wgs84 && explicit.geometry?.spatialReference(named: nil, layer: .wgs84).wkid == 3035)
+        #expect(explicit.answerSpatialReference(for: Self.layer) == .wgs84)
+        #expect(explicit.geometry?.spatialReference(named: nil, layer: .wgs84).wkid == 3035)
         Self.rejects([("defaultSR", "north")], naming: "defaultSR")
+    }
+
+    /// GeoJSON is WGS 84 (RFC 7946): `defaultSR` does not change its answer's reference; `outSR` does.
+    @Test func defaultSRLeavesGeoJSONInWGS84() throws {
+        var layer = Self.layer
+        layer.spatialReference = SpatialReference(wkid: 2193)
+        let geoJSON = try Self.parse([("f", "geojson"), ("defaultSR", "102100"), ("geometry", "1,2,3,4")])
+        #expect(geoJSON.answerSpatialReference(for: layer) == .wgs84)
+        // The query geometry still reads in it.
+        #expect(geoJSON.geometry?.spatialReference(named: nil, layer: layer.spatialReference) == .webMercator)
+        let asked = try Self.parse([("f", "geojson"), ("defaultSR", "102100"), ("outSR", "3857")])
+        #expect(asked.answerSpatialReference(for: layer).wkid == 3857)
+        #expect(try Self.parse([("f", "json"), ("defaultSR", "102100")]).answerSpatialReference(for: layer) == .webMercator)
     }
 
     static let tile =
@@ -59,14 +73,14 @@ import Testing
         let parameters = try #require(query.quantization)
         #expect(parameters.mode == .view && parameters.originPosition == .upperLeft && parameters.tolerance == 152.87405657)
         #expect(parameters.spatialReference?.epsg == 3857)
-        let grid = try parameters.grid(outSR: .webMercator)
+        let grid = try parameters.grid(outSR: .webMercator, coordinateSystem: .projected)
         #expect(grid.translateX == 1467590.8 && grid.translateY == 6927029.6 && grid.scaleX == 152.87405657)
         #expect(grid.json["scale"] == [.double(152.87405657), .double(152.87405657), 0, 0])
         #expect(grid.json["originPosition"] == "upperLeft")
         // The top-left corner is (0, 0); rows count down.
         #expect(grid.column(1467590.8) == 0 && grid.row(6927029.6) == 0 && grid.row(6927029.6 - 152.87405657 * 10) == 10)
         // In another reference than the answer's, the extent is refused.
-        #expect(throws: ArcGISError.self) { try parameters.grid(outSR: .wgs84) }
+        #expect(throws: ArcGISError.self) { try parameters.grid(outSR: .wgs84, coordinateSystem: .degrees) }
     }
 
     @Test func spellingsModesAndDefaults() throws {
@@ -74,7 +88,7 @@ import Testing
             try JSONParser.parse(#"{"originPosition":"lower-left","extent":{"xmin":0,"ymin":10,"xmax":100,"ymax":20}}"#))
         #expect(lower.originPosition == .lowerLeft && lower.mode == .view && lower.tolerance == nil)
         // No tolerance: ArcGIS's 10,000 by 10,000 grid.
-        let grid = try lower.grid(outSR: .wgs84)
+        let grid = try lower.grid(outSR: .wgs84, coordinateSystem: .degrees)
         #expect(grid.scaleX == 0.01 && grid.scaleY == 0.001 && grid.translateY == 10 && grid.row(20) == 10_000)
         let bottom = try QuantizationParameters.parse(
             try JSONParser.parse(
@@ -88,9 +102,9 @@ import Testing
         // Edit mode: the reference's full resolution, whatever the tolerance says.
         let edit = try QuantizationParameters.parse(
             try JSONParser.parse(#"{"mode":"edit","tolerance":100,"extent":{"xmin":-180,"ymin":-90,"xmax":180,"ymax":90}}"#))
-        #expect(try edit.grid(outSR: .wgs84).scaleX == 1e-9)
-        #expect(try edit.grid(outSR: .webMercator).scaleX == 1e-4)
-        #expect(try edit.grid(outSR: .wgs84).keepsEveryVertex)
+        #expect(try edit.grid(outSR: .wgs84, coordinateSystem: .degrees).scaleX == 1e-9)
+        #expect(try edit.grid(outSR: .webMercator, coordinateSystem: .projected).scaleX == 1e-4)
+        #expect(try edit.grid(outSR: .wgs84, coordinateSystem: .degrees).keepsEveryVertex)
     }
 
     @Test(arguments: [
@@ -112,9 +126,9 @@ import Testing
 
     @Test func aGridWithoutAreaOrToleranceIsRefused() throws {
         let flat = try QuantizationParameters.parse(try JSONParser.parse(#"{"extent":{"xmin":0,"ymin":0,"xmax":0,"ymax":5}}"#))
-        #expect(throws: ArcGISError.self) { try flat.grid(outSR: .wgs84) }
+        #expect(throws: ArcGISError.self) { try flat.grid(outSR: .wgs84, coordinateSystem: .degrees) }
         let edit = try QuantizationParameters.parse(try JSONParser.parse(#"{"mode":"edit","extent":{"xmin":-1e9,"ymin":0,"xmax":1e9,"ymax":1}}"#))
-        #expect(throws: ArcGISError.self) { try edit.grid(outSR: .wgs84) }
+        #expect(throws: ArcGISError.self) { try edit.grid(outSR: .wgs84, coordinateSystem: .degrees) }
     }
 
     @Test func coordinatesFarOutsideTheGridHaveNoCell() {

@@ -94,7 +94,8 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let page = query.pageSize(for: layer)
     fuzzCheck(page >= 0 && page <= Int(Int32.max), "page size \(page)")
     let grid: QuantizationGrid?
-    do { grid = try query.quantizationGrid(for: layer) } catch {
+    // Without PROJ here: WGS 84 is degrees, every other reference taken as projected.
+    do { grid = try query.quantizationGrid(for: layer, coordinateSystem: { $0.epsg == 4326 ? .degrees : .projected }) } catch {
         fuzzCheck(error.code == 400, "grid failed with \(error)")
         return 0
     }

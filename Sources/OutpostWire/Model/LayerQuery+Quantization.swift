@@ -90,9 +90,10 @@ public struct QuantizationParameters: Sendable, Equatable {
         return parameters
     }
 
-    /// The grid answers in `outSR` are quantized on. The extent must be in `outSR` (or name no
-    /// reference): the tolerance is in its units.
-    public func grid(outSR: SpatialReference) throws(ArcGISError) -> QuantizationGrid {
+    /// The grid answers in `outSR` are quantized on; `coordinateSystem` is what `outSR`'s
+    /// definition says it measures (`CoordinateSystemCatalog`). The extent must be in `outSR`
+    /// (or name no reference): the tolerance is in its units.
+    public func grid(outSR: SpatialReference, coordinateSystem: CoordinateSystem) throws(ArcGISError) -> QuantizationGrid {
         if let spatialReference, !spatialReference.isEquivalent(to: outSR) {
             throw .invalidParameter(
                 "quantizationParameters",
@@ -101,9 +102,8 @@ public struct QuantizationParameters: Sendable, Equatable {
         let (scaleX, scaleY): (Double, Double)
         switch mode {
         case .edit:
-            // ArcGIS's default resolutions: 1e-9 degree for geographic references, 0.0001 unit otherwise.
-            let resolution = (4000..<5000).contains(outSR.epsg) ? 1e-9 : 1e-4
-            (scaleX, scaleY) = (resolution, resolution)
+            // ArcGIS's default resolutions, by what the reference measures (not by its code's range).
+            (scaleX, scaleY) = (coordinateSystem.fullResolution, coordinateSystem.fullResolution)
         case .view:
             if let tolerance {
                 (scaleX, scaleY) = (tolerance, tolerance)
@@ -118,7 +118,7 @@ public struct QuantizationParameters: Sendable, Equatable {
         let top = originPosition == .upperLeft
         return QuantizationGrid(
             originPosition: originPosition, scaleX: scaleX, scaleY: scaleY, translateX: extent.xmin,
-            translateY: top ? extent.ymax : extent.ymin, keepsEveryVertex: mode == .edit)
+            translateY: top ? extent.ymax : extent.ymin, keepsEveryVertex: mode == .edit, domain: coordinateSystem.domain)
     }
 
     private func checkCells(scaleX: Double, scaleY: Double) throws(ArcGISError) {
@@ -139,6 +139,11 @@ public struct QuantizationGrid: Sendable, Equatable {
     public var translateY: Double
     /// `edit` mode: no vertex is dropped.
     public var keepsEveryVertex: Bool
+    /// The coordinates the answer's reference admits (`CoordinateSystem.domain`); nil: any
+    /// finite ones. A geometry with a vertex outside it and too far out for a cell is stored
+    /// data the grid cannot carry, answered without geometry; one inside it is the grid's
+    /// fault, a 400.
+    public var domain: Envelope?
 
     /// The largest magnitude a quantized coordinate may have (2^52): a vertex further outside
     /// the extent is refused rather than rounded or overflowed.
@@ -146,7 +151,7 @@ public struct QuantizationGrid: Sendable, Equatable {
 
     public init(
         originPosition: QuantizationParameters.OriginPosition, scaleX: Double, scaleY: Double, translateX: Double, translateY: Double,
-        keepsEveryVertex: Bool
+        keepsEveryVertex: Bool, domain: Envelope? = nil
     ) {
         self.originPosition = originPosition
         self.scaleX = scaleX
@@ -154,6 +159,14 @@ public struct QuantizationGrid: Sendable, Equatable {
         self.translateX = translateX
         self.translateY = translateY
         self.keepsEveryVertex = keepsEveryVertex
+        self.domain = domain
+    }
+
+    /// Whether `(x, y)` lies outside `domain` (or is not finite).
+    public func isOutsideDomain(x: Double, y: Double) -> Bool {
+        guard x.isFinite, y.isFinite else { return true }
+        guard let domain else { return false }
+        return !(x >= domain.xmin && x <= domain.xmax && y >= domain.ymin && y <= domain.ymax)
     }
 
     /// The column of `x`; nil when not finite or beyond `maximumMagnitude`.

@@ -38,16 +38,22 @@ extension LayerQuery {
         return min(resultRecordCount ?? limit, limit)
     }
 
-    /// The reference an answer's geometries are in: `outSR`, else WGS 84 for GeoJSON, else the layer's.
+    /// The reference an answer's geometries are in: `outSR`, else WGS 84 for GeoJSON (RFC 7946:
+    /// `defaultSR` does not change it), else `defaultSR`, else the layer's.
     public func answerSpatialReference(for layer: LayerDefinition) -> SpatialReference {
-        outSR ?? (format.isGeoJSON ? .wgs84 : layer.spatialReference)
+        outSR ?? (format.isGeoJSON ? .wgs84 : defaultSR ?? layer.spatialReference)
     }
 
     /// The grid an answer's geometries are quantized on; nil without `quantizationParameters`,
-    /// without geometries, or for GeoJSON (which has no `transform`).
-    public func quantizationGrid(for layer: LayerDefinition) throws(ArcGISError) -> QuantizationGrid? {
+    /// without geometries, or for GeoJSON (which has no `transform`). `coordinateSystem` says
+    /// what a reference measures (`CoordinateSystemCatalog.coordinateSystem(of:)`), asked only
+    /// of the answer's reference and only when there is a grid to make.
+    public func quantizationGrid(
+        for layer: LayerDefinition, coordinateSystem: (SpatialReference) -> CoordinateSystem
+    ) throws(ArcGISError) -> QuantizationGrid? {
         guard let quantization, !format.isGeoJSON, returnGeometry, !returnDistinctValues, layer.geometryType != nil else { return nil }
-        return try quantization.grid(outSR: answerSpatialReference(for: layer))
+        let reference = answerSpatialReference(for: layer)
+        return try quantization.grid(outSR: reference, coordinateSystem: coordinateSystem(reference))
     }
 
     /// Whether a page that would exceed the transfer limit is answered without features, so a
@@ -74,7 +80,7 @@ extension LayerQuery {
         returnDistinctValues = try p.bool("returnDistinctValues", default: false)
         if let raw = p.string("defaultSR") {
             guard let sr = SpatialReference(json: .string(raw)) else { throw .invalidParameter("defaultSR", "expected a wkid") }
-            if outSR == nil { outSR = sr }
+            defaultSR = sr
             geometry?.defaultSR = sr
         }
         if let json = try p.json("quantizationParameters") {

@@ -72,6 +72,9 @@ public struct LayerQuery: Sendable, Equatable {
     public var returnDistinctValues = false
     /// Integer coordinates on a grid (`quantizationParameters`), for Esri JSON answers.
     public var quantization: QuantizationParameters?
+    /// `defaultSR`: the answer's reference when `outSR` is absent (not for GeoJSON, which is
+    /// WGS 84), and the query geometry's when nothing else names one (`QueryGeometry.defaultSR`).
+    public var defaultSR: SpatialReference?
 
     public init() {}
 
@@ -86,6 +89,7 @@ public struct LayerQuery: Sendable, Equatable {
             && lhs.groupByFields == rhs.groupByFields && lhs.having == rhs.having && lhs.resultType == rhs.resultType
             && lhs.maxRecordCountFactor == rhs.maxRecordCountFactor && lhs.returnExceededLimitFeatures == rhs.returnExceededLimitFeatures
             && lhs.returnDistinctValues == rhs.returnDistinctValues && lhs.quantization == rhs.quantization
+            && lhs.defaultSR == rhs.defaultSR
     }
 }
 

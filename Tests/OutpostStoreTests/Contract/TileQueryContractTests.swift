@@ -142,7 +142,7 @@ import Testing
             let plain = [("where", "continent = 'Europe'"), ("outFields", "OBJECTID"), ("outSR", outSR)]
             let quantization = #"{"mode":"view","originPosition":"upperLeft","tolerance":\#(tolerance),"extent":\#(extent)}"#
             let query = try LayerQuery.parse(RequestParameters(plain + [("quantizationParameters", quantization), ("f", "json")]))
-            let grid = try #require(try query.quantizationGrid(for: layer))
+            let grid = try #require(try query.quantizationGrid(for: layer, coordinateSystem: CoordinateSystemCatalog.coordinateSystem(of:)))
             guard case .features(let page) = try demo.features.query(query, service: "Demo", layer: 1) else {
                 throw ArcGISError.invalidQuery("no page")
             }
@@ -170,7 +170,9 @@ import Testing
             let treeQuery = try LayerQuery.parse(
                 RequestParameters([("outSR", outSR), ("maxRecordCountFactor", "3"), ("quantizationParameters", quantization), ("f", "json")]))
             guard case .features(let treePage) = try demo.features.query(treeQuery, service: "Demo", layer: 2) else { continue }
-            let treeGrid = try #require(try treeQuery.quantizationGrid(for: try demo.layer(service: "Demo", id: 2).definition))
+            let treeGrid = try #require(
+                try treeQuery.quantizationGrid(
+                    for: try demo.layer(service: "Demo", id: 2).definition, coordinateSystem: CoordinateSystemCatalog.coordinateSystem(of:)))
             let cells = try treePage.quantized(on: treeGrid, layerType: .point)
             #expect(cells.geometries.count == 2500)
             for (feature, cell) in zip(trees.features, cells.geometries) {
