@@ -33,6 +33,7 @@ let package = Package(
         fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),
         fuzzTarget("FuzzQuantization", ["OutpostWire", "OutpostGeometry"]),
+        fuzzTarget("FuzzRequestHead", ["OutpostWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import OutpostWire
 
 /// Which web pages may read Outpost's answers (CORS), as ArcGIS Server's REST API decides it
 /// (docs/web-clients.md, "Cross-origin requests"): every origin by default; with an allowed list
@@ -19,8 +20,6 @@ public struct CrossOriginPolicy: Sendable, Equatable {
     static let allowedMethods = "GET, POST, HEAD, OPTIONS"
     /// How long a browser may keep a preflight's answer (Chromium keeps at most 2 hours).
     static let preflightSeconds = 86400
-    /// The longest `Access-Control-Request-Headers` echoed back.
-    static let maximumRequestedHeadersBytes = 1024
 
     private init(allowed: Set<String>?) {
         self.allowed = allowed
@@ -37,7 +36,7 @@ public struct CrossOriginPolicy: Sendable, Equatable {
         }
         var origins = Set<String>()
         for entry in entries {
-            guard let origin = Self.canonical(entry) else { return nil }
+            guard let origin = WebOrigin.canonical(entry) else { return nil }
             origins.insert(origin)
         }
         self.init(allowed: origins)
@@ -88,11 +87,11 @@ public struct CrossOriginPolicy: Sendable, Equatable {
             }
         }
         guard let origin = request.origin else { return .route }
-        if !isPreflight, let host = request.host, Self.authority(of: origin)?.lowercased() == host.lowercased() { return .route }
+        if !isPreflight, let host = request.host, WebOrigin.authority(of: origin)?.lowercased() == host.lowercased() { return .route }
         var headers: HTTPFields = [.accessControlAllowOrigin: origin, .accessControlAllowCredentials: "true", .vary: "Origin"]
         guard isPreflight else { return .allow(headers) }
         headers[.accessControlAllowMethods] = Self.allowedMethods
-        if let requested = request.requestedHeaders, Self.isHeaderList(requested) { headers[.accessControlAllowHeaders] = requested }
+        if let requested = request.requestedHeaders, WebOrigin.isHeaderList(requested) { headers[.accessControlAllowHeaders] = requested }
         headers[.accessControlMaxAge] = String(Self.preflightSeconds)
         return .preflight(headers)
     }
@@ -114,7 +113,7 @@ public struct CrossOriginPolicy: Sendable, Equatable {
     private static func page(of request: Request) -> String?? {
         if let origin = request.origin { return origin }
         guard let site = request.fetchSite?.lowercased(), site != "none" else { return nil }
-        if let origin = request.referer.flatMap(origin(ofAddress:)) { return origin }
+        if let origin = request.referer.flatMap(WebOrigin.origin(ofAddress:)) { return origin }
         return .some(site == "same-origin" ? request.host.map { "http://" + $0 } : nil)
     }
 
@@ -122,9 +121,16 @@ public struct CrossOriginPolicy: Sendable, Equatable {
     /// name resolves to the server's address, a page of any name is the server's own to the
     /// browser (DNS rebinding); addressed by IP or `localhost` it cannot be.
     private static func admits(_ page: String, allowed: Set<String>, host: String?, isPreflight: Bool) -> Bool {
-        guard let canonical = canonical(page) else { return false }
+        guard let canonical = WebOrigin.canonical(page) else { return false }
         if allowed.contains(canonical) { return true }
-        guard !isPreflight, let host, authority(of: page)?.lowercased() == host.lowercased() else { return false }
-        return isAddressOrLocalhost(host)
+        guard !isPreflight, let host, WebOrigin.authority(of: page)?.lowercased() == host.lowercased() else { return false }
+        return WebOrigin.isAddressOrLocalhost(host)
+    }
+
+    /// ArcGIS: "The token service supports cross-origin access and will always allow access to
+    /// all domains."
+    static func isTokenService(_ path: String) -> Bool {
+        let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
+        return Authenticator.tokenServices.contains(bare)
     }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import OutpostWire
 
 /// Where clients reach this server, as every URL Outpost writes names it (result files, job
 /// status, `rest/info`'s `owningSystemUrl`, the portal's `portalHostname`, packaged maps):
@@ -17,18 +18,9 @@ public struct ServerOrigin: Sendable, Equatable {
         self.publicURL = publicURL
     }
 
-    /// `--public-url` in its written form: `http(s)://host[:port]`, an optional `/` or
-    /// `/arcgis` after it (Outpost serves at `/arcgis`); nil for anything else.
-    public static func publicURL(_ text: String) -> String? {
-        var text = Substring(text)
-        for suffix in ["/arcgis/", "/arcgis", "/"] where text.lowercased().hasSuffix(suffix) && text.dropLast(suffix.count).contains("://") {
-            text = text.dropLast(suffix.count)
-            break
-        }
-        guard let address = ServerAddress(url: String(text)), !text.dropFirst(address.scheme.count + 3).contains("/") else { return nil }
-        let port = ServerAddress.defaultPort(of: address.scheme) == address.port ? "" : ":\(address.port)"
-        return "\(address.scheme)://\(address.host)\(port)"
-    }
+    /// `--public-url` in its written form (`ServerAddress.origin(ofPublicURL:)`); nil for
+    /// anything else.
+    public static func publicURL(_ text: String) -> String? { ServerAddress.origin(ofPublicURL: text) }
 
     /// The scheme clients reach this server by.
     public var scheme: String { publicURL.flatMap { ServerAddress(url: $0)?.scheme } ?? servedScheme }

@@ -24,6 +24,7 @@ import Testing
         #expect(parsed.allowed == ["https://maps.example.com", "http://localhost:3000"])
         for bad in [
             "", " , ", "maps.example.com", "ftp://maps.example.com", "https://maps.example.com/path", "https://user@host", "null", "*, https://a.b",
+            "http://h:80:80", "http://h:080",
         ] {
             #expect(CrossOriginPolicy(allowedOrigins: bad) == nil, "\(bad)")
         }

@@ -4,12 +4,12 @@
 /// and `http://host` served over TLS are others. Anything written another way (user
 /// information, a port with leading zeros, an encoded or odd character in the host) is no
 /// address: the exchange fails closed.
-struct ServerAddress: Equatable, Sendable {
-    var scheme: String
-    var host: String
-    var port: Int
+public struct ServerAddress: Equatable, Sendable {
+    public var scheme: String
+    public var host: String
+    public var port: Int
 
-    static func defaultPort(of scheme: String) -> Int? {
+    public static func defaultPort(of scheme: String) -> Int? {
         switch scheme {
         case "http": 80
         case "https": 443
@@ -18,7 +18,7 @@ struct ServerAddress: Equatable, Sendable {
     }
 
     /// `http(s)://host[:port][/…|?…|#…]`.
-    init?(url: String) {
+    public init?(url: String) {
         let lowered = url.lowercased()
         guard let scheme = ["http", "https"].first(where: { lowered.hasPrefix($0 + "://") }) else { return nil }
         let authority = lowered.dropFirst(scheme.count + 3).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -26,7 +26,7 @@ struct ServerAddress: Equatable, Sendable {
     }
 
     /// `host[:port]` (a request's `Host`) reached over `scheme`.
-    init?(scheme: String, authority: String) {
+    public init?(scheme: String, authority: String) {
         let scheme = scheme.lowercased()
         // A host name is at most 253 bytes; a port and brackets add a few.
         guard let defaultPort = Self.defaultPort(of: scheme), authority.utf8.count <= 270 else { return nil }
@@ -46,11 +46,29 @@ struct ServerAddress: Equatable, Sendable {
     }
 
     /// A name (letters, digits, `-`, `.`), an IPv4 address, or an IPv6 literal in brackets.
-    static func isHost(_ host: Substring) -> Bool {
+    public static func isHost(_ host: Substring) -> Bool {
         if host.hasPrefix("[") {
             let inside = host.dropFirst().dropLast()
             return host.hasSuffix("]") && !inside.isEmpty && inside.allSatisfy { $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }
         }
         return !host.isEmpty && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }
+    }
+
+    /// A server's origin as an operator writes it (`--public-url`): `http(s)://host[:port]`, an
+    /// optional `/` or `/arcgis` after it (Outpost serves at `/arcgis`), as
+    /// `scheme://host[:port]` lower-cased without a default port; nil for anything else.
+    public static func origin(ofPublicURL text: String) -> String? {
+        var text = Substring(text)
+        for suffix in ["/arcgis/", "/arcgis", "/"] where text.lowercased().hasSuffix(suffix) && text.dropLast(suffix.count).contains("://") {
+            text = text.dropLast(suffix.count)
+            break
+        }
+        guard let address = ServerAddress(url: String(text)), !text.dropFirst(address.scheme.count + 3).contains("/") else { return nil }
+        return address.origin
+    }
+
+    /// `scheme://host[:port]`, without the scheme's default port.
+    public var origin: String {
+        ServerAddress.defaultPort(of: scheme) == port ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
     }
 }
