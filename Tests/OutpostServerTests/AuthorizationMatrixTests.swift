@@ -32,8 +32,8 @@ import Testing
         #expect(Set(AuthorizationTable.server.rows.map(\.path)).count == AuthorizationTable.server.rows.count, "a path in two rows")
     }
 
-    @Test(arguments: AuthorizationBackend.all)
-    func everyRouteAnswersEachCallerAsItsRowSays(_ backend: AuthorizationBackend) async throws {
+    @Test(arguments: DemoBackend.all)
+    func everyRouteAnswersEachCallerAsItsRowSays(_ backend: DemoBackend) async throws {
         let store = try backend.make()
         let app = Application(router: buildRouter(store: store, options: Self.options))
         try await app.test(.router) { client in

@@ -10,23 +10,6 @@ import Testing
 
 @testable import OutpostServer
 
-/// A backend the authorization matrix runs on, seeded with the demo.
-struct AuthorizationBackend: Sendable, CustomTestStringConvertible {
-    var name: String
-    var make: @Sendable () throws -> any OutpostBackend
-
-    var testDescription: String { name }
-
-    static let all: [AuthorizationBackend] = [
-        AuthorizationBackend(name: "SpatiaLite") { try makeDemoStore(label: "authz") },
-        AuthorizationBackend(name: "PostgreSQL") {
-            let backend = try TestPostgres.makeBackend()
-            try DemoData.seed(backend, testdataDirectory: TestFolders.testdata)
-            return backend
-        },
-    ]
-}
-
 /// The five callers of the matrix: nobody, a viewer, an editor who owns nothing the matrix
 /// touches, the owner of everything the test makes (an editor), and an admin.
 enum Who: String, CaseIterable, Sendable, CustomStringConvertible {

@@ -15,7 +15,7 @@ import Testing
 /// the rule, or imported) neither fail a page nor make an extent null; `defaultSR` leaves a
 /// GeoJSON answer in WGS 84.
 @Suite struct CoordinateDomainTests {
-    typealias Backend = QueryAttackTests.Backend
+    typealias Backend = DemoBackend
 
     /// A demo of its own; `prepare` writes to it before the router is built.
     static func withApp(

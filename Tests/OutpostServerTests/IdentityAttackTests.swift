@@ -115,8 +115,8 @@ import Testing
     /// them (private items included). `Credentials.check` now refuses such names on every
     /// backend, saying why; and ids resolve before names, so a user added earlier with such a
     /// name captures nobody.
-    @Test(arguments: AuthorizationBackend.all)
-    func aUserNamedLikeAnotherUsersIdCapturesTheirPaths(_ backend: AuthorizationBackend) async throws {
+    @Test(arguments: DemoBackend.all)
+    func aUserNamedLikeAnotherUsersIdCapturesTheirPaths(_ backend: DemoBackend) async throws {
         let store = try backend.make()
         let adaId = PortalUserJSON.id(of: "ada")
         try store.users.addUser("ada", role: .admin, password: "ada-password", rounds: 1000)
@@ -201,8 +201,8 @@ import Testing
     /// Held: through ids, nobody reads or changes what they could not by name: anonymous and
     /// other users see no private items and no folders at `content/users/<id>[/<folder>]`,
     /// may not add there, and another's item is not changed through one's own path.
-    @Test(arguments: AuthorizationBackend.all)
-    func idPathsGrantNothingNamesDoNot(_ backend: AuthorizationBackend) async throws {
+    @Test(arguments: DemoBackend.all)
+    func idPathsGrantNothingNamesDoNot(_ backend: DemoBackend) async throws {
         let store = try backend.make()
         var made: [String: String] = [:]
         for (name, role) in [("ada", UserRole.admin), ("eve", .editor), ("vic", .viewer)] {

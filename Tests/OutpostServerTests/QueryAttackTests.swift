@@ -15,20 +15,7 @@ import Testing
 /// Tests marked "Was a finding (fixed)" document a bug the review found, fixed since; the
 /// others pin attacks that held.
 @Suite struct QueryAttackTests {
-    struct Backend: Sendable, CustomTestStringConvertible {
-        var name: String
-        var make: @Sendable () throws -> any OutpostBackend
-        var testDescription: String { name }
-
-        static let all: [Backend] = [
-            Backend(name: "SpatiaLite") { try makeDemoStore(label: "query-attacks") },
-            Backend(name: "PostgreSQL") {
-                let backend = try TestPostgres.makeBackend()
-                try DemoData.seed(backend, testdataDirectory: TestFolders.testdata)
-                return backend
-            },
-        ]
-    }
+    typealias Backend = DemoBackend
 
     /// Seeded demos shared by the read-only tests.
     static let shared = Guarded<[String: any OutpostBackend]>([:])

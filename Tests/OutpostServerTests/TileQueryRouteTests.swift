@@ -13,20 +13,7 @@ import Testing
 /// backends: the layer resource advertises them, the answers carry a `transform` and integer
 /// coordinates, and bad parameters are the 400 envelope (docs/decisions.md, "Feature tiles").
 @Suite struct TileQueryRouteTests {
-    struct Backend: Sendable, CustomTestStringConvertible {
-        var name: String
-        var make: @Sendable () throws -> any OutpostBackend
-        var testDescription: String { name }
-
-        static let all: [Backend] = [
-            Backend(name: "SpatiaLite") { try makeDemoStore(label: "tiles") },
-            Backend(name: "PostgreSQL") {
-                let backend = try TestPostgres.makeBackend()
-                try DemoData.seed(backend, testdataDirectory: TestFolders.testdata)
-                return backend
-            },
-        ]
-    }
+    typealias Backend = DemoBackend
 
     static let demos = Guarded<[String: any OutpostBackend]>([:])
 
