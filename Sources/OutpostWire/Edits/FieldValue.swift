@@ -51,14 +51,17 @@ public enum FieldValue {
             case .int(let i): return .real(Double(i))
             case .double(let d) where d.isFinite: return .real(d)
             case .string(let s) where mode == .lenient:
-                guard let d = Double(s.trimmingWhitespace()) else { throw mismatch() }
+                guard let d = Double(s.trimmingWhitespace()), d.isFinite else { throw mismatch() }
                 return .real(d)
             default: throw mismatch()
             }
         case .date:
             switch value {
             case .int(let i): return .integer(i)
-            case .double(let d) where d == d.rounded(): return .integer(Int64(d))
+            case .double(let d):
+                // Infinite, NaN or beyond Int64 (`1e300`): not a date, and no trap converting it.
+                guard let millis = Int64(exactly: d) else { throw mismatch() }
+                return .integer(millis)
             case .string(let s):
                 guard let millis = WhereDate.parse(s) else { throw mismatch() }
                 return .integer(millis)

@@ -137,7 +137,10 @@ public struct SpatialReference: Sendable, Equatable, Hashable {
     public init?(json: JSONValue) {
         switch json {
         case .int(let i): self.init(wkid: Int(i))
-        case .double(let d) where d == d.rounded(): self.init(wkid: Int(d))
+        case .double(let d):
+            // Infinite, NaN, fractional or beyond Int (`1e300`): no wkid, and no trap converting it.
+            guard let wkid = Int(exactly: d) else { return nil }
+            self.init(wkid: wkid)
         case .string(let s):
             if let i = Int(s.trimmingWhitespace()) {
                 self.init(wkid: i)
