@@ -187,32 +187,32 @@ enum FeatureSetWriter {
         w.endArray()
     }
 
+    /// A feature; without a geometry (`returnGeometry=false`) the key is omitted, as ArcGIS does.
     static func writeFeature(_ feature: QueriedFeature, fields: [FieldDefinition], geometryType: EsriGeometryType?, to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("attributes")
-        w.beginObject()
-        for (field, value) in zip(fields, feature.attributes) { w.member(field.name, value) }
-        w.endObject()
+        writeAttributes(of: feature, fields: fields, to: &w)
         if let geometry = feature.geometry {
             w.key("geometry")
             Geometry(ogc: geometry, layerType: geometryType).writeEsriJSON(to: &w)
-        } else if geometryType != nil {
-            // ArcGIS omits the key when returnGeometry=false; a null geometry is written as null.
         }
         w.endObject()
     }
 
     /// A feature with its geometry on the page's grid (none when nothing of it is left there).
     static func writeQuantizedFeature(_ feature: QueriedFeature, fields: [FieldDefinition], geometry: QuantizedGeometry?, to w: inout JSONWriter) {
-        w.beginObject()
-        w.key("attributes")
-        w.beginObject()
-        for (field, value) in zip(fields, feature.attributes) { w.member(field.name, value) }
-        w.endObject()
+        writeAttributes(of: feature, fields: fields, to: &w)
         if let geometry {
             w.key("geometry")
             geometry.writeEsriJSON(to: &w)
         }
+        w.endObject()
+    }
+
+    /// Opens a feature's object and writes its `attributes`; the caller adds the geometry and closes it.
+    private static func writeAttributes(of feature: QueriedFeature, fields: [FieldDefinition], to w: inout JSONWriter) {
+        w.beginObject()
+        w.key("attributes")
+        w.beginObject()
+        for (field, value) in zip(fields, feature.attributes) { w.member(field.name, value) }
         w.endObject()
     }
 
