@@ -218,7 +218,7 @@ public final class ReplicaLayerWriter {
         }
     }
 
-    private func log(_ item: DeltaItem, globalId: DatabaseValue, objectId: DatabaseValue, _ operation: DeltaOperation, db: Database) throws {
+    func log(_ item: DeltaItem, globalId: DatabaseValue, objectId: DatabaseValue, _ operation: DeltaOperation, db: Database) throws {
         guard let logChange else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "layer \(table) is finished") }
         try logChange.execute(
             [
@@ -227,7 +227,7 @@ public final class ReplicaLayerWriter {
             ], db: db)
     }
 
-    private func insert(values: [DatabaseValue], geometry: OGCGeometry?, db: Database) throws {
+    func insert(values: [DatabaseValue], geometry: OGCGeometry?, db: Database) throws {
         precondition(values.count == layer.definition.fields.count, "one value per field")
         for index in values.indices { row[index] = values[index] }
         for index in dateColumns {
@@ -246,8 +246,8 @@ public final class ReplicaLayerWriter {
         featureCount += 1
     }
 
-    private lazy var objectIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .oid } ?? 0
-    private lazy var globalIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .globalID } ?? 0
+    lazy var objectIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .oid } ?? 0
+    lazy var globalIdIndex: Int = layer.definition.fields.firstIndex { $0.type == .globalID } ?? 0
 
     /// Adds an attachment of a feature already written. `logging`: as for `insertAll`; `db`:
     /// the writer's connection when called from inside `ReplicaFileWriter.inDatabase`.

@@ -243,14 +243,3 @@ public final class ReplicaJSONWriter: ChangeFeedReceiver {
         w.endObject()
     }
 }
-
-extension SyncStore {
-    /// A sync's answer as ArcGIS JSON, handed to `write` in pieces (`ReplicaJSONWriter`).
-    public func writeSyncAnswer(
-        _ plan: SyncPlan, upload: SyncUploadOutcome?, write: @escaping ([UInt8]) throws -> Void,
-        attachmentURL: ((Int, Int64, Int64) -> String)?
-    ) throws -> SyncAnswerSummary {
-        try readSyncAnswer(
-            plan, upload: upload, into: ReplicaJSONWriter(write: write, attachmentURL: attachmentURL, returnIdsForAdds: plan.returnIdsForAdds))
-    }
-}

@@ -120,12 +120,9 @@ public protocol SyncStore: Sendable {
     ) throws -> (ReplicaDefinition, ReplicaExportCounts)
     /// `editor`: the syncing user, written to editor-tracking fields (nil when anonymous).
     func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8], editor: String?) throws -> SyncUploadOutcome
-    /// The download of a sync, handed to `receiver` as it is read (one read transaction).
-    func readSyncAnswer(_ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver) throws -> SyncAnswerSummary
-    func writeSyncDelta(
-        _ plan: SyncPlan, upload: SyncUploadOutcome?, to path: String, serviceURL: String, serviceJSON: JSONValue,
-        layerJSON: [Int: JSONValue]
-    ) throws -> SyncAnswerSummary
+    /// Runs `body` in the one read a sync's answer is made of (`ChangeFeedRead`): the sync
+    /// engine (`SyncDownload` in OutpostService) writes the answer from it.
+    func readChangeFeed<T: Sendable>(_ replica: ReplicaDefinition, _ body: (any ChangeFeedRead) throws -> T) throws -> T
     /// Records the generations handed out (and unregisters when `close`).
     func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws
 }

@@ -12,113 +12,6 @@ public struct SpatiaLiteSync: SyncStore, StoreRepository {
 }
 
 extension SpatiaLiteSync {
-    /// Reads a sync's answer (§5.6) for `receiver`: per layer the upload's edit results and
-    /// the server changes since the layer's generation (net per GlobalID, filtered by the
-    /// replica's filters, decided by `SyncRules.download`), and full data for snapshot
-    /// layers. One read transaction: the generation handed out is the newest committed when it
-    /// began, so a concurrent edit is in this answer or in the next.
-    public func readSyncAnswer(
-        _ plan: SyncPlan, upload: SyncUploadOutcome?, into receiver: some ChangeFeedReceiver
-    ) throws
-        -> SyncAnswerSummary
-    {
-        try readAnswer(plan, upload: upload) { answer, db in
-            let (replica, service, directory, resultsByLayer) = (answer.replica, answer.service, answer.directory, answer.resultsByLayer)
-            let (generation, generations) = (answer.generation, answer.generations)
-            var changes = 0
-            var replacementRows = 0
-            var hasEditResults = false
-            try receiver.beginAnswer(replica, deliversByURL: plan.deliversByURL, generations: replica.generations(answered: generations))
-            for layerPlan in plan.layers where layerPlan.direction != .snapshot {
-                guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
-                let selection = try Self.selection(for: replicaLayer, of: replica, service: service, useIndex: false, db: db)
-                let layer = selection.layer.definition
-                let results = resultsByLayer[layerPlan.layerId]
-                if let results, !results.all.isEmpty { hasEditResults = true }
-                let withAttachments = layer.hasAttachments && replica.attachmentsSyncDirection != .none
-                let answersAttachments = withAttachments || results?.attachmentResults != nil
-                try receiver.beginChanges(layer, results: results, answersAttachments: answersAttachments)
-                changes += try Self.readFeatureChanges(selection, layerPlan: layerPlan, replica: replica, db: db, into: receiver)
-                if answersAttachments {
-                    let downloads = plan.downloadsAttachments && layerPlan.direction.downloads && withAttachments
-                    changes += try Self.readAttachmentChanges(
-                        selection, since: downloads ? layerPlan.since : nil, replica: replica, directory: directory, db: db, into: receiver)
-                }
-                try receiver.endChanges()
-            }
-            let snapshots = plan.layers.filter { $0.direction == .snapshot }
-            if !snapshots.isEmpty {
-                try receiver.beginSnapshots()
-                for layerPlan in snapshots {
-                    guard let replicaLayer = replica.layer(id: layerPlan.layerId) else { continue }
-                    let selection = try Self.selection(for: replicaLayer, of: replica, service: service, db: db)
-                    let counts = try Self.readLayerData(
-                        selection, spatialReference: replica.spatialReference,
-                        withAttachments: selection.layer.definition.hasAttachments && plan.downloadsAttachments,
-                        directory: directory, db: db, into: receiver)
-                    replacementRows += counts.features + counts.attachments
-                }
-                try receiver.endSnapshots()
-            }
-            let responseType = plan.responseType(hasEditResults: hasEditResults, hasChanges: changes > 0)
-            try receiver.finishAnswer(responseType: responseType)
-            return SyncAnswerSummary(
-                generation: generation, responseType: responseType, changes: changes,
-                replacementRows: replacementRows, generations: generations)
-        }
-    }
-
-    /// The layer's feature changes since the plan's generation, in pass order, then its
-    /// deletes (none when the layer does not download). Returns their count.
-    private static func readFeatureChanges(
-        _ selection: ReplicaLayerSelection, layerPlan: SyncLayerPlan, replica: ReplicaDefinition, db: Database,
-        into receiver: some ChangeFeedReceiver
-    ) throws -> Int {
-        guard layerPlan.direction.downloads else {
-            try receiver.deletedFeatures([])
-            return 0
-        }
-        var changes = LayerChangeReader(selection: selection, since: layerPlan.since, replica: replica)
-        let layer = selection.layer.definition
-        var count = 0
-        var record = FeatureRecord(attributes: [], geometry: nil)
-        record.attributes.reserveCapacity(layer.fields.count)
-        for pass in [DownloadChange.add, .update] {
-            try changes.forEachRow(pass, db: db) { values, geometry in
-                fill(&record, values, geometry: geometry)
-                try receiver.changedFeature(pass, record, of: layer)
-                count += 1
-            }
-        }
-        let deleted = try changes.deletes(db: db)
-        try receiver.deletedFeatures(deleted.map(\.globalId))
-        return count + deleted.count
-    }
-
-    /// The attachment changes since `since` of features the replica holds, then their
-    /// deletes (none when `since` is nil). Returns their count.
-    private static func readAttachmentChanges(
-        _ selection: ReplicaLayerSelection, since: Int64?, replica: ReplicaDefinition, directory: String, db: Database,
-        into receiver: some ChangeFeedReceiver
-    ) throws -> Int {
-        guard let since else {
-            try receiver.deletedAttachments([])
-            return 0
-        }
-        let changes = LayerChangeReader(selection: selection, since: since, replica: replica)
-        let layer = selection.layer.definition
-        var count = 0
-        for pass in [DownloadChange.add, .update] {
-            try changes.forEachAttachment(pass, directory: directory, db: db) { attachment in
-                try receiver.changedAttachment(pass, attachment.record, of: layer)
-                count += 1
-            }
-        }
-        let deleted = try changes.deletedAttachments(db: db)
-        try receiver.deletedAttachments(deleted.map(\.globalId))
-        return count + deleted.count
-    }
-
     /// The SELECT columns of a feature: the fields, then the geometry in `spatialReference`.
     static func featureColumns(_ layer: StoredLayer, spatialReference: SpatialReference) -> [String] {
         var columns = layer.definition.fields.map { "t.\($0.name.quotedDatabaseIdentifier)" }
@@ -130,33 +23,7 @@ extension SpatiaLiteSync {
     }
 }
 
-/// What an answer to a sync reads with: the replica, its service, the upload's results by
-/// layer, and the generation the read began at with the generations handed out.
-struct SyncAnswerContext {
-    var replica: ReplicaDefinition
-    var service: StoredService
-    var directory: String
-    var resultsByLayer: [Int: LayerEditResults]
-    var generation: Int64
-    var generations: [Int: Int64]
-}
-
 extension SpatiaLiteSync {
-    /// Runs `body` in the one read transaction an answer (JSON or GeoPackage delta) is read in:
-    /// the generation handed out is the newest committed when it began.
-    func readAnswer<T: Sendable>(_ plan: SyncPlan, upload: SyncUploadOutcome?, _ body: (SyncAnswerContext, Database) throws -> T) throws -> T {
-        let replica = plan.replica
-        let service = try self.service(named: replica.serviceName)
-        let (directory, resultsByLayer) = (self.directory, upload?.resultsByLayer ?? [:])
-        return try pool.read { db in
-            let generation = try SpatiaLiteEdits.newestGeneration(db)
-            let answer = SyncAnswerContext(
-                replica: replica, service: service, directory: directory, resultsByLayer: resultsByLayer,
-                generation: generation, generations: plan.answeredGenerations(current: generation))
-            return try body(answer, db)
-        }
-    }
-
     /// After a sync: the generations handed out become the replica's, with the sync's date.
     /// With `closeReplica` the replica is unregistered instead.
     public func recordSync(_ plan: SyncPlan, generations: [Int: Int64], close: Bool) throws {
