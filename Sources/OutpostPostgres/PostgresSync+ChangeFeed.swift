@@ -67,7 +67,7 @@ final class PostgresLayerChanges: LayerChangeFeed {
     }
 
     func deletedFeatures() throws -> [DeletedRecord] {
-        try reader.deletes(connection: connection).map { DeletedRecord(globalId: $0.globalId, objectId: $0.objectId) }
+        try reader.deletes(connection: connection)
     }
 
     func forEachChangedAttachment(_ pass: DownloadChange, _ body: (AttachmentRecord) throws -> Void) throws {
@@ -75,6 +75,6 @@ final class PostgresLayerChanges: LayerChangeFeed {
     }
 
     func deletedAttachments() throws -> [DeletedRecord] {
-        try reader.deletedAttachments(connection: connection).map { DeletedRecord(globalId: $0.globalId, objectId: $0.objectId) }
+        try reader.deletedAttachments(connection: connection)
     }
 }

@@ -33,7 +33,7 @@ extension PostgresSync {
 /// `LayerChangeReader`'s rules): adds, then updates, then deletes — rows that left the
 /// filter, then tombstones of GlobalIDs not met as live rows.
 struct PostgresChangeReader {
-    typealias Deleted = (globalId: String, objectId: Int64?)
+    typealias Deleted = DeletedRecord
     let selection: PostgresSync.Selection
     let since: TransactionSnapshot
     let replica: ReplicaDefinition
@@ -89,7 +89,7 @@ struct PostgresChangeReader {
             switch decision {
             case .add: adds.append(objectId)
             case .update: updates.append(objectId)
-            case .delete: if let globalId { leftFilter.append((globalId, objectId)) }
+            case .delete: if let globalId { leftFilter.append(DeletedRecord(globalId: globalId, objectId: objectId)) }
             default: break
             }
         }
@@ -138,7 +138,7 @@ struct PostgresChangeReader {
                 : SyncRules.download(
                     record, matchesFilter: false, since: TransactionSnapshot.replicaGeneration, replicaId: replica.id,
                     createdByReplica: createdByReplica)
-            if change == .delete { deleted.append((try row.required(0, row.string), try row.int64(1))) }
+            if change == .delete { deleted.append(DeletedRecord(globalId: try row.required(0, row.string), objectId: try row.int64(1))) }
         }
         return deleted
     }

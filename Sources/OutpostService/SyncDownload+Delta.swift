@@ -107,13 +107,8 @@ extension GeoPackageSpatialReference {
 extension AttachmentRecord {
     /// Writes the attachment into a replica file or delta being written, its bytes read now.
     func write(to writer: ReplicaLayerWriter, logging operation: DeltaOperation? = nil) throws {
-        let data: Data
-        switch content {
-        case .file(let path): data = try Data(contentsOf: URL(fileURLWithPath: path))
-        case .bytes(let bytes): data = Data(bytes)
-        }
         try writer.insertAttachment(
             attachmentId: id, globalId: globalId, parentGlobalId: parentGlobalId, name: name, contentType: contentType, keywords: keywords,
-            data: data, logging: operation)
+            data: try content.data(), logging: operation)
     }
 }

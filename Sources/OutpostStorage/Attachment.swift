@@ -1,3 +1,4 @@
+import Foundation
 import OutpostWire
 
 /// An attachment's metadata.
@@ -56,6 +57,14 @@ public struct AttachmentInput: Sendable {
 public enum AttachmentContent: Sendable, Equatable {
     case bytes([UInt8])
     case file(String)
+
+    /// The bytes, read now from the file when there is one.
+    public func data() throws -> Data {
+        switch self {
+        case .file(let path): try Data(contentsOf: URL(fileURLWithPath: path))
+        case .bytes(let bytes): Data(bytes)
+        }
+    }
 }
 
 /// Attachment names are file names: no path separators, no control characters, no leading

@@ -79,7 +79,7 @@ final class SpatiaLiteLayerChanges: LayerChangeFeed {
     }
 
     func deletedFeatures() throws -> [DeletedRecord] {
-        try reader.deletes(db: db).map { DeletedRecord(globalId: $0.globalId, objectId: $0.objectId) }
+        try reader.deletes(db: db)
     }
 
     func forEachChangedAttachment(_ pass: DownloadChange, _ body: (AttachmentRecord) throws -> Void) throws {
@@ -87,6 +87,6 @@ final class SpatiaLiteLayerChanges: LayerChangeFeed {
     }
 
     func deletedAttachments() throws -> [DeletedRecord] {
-        try reader.deletedAttachments(db: db).map { DeletedRecord(globalId: $0.globalId, objectId: $0.objectId) }
+        try reader.deletedAttachments(db: db)
     }
 }

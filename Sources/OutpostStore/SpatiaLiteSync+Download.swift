@@ -58,7 +58,7 @@ extension SpatiaLiteSync {
 /// collected on the way, and a GlobalID met as a live row is never also deleted. The JSON
 /// answer and the GeoPackage delta both read changes through it.
 struct LayerChangeReader {
-    typealias Deleted = (globalId: String, objectId: Int64?)
+    typealias Deleted = DeletedRecord
     let selection: ReplicaLayerSelection
     let since: Int64
     let replica: ReplicaDefinition
@@ -101,7 +101,7 @@ struct LayerChangeReader {
             case pass:
                 try body(values, geometry)
             case .delete:
-                if let globalId { left.append((globalId, record.objectId)) }
+                if let globalId { left.append(DeletedRecord(globalId: globalId, objectId: record.objectId)) }
             default:
                 // `.none`: the pre-filter kept more than the rules send. (A decision of the
                 // other pass never gets here: `ChangeFeedPrefilterTests`.)
@@ -145,7 +145,7 @@ struct LayerChangeReader {
                 kind == "attachment"
                 ? SyncRules.downloadAttachment(record, parentInFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
                 : SyncRules.download(record, matchesFilter: false, since: since, replicaId: replica.id, createdByReplica: createdByReplica)
-            if change == .delete { deleted.append((row[0], row[1])) }
+            if change == .delete { deleted.append(DeletedRecord(globalId: row[0], objectId: row[1])) }
         }
         return deleted
     }

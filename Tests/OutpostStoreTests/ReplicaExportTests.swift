@@ -104,36 +104,6 @@ import Testing
         #expect(counts.features == 500 && inFile.0 == 500 && inFile.1 == 0)
     }
 
-    /// Dates are stored as epoch milliseconds and written into a GeoPackage as DATETIME text,
-    /// on every backend (SpatiaLite's copy inside SQLite converts them in SQL).
-    @Test(arguments: SyncContractBackend.all)
-    func aDateIsDateTimeTextInTheGeoPackage(_ backend: SyncContractBackend) throws {
-        let store = try backend.make(ManualClock())
-        let service = try store.schema.createService(
-            ServiceDefinition(
-                name: "Dated", spatialReference: .wgs84,
-                layers: [
-                    LayerDefinition(
-                        id: 0, name: "Visits", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
-                        fields: LayerDefinition.withSystemFields([FieldDefinition(name: "seen", type: .date)]))
-                ]))
-        let moment: Int64 = 1_764_072_000_123  // 2025-11-25T12:00:00.123Z
-        try store.edits.insert(
-            [
-                FeatureRow(attributes: ["seen": .int(moment)], geometry: .point(Point(x: 1, y: 1))),
-                FeatureRow(attributes: [:], geometry: .point(Point(x: 2, y: 2))),
-            ], service: "Dated", layer: 0)
-        let path = NSTemporaryDirectory() + "dated-\(UUID().uuidString).gpkg"
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        _ = try store.sync.exportReplica(
-            try plan(service: service.definition), to: .geoPackage(path: path), serviceURL: "", serviceJSON: .null, layerJSON: [:],
-            phase: { _ in })
-        let seen = try ReplicaFile.open(path, readonly: true).read { db in
-            try String?.fetchAll(db, sql: "SELECT seen FROM Visits ORDER BY OBJECTID")
-        }
-        #expect(seen == ["2025-11-25T12:00:00.123Z", nil])
-    }
-
     /// The file's connection reads the store attached to it, and a table of the file would hide
     /// a store table of the same name: a layer named like its own store table gets another
     /// name in the file (`_2`, as any clash), and every row is copied.

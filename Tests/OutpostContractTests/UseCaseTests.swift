@@ -2,6 +2,7 @@ import OutpostService
 import OutpostStorage
 import OutpostSync
 import OutpostWire
+import OutpostTestSupport
 import Testing
 
 /// The use cases the server and the CLI share, over every contract backend.

@@ -1,3 +1,4 @@
+import OutpostDataTools
 import OutpostGeometry
 import OutpostStorage
 import OutpostStore
@@ -119,7 +120,7 @@ import Testing
             [("outFields", "continent"), ("orderByFields", "name")], [("outFields", "continent;DROP TABLE x")], [("outFields", "\"continent\"")],
             [("returnGeometry", "false")],
         ] {
-            #expect(throws: ArcGISError.self, "\(pairs)") {
+            #expect(throws: StorageRefusal.self, "\(pairs)") {
                 try Self.query(demo, layer: 1, pairs + [("returnDistinctValues", "true")])
             }
         }

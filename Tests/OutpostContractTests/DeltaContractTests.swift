@@ -4,6 +4,7 @@ import OutpostService
 import OutpostStorage
 import OutpostSync
 import OutpostWire
+import OutpostTestSupport
 import Testing
 
 /// A download delta (`dataFormat=sqlite`, docs/replica-format.md "Deltas") carries exactly the

@@ -1,6 +1,7 @@
 import OutpostStorage
 import OutpostSync
 import OutpostWire
+import OutpostTestSupport
 import Testing
 
 /// The sync side of the store contract: edits and their generations, the sync upload with its
