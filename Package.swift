@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "outpost", targets: ["outpost"]),
         .library(name: "OutpostWire", targets: ["OutpostWire"]),
+        .library(name: "OutpostWhereSQL", targets: ["OutpostWhereSQL"]),
         .library(name: "OutpostGeometry", targets: ["OutpostGeometry"]),
         .library(name: "OutpostSync", targets: ["OutpostSync"]),
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
@@ -35,8 +36,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser. No I/O.
+        // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser and
+        // its checks against a layer's fields. No I/O, no SQL.
         .target(name: "OutpostWire"),
+        // `where` clauses as SQL, below the storage seam: the compiler core and the dialect
+        // protocol, with SQLite's dialect (the SpatiaLite backend, the client); PostgreSQL's is
+        // in OutpostPostgres.
+        .target(name: "OutpostWhereSQL", dependencies: ["OutpostWire"]),
         // Geometry codec: Esri JSON <-> WKB <-> GeoPackage binary. Pure.
         .target(name: "OutpostGeometry", dependencies: ["OutpostWire"]),
         // Pure sync rules: replica definitions, request planning, job lifecycle. No I/O.
@@ -74,7 +80,7 @@ let package = Package(
         .target(
             name: "OutpostClient",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite", "OutpostWhereSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -96,29 +102,43 @@ let package = Package(
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "CZlib", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // The SpatiaLite feature store: catalog, layer tables, migrations, queries, import.
+        // The SpatiaLite feature store: catalog, layer tables, migrations, queries.
         .target(
             name: "OutpostStore",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "OutpostTileFiles",
-                "CSpatiaLite",
+                "OutpostWhereSQL", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The data tools of the CLI, over any backend: import (GeoJSON, GeoPackage, anything GDAL
+        // reads), the demo seed, export through GDAL. SpatiaLite only for the demo's seed path.
+        .target(
+            name: "OutpostDataTools",
+            dependencies: [
+                "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
         // generic over any backend.
         .target(
-            name: "OutpostService", dependencies: ["OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage"]),
+            name: "OutpostService",
+            dependencies: [
+                "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage",
+                // The sync engine writes the GeoPackage delta of an answer.
+                "OutpostGeoPackage",
+                // The job runner logs its jobs' failures; a sync's retry fingerprint is a digest.
+                .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
         .target(
             name: "OutpostServer",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostStore", "OutpostService",
-                // The packager merges scheduled-update deltas into package files as a device would.
-                "OutpostClient",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostService",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -135,7 +155,7 @@ let package = Package(
             name: "outpost",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
-                "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage",
+                "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage", "OutpostDataTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,6 +172,7 @@ let package = Package(
             name: "OutpostPostgres",
             dependencies: [
                 "CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry", "OutpostGeoPackage", "OutpostTileFiles",
+                "OutpostWhereSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -185,10 +206,13 @@ let package = Package(
         .target(
             name: "OutpostTestSupport",
             dependencies: [
-                "OutpostStore", "OutpostPostgres", "OutpostSync", "OutpostWire", .product(name: "GRDB", package: "GRDB.swift"),
+                "OutpostStore", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostDataTools",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
+        // The where compiler in both dialects (PostgreSQL's spelling is OutpostPostgres's; no database is needed).
+        .testTarget(name: "OutpostWhereSQLTests", dependencies: ["OutpostWhereSQL", "OutpostWire", "OutpostPostgres"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),
         .testTarget(
@@ -205,11 +229,20 @@ let package = Package(
             name: "OutpostStoreTests",
             dependencies: [
                 "OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync",
-                "OutpostGeoPackage", "OutpostSQLite", "OutpostPostgres",
+                "OutpostGeoPackage", "OutpostSQLite", "OutpostPostgres", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The store contract suite: every storage seam's contract, run against every backend.
+        .testTarget(
+            name: "OutpostContractTests",
+            dependencies: [
+                "OutpostStorage", "OutpostService", "OutpostStore", "OutpostPostgres", "OutpostDataTools", "OutpostTestSupport", "OutpostWire",
+                "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
@@ -225,7 +258,7 @@ let package = Package(
             name: "OutpostClientTests",
             dependencies: [
                 "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire",
-                "OutpostGeometry", "OutpostGeoPackage",
+                "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -235,7 +268,7 @@ let package = Package(
             name: "OutpostServerTests",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
-                "OutpostGeometry",
+                "OutpostGeometry", "OutpostService", "OutpostClient", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

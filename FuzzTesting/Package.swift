@@ -22,7 +22,7 @@ let package = Package(
         // libFuzzer's driver, called by each target's `main`.
         .target(name: "CLibFuzzer"),
         .target(name: "FuzzCommon", dependencies: ["CLibFuzzer"]),
-        fuzzTarget("FuzzWhere", ["OutpostWire"], extra: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
+        fuzzTarget("FuzzWhere", ["OutpostWire", "OutpostWhereSQL", "OutpostPostgres"], extra: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
         fuzzTarget("FuzzItemSearch", ["OutpostWire"]),
         fuzzTarget("FuzzGeometry", ["OutpostWire", "OutpostGeometry"]),
         fuzzTarget("FuzzTileAddress", ["OutpostWire"]),

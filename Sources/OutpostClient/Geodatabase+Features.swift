@@ -3,6 +3,7 @@ import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
 import OutpostSQLite
+import OutpostWhereSQL
 import OutpostWire
 
 /// Local queries and edits. Attribute filters are parsed (`WhereCompiler`), never pasted
@@ -14,7 +15,7 @@ extension Geodatabase {
         var conditions: [String] = []
         var arguments: [DatabaseValue] = []
         if let text, !text.trimmingCharacters(in: .whitespaces).isEmpty {
-            let fragment = try WhereCompiler.compile(where: text, columns: Self.resolver(for: table))
+            let fragment = try WhereCompiler.compile(where: text, columns: Self.resolver(for: table), dialect: .sqlite)
             conditions.append(fragment.sql)
             arguments += fragment.arguments.map(\.databaseValue)
         }

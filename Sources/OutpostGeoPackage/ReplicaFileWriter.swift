@@ -6,21 +6,7 @@ import OutpostSync
 import OutpostWire
 
 /// A spatial reference system as `gpkg_spatial_ref_sys` records it.
-public struct GeoPackageSpatialReference: Sendable, Equatable {
-    public var srsId: Int
-    public var name: String
-    public var organization: String
-    public var code: Int
-    public var definition: String
-
-    public init(srsId: Int, name: String, organization: String = "EPSG", code: Int? = nil, definition: String) {
-        self.srsId = srsId
-        self.name = name
-        self.organization = organization
-        self.code = code ?? srsId
-        self.definition = definition
-    }
-}
+public typealias GeoPackageSpatialReference = SpatialReferenceDefinition
 
 /// A layer to write into a replica file.
 public struct ReplicaFileLayer: Sendable {

@@ -45,11 +45,11 @@ public enum SpatiaLiteToPostgres {
     }
 
     public static func migrate(_ store: FeatureStore, to backend: PostgresBackend) throws -> Report {
-        guard backend.schema.catalog.services.isEmpty else { throw Failure.notEmpty }
+        guard try backend.schema.catalog().services.isEmpty else { throw Failure.notEmpty }
         var report = Report()
         let files = AttachmentFiles(blobs: backend.blobs, temporaryDirectory: backend.temporaryDirectory)
         report.objects = try copyObjects(from: store, to: backend)
-        let services = store.catalog.services
+        let services = try store.catalog().services
         let serviceNames = services.map(\.definition.name)
         var layersByTable: [String: StoredLayer] = [:]
         for service in services {

@@ -11,9 +11,18 @@ final class PostgresCatalog: Sendable {
 
     init(pool: PostgresPool) { self.pool = pool }
 
-    /// The current catalog; the one held when the database cannot be asked.
-    var current: Catalog {
-        do { return try load() } catch { return held.withLock { $0?.catalog } ?? Catalog(services: []) }
+    /// The current catalog. When the database cannot be asked this throws: the catalog held
+    /// may name a service another process deleted, or miss one it made.
+    func current() throws(StoreError) -> Catalog {
+        do { return try load() } catch { throw Self.storeError(error) }
+    }
+
+    /// A failed catalog read as the store reports it: unavailable (503, retried) while the
+    /// database cannot be reached, a server fault otherwise.
+    static func storeError(_ error: any Error) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? PostgresError { return error.isUnavailable ? .unavailable(error.description) : .database(error.description) }
+        return .database(String(describing: error))
     }
 
     /// The statement that reads the version row (`cached(atVersion:)` takes its answer).

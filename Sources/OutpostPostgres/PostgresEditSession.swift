@@ -88,7 +88,7 @@ struct PostgresEditSession {
                     keys.append(contentsOf: ids.map(FeatureKey.objectId))
                 }
             } catch let error as PostgresError where error.kind == .statement && ["22", "42"].contains(error.sqlState?.prefix(2) ?? "") {
-                throw ArcGISError.invalidQuery("'where' parameter is invalid: \(error.message)")
+                throw StorageRefusal.invalidClause(error.message, in: .whereClause)
             }
         }
         for key in keys { results.deleteResults.append(try attempt { try delete(key, from: layer) }) }

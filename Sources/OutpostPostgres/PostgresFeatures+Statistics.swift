@@ -1,4 +1,5 @@
 import OutpostStorage
+import OutpostWhereSQL
 import OutpostWire
 
 extension PostgresFeatures {
@@ -11,16 +12,19 @@ extension PostgresFeatures {
         let definition = layer.definition
         let plan = try StatisticsPlan(query, definition: definition)
         let groups = plan.groups.map { "t.\(PostgresQuery.quoted(identifier: $0.name))" }
-        let functions = WhereCompiler.aggregates(.postgres)
         let aggregates = plan.statistics.map { statistic in
-            let function = functions[statistic.kind.rawValue.uppercased()] ?? statistic.kind.rawValue
-            return "\(function)(t.\(PostgresQuery.quoted(identifier: statistic.field.name)))"
+            "\(PostgresWhereDialect().aggregate(statistic.kind))(t.\(PostgresQuery.quoted(identifier: statistic.field.name)))"
         }
         var sql = "SELECT \((groups + aggregates).joined(separator: ", "))\(from)"
         var allBinds = binds
         if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
         if let having = query.having {
-            let fragment = try WhereCompiler.compile(having: having, columns: resolver(for: definition), dialect: .postgres)
+            let fragment: SQLFragment
+            do {
+                fragment = try WhereCompiler.compile(having: having, columns: resolver(for: definition), dialect: .postgres)
+            } catch {
+                throw StorageRefusal(error, in: .having)
+            }
             sql += " HAVING \(fragment.sql)"
             allBinds += fragment.arguments.map(\.postgresValue)
         }

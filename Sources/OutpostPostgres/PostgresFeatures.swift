@@ -1,11 +1,12 @@
 import Foundation
 import OutpostGeometry
 import OutpostStorage
+import OutpostWhereSQL
 import OutpostWire
 
 /// Reading features on PostgreSQL: queries, counts and extents, with the SpatiaLite
 /// backend's answers (docs/postgres.md, "Queries"). The `where` is compiled by the shared
-/// `WhereCompiler` in its PostgreSQL dialect; geometries travel as WKB.
+/// `WhereCompiler` in its PostgreSQL dialect (`PostgresWhereDialect`); geometries travel as WKB.
 public struct PostgresFeatures: FeatureQuerying {
     let pool: PostgresPool
     let held: PostgresCatalog
@@ -53,7 +54,7 @@ public struct PostgresFeatures: FeatureQuerying {
         do {
             return try pool.transaction(.repeatableRead) { try Self.answer(query, layer: layer, connection: $0) }
         } catch let error as PostgresError where error.kind == .statement && ["22", "42"].contains(error.sqlState?.prefix(2) ?? "") {
-            throw ArcGISError.invalidQuery("'where' parameter is invalid: \(error.message)")
+            throw StorageRefusal.invalidClause(error.message, in: .whereClause)
         }
     }
 
@@ -67,7 +68,7 @@ public struct PostgresFeatures: FeatureQuerying {
         var conditions: [String] = []
         var binds: [PostgresValue] = []
         if let text = query.whereClause {
-            let fragment = try WhereCompiler.compile(where: text, columns: resolve, dialect: .postgres)
+            let fragment = try compile(where: text, columns: resolve)
             if fragment.sql != "(1 = 1)" {
                 conditions.append(fragment.sql)
                 binds += fragment.arguments.map(\.postgresValue)
@@ -75,12 +76,12 @@ public struct PostgresFeatures: FeatureQuerying {
         }
         let oid = "t.\(PostgresQuery.quoted(identifier: definition.objectIdField))"
         if let ids = query.objectIds {
-            guard ids.count <= maximumObjectIds else { throw ArcGISError.invalidParameter("objectIds", "more than \(maximumObjectIds) ids") }
+            guard ids.count <= maximumObjectIds else { throw StorageRefusal.tooManyObjectIds(limit: maximumObjectIds) }
             conditions.append("\(oid) = ANY(?)")
             binds.append(PostgresInt64Array(ids).postgresValue)
         }
         if let spatial = query.geometry {
-            guard layer.isSpatial else { throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(definition.name) is a table") }
+            guard layer.isSpatial else { throw StorageRefusal.notSpatial(layer: definition.name) }
             conditions.append(
                 try spatialFilter(spatial, relationship: query.spatialRelationship, layer: layer, connection: connection, binds: &binds))
         }
@@ -105,7 +106,7 @@ public struct PostgresFeatures: FeatureQuerying {
         }
         if outSR.epsg != layer.srid, query.returnExtentOnly || (query.returnGeometry && layer.isSpatial) {
             guard try isKnownSRID(outSR.epsg, connection: connection) else {
-                throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(outSR.wkid)")
+                throw StorageRefusal.unknownSpatialReference(outSR.wkid, of: .outputSpatialReference)
             }
         }
         if query.returnExtentOnly {
@@ -122,7 +123,7 @@ public struct PostgresFeatures: FeatureQuerying {
         var order: [String] = []
         for item in query.orderBy {
             guard let column = resolve(item.field) else {
-                throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: unknown field '\(item.field)'")
+                throw StorageRefusal.unknownField(item.field, in: .orderBy)
             }
             order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
         }
@@ -174,7 +175,7 @@ public struct PostgresFeatures: FeatureQuerying {
         var fields = [definition.field(named: definition.objectIdField)!]
         for name in requested {
             guard let field = definition.field(named: name) else {
-                throw ArcGISError.invalidQuery("'outFields' parameter is invalid: unknown field '\(name)'")
+                throw StorageRefusal.unknownField(name, in: .outFields)
             }
             if !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
         }
@@ -187,6 +188,15 @@ public struct PostgresFeatures: FeatureQuerying {
                 ($0.name.lowercased(), WhereColumn(sql: "\(alias).\(PostgresQuery.quoted(identifier: $0.name))", type: $0.type))
             })
         return { name in columns[name.lowercased()] }
+    }
+
+    /// Compiles a `where` in PostgreSQL's dialect; what the compiler refuses is the request's.
+    static func compile(where text: String, columns: @escaping WhereCompiler.Resolver) throws(StorageRefusal) -> SQLFragment {
+        do {
+            return try WhereCompiler.compile(where: text, columns: columns, dialect: .postgres)
+        } catch {
+            throw StorageRefusal(error, in: .whereClause)
+        }
     }
 
     /// A value as the SpatiaLite backend answers it, read by the column's Esri type.
@@ -218,7 +228,7 @@ public struct PostgresFeatures: FeatureQuerying {
             parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
             try parsed.0.validate()
         } catch {
-            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+            throw StorageRefusal.invalidGeometry(error.description)
         }
         let geometry = parsed.0
         let sourceSR = spatial.spatialReference(named: parsed.1, layer: layer.definition.spatialReference)
@@ -226,7 +236,7 @@ public struct PostgresFeatures: FeatureQuerying {
         var query = "ST_GeomFromWKB(?, \(sourceSR.epsg))"
         if sourceSR.epsg != layer.srid {
             guard try isKnownSRID(sourceSR.epsg, connection: connection) else {
-                throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(sourceSR.wkid)")
+                throw StorageRefusal.unknownSpatialReference(sourceSR.wkid, of: .geometrySpatialReference)
             }
             query = "ST_Transform(\(query), \(layer.srid))"
             if case .envelope = geometry { query = "ST_Envelope(\(query))" }

@@ -10,7 +10,7 @@ public struct PostgresSchema: CatalogStore {
     let held: PostgresCatalog
     let clock: any WallClock
 
-    public var catalog: Catalog { held.current }
+    public func catalog() throws(StoreError) -> Catalog { try held.current() }
 
     /// Creates a service with its layers: catalog rows, one table per layer with typed
     /// columns, change stamps, a unique GlobalID index, a PostGIS geometry column with a GiST

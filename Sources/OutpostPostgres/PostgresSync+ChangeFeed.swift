@@ -1,3 +1,4 @@
+import OutpostGeometry
 import OutpostStorage
 import OutpostSync
 import OutpostWire
@@ -43,10 +44,7 @@ struct PostgresChangeFeed: ChangeFeedRead {
     }
 
     func spatialReferenceDefinitions(_ codes: [Int]) throws -> [SpatialReferenceDefinition] {
-        try PostgresSync.geoPackageSpatialReferences(codes, connection: connection).map {
-            SpatialReferenceDefinition(
-                code: $0.srsId, name: $0.name, organization: $0.organization, organizationCode: $0.code, definition: $0.definition)
-        }
+        try PostgresSync.geoPackageSpatialReferences(codes, connection: connection)
     }
 }
 

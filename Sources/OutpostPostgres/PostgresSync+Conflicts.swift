@@ -1,5 +1,6 @@
 import OutpostGeometry
 import OutpostStorage
+import OutpostSync
 import OutpostWire
 
 extension PostgresSync {
@@ -8,10 +9,9 @@ extension PostgresSync {
         var layer: StoredLayer
         var globalId: String
         var objectId: Int64
-        /// `update` (a live row) or `delete` (a tombstone).
-        var change: String
-        var xid: Int64
-        var by: String?
+        /// `update` (a live row) or `delete` (a tombstone), made by transaction `xid` of
+        /// writer `by` (a replica, a version; nil for an online edit).
+        var change: String, xid: Int64, by: String?
         /// The row as stored, as Esri JSON text.
         var feature: String?
         /// For a reconciled update: `{"field", "base", "default", "replica"}` of each field both sides changed.
@@ -57,5 +57,55 @@ extension PostgresSync {
             }
         }
         return .object(feature)
+    }
+}
+
+/// What a sync upload overwrites, and what a versioned reconcile compares.
+extension PostgresUploadRecords {
+    /// Copies what the upload is about to overwrite into the conflict log: the live feature as
+    /// stored, or the delete it undoes, with the raw stamp of the change overwritten.
+    func recordConflict(_ operation: UploadOperation, over held: Held, globalId: String, fields: JSONValue?) throws {
+        let objectId: Int64
+        let xid: Int64
+        let by: String?
+        let kind: String
+        var feature: String?
+        switch held.stamped {
+        case .absent: return
+        case .row(let id, _, let changed, let writer, _):
+            (objectId, xid, by, kind) = (id, changed, writer, "update")
+            feature = try PostgresSync.featureJSON(objectId: id, layer: layer, connection: connection)?.jsonText
+        case .tombstone(let id, _, let deleted, let deletedBy, _):
+            (objectId, xid, by, kind) = (id, deleted, deletedBy, "delete")
+        }
+        try PostgresSync.recordConflict(
+            PostgresSync.Overwritten(
+                layer: layer, globalId: globalId, objectId: objectId, change: kind, xid: xid, by: by, feature: feature, fields: fields),
+            by: replicaId, operation: "\(operation)", at: moment, connection: connection)
+    }
+
+    /// Read in one statement, after the writes held so far are sent, against the replica's tick.
+    func fieldStates(_ update: VersionedUpdate, of feature: EditFeature, objectId: Int64, globalId: String) throws -> PostgresFieldStates {
+        var binds = update.fields.map(\.value.postgresValue)
+        var written = update.fields.enumerated().map { index, sent in
+            PostgresFieldStates.Written(column: sent.field.name, type: sent.field.type, edit: "$\(index + 1)")
+        }
+        if layer.isSpatial, let geometry = feature.geometry {
+            let value = try editor.storedGeometry(geometry, layer: layer, globalId: globalId)
+            written.append(PostgresFieldStates.Written(column: StoredLayer.geometryColumn, type: nil, edit: value.placeholder(&binds)))
+        }
+        try editor.flush()
+        return try PostgresFieldStates.read(
+            written, objectId: objectId, layer: layer, base: PostgresVersionBase(snapshot: snapshot), binds: binds, connection: connection)
+    }
+}
+
+extension PostgresFieldStates: VersionedFieldStates {
+    func json(_ field: String, in state: VersionedFieldState) -> JSONValue {
+        switch state {
+        case .base: baseJSON[field] ?? .null
+        case .current: currentJSON[field] ?? .null
+        case .edit: editJSON[field] ?? .null
+        }
     }
 }

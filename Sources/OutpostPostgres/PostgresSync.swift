@@ -30,12 +30,12 @@ public struct PostgresSync: Sendable {
         try pool.withConnection { connection in
             let target = plan.definition.spatialReference
             guard try PostgresFeatures.isKnownSRID(target.epsg, connection: connection) else {
-                throw ArcGISError.invalidParameter("replicaSR", "unknown spatial reference \(target.wkid)")
+                throw StorageRefusal.unknownSpatialReference(target.wkid, of: .replicaSpatialReference)
             }
             if plan.definition.geometry != nil,
                 try !PostgresFeatures.isKnownSRID(plan.definition.geometrySpatialReference.epsg, connection: connection)
             {
-                throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(plan.definition.geometrySpatialReference.wkid)")
+                throw StorageRefusal.unknownSpatialReference(plan.definition.geometrySpatialReference.wkid, of: .replicaGeometrySpatialReference)
             }
         }
     }
@@ -53,22 +53,14 @@ public struct PostgresSync: Sendable {
         var (conditions, binds) = try filter(for: replicaLayer, layer: layer, replica: replica, alias: "t", connection: connection)
         if replicaLayer.queryOption == .none {
             var related: [String] = []
-            if replicaLayer.includeRelated {
-                for relationship in layer.definition.relationships where relationship.role == .destination {
-                    guard let origin = service.layers.first(where: { $0.definition.id == relationship.relatedTableId }),
-                        let originReplicaLayer = replica.layer(id: origin.definition.id), originReplicaLayer.queryOption != .none,
-                        let originKey = origin.definition.relationships.first(where: {
-                            $0.relatedTableId == layer.definition.id && $0.role == .origin
-                        })?.keyField
-                    else { continue }
-                    let (originConditions, originBinds) = try filter(
-                        for: originReplicaLayer, layer: origin, replica: replica, alias: "o", connection: connection)
-                    let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
-                    related.append(
-                        "t.\(PostgresQuery.quoted(identifier: relationship.keyField)) IN (SELECT o.\(PostgresQuery.quoted(identifier: originKey)) FROM \(PostgresQuery.quoted(identifier: origin.tableName)) o\(whereSQL))"
-                    )
-                    binds += originBinds
-                }
+            for origin in service.relatedOrigins(of: layer, as: replicaLayer, in: replica) {
+                let (originConditions, originBinds) = try filter(
+                    for: origin.replicaLayer, layer: origin.layer, replica: replica, alias: "o", connection: connection)
+                let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
+                related.append(
+                    "t.\(PostgresQuery.quoted(identifier: origin.keyField)) IN (SELECT o.\(PostgresQuery.quoted(identifier: origin.originKey)) FROM \(PostgresQuery.quoted(identifier: origin.layer.tableName)) o\(whereSQL))"
+                )
+                binds += originBinds
             }
             conditions = [related.isEmpty ? "false" : "(" + related.joined(separator: " OR ") + ")"]
         }
@@ -83,8 +75,7 @@ public struct PostgresSync: Sendable {
         var conditions: [String] = []
         var binds: [PostgresValue] = []
         if let text = replicaLayer.whereClause {
-            let fragment = try WhereCompiler.compile(
-                where: text, columns: PostgresFeatures.resolver(for: layer.definition, alias: alias), dialect: .postgres)
+            let fragment = try PostgresFeatures.compile(where: text, columns: PostgresFeatures.resolver(for: layer.definition, alias: alias))
             conditions.append(fragment.sql)
             binds += fragment.arguments.map(\.postgresValue)
         }
@@ -135,7 +126,7 @@ public struct PostgresSync: Sendable {
     static func snapshot(ofGeneration generation: Int64, connection: PostgresConnection) throws -> TransactionSnapshot {
         if generation == 0 { return GenerationTick.beginning.snapshot }
         guard let snapshot = try GenerationTicks.snapshot(of: generation, on: connection) else {
-            throw ArcGISError.invalidParameter("syncLayers", "generation \(generation) is not one this server handed out")
+            throw StorageRefusal.unknownGeneration(generation)
         }
         return snapshot
     }

@@ -113,7 +113,7 @@ public struct PostgresVersions: VersionStore {
                 return try PostgresFeatures.answer(query, layer: layer, source: Self.overlay(layer, version: version.name), connection: connection)
             }
         } catch let error as PostgresError where error.kind == .statement && ["22", "42"].contains(error.sqlState?.prefix(2) ?? "") {
-            throw ArcGISError.invalidQuery("'where' parameter is invalid: \(error.message)")
+            throw StorageRefusal.invalidClause(error.message, in: .whereClause)
         }
     }
 

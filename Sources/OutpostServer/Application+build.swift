@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTLS
 import Logging
 import NIOCore
+import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 import ServiceLifecycle
@@ -150,7 +150,7 @@ public func buildRouter(
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
     router.add(middleware: ServerOriginMiddleware(origin: options.origin))
-    let runner = JobRunner(limits: options.jobLimits)
+    let runner = JobRunner(limits: options.jobLimits, logger: logger)
     let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(
         store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
@@ -182,7 +182,7 @@ public func buildRouter(
                 tokenMinutes: options.tokenMinutes)
         }
         .read("rest/info/healthCheck") { _, c in
-            guard store.maintenance.health().isHealthy else {
+            guard try await StoreCall.run({ store.maintenance.health().isHealthy }) else {
                 throw ArcGISError(kind: .unavailable, message: "Server is not ready.", details: ["The database does not answer."])
             }
             return RESTResponse.json(["success": true], parameters: c.form.parameters)
@@ -227,7 +227,7 @@ public func buildRouter(
     exports.addRoutes(to: routes)
     PackagingController(
         store: store, files: files, runner: runner, origin: options.origin, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
-        maxMapAreas: options.maxMapAreas, logger: logger
+        maxMapAreas: options.maxMapAreas
     ).addRoutes(to: routes)
     for prefix in ServiceRoutes.prefixes {
         admitted(arcgis.group(RouterPath(prefix)), role: .viewer).addRoutes(routes.viewers)

@@ -1,5 +1,4 @@
 import Hummingbird
-import NIOPosix
 import OutpostStorage
 import OutpostWire
 
@@ -49,13 +48,5 @@ extension RouteCollection where Context == OutpostRequestContext {
     /// or an image cannot trigger it with a token in its URL.
     @discardableResult func stateChanging(_ path: RouterPath, postOnly: Bool, _ handler: @escaping Handler) -> Self {
         postOnly ? change(path, handler) : read(path, handler)
-    }
-}
-
-/// The one boundary between request handlers and the synchronous store: store calls run on
-/// the blocking thread pool, never on the cooperative threads the server's tasks share.
-enum StoreCall {
-    static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(work)
     }
 }

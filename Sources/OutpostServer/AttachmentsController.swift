@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Read access to attachments: the per-feature list, the bytes, and `queryAttachments`.
@@ -30,16 +29,9 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
         return RESTResponse.json(["attachmentInfos": .array(group.attachments.map(\.json))], parameters: p)
     }
 
-    /// The bytes, streamed from disk in chunks (never loaded whole).
+    /// The bytes, streamed from disk in chunks (never loaded whole); found on the blocking pool.
     func download(_ p: RequestParameters, context: OutpostRequestContext) async throws -> Response {
-        let layer = try attachmentLayer(context)
-        let oid = try context.integer("oid")
-        let attachmentId = try context.integer("attachment")
-        guard let attachment = try store.features.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
-            throw ArcGISError(
-                kind: .notFound, message: "Attachment not found.",
-                details: ["Feature \(oid) has no attachment \(attachmentId)."])
-        }
+        let attachment = try await StoreCall.run { try storedAttachment(context) }
         let headers: HTTPFields = [
             .contentType: attachment.contentType,
             .contentDisposition: "attachment; filename=\"\(attachment.name)\"",
@@ -51,6 +43,19 @@ struct AttachmentsController<Backend: OutpostBackend>: Sendable {
             let body = try await FileIO().loadFile(path: path, context: context)
             return Response(status: .ok, headers: headers, body: body)
         }
+    }
+
+    /// The attachment the path names, with where its bytes are.
+    private func storedAttachment(_ context: OutpostRequestContext) throws -> (name: String, contentType: String, content: AttachmentContent) {
+        let layer = try attachmentLayer(context)
+        let oid = try context.integer("oid")
+        let attachmentId = try context.integer("attachment")
+        guard let attachment = try store.features.attachmentContent(layer: layer, objectId: oid, attachmentId: attachmentId) else {
+            throw ArcGISError(
+                kind: .notFound, message: "Attachment not found.",
+                details: ["Feature \(oid) has no attachment \(attachmentId)."])
+        }
+        return attachment
     }
 
     /// `addAttachment`: the multipart part `attachment`, or `uploadId` of a committed upload.

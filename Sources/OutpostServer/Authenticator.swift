@@ -4,7 +4,6 @@ import Hummingbird
 import NIOConcurrencyHelpers
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -44,24 +43,30 @@ struct Authenticator: Sendable {
     /// Decides whether a request's body may be read, and who is asking, for a route needing
     /// `role` (nil: open to anyone; then a token, when `identifies`, still names the caller,
     /// as the portal's item sharing needs, and a bad one is refused).
-    func admission(_ request: Request, query: RequestParameters, role: UserRole?, identifies: Bool = false) throws -> BodyAdmission {
+    func admission(_ request: Request, query: RequestParameters, role: UserRole?, identifies: Bool = false) async throws -> BodyAdmission {
         guard let role else {
-            guard identifies else { return try BodyAdmission(headerToken: nil, required: false) { _ in nil } }
-            return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: false) { token in
-                guard case .valid(let user) = try users.check(token: token) else { throw Self.invalidToken }
+            guard identifies else { return try await BodyAdmission(headerToken: nil, required: false) { _ in nil } }
+            return try await BodyAdmission(headerToken: Self.token(of: request, query: query), required: false) { token in
+                guard case .valid(let user) = try await check(token: token) else { throw Self.invalidToken }
                 return user
             }
         }
-        return try BodyAdmission(headerToken: Self.token(of: request, query: query), required: required) { token in
-            let user = try self.user(token: token)
+        return try await BodyAdmission(headerToken: Self.token(of: request, query: query), required: required) { token in
+            let user = try await self.user(token: token)
             try self.authorize(user, role)
             return user
         }
     }
 
+    /// What a token is worth: a read of the user directory, on the blocking pool.
+    func check(token: String) async throws -> TokenCheck {
+        let users = users
+        return try await StoreCall.run { try users.check(token: token) }
+    }
+
     /// The caller a token names, or nil when anonymous is fine (security off).
-    func user(token: String) throws -> ServerUser? {
-        switch try users.check(token: token) {
+    func user(token: String) async throws -> ServerUser? {
+        switch try await check(token: token) {
         case .valid(let user): return user
         case .expired, .unknown:
             if required { throw Self.invalidToken }
@@ -83,7 +88,7 @@ struct Authenticator: Sendable {
     func generateToken(_ p: RequestParameters, address: String, server: ServerAddress?, scheme: String) async throws -> Response {
         // Empty counts as absent: the Maps SDK for JavaScript may send them empty with a token.
         if p.string("username") == nil, p.string("password") == nil, let token = p.string("token"), let serverURL = p.string("serverUrl") {
-            return try serverToken(p, token: token, serverURL: serverURL, this: server, scheme: scheme)
+            return try await StoreCall.run { [self] in try serverToken(p, token: token, serverURL: serverURL, this: server, scheme: scheme) }
         }
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
@@ -97,7 +102,7 @@ struct Authenticator: Sendable {
         }
         let users = self.users
         // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
-        guard let user = try await JobRunner.blocking({ try users.verify(user: name, password: password) }) else {
+        guard let user = try await StoreCall.run({ try users.verify(user: name, password: password) }) else {
             throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(clock.milliseconds()) / 1000) }
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["Invalid username or password."])
         }
@@ -107,7 +112,7 @@ struct Authenticator: Sendable {
             guard let value = Int(text), value > 0 else { throw ArcGISError.invalidParameter("expiration", "minutes, a positive integer") }
             minutes = min(value, maximumMinutes)
         }
-        let issued = try users.issueToken(for: user, minutes: minutes)
+        let issued = try await StoreCall.run { [minutes] in try users.issueToken(for: user, minutes: minutes) }
         return Self.tokenAnswer(token: issued.token, expires: issued.expires, scheme: scheme, parameters: p)
     }
 }

@@ -1,6 +1,5 @@
 import Hummingbird
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Whether a request's body may be read, decided before its bytes are (token security).
@@ -21,7 +20,8 @@ struct BodyAdmission {
     }
 
     private(set) var state: State
-    private let authenticate: (_ token: String) throws -> ServerUser?
+    /// Asks the user directory, on the blocking pool (`StoreCall`): a token check is a database read.
+    private let authenticate: (_ token: String) async throws -> ServerUser?
     /// Without token security a token is optional: one in the body still names the caller.
     private let identifiesFromBody: Bool
 
@@ -29,11 +29,11 @@ struct BodyAdmission {
     ///   - headerToken: the token of the `Authorization`/`X-Esri-Authorization` header or the query string.
     ///   - required: token security is on for this route.
     ///   - authenticate: checks a token and the caller's role; throws 498 or 403.
-    init(headerToken: String?, required: Bool, authenticate: @escaping (_ token: String) throws -> ServerUser?) throws {
+    init(headerToken: String?, required: Bool, authenticate: @escaping (_ token: String) async throws -> ServerUser?) async throws {
         self.authenticate = authenticate
         identifiesFromBody = !required && headerToken == nil
         if let headerToken {
-            state = .admitted(try authenticate(headerToken))
+            state = .admitted(try await authenticate(headerToken))
         } else {
             state = required ? .pending : .admitted(nil)
         }
@@ -50,13 +50,13 @@ struct BodyAdmission {
     }
 
     /// A form field has been read: a `token` decides.
-    mutating func field(_ name: String, _ value: String) throws {
+    mutating func field(_ name: String, _ value: String) async throws {
         guard name.lowercased() == "token", !value.isEmpty else { return }
         switch state {
         case .pending:
-            state = .admitted(try authenticate(value))
+            state = .admitted(try await authenticate(value))
         case .admitted(nil) where identifiesFromBody:
-            state = .admitted(try authenticate(value))
+            state = .admitted(try await authenticate(value))
         case .admitted:
             break
         }

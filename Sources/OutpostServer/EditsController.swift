@@ -1,7 +1,6 @@
 import Hummingbird
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// `applyEdits` (layer and service), `addFeatures`, `updateFeatures`, `deleteFeatures`.
@@ -85,7 +84,8 @@ struct EditsController<Backend: OutpostBackend>: Sendable {
         guard !edits.deletes.isEmpty || edits.deleteQuery != nil else {
             throw ArcGISError.invalidParameter("objectIds", "give objectIds, where or geometry to choose the features to delete")
         }
-        let outcome = try apply([edits], options: options, p, context: context)
+        // The features to delete are found by a query read from the same parameters as `query`'s.
+        let outcome = try StorageRefusal.naming(RefusedParameters.query) { try apply([edits], options: options, p, context: context) }
         return RESTResponse.json(["deleteResults": .array(outcome.layers[0].deleteResults.map(\.json))], parameters: p)
     }
 }

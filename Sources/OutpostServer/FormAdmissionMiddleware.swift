@@ -23,7 +23,7 @@ struct FormAdmissionMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let query = RequestParameters(FormURLEncoding.decode(request.uri.query ?? ""))
-        var admission = try authenticator.admission(request, query: query, role: role, identifies: identifies)
+        var admission = try await authenticator.admission(request, query: query, role: role, identifies: identifies)
         let form = try await request.receiveForm(
             query: query, limits: role == nil ? Self.openRouteLimits : limits,
             temporaryDirectory: temporaryDirectory, admission: &admission)

@@ -1,6 +1,6 @@
 import Hummingbird
+import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Liveness, readiness and metrics: plain HTTP for orchestrators and scrapers. Liveness

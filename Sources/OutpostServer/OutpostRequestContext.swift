@@ -2,7 +2,6 @@ import Hummingbird
 import NIOCore
 import NIOSSL
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The request context of every Outpost route.

@@ -1,9 +1,7 @@
 import Foundation
 import Hummingbird
-import Logging
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -19,7 +17,6 @@ struct PackagingController<Backend: OutpostBackend>: Sendable {
     let requireAuth: Bool
     let maxExportTiles: Int
     let maxMapAreas: Int
-    let logger: Logger
 
     static var kinds: [String: JobKind] {
         [
@@ -68,30 +65,10 @@ struct PackagingController<Backend: OutpostBackend>: Sendable {
                 "tileServices", "featureServices", "packages",
             ]
             .compactMap { name in p.string(name).map { (name, $0) } })
-        let job = JobRecord(
-            id: "j" + GlobalID.make().filter(\.isHexDigit).lowercased(), serviceName: OfflinePackagingTasks.serviceName, kind: kind, replicaId: "",
-            replicaName: "", submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
-        let ticket = try runner.admit(caller: c.jobCaller)
-        let store = self.store
-        do {
-            try await StoreCall.run { try store.jobs.saveJob(job) }
-        } catch {
-            runner.cancel(ticket)
-            throw error
-        }
         let work = PackagingWork(
-            store: store, files: files, server: origin.of(request), maxExportTiles: maxExportTiles,
-            maxMapAreas: maxMapAreas,
+            backend: store, files: files, server: origin.of(request), maxExportTiles: maxExportTiles, maxMapAreas: maxMapAreas,
             caller: PortalCaller(user: c.user, securityOn: requireAuth), user: c.user, inputs: inputs)
-        let logger = self.logger
-        runner.submit(ticket) {
-            let last = try? await JobRunner.blocking {
-                JobRun(backend: store).perform(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
-                    steps in try work.run(job.kind, progress: steps.progress)
-                }
-            }
-            if let last, last.status == .failed { logger.warning("job \(job.id) (\(job.kind.rawValue)) failed: \(last.error?.message ?? "")") }
-        }
+        let job = try await work.submit(kind, owner: c.user?.name ?? "", runner: runner, caller: c.jobCaller)
         return RESTResponse.json(["jobId": .string(job.id), "jobStatus": "esriJobSubmitted"], parameters: p)
     }
 
@@ -118,48 +95,5 @@ struct PackagingController<Backend: OutpostBackend>: Sendable {
                 kind: .notFound, message: "Result not found.", details: ["The job has no result '\(c.parameters.get("parameter") ?? "")' yet."])
         }
         return RESTResponse.json(GeoprocessingJobStatus.result(output, value: value), parameters: c.form.parameters)
-    }
-}
-
-/// One packaging job's work, with the inputs it was submitted with.
-struct PackagingWork<Backend: OutpostBackend>: Sendable {
-    let store: Backend
-    let files: ResultFiles
-    let server: String
-    let maxExportTiles: Int
-    let maxMapAreas: Int
-    let caller: PortalCaller
-    let user: ServerUser?
-    let inputs: [String: String]
-
-    var packager: MapAreaPackager<Backend> {
-        MapAreaPackager(store: store, files: files, server: server, maxExportTiles: maxExportTiles, caller: caller, user: user)
-    }
-
-    func run(_ kind: JobKind, progress: (JobProgress) -> Void) throws -> JobEvent {
-        func json(_ name: String) -> JSONValue { inputs[name].flatMap { try? JSONParser.parse($0) } ?? .null }
-        switch kind {
-        case .createMapArea:
-            let area = try MapAreas(backend: store, caller: caller, limit: maxMapAreas).create(
-                mapItemId: inputs["mapItemId"] ?? "", areaType: inputs["areaType"], area: inputs["area"], extent: inputs["extent"],
-                bookmark: inputs["bookmark"], outputName: json("outputName"))
-            return .answered(.string(area.id))
-        case .setupMapArea:
-            let tiles = (json("tileServices").arrayValue ?? []).compactMap { entry -> TilePackagePlan? in
-                guard let url = entry["url"]?.stringValue else { return nil }
-                let service = PackagePlanner.serviceURL(url)
-                return TilePackagePlan(
-                    serviceURL: service, kind: service.hasSuffix("/VectorTileServer") ? .vector : .raster,
-                    levels: entry["levels"]?.stringValue ?? entry["levels"]?.arrayValue?.map { $0.jsonText }.joined(separator: ","))
-            }
-            let packages = try packager.setup(
-                areaId: inputs["mapAreaItemId"] ?? "", ignore: (json("mapLayersToIgnore").arrayValue ?? []).compactMap(\.stringValue),
-                tileServices: tiles, featureServices: PackagePlanner.FeatureOverride.parse(json("featureServices")), progress: progress)
-            return .answered(packages)
-        default:
-            let ids = (json("packages").arrayValue ?? []).compactMap { $0["itemId"]?.stringValue ?? $0.stringValue }
-            guard !ids.isEmpty else { throw PackagingError.invalid("packages", "Give [{\"itemId\": …}].") }
-            return .answered(packager.refresh(packages: ids, progress: progress))
-        }
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The portal's changes: items added, updated, shared, deleted; their resources and

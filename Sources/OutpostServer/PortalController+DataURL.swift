@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostService
 import OutpostStorage
 import OutpostWire
 

@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The portal (`/arcgis/sharing/rest`, also `/sharing/rest`): its description, users, items
@@ -108,7 +107,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
 
     /// The items of the server's services, their URLs below `server` (empty: left relative).
     func serviceItems(server: String) throws -> [PortalItem] {
-        ServiceItems.items(for: store.catalog, tileSets: try store.tiles.tileSets(), server: server, securityOn: requireAuth)
+        ServiceItems.items(for: try store.catalog(), tileSets: try store.tiles.tileSets(), server: server, securityOn: requireAuth)
     }
 
     /// The item the path names, if the caller may see it.

@@ -1,7 +1,6 @@
 import Hummingbird
 import OutpostGeometry
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// `query` and the single-feature resource.
@@ -15,12 +14,12 @@ struct QueryController<Backend: OutpostBackend>: Sendable {
         let query = try LayerQuery.parse(p)
         // Checked before the query runs: a grid that cannot hold the answer is the client's 400.
         let grid = try query.quantizationGrid(for: layer.definition, coordinateSystem: CoordinateSystemCatalog.coordinateSystem(of:))
-        let answer: QueryAnswer
-        if let version = p.string("gdbVersion"), !version.isEmpty {
-            _ = try VersionsController.visible(store, version, service: service, context: context)
-            answer = try store.versions.query(query, service: service, layer: layerId, version: version)
-        } else {
-            answer = try store.features.query(query, service: service, layer: layerId)
+        let answer: QueryAnswer = try StorageRefusal.naming(RefusedParameters.query) {
+            if let version = p.string("gdbVersion"), !version.isEmpty {
+                _ = try VersionsController.visible(store, version, service: service, context: context)
+                return try store.versions.query(query, service: service, layer: layerId, version: version)
+            }
+            return try store.features.query(query, service: service, layer: layerId)
         }
         var quantized: QuantizedPage?
         if let grid, case .features(let page) = answer {

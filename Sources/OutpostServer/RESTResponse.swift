@@ -1,7 +1,6 @@
 import Hummingbird
 import Logging
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Builds ArcGIS-style responses: JSON (compact or `pjson`), JSONP with `callback`, and the

@@ -1,7 +1,6 @@
 import Hummingbird
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// `queryRelatedRecords`: the records a layer's relationship links to some of its features

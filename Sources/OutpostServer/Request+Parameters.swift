@@ -129,7 +129,7 @@ extension Request {
                                 } else if let current = field {
                                     let value = String(decoding: current.bytes, as: UTF8.self)
                                     form.parameters[current.name] = value
-                                    try admission.field(current.name, value)
+                                    try await admission.field(current.name, value)
                                     field = nil
                                 }
                             }
@@ -155,14 +155,14 @@ extension Request {
                 if !admission.isAdmitted {
                     // Complete fields so far (up to the last `&`) may carry the token.
                     if let end = collected.lastIndex(of: UInt8(ascii: "&")) {
-                        for (name, value) in FormURLEncoding.decode(bytes: Array(collected[..<end])) { try admission.field(name, value) }
+                        for (name, value) in FormURLEncoding.decode(bytes: Array(collected[..<end])) { try await admission.field(name, value) }
                     }
                     try admission.check(received: collected.count)
                 }
             }
             if !collected.isEmpty {
                 let fields = RequestParameters(FormURLEncoding.decode(bytes: collected))
-                if let token = fields.string("token") { try admission.field("token", token) }
+                if let token = fields.string("token") { try await admission.field("token", token) }
                 form.parameters.merge(fields)
             }
             try admission.finish()
@@ -196,7 +196,7 @@ final class SpoolFile: @unchecked Sendable {
     func close(flushing: Bool = true) async throws {
         if flushing { try await flush() }
         let handle = self.handle
-        try await JobRunner.blocking { try handle.close() }
+        try await StoreCall.run { try handle.close() }
     }
 
     private func flush() async throws {
@@ -204,6 +204,6 @@ final class SpoolFile: @unchecked Sendable {
         let bytes = batch
         batch.removeAll(keepingCapacity: true)
         let handle = self.handle
-        try await JobRunner.blocking { try handle.write(contentsOf: bytes) }
+        try await StoreCall.run { try handle.write(contentsOf: bytes) }
     }
 }

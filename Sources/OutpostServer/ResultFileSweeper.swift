@@ -1,4 +1,5 @@
 import Logging
+import OutpostService
 import OutpostStorage
 import ServiceLifecycle
 
@@ -12,7 +13,7 @@ struct ResultFileSweeper<Backend: OutpostBackend>: Service {
     let logger: Logger
 
     func run() async throws {
-        try await runEvery(interval) { sweep() }
+        try await runEvery(interval) { _ = try? await StoreCall.run { sweep() } }
     }
 
     func sweep() {
@@ -31,25 +32,4 @@ func runEvery(_ interval: Duration, _ work: @escaping @Sendable () async -> Void
             }
         }
     } catch is CancellationError {}
-}
-
-extension ResultFiles {
-    /// Removes idle files and forgets their owners (`ResultFileRegistry`); with `ifDue`, at most
-    /// once a minute (requests that make result files sweep so too). One process at a time
-    /// sweeps a store that several share; the others skip their turn.
-    func sweep(ifDue: Bool = false, of store: some OutpostBackend, logger: Logger) {
-        let removed: [String]
-        do {
-            removed = try store.unlessAnotherProcessIs("outpost result file sweep") { ifDue ? sweepIfDue() : sweep() } ?? []
-        } catch {
-            logger.warning("Could not sweep result files: \(error)")
-            return
-        }
-        guard !removed.isEmpty else { return }
-        do {
-            try store.resultFiles.forgetResultFiles(removed)
-        } catch {
-            logger.warning("Could not forget removed result files: \(error)")
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostService
 
 extension ResultFiles {
     /// A published result file as the answer: whole, or the range a resuming client asks

@@ -1,7 +1,7 @@
 import Foundation
 import Metrics
+import OutpostService
 import OutpostStorage
-import OutpostStore
 import Prometheus
 import Synchronization
 
@@ -48,16 +48,15 @@ public final class ServerMetrics: Sendable {
         counter.increment()
     }
 
-    /// Reads what the store and the job runner hold, then renders every metric.
+    /// Reads what the store (on the blocking pool) and the job runner hold, then renders every metric.
     func scrape(store: some OutpostBackend, runner: JobRunner) async throws -> [UInt8] {
-        let edits = store.editsApplied
+        let (edits, counts) = try await StoreCall.run { (store.editsApplied, try store.maintenance.counts()) }
         let newEdits = editsReported.withLock { reported in
             defer { reported = edits }
             return edits - reported
         }
         Counter(label: "outpost_edits_applied_total", factory: factory).increment(by: newEdits)
 
-        let counts = try store.maintenance.counts()
         let (replicas, conflicts) = (counts.replicas, counts.conflicts)
         // The conflict log is kept for good: its size is the count of conflicts recorded.
         let newConflicts = conflictsReported.withLock { reported in

@@ -1,6 +1,5 @@
 import Hummingbird
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The directory resources: server info, the services list, service and layer metadata.
@@ -76,7 +75,7 @@ struct ServicesController<Backend: OutpostBackend>: Sendable {
     }
 
     func allEntries() throws -> [Entry] {
-        store.catalog.services.map { Entry(name: $0.definition.name, type: "FeatureServer") }
+        try store.catalog().services.map { Entry(name: $0.definition.name, type: "FeatureServer") }
             + (try store.tiles.tileSets().map { Entry(name: $0.name, type: $0.kind.serviceKind) })
     }
 

@@ -1,6 +1,5 @@
 import Logging
 import OutpostStorage
-import OutpostStore
 
 /// What a server does before it serves: a previous run's unfinished jobs have no worker any
 /// more (they fail, never hang), and files of edits that never committed or of requests cut

@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -52,58 +51,21 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
 
     /// Plans the export now (a refusal is the answer, and no job is made), then runs it as a job.
     private func submit(_ jobKind: JobKind, of kind: TileSet.Kind, _ request: Request, _ c: OutpostRequestContext) async throws -> Response {
-        files.sweep(ifDue: true, of: store, logger: logger)
-        let (store, files, maximum, quota) = (self.store, self.files, maxExportTiles, resultQuotaBytes)
-        let set = try await StoreCall.run { try TileServicesController.tileSet(store, c, kind: kind) }
-        let request = try TileExportRequest.parse(c.form.parameters, kind: kind)
-        // Planning is bounded by the tile limit, but it is CPU: off the cooperative threads.
-        let export = try await StoreCall.run { try ExportTiles(backend: store, set: set, request: request, maximum: maximum) }
-        if jobKind == .exportTiles {
-            try await StoreCall.run { try files.checkQuota(of: c.user?.name ?? "", quota: quota, registry: store.resultFiles) }
-        }
-        let job = JobRecord(
-            id: "j" + GlobalID.make().filter(\.isHexDigit).lowercased(), serviceName: set.name, kind: jobKind, replicaId: "", replicaName: "",
-            submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
-        let ticket = try runner.admit(caller: c.jobCaller)
-        do {
-            try await StoreCall.run { try store.jobs.saveJob(job) }
-        } catch {
-            runner.cancel(ticket)
-            throw error
-        }
-        let logger = self.logger
-        runner.submit(ticket) { await Self.run(job, export: export, files: files, logger: logger) }
-        logger.info("job \(job.id): \(jobKind.rawValue) of \(set.name), \(export.plan.tileCount) tiles planned")
-        return RESTResponse.json(["jobId": .string(job.id), "jobStatus": "esriJobSubmitted"], parameters: c.form.parameters)
-    }
-
-    /// Writes the package (or counts it), every step saved; progress at most a few times a second.
-    static func run(_ job: JobRecord, export: ExportTiles<Backend>, files: ResultFiles, logger: Logger) async {
-        let store = export.backend
-        let last = try? await JobRunner.blocking {
-            JobRun(backend: store).perform(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
-                steps in
-                if job.kind == .estimateExportTilesSize { return .answered(try export.estimate()) }
-                let name = ResultFiles.newName(extension: export.request.format.fileExtension)
-                do {
-                    var reported = ContinuousClock.now
-                    try export.write(to: try files.temporaryPath(for: name)) { progress in
-                        guard ContinuousClock.now - reported > .milliseconds(250) else { return }
-                        reported = ContinuousClock.now
-                        steps.progress(progress)
-                    }
-                    steps.progress(JobProgress(done: export.plan.tileCount, total: export.plan.tileCount))
-                    try files.publish(name)
-                    try store.resultFiles.recordResultFile(name, owner: job.owner)
-                } catch {
-                    files.discard(name)
-                    _ = RESTResponse.arcGISError(from: error, logger: logger)
-                    throw error
-                }
-                return .succeeded(resultFile: name)
+        let (store, files, maximum, quota, logger) = (self.store, self.files, maxExportTiles, resultQuotaBytes, self.logger)
+        // Planning is bounded by the tile limit, but it is CPU: off the cooperative threads too.
+        let export = try await StoreCall.run {
+            files.sweep(ifDue: true, of: store, logger: logger)
+            let set = try TileServicesController.tileSet(store, c, kind: kind)
+            let export = try ExportTiles(
+                backend: store, set: set, request: try TileExportRequest.parse(c.form.parameters, kind: kind), maximum: maximum)
+            if jobKind == .exportTiles {
+                try files.checkQuota(of: c.user?.name ?? "", quota: quota, registry: store.resultFiles)
             }
+            return export
         }
-        if let last, last.status == .failed { logger.error("job \(job.id) failed: \(last.error.map(String.init(describing:)) ?? "")") }
+        let job = try await export.submit(jobKind, files: files, owner: c.user?.name ?? "", runner: runner, caller: c.jobCaller)
+        logger.info("job \(job.id): \(jobKind.rawValue) of \(export.set.name), \(export.plan.tileCount) tiles planned")
+        return RESTResponse.json(["jobId": .string(job.id), "jobStatus": "esriJobSubmitted"], parameters: c.form.parameters)
     }
 
     // MARK: Status and results
@@ -148,6 +110,15 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
         return (job, file, "\(job.serviceName.replacingOccurrences(of: "/", with: "_")).\((file as NSString).pathExtension)")
     }
 
+    /// The package the download's path names: its result file, its name, and its published copy.
+    private func package(_ c: OutpostRequestContext) throws -> (file: String, name: String, path: String) {
+        let (_, file, name) = try output(c)
+        guard c.parameters.get("file") == name, let path = files.open(file) else {
+            throw ArcGISError(kind: .notFound, message: "Output not found.", details: ["The export's folder holds only \(name)."])
+        }
+        return (file, name, path)
+    }
+
     private func outputFolder(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         let (job, _, name) = try output(c)
         let url = "\(origin.of(request))/arcgis/rest/directories/arcgisoutput/\(job.id)/\(name)"
@@ -155,10 +126,7 @@ struct TileExportController<Backend: OutpostBackend>: Sendable {
     }
 
     private func download(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
-        let (_, file, name) = try await StoreCall.run { try output(c) }
-        guard c.parameters.get("file") == name, let path = files.open(file) else {
-            throw ArcGISError(kind: .notFound, message: "Output not found.", details: ["The export's folder holds only \(name)."])
-        }
+        let (file, name, path) = try await StoreCall.run { [self] in try package(c) }
         var response = try await ResultFiles.response(serving: path, named: file, request: request, context: c)
         response.headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         return response

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Tiled map services (`MapServer`, one fused cache) and vector tile services

@@ -1,6 +1,5 @@
 import Hummingbird
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The `uploads` resource (§8): single-shot and multi-part uploads, item info, delete.
@@ -31,8 +30,10 @@ struct UploadsController<Backend: OutpostBackend>: Sendable {
         guard let partId = try form.parameters.int("partId") ?? form.parameters.int("partNumber") else {
             throw ArcGISError.missingParameter("partId")
         }
-        let item = try store.uploads.addUploadPart(
-            service: try context.serviceName(), itemID: try ownedItemID(context), partId: partId, sourcePath: file.path)
+        let (service, itemID) = (try context.serviceName(), try ownedItemID(context))
+        let item = try StorageRefusal.naming(RefusedParameters.upload) {
+            try store.uploads.addUploadPart(service: service, itemID: itemID, partId: partId, sourcePath: file.path)
+        }
         return RESTResponse.json(["success": true, "item": item.json], parameters: form.parameters)
     }
 
@@ -42,7 +43,10 @@ struct UploadsController<Backend: OutpostBackend>: Sendable {
     }
 
     func commit(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
-        let item = try store.uploads.commitUpload(service: try context.serviceName(), itemID: try ownedItemID(context), parts: p.nameList("parts"))
+        let (service, itemID) = (try context.serviceName(), try ownedItemID(context))
+        let item = try StorageRefusal.naming(RefusedParameters.upload) {
+            try store.uploads.commitUpload(service: service, itemID: itemID, parts: p.nameList("parts"))
+        }
         return RESTResponse.json(["success": true, "item": item.json], parameters: p)
     }
 

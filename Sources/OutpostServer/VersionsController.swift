@@ -1,7 +1,6 @@
 import Hummingbird
 import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// `…/<service>/VersionManagementServer`: the versions of a versioned service, after ArcGIS's

@@ -59,7 +59,10 @@ public struct CreateReplica<Backend: OutpostBackend>: Sendable {
         guard let plan else { throw ArcGISError.internalError("no replica plan") }
         let planned = Planned(plan: plan, reservedName: reserved, reference: reference, originId: originId)
         do {
-            try backend.sync.validate(plan)
+            // The spatial references the backend cannot project, named as `createReplica` carries them.
+            try StorageRefusal.naming([.replicaSpatialReference: "replicaSR", .replicaGeometrySpatialReference: "inSR"]) {
+                try backend.sync.validate(plan)
+            }
         } catch {
             release(planned)
             throw error

@@ -22,7 +22,7 @@ extension SyncDownload {
             if let gen = generations[answered.layers[index].layerId] { answered.layers[index].serverGen = gen }
         }
         answered.replicaServerGen = answered.layers.map(\.serverGen).min() ?? replica.replicaServerGen
-        let systems = try feed.spatialReferenceDefinitions([replica.spatialReference.epsg, 4326]).map(GeoPackageSpatialReference.init)
+        let systems = try feed.spatialReferenceDefinitions([replica.spatialReference.epsg, 4326])
         let writer = try ReplicaFileWriter(
             path: path, replica: answered, serviceURL: serviceURL, serviceJSON: serviceJSON, spatialReferences: systems,
             delta: ReplicaDeltaHeader(kind: .download, generation: generation))
@@ -93,14 +93,6 @@ extension SyncDownload {
             writer.abandon()
             throw error
         }
-    }
-}
-
-extension GeoPackageSpatialReference {
-    init(_ system: SpatialReferenceDefinition) {
-        self.init(
-            srsId: system.code, name: system.name, organization: system.organization, code: system.organizationCode,
-            definition: system.definition)
     }
 }
 

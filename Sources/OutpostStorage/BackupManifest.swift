@@ -203,7 +203,7 @@ public enum BackupFailure: Error, Equatable, CustomStringConvertible {
         case .liveFolder(let path): "\(path) already holds data; restore into a new folder (move this one aside first)"
         case .notAFolder(let path): "\(path) exists and is not a folder; restore into a new or empty folder"
         case .notAPlainFile(let path): "\(path) is a link or lies under one: a backup holds plain files only"
-        case .integrity(let report): "the restored database fails PRAGMA integrity_check: \(report)"
+        case .integrity(let report): "the restored database fails its integrity check: \(report)"
         case .fileSystem(let path, let code): "\(path): \(String(cString: strerror(code)))"
         case .unsupported(let what): what
         }

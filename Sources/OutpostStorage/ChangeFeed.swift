@@ -1,3 +1,4 @@
+import OutpostGeometry
 import OutpostSync
 import OutpostWire
 
@@ -43,23 +44,5 @@ public struct DeletedRecord: Sendable, Equatable {
     public init(globalId: String, objectId: Int64?) {
         self.globalId = globalId
         self.objectId = objectId
-    }
-}
-
-/// A spatial reference system as a database's catalogue defines it.
-public struct SpatialReferenceDefinition: Sendable, Equatable {
-    public var code: Int
-    public var name: String
-    public var organization: String
-    public var organizationCode: Int
-    /// Its WKT, or "undefined".
-    public var definition: String
-
-    public init(code: Int, name: String, organization: String, organizationCode: Int, definition: String) {
-        self.code = code
-        self.name = name
-        self.organization = organization
-        self.organizationCode = organizationCode
-        self.definition = definition
     }
 }

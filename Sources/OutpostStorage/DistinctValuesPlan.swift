@@ -10,9 +10,9 @@ public struct DistinctValuesPlan: Sendable {
     /// `orderByFields` first, then every other field ascending, so pages never overlap.
     public var order: [(position: Int, ascending: Bool)]
 
-    public init(_ query: LayerQuery, definition: LayerDefinition) throws(ArcGISError) {
+    public init(_ query: LayerQuery, definition: LayerDefinition) throws(StorageRefusal) {
         guard let requested = query.outFields else {
-            throw .invalidQuery("'outFields' parameter is invalid: returnDistinctValues needs the fields to make distinct")
+            throw .noDistinctFields
         }
         var fields: [FieldDefinition] = []
         if requested.contains("*") {
@@ -20,7 +20,7 @@ public struct DistinctValuesPlan: Sendable {
         } else {
             for name in requested {
                 guard let field = definition.field(named: name) else {
-                    throw .invalidQuery("'outFields' parameter is invalid: unknown field '\(name)'")
+                    throw .unknownField(name, in: .outFields)
                 }
                 if !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
             }
@@ -28,7 +28,7 @@ public struct DistinctValuesPlan: Sendable {
         var order: [(position: Int, ascending: Bool)] = []
         for item in query.orderBy {
             guard let index = fields.firstIndex(where: { $0.name.lowercased() == item.field.lowercased() }) else {
-                throw .invalidQuery("'orderByFields' parameter is invalid: '\(item.field)' is not one of the distinct outFields")
+                throw .notADistinctField(item.field)
             }
             if !order.contains(where: { $0.position == index + 1 }) { order.append((index + 1, item.ascending)) }
         }

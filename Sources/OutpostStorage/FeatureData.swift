@@ -5,18 +5,20 @@ import ServiceLifecycle
 
 /// Services and layers: the catalog, and its changes.
 ///
-/// Contract: `catalog` is one consistent snapshot, replaced whole by a schema change; names
-/// compare without case and without the difference between `-` and `_`.
+/// Contract: `catalog()` is one consistent snapshot, replaced whole by a schema change; names
+/// compare without case and without the difference between `-` and `_`. It may ask the
+/// database (PostgreSQL: whether another process changed the schema), so it is a blocking call
+/// that throws when the database cannot answer, never an old or empty catalog.
 public protocol CatalogStore: Sendable {
-    var catalog: Catalog { get }
+    func catalog() throws(StoreError) -> Catalog
     func createService(_ service: ServiceDefinition) throws -> StoredService
     func deleteService(named name: String) throws
 }
 
 extension CatalogStore {
-    public func service(named name: String) throws(StoreError) -> StoredService { try catalog.existingService(named: name) }
+    public func service(named name: String) throws(StoreError) -> StoredService { try catalog().existingService(named: name) }
 
-    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog.existingLayer(service: name, id: id) }
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog().existingLayer(service: name, id: id) }
 }
 
 /// Reading features (`query`, counts, extents, attachments).
@@ -118,8 +120,16 @@ public protocol SyncStore: Sendable {
         _ plan: ReplicaPlan, to output: ReplicaOutput, serviceURL: String, serviceJSON: JSONValue, layerJSON: [Int: JSONValue],
         phase: (ServerJobStatus) -> Void
     ) throws -> (ReplicaDefinition, ReplicaExportCounts)
-    /// `editor`: the syncing user, written to editor-tracking fields (nil when anonymous).
-    func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8], editor: String?) throws -> SyncUploadOutcome
+    /// Runs `body` in one sync upload's write transaction (`SyncUploadTransaction`), once the
+    /// plan's uploading layers are found to take their edits and their attachment bytes are in
+    /// place; `editor` (the syncing user, nil when anonymous) goes to editor-tracking fields.
+    /// The upload engine (`applySyncUpload`, OutpostService) is the body. What `body` throws
+    /// rolls everything back and is rethrown. `body` may run more than once (PostgreSQL runs
+    /// the transaction again with a savepoint per edit when an edit failed without one): only
+    /// its last run commits.
+    func runSyncUpload(
+        _ plan: SyncPlan, editor: String?, _ body: (any SyncUploadTransaction) throws -> SyncUploadOutcome
+    ) throws -> SyncUploadOutcome
     /// Runs `body` in the one read a sync's answer is made of (`ChangeFeedRead`): the sync
     /// engine (`SyncDownload` in OutpostService) writes the answer from it.
     func readChangeFeed<T: Sendable>(_ replica: ReplicaDefinition, _ body: (any ChangeFeedRead) throws -> T) throws -> T
@@ -212,19 +222,12 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
 }
 
 extension SyncBackend {
-    /// A consistent snapshot of all services.
-    public var catalog: Catalog { schema.catalog }
+    /// A consistent snapshot of all services (`CatalogStore.catalog()`).
+    public func catalog() throws(StoreError) -> Catalog { try schema.catalog() }
 
     public func service(named name: String) throws(StoreError) -> StoredService { try schema.service(named: name) }
 
     public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try schema.layer(service: name, id: id) }
-}
-
-extension SyncStore {
-    /// An upload by no user (the operator, tests): editor tracking writes NULL.
-    public func applySyncUpload(_ plan: SyncPlan, fingerprint: [UInt8]) throws -> SyncUploadOutcome {
-        try applySyncUpload(plan, fingerprint: fingerprint, editor: nil)
-    }
 }
 
 extension VersionStore {

@@ -25,12 +25,12 @@ public struct StatisticsPlan: Sendable {
     public var pageSize: Int
     public var offset: Int
 
-    public init(_ query: LayerQuery, definition: LayerDefinition) throws(ArcGISError) {
+    public init(_ query: LayerQuery, definition: LayerDefinition) throws(StorageRefusal) {
         var groups: [FieldDefinition] = []
         var fields: [(name: String, type: EsriFieldType)] = []
         for name in query.groupByFields {
             guard let field = definition.field(named: name) else {
-                throw .invalidQuery("'groupByFieldsForStatistics' parameter is invalid: unknown field '\(name)'")
+                throw .unknownField(name, in: .groupBy)
             }
             groups.append(field)
             fields.append((field.name, field.type))
@@ -38,10 +38,10 @@ public struct StatisticsPlan: Sendable {
         var statistics: [Statistic] = []
         for statistic in query.outStatistics {
             guard let field = definition.field(named: statistic.field) else {
-                throw .invalidQuery("'outStatistics' parameter is invalid: unknown field '\(statistic.field)'")
+                throw .unknownField(statistic.field, in: .statistics)
             }
             if statistic.kind != .count && !field.type.isNumeric {
-                throw .invalidQuery("'outStatistics' parameter is invalid: \(statistic.kind.rawValue) needs a numeric field")
+                throw .notNumeric(statistic: statistic.kind.rawValue)
             }
             let type: EsriFieldType =
                 switch statistic.kind {
@@ -50,7 +50,7 @@ public struct StatisticsPlan: Sendable {
                 default: field.type == .oid ? .integer : field.type
                 }
             guard !fields.contains(where: { $0.name.lowercased() == statistic.outName.lowercased() }) else {
-                throw .invalidQuery("'outStatistics' parameter is invalid: the output name '\(statistic.outName)' is used twice")
+                throw .outputNameTwice(statistic.outName)
             }
             statistics.append(Statistic(kind: statistic.kind, field: field))
             fields.append((statistic.outName, type))
@@ -59,7 +59,7 @@ public struct StatisticsPlan: Sendable {
         for (name, ascending) in query.orderBy {
             // A group field or an output name; its position keeps the client's text out of the SQL.
             guard let index = fields.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
-                throw .invalidQuery("'orderByFields' parameter is invalid: '\(name)' is neither a group field nor an output statistic")
+                throw .neitherGroupNorStatistic(name)
             }
             if !order.contains(where: { $0.position == index + 1 }) { order.append((index + 1, ascending)) }
         }

@@ -10,6 +10,10 @@ public enum StoreError: ArcGISErrorConvertible, Sendable, Equatable, CustomStrin
     case invalidFeature(String)
     case importFailed(String)
     case spatialite(String)
+    /// The database cannot be reached, or is shutting down or starting: retry shortly.
+    case unavailable(String)
+    /// The database refused what the store asked: a fault whose details stay in the log.
+    case database(String)
 
     public var description: String {
         switch self {
@@ -21,6 +25,8 @@ public enum StoreError: ArcGISErrorConvertible, Sendable, Equatable, CustomStrin
         case .invalidFeature(let reason): "Invalid feature: \(reason)"
         case .importFailed(let reason): "Import failed: \(reason)"
         case .spatialite(let reason): "SpatiaLite: \(reason)"
+        case .unavailable(let reason): "Database unavailable: \(reason)"
+        case .database(let reason): "Database: \(reason)"
         }
     }
 
@@ -32,6 +38,10 @@ public enum StoreError: ArcGISErrorConvertible, Sendable, Equatable, CustomStrin
         case .invalidName, .invalidSchema, .invalidFeature, .importFailed:
             ArcGISError(kind: .invalidData, message: "Unable to complete operation.", details: [description])
         case .spatialite: .internalError(description)
+        case .unavailable:
+            ArcGISError(
+                kind: .unavailable, message: "Service unavailable.", details: ["The database cannot be reached at the moment; retry shortly."])
+        case .database: .internalError("An unexpected error occurred; the server log has its details.")
         }
     }
 }

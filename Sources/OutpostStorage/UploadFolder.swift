@@ -55,11 +55,11 @@ public struct UploadFolder: Sendable {
         do {
             defer { try? output.close() }
             for part in order {
-                guard let number = Int(part) else { throw ArcGISError.invalidParameter("parts", "'\(part)' is not a part id") }
+                guard let number = Int(part) else { throw StorageRefusal.notAPartId(part) }
                 let key = Self.partsPrefix(itemID) + "\(number)"
                 let file: String
                 do { file = try blobs.file(key) } catch BlobStoreError.notFound {
-                    throw ArcGISError.invalidParameter("parts", "part \(number) was not uploaded")
+                    throw StorageRefusal.partNotUploaded(number)
                 }
                 partKeys.append(key)
                 guard let input = FileHandle(forReadingAtPath: file) else { throw ArcGISError.internalError("cannot read part \(number)") }
@@ -98,8 +98,8 @@ public struct UploadFolder: Sendable {
 /// The checks of `uploads` requests every backend makes alike, before any row or file.
 extension UploadItem {
     public func checkPart(_ partId: Int) throws {
-        guard !committed else { throw ArcGISError.invalidParameter("partId", "item \(itemID) is already committed") }
-        guard partId >= 1 && partId <= 10_000 else { throw ArcGISError.invalidParameter("partId", "must be 1 to 10000") }
+        guard !committed else { throw StorageRefusal.alreadyCommitted(item: itemID) }
+        guard partId >= 1 && partId <= 10_000 else { throw StorageRefusal.partIdOutOfRange(partId) }
     }
 
     public static func notFound(_ itemID: String) -> ArcGISError {
@@ -137,7 +137,7 @@ extension FolderUploadStore {
         var item = try upload(service: service, itemID: itemID)
         guard !item.committed else { return item }
         let order = try parts ?? folder.partNumbers(of: itemID)
-        guard !order.isEmpty else { throw ArcGISError.invalidParameter("parts", "the item has no parts") }
+        guard !order.isEmpty else { throw StorageRefusal.noParts }
         let size = try folder.join(order, of: itemID)
         try recordCommitted(itemID, size: size)
         item.committed = true
@@ -154,7 +154,7 @@ extension FolderUploadStore {
     /// A private copy of a committed item's bytes, for an attachment to take over.
     public func copyOfUpload(service: String, itemID: String) throws -> (path: String, size: Int, name: String) {
         let item = try upload(service: service, itemID: itemID)
-        guard item.committed else { throw ArcGISError.invalidParameter("uploadId", "item \(itemID) is not committed") }
+        guard item.committed else { throw StorageRefusal.notCommitted(item: itemID) }
         return (try folder.copy(of: itemID), Int(item.size), item.itemName)
     }
 }

@@ -47,7 +47,7 @@ extension SpatiaLiteFeatures {
         let inside = CoordinateSystemCatalog.coordinateSystem(of: SpatialReference(wkid: source)).clamped(envelope)
         guard source != target, !inside.isEmpty else { return inside }
         guard try isKnownSRID(target, db: db) else {
-            throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(target)")
+            throw StorageRefusal.unknownSpatialReference(target, of: .outputSpatialReference)
         }
         let corners = OGCGeometry.multiPoint([
             Point(x: inside.xmin, y: inside.ymin), Point(x: inside.xmin, y: inside.ymax),

@@ -3,6 +3,7 @@ import GRDB
 import OutpostGeometry
 import OutpostSQLite
 import OutpostStorage
+import OutpostWhereSQL
 import OutpostWire
 
 /// Reading features: queries, counts, extents, attachments, and the bulk load (`FeatureQuerying`, `AttachmentReading`).
@@ -45,7 +46,7 @@ extension SpatiaLiteFeatures {
         var arguments: [DatabaseValue] = version.map { [$0.databaseValue, $0.databaseValue] } ?? []
 
         if let text = query.whereClause {
-            let fragment = try WhereCompiler.compile(where: text, columns: resolve)
+            let fragment = try compile(where: text, columns: resolve)
             if fragment.sql != "(1 = 1)" {
                 conditions.append(fragment.sql)
                 arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
@@ -54,12 +55,12 @@ extension SpatiaLiteFeatures {
         let oid = "t.\(definition.objectIdField.quotedDatabaseIdentifier)"
         if let ids = query.objectIds {
             guard ids.count <= maximumObjectIds else {
-                throw ArcGISError.invalidParameter("objectIds", "more than \(maximumObjectIds) ids")
+                throw StorageRefusal.tooManyObjectIds(limit: maximumObjectIds)
             }
             conditions.append(ids.isEmpty ? "0" : "\(oid) IN (\(ids.map(String.init).joined(separator: ",")))")
         }
         if let spatial = query.geometry {
-            guard layer.isSpatial else { throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(definition.name) is a table") }
+            guard layer.isSpatial else { throw StorageRefusal.notSpatial(layer: definition.name) }
             let filter = try spatialFilter(spatial, relationship: query.spatialRelationship, layer: layer, db: db)
             if filter.isEmptyResult {
                 conditions.append("0")
@@ -121,7 +122,7 @@ extension SpatiaLiteFeatures {
                 fields = [definition.field(named: definition.objectIdField)!]
                 for name in requested {
                     guard let field = definition.field(named: name) else {
-                        throw ArcGISError.invalidQuery("'outFields' parameter is invalid: unknown field '\(name)'")
+                        throw StorageRefusal.unknownField(name, in: .outFields)
                     }
                     if !fields.contains(where: { $0.name == field.name }) { fields.append(field) }
                 }
@@ -138,7 +139,7 @@ extension SpatiaLiteFeatures {
                 select.append("t.shape")
             } else {
                 guard try isKnownSRID(outSR.epsg, db: db) else {
-                    throw ArcGISError.invalidParameter("outSR", "unknown spatial reference \(outSR.wkid)")
+                    throw StorageRefusal.unknownSpatialReference(outSR.wkid, of: .outputSpatialReference)
                 }
                 select.append("ST_Transform(t.shape, \(outSR.epsg), NULL, 'EPSG:\(layer.srid)', 'EPSG:\(outSR.epsg)')")
             }
@@ -146,7 +147,7 @@ extension SpatiaLiteFeatures {
         var order: [String] = []
         for item in query.orderBy {
             guard let column = resolve(item.field) else {
-                throw ArcGISError.invalidQuery("'orderByFields' parameter is invalid: unknown field '\(item.field)'")
+                throw StorageRefusal.unknownField(item.field, in: .orderBy)
             }
             order.append("\(column.sql) \(item.ascending ? "ASC" : "DESC")")
         }
@@ -192,6 +193,15 @@ extension SpatiaLiteFeatures {
                 ($0.name.lowercased(), WhereColumn(sql: "\(alias).\($0.name.quotedDatabaseIdentifier)", type: $0.type))
             })
         return { name in columns[name.lowercased()] }
+    }
+
+    /// Compiles a `where` in SQLite's dialect; what the compiler refuses is the request's.
+    static func compile(where text: String, columns: @escaping WhereCompiler.Resolver) throws(StorageRefusal) -> SQLFragment {
+        do {
+            return try WhereCompiler.compile(where: text, columns: columns, dialect: .sqlite)
+        } catch {
+            throw StorageRefusal(error, in: .whereClause)
+        }
     }
 
     static func jsonValue(_ value: DatabaseValue) -> JSONValue {
@@ -244,16 +254,16 @@ extension SpatiaLiteFeatures {
         do {
             parsed = try Geometry.fromQueryParameter(spatial.text, geometryType: spatial.geometryType)
         } catch {
-            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+            throw StorageRefusal.invalidGeometry(error.description)
         }
         var geometry = parsed.0
         do { try geometry.validate() } catch {
-            throw ArcGISError.invalidQuery("'geometry' parameter is invalid: \(error.description)")
+            throw StorageRefusal.invalidGeometry(error.description)
         }
         let sourceSR = spatial.spatialReference(named: parsed.1, layer: layer.definition.spatialReference)
         if sourceSR.epsg != layer.srid {
             guard try isKnownSRID(sourceSR.epsg, db: db) else {
-                throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(sourceSR.wkid)")
+                throw StorageRefusal.unknownSpatialReference(sourceSR.wkid, of: .geometrySpatialReference)
             }
             let projected = try transform(geometry.polygonized.ogc, from: sourceSR.epsg, to: layer.srid, db: db)
             if case .envelope = geometry {

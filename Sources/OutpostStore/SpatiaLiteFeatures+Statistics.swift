@@ -1,5 +1,6 @@
 import GRDB
 import OutpostStorage
+import OutpostWhereSQL
 import OutpostWire
 
 extension SpatiaLiteFeatures {
@@ -14,14 +15,18 @@ extension SpatiaLiteFeatures {
         let plan = try StatisticsPlan(query, definition: definition)
         let groups = plan.groups.map { "t.\($0.name.quotedDatabaseIdentifier)" }
         let aggregates = plan.statistics.map { statistic in
-            let function = WhereCompiler.aggregates[statistic.kind.rawValue.uppercased()] ?? statistic.kind.rawValue
-            return "\(function)(t.\(statistic.field.name.quotedDatabaseIdentifier))"
+            "\(SQLiteWhereDialect().aggregate(statistic.kind))(t.\(statistic.field.name.quotedDatabaseIdentifier))"
         }
         var sql = "SELECT \((groups + aggregates).joined(separator: ", "))\(from)"
         var statementArguments = arguments
         if !groups.isEmpty { sql += " GROUP BY \(groups.joined(separator: ", "))" }
         if let having = query.having {
-            let fragment = try WhereCompiler.compile(having: having, columns: resolver(for: definition))
+            let fragment: SQLFragment
+            do {
+                fragment = try WhereCompiler.compile(having: having, columns: resolver(for: definition), dialect: .sqlite)
+            } catch {
+                throw StorageRefusal(error, in: .having)
+            }
             sql += " HAVING \(fragment.sql)"
             statementArguments += StatementArguments(fragment.arguments.map(\.databaseValue))
         }

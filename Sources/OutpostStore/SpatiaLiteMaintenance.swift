@@ -39,7 +39,7 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         let manager = FileManager.default
         let referenced: Set<String> = try pool.read { db in
             var paths = Set<String>()
-            for service in catalog.services {
+            for service in catalog().services {
                 for layer in service.layers where layer.definition.hasAttachments {
                     for path in try String.fetchAll(
                         db, sql: "SELECT DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE DATA_PATH IS NOT NULL")
@@ -72,7 +72,7 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
     @discardableResult
     public func compact() throws -> CompactReport {
         var report = CompactReport()
-        for service in catalog.services {
+        for service in catalog().services {
             let name = service.definition.name
             let registered = try replicas.replicas(service: name)
             try pool.write { db in

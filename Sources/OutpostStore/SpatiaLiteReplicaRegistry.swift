@@ -168,6 +168,6 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
 
     /// Every registered replica of every service.
     public func allReplicas() throws -> [ReplicaDefinition] {
-        try catalog.services.flatMap { try replicas(service: $0.definition.name) }
+        try catalog().services.flatMap { try replicas(service: $0.definition.name) }
     }
 }

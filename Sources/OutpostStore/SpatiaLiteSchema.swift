@@ -9,9 +9,9 @@ import OutpostWire
 public struct SpatiaLiteSchema: CatalogStore, StoreRepository {
     public let database: StoreDatabase
 
-    public func service(named name: String) throws(StoreError) -> StoredService { try catalog.existingService(named: name) }
+    public func service(named name: String) throws(StoreError) -> StoredService { try catalog().existingService(named: name) }
 
-    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog.existingLayer(service: name, id: id) }
+    public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog().existingLayer(service: name, id: id) }
 }
 
 extension SpatiaLiteSchema {

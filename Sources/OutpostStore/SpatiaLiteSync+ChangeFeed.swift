@@ -50,10 +50,7 @@ struct SpatiaLiteChangeFeed: ChangeFeedRead {
     }
 
     func spatialReferenceDefinitions(_ codes: [Int]) throws -> [SpatialReferenceDefinition] {
-        try SpatiaLiteSync.geoPackageSpatialReferences(codes, db: db).map {
-            SpatialReferenceDefinition(
-                code: $0.srsId, name: $0.name, organization: $0.organization, organizationCode: $0.code, definition: $0.definition)
-        }
+        try SpatiaLiteSync.geoPackageSpatialReferences(codes, db: db)
     }
 }
 

@@ -24,11 +24,12 @@ extension SpatiaLiteSync {
         try pool.read { db in
             let target = plan.definition.spatialReference
             guard try SpatiaLiteFeatures.isKnownSRID(target.epsg, db: db) else {
-                throw ArcGISError.invalidParameter("replicaSR", "unknown spatial reference \(target.wkid)")
+                throw StorageRefusal.unknownSpatialReference(target.wkid, of: .replicaSpatialReference)
             }
             if plan.definition.geometry != nil {
                 guard try SpatiaLiteFeatures.isKnownSRID(plan.definition.geometrySpatialReference.epsg, db: db) else {
-                    throw ArcGISError.invalidParameter("inSR", "unknown spatial reference \(plan.definition.geometrySpatialReference.wkid)")
+                    throw StorageRefusal.unknownSpatialReference(
+                        plan.definition.geometrySpatialReference.wkid, of: .replicaGeometrySpatialReference)
                 }
             }
         }
@@ -94,28 +95,17 @@ extension SpatiaLiteSync {
         }
         var (conditions, arguments, join) = try filter(for: replicaLayer, layer: layer, replica: replica, alias: "t", useIndex: useIndex, db: db)
         if replicaLayer.queryOption == .none {
-            if replicaLayer.includeRelated {
-                var related: [String] = []
-                for relationship in layer.definition.relationships where relationship.role == .destination {
-                    guard let origin = service.layers.first(where: { $0.definition.id == relationship.relatedTableId }),
-                        let originReplicaLayer = replica.layer(id: origin.definition.id), originReplicaLayer.queryOption != .none,
-                        let originKey = origin.definition.relationships.first(where: {
-                            $0.relatedTableId == layer.definition.id && $0.role == .origin
-                        })?.keyField
-                    else { continue }
-                    let (originConditions, originArguments, _) = try filter(
-                        for: originReplicaLayer, layer: origin, replica: replica,
-                        alias: "o", useIndex: false, db: db)
-                    let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
-                    related.append(
-                        "t.\(relationship.keyField.quotedDatabaseIdentifier) IN (SELECT o.\(originKey.quotedDatabaseIdentifier) FROM \(origin.tableName.quotedDatabaseIdentifier) o\(whereSQL))"
-                    )
-                    arguments.append(contentsOf: originArguments)
-                }
-                conditions = [related.isEmpty ? "0" : "(" + related.joined(separator: " OR ") + ")"]
-            } else {
-                conditions = ["0"]
+            var related: [String] = []
+            for origin in service.relatedOrigins(of: layer, as: replicaLayer, in: replica) {
+                let (originConditions, originArguments, _) = try filter(
+                    for: origin.replicaLayer, layer: origin.layer, replica: replica, alias: "o", useIndex: false, db: db)
+                let whereSQL = originConditions.isEmpty ? "" : " WHERE " + originConditions.joined(separator: " AND ")
+                related.append(
+                    "t.\(origin.keyField.quotedDatabaseIdentifier) IN (SELECT o.\(origin.originKey.quotedDatabaseIdentifier) FROM \(origin.layer.tableName.quotedDatabaseIdentifier) o\(whereSQL))"
+                )
+                arguments.append(contentsOf: originArguments)
             }
+            conditions = [related.isEmpty ? "0" : "(" + related.joined(separator: " OR ") + ")"]
             join = ""
         }
         let condition = conditions.isEmpty ? "1" : conditions.map { "(\($0))" }.joined(separator: " AND ")
@@ -135,7 +125,7 @@ extension SpatiaLiteSync {
         var arguments: [DatabaseValue] = []
         var join = ""
         if let text = replicaLayer.whereClause {
-            let fragment = try WhereCompiler.compile(where: text, columns: SpatiaLiteFeatures.resolver(for: layer.definition, alias: alias))
+            let fragment = try SpatiaLiteFeatures.compile(where: text, columns: SpatiaLiteFeatures.resolver(for: layer.definition, alias: alias))
             conditions.append(fragment.sql)
             arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
         }

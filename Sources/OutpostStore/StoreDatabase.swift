@@ -87,10 +87,11 @@ extension StoreRepository {
     var clock: any WallClock { database.clock }
     var directory: String { database.directory }
 
-    /// A consistent snapshot of all services.
-    public var catalog: Catalog { database.catalog }
+    /// A consistent snapshot of all services: the one held in memory, which every schema change
+    /// of this process (the only one writing the file) replaces; it cannot fail.
+    public func catalog() -> Catalog { database.catalog }
 
-    func service(named name: String) throws(StoreError) -> StoredService { try catalog.existingService(named: name) }
+    func service(named name: String) throws(StoreError) -> StoredService { try catalog().existingService(named: name) }
 
-    func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog.existingLayer(service: name, id: id) }
+    func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog().existingLayer(service: name, id: id) }
 }

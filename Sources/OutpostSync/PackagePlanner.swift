@@ -54,6 +54,7 @@ public enum PackagePlan: Equatable, Sendable {
 
 /// What a feature service is, as the planner needs it.
 public struct PackagedServiceFacts: Equatable, Sendable {
+    /// Editable offline (`LayerCapabilities.isEditableOffline`).
     public var editable: Bool
     public init(editable: Bool) { self.editable = editable }
 }
@@ -109,7 +110,7 @@ public enum PackagePlanner {
         facts: [String: PackagedServiceFacts]
     ) -> [PackagePlan] {
         let ignored = Set(ignore.map(serviceURL))
-        let offline = webMap["applicationProperties"]?["offline"] ?? .null
+        let offline = WebMapOfflineSettings(webMap: webMap)
         var layersByService: [(url: String, layers: [(id: Int, filter: String?)])] = []
         var tiles: [TilePackagePlan] = []
         let entries =
@@ -154,33 +155,26 @@ public enum PackagePlanner {
         return plans + tiles.map(PackagePlan.tiles)
     }
 
-    /// §1.3's table: attachments and queries from the map's offline settings.
-    static func defaults(for url: String, layers: [(id: Int, filter: String?)], editable: Bool, offline: JSONValue) -> FeaturePackagePlan {
-        let download = offline["editableLayers"]?["download"]?.stringValue ?? "featuresAndAttachments"
-        let sync = offline["editableLayers"]?["sync"]?.stringValue ?? "syncFeaturesAndAttachments"
-        let readOnlyAttachments = offline["readonlyLayers"]?["downloadAttachments"]?.boolValue ?? true
+    /// §1.3's table: attachments and queries from the map's offline settings, attachments by
+    /// the offline maps' own rule (`OfflineAttachments`).
+    static func defaults(
+        for url: String, layers: [(id: Int, filter: String?)], editable: Bool, offline: WebMapOfflineSettings
+    ) -> FeaturePackagePlan {
         var queries: [Int: JSONValue] = [:]
         for layer in layers {
-            if editable, download == "none" {
+            if editable, offline.schemaOnlyForEditableLayers {
                 queries[layer.id] = ["queryOption": "none"]
             } else if let filter = layer.filter, !filter.isEmpty {
                 queries[layer.id] = ["queryOption": "useFilter", "where": .string(filter)]
             }
         }
-        let ids = layers.map(\.id).sorted()
-        guard editable else {
-            return FeaturePackagePlan(
-                serviceURL: url, layers: ids, returnAttachments: readOnlyAttachments,
-                attachmentsSyncDirection: readOnlyAttachments ? "bidirectional" : "none",
-                layerQueries: queries, maxDeltaAge: nil)
-        }
         // Without attachments downloaded, attachments made on the device still go up: `upload`
         // (Outpost's createReplica refuses `bidirectional` with `returnAttachments=false`).
-        let attachments = download == "featuresAndAttachments"
+        let attachments = OfflineAttachments(
+            editable: editable, downloaded: offline.downloadsAttachments(editable: editable), asked: offline.attachmentsSyncDirection)
         return FeaturePackagePlan(
-            serviceURL: url, layers: ids, returnAttachments: attachments,
-            attachmentsSyncDirection: attachments && sync == "syncFeaturesAndAttachments" ? "bidirectional" : "upload", layerQueries: queries,
-            maxDeltaAge: nil)
+            serviceURL: url, layers: layers.map(\.id).sorted(), returnAttachments: attachments.returnAttachments,
+            attachmentsSyncDirection: attachments.syncDirection.rawValue, layerQueries: queries, maxDeltaAge: nil)
     }
 
     /// The layer ids an operational layer names: its URL's, else its `layerId`, else none (the whole service, filled in by the caller).

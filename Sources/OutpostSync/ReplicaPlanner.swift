@@ -77,9 +77,9 @@ public enum ReplicaPlanner {
                     throw .invalidParameter("layerQueries", "layer \(id): where is longer than \(maximumWhereLength) bytes")
                 }
                 do {
-                    _ = try WhereCompiler.compile(where: text, columns: resolver(for: definition))
+                    _ = try WhereValidator.parse(where: text, fields: fieldTypes(of: definition))
                 } catch {
-                    throw .invalidParameter("layerQueries", "layer \(id): \(error.details.first ?? error.message)")
+                    throw .invalidParameter("layerQueries", "layer \(id): 'where' is invalid: \(error)")
                 }
             }
             layers.append(layer)
@@ -175,10 +175,10 @@ public enum ReplicaPlanner {
         return result
     }
 
-    /// Resolves field names for validating a `where` (the SQL is discarded).
-    static func resolver(for layer: LayerDefinition) -> WhereCompiler.Resolver {
-        let fields = Dictionary(layer.fields.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        return { name in fields[name.lowercased()].map { WhereColumn(sql: "\"\($0.name)\"", type: $0.type) } }
+    /// A layer's field types by name (any case), for checking a `where` (no SQL is made here).
+    static func fieldTypes(of layer: LayerDefinition) -> WhereValidator.FieldTypes {
+        let fields = Dictionary(layer.fields.map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
+        return { name in fields[name.lowercased()] }
     }
 }
 

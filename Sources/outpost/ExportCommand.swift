@@ -1,4 +1,5 @@
 import ArgumentParser
+import OutpostDataTools
 import OutpostPostgres
 import OutpostStorage
 import OutpostStore

@@ -1,5 +1,5 @@
 import Foundation
-import OutpostStore
+import OutpostDataTools
 
 /// The progress bar of `outpost import` on a terminal: one line per table, redrawn in place
 /// as its rows load, left standing when the table is done.

@@ -2,9 +2,11 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import OutpostDataTools
 import OutpostObjectStorage
 import OutpostPostgres
 import OutpostServer
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostSync
@@ -204,13 +206,12 @@ struct Serve: AsyncParsableCommand {
 
     /// Seeds the demo services into an empty store.
     func seedDemo(_ store: some OutpostBackend, _ settings: Settings, _ logger: Logger) throws {
-        if settings.demo, store.catalog.services.isEmpty {
+        if settings.demo, try store.catalog().services.isEmpty {
             let directory = try locateTestdata(settings.testdata)
             let started = Date()
             try DemoData.seed(store, testdataDirectory: directory)
-            logger.info(
-                "Seeded demo services \(store.catalog.services.map(\.definition.name).joined(separator: ", ")) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms"
-            )
+            let names = try store.catalog().services.map(\.definition.name).joined(separator: ", ")
+            logger.info("Seeded demo services \(names) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         }
     }
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostClient
+import OutpostDataTools
 import OutpostServer
 import OutpostStorage
 import OutpostStore

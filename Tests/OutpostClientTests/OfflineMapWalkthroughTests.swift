@@ -1,5 +1,6 @@
 import Foundation
 import OutpostClient
+import OutpostDataTools
 import OutpostStore
 import Testing
 

@@ -3,8 +3,8 @@ import GRDB
 import OutpostService
 import OutpostStorage
 import OutpostSync
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 /// A download delta (`dataFormat=sqlite`, docs/replica-format.md "Deltas") carries exactly the

@@ -1,7 +1,7 @@
 import OutpostStorage
 import OutpostSync
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 /// The sync side of the store contract: edits and their generations, the sync upload with its

@@ -1,8 +1,8 @@
 import OutpostService
 import OutpostStorage
 import OutpostSync
-import OutpostWire
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 /// The use cases the server and the CLI share, over every contract backend.

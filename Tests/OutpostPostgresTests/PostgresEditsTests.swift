@@ -19,7 +19,7 @@ import Testing
         let demo = try makeDemoStore()
         try TestDatabase.with { database in
             let backend = try Self.backend(database)
-            let services = demo.catalog.services.filter { !$0.definition.isVersioned }
+            let services = try demo.catalog().services.filter { !$0.definition.isVersioned }
             #expect(!services.isEmpty)
             for service in services { try backend.schema.createService(service.definition) }
             for service in services {
@@ -34,9 +34,9 @@ import Testing
         try TestDatabase.with { database in
             let first = try Self.backend(database)
             let second = try Self.backend(database)
-            #expect(second.catalog.services.isEmpty)
+            #expect(try second.catalog().services.isEmpty)
             try first.schema.createService(pointLayerService(name: "Trees"))
-            #expect(second.catalog.service(named: "trees") != nil, "the other process reads the version row and reloads")
+            #expect(try second.catalog().service(named: "trees") != nil, "the other process reads the version row and reloads")
             #expect(throws: StoreError.serviceExists("Trees")) { try second.schema.createService(pointLayerService(name: "TREES")) }
             #expect(throws: StoreError.self) { try first.schema.createService(pointLayerService(name: "bad name")) }
             var versioned = pointLayerService(name: "Versioned")
@@ -62,7 +62,7 @@ import Testing
             try second.schema.deleteService(named: "Later")
             #expect(throws: StoreError.self) { try first.edits.applyEdits(service: "Later", edits: [add], options: EditOptions()) }
             try second.schema.deleteService(named: "trees")
-            #expect(first.catalog.service(named: "Trees") == nil)
+            #expect(try first.catalog().service(named: "Trees") == nil)
             let tables = try database.pool.query("SELECT count(*) FROM pg_class WHERE relname LIKE 'f_trees%'").first?.int64(0)
             #expect(tables == 0, "its tables and indexes went with it")
         }

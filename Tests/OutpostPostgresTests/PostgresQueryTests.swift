@@ -145,7 +145,8 @@ import Testing
             let backend = try PostgresBackend(database.location)
             try backend.schema.createService(pointLayerService(name: "Points"))
             let query = try LayerQuery.parse(RequestParameters([("where", "label = 5"), ("f", "json")]))
-            #expect(throws: ArcGISError.self) { try backend.features.query(query, service: "Points", layer: 0) }
+            let refusal = #expect(throws: StorageRefusal.self) { try backend.features.query(query, service: "Points", layer: 0) }
+            #expect(refusal?.value == .whereClause && refusal?.arcGISError.code == 400, "\(String(describing: refusal))")
             let injection = try LayerQuery.parse(RequestParameters([("where", "label = 'x''; DROP TABLE f_points_0; --'"), ("f", "json")]))
             let answer = try backend.features.query(injection, service: "Points", layer: 0)
             #expect(Self.render(answer).hasPrefix("features"))

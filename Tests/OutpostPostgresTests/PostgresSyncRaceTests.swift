@@ -117,24 +117,8 @@ import Testing
         _ = try backend.edits.applyEdits(
             service: "Points", edits: [LayerEdits(layerId: 0, adds: [Self.point("online", globalId: globalId)])], options: EditOptions())
         let replica = try Self.createReplica(backend, name: "device")
-        let control = try PostgresConnection(location)
-        try control.execute(
-            """
-            CREATE FUNCTION outpost_test_hold() RETURNS trigger LANGUAGE plpgsql AS
-                $$ BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NULL; END $$;
-            CREATE TRIGGER outpost_test_hold AFTER DELETE ON \(PostgresQuery.quoted(identifier: table))
-                FOR EACH ROW EXECUTE FUNCTION outpost_test_hold();
-            SELECT pg_advisory_lock(4242);
-            """)
-        /// Waits until a backend waits for a lock of `type`.
-        let waitFor: @Sendable (String) throws -> Void = { type in
-            let deadline = ContinuousClock.now + .seconds(30)
-            let watcher = try PostgresConnection(location)
-            while try watcher.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = \(type)").first?.int(0) == 0 {
-                try #require(ContinuousClock.now < deadline, "a backend waits for a \(type) lock")
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-        }
+        let held = try HeldWrite("DELETE", on: table, key: 4242, location: location)
+        let (control, waitFor) = (held.control, held.waitFor)
         let update = LayerEdits(
             layerId: 0, updates: [EditFeature(attributes: ["GlobalID": .string(globalId), "label": .string("device")])])
         let plan = try Self.plan(replica, edits: update)
@@ -151,7 +135,7 @@ import Testing
             default:
                 try waitFor("advisory")
                 try waitFor("transactionid")
-                _ = try control.query("SELECT pg_advisory_unlock(4242)")
+                try held.release()
             }
             return nil
         }

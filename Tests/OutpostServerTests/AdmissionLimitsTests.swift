@@ -3,11 +3,12 @@ import OutpostWire
 import Testing
 
 @testable import OutpostServer
+@testable import OutpostService
 
 /// The bounded job queue and sign-in throttling as values, without HTTP.
 @Suite struct AdmissionLimitsTests {
     @Test func theJobQueueIsBoundedInTotalAndPerCaller() async throws {
-        let runner = JobRunner(limits: JobLimits(running: 1, queued: 2, perUser: 2))
+        let runner = JobQueue(limits: JobLimits(running: 1, queued: 2, perUser: 2))
         let a1 = try runner.admit(caller: "a")
         _ = try runner.admit(caller: "a")
         // A caller at their share is refused, others are not.
@@ -34,7 +35,7 @@ import Testing
     }
 
     @Test func jobsBeyondTheRunningLimitWaitInOrder() async throws {
-        let runner = JobRunner(limits: JobLimits(running: 1, queued: 10, perUser: 10))
+        let runner = JobQueue(limits: JobLimits(running: 1, queued: 10, perUser: 10))
         let order = OrderBox()
         let gate = AsyncStream<Void>.makeStream()
         let done = AsyncStream<Int>.makeStream()

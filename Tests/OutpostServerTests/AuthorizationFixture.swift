@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostDataTools
 import OutpostStorage
 import OutpostStore
 import OutpostTestSupport

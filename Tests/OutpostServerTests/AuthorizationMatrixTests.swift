@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostTestSupport

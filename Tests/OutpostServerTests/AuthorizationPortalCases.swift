@@ -1,4 +1,5 @@
 import Foundation
+import OutpostDataTools
 import OutpostStorage
 import OutpostStore
 import OutpostWire

@@ -1,3 +1,4 @@
+import OutpostDataTools
 import OutpostStorage
 import OutpostStore
 import OutpostTestSupport

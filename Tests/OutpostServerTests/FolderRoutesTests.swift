@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostDataTools
 import OutpostServer
 import OutpostStorage
 import OutpostStore

@@ -3,6 +3,7 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import OutpostClient
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostSync
@@ -63,7 +64,8 @@ import Testing
                 [("f", "json"), ("adds", #"[{"attributes":{"name":"Newtown"},"geometry":{"x":10,"y":50,"spatialReference":{"wkid":4326}}}]"#)])
             let added = try #require(edits["addResults"]?[0]?["globalId"]?.stringValue).uppercased()
             let (updated, deleted) = (Array(before.keys.sorted())[0], Array(before.keys.sorted())[1])
-            let table = try #require(store.catalog.services.first { $0.definition.name == "Demo" }?.layers.first { $0.definition.id == 0 }?.tableName)
+            let demo = try store.catalog().services.first { $0.definition.name == "Demo" }
+            let table = try #require(demo?.layers.first { $0.definition.id == 0 }?.tableName)
             let ids = try store.read { db in
                 try Int64.fetchAll(
                     db, sql: "SELECT OBJECTID FROM \(table) WHERE upper(GlobalID) IN (?, ?) ORDER BY upper(GlobalID)",

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import OutpostGeoPackage
+import OutpostService
 import OutpostStorage
 import OutpostStore
 import OutpostSync
@@ -341,7 +342,9 @@ func path(of url: String) -> String {
             files: files, store: store, interval: .milliseconds(20), logger: Logger(label: "test"))
         let group = ServiceGroup(services: [sweeper], logger: Logger(label: "test"))
         let running = Task { try await group.run() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        // The sweep waits its turn on the blocking pool (`StoreCall`), which the whole suite's
+        // servers share: under the parallel suite that turn may come tens of seconds later.
+        let deadline = ContinuousClock.now + .seconds(120)
         while (try? files.file(name)) != nil, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

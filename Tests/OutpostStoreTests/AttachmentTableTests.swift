@@ -3,6 +3,7 @@ import GRDB
 import OutpostWire
 import Testing
 
+@testable import OutpostDataTools
 @testable import OutpostStore
 
 /// Which source tables are attachments, and which GlobalID columns are kept

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OutpostDataTools
 import OutpostGeometry
 import OutpostSQLite
 import OutpostStorage
@@ -41,7 +42,7 @@ import Testing
         let store = try makeTemporaryStore()
         try DemoData.seed(store, testdataDirectory: testdataDirectory)
         let reopened = try FeatureStore(path: store.path)
-        #expect(reopened.catalog == store.catalog)
+        #expect(try reopened.catalog() == store.catalog())
         let migrations = try reopened.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(
             migrations == [
@@ -338,7 +339,9 @@ import Testing
         #expect(count == 1)
         var unknown = LayerQuery()
         unknown.outSR = SpatialReference(wkid: 999_999)
-        #expect(throws: ArcGISError.self) { try store.features.query(unknown, service: "proj", layer: 0) }
+        #expect(throws: StorageRefusal.unknownSpatialReference(999_999, of: .outputSpatialReference)) {
+            try store.features.query(unknown, service: "proj", layer: 0)
+        }
     }
 }
 
@@ -412,6 +415,6 @@ import Testing
         try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[1]}}]}"#.utf8)
             .write(to: URL(fileURLWithPath: path))
         #expect(throws: (any Error).self) { try FeatureImporter(store: store).importFile(at: path, options: .init(serviceName: "Bad")) }
-        #expect(store.catalog.services.isEmpty)
+        #expect(try store.catalog().services.isEmpty)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import OutpostWire
 import Testing
 
+@testable import OutpostDataTools
 @testable import OutpostStore
 
 /// A File Geodatabase's relationship classes, as GDAL 3.6's OpenFileGDB driver writes their

@@ -2,6 +2,7 @@ import Foundation
 import OutpostWire
 import Testing
 
+@testable import OutpostDataTools
 @testable import OutpostStore
 
 /// A File Geodatabase's subtypes and domains, as its `GDB_Items` definitions state them in

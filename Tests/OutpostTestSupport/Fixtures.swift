@@ -1,4 +1,5 @@
 import Foundation
+import OutpostDataTools
 import OutpostStore
 import OutpostSync
 import OutpostWire

@@ -2,8 +2,8 @@ import Testing
 
 @testable import OutpostWire
 
-/// `queryRelatedRecords` requests: parsing, and the related table's `where`, whose key values
-/// reach SQL as bound literals, never as text.
+/// `queryRelatedRecords` requests: parsing, and the related table's `where` (its key values bound
+/// as literals when compiled: `RelatedRecordsWhereTests`).
 @Suite struct RelatedRecordsRequestTests {
     @Test func parsesAsArcGISNamesItsParameters() throws {
         let request = try RelatedRecordsRequest.parse(
@@ -23,23 +23,6 @@ import Testing
         #expect(throws: ArcGISError.invalidParameter("relationshipId", "expected an integer")) {
             try RelatedRecordsRequest.parse(RequestParameters([("objectIds", "1"), ("relationshipId", "x")]))
         }
-    }
-
-    @Test func keysAreBoundLiteralsInEverySpellingOfAGUID() throws {
-        let text = RelatedRecordsRequest.relatedWhere(
-            keyField: "TreeGUID", keys: [.string("{0000000a-0000-4000-8000-000000000002}"), .string("O'Brien"), .int(7)],
-            definitionExpression: "finding <> 'x'")
-        let fragment = try WhereCompiler.compile(where: text) { name in
-            name.lowercased() == "treeguid" || name.lowercased() == "finding" ? WhereColumn(sql: "t.\"\(name)\"", type: .string) : nil
-        }
-        let guid = "0000000A-0000-4000-8000-000000000002"
-        #expect(
-            fragment.arguments == [
-                .text("x"), .text("{0000000a-0000-4000-8000-000000000002}"), .text("{\(guid)}"), .text(guid), .text(guid.lowercased()),
-                .text("O'Brien"),
-            ])
-        // Strings are bound; a number is a parsed literal, written as the compiler writes numbers.
-        #expect(!fragment.sql.contains("Brien") && !fragment.sql.contains("0000") && fragment.sql.contains("7"))
     }
 
     @Test func noKeysMatchNothing() {

@@ -1,8 +1,10 @@
 import FuzzCommon
 import GRDBSQLite
+import OutpostPostgres
+import OutpostWhereSQL
 import OutpostWire
 
-// `where` and `having` clauses: WhereParser, then WhereCompiler for SQLite and PostgreSQL
+// `where` and `having` clauses: WhereParser, then WhereCompiler (OutpostWhereSQL) for SQLite and PostgreSQL
 // against a layer with a field of each kind a clause compares.
 //
 // Oracles: what compiles carries no text of the user's into the SQL (every literal is a bound
@@ -109,7 +111,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let text = FuzzInput(start, count).text
     let resolve: WhereCompiler.Resolver = { columns[$0.lowercased()] }
     guard let expression = try? WhereParser.parse(text) else { return 0 }
-    if let fragment = try? WhereCompiler.compile(expression, columns: resolve) {
+    if let fragment = try? WhereCompiler.compile(expression, columns: resolve, dialect: .sqlite) {
         checkSQL(fragment, text, "sqlite")
         checkPrepares(
             "SELECT count(*) FROM trees AS t WHERE (\(fragment.sql)) AND t.\"OBJECTID\" > 0", arguments: fragment.arguments.count, text)
@@ -117,7 +119,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if let fragment = try? WhereCompiler.compile(expression, columns: resolve, dialect: .postgres) {
         checkSQL(fragment, text, "postgres")
     }
-    if let fragment = try? WhereCompiler.compile(having: text, columns: resolve) {
+    if let fragment = try? WhereCompiler.compile(having: text, columns: resolve, dialect: .sqlite) {
         checkSQL(fragment, text, "having")
         checkPrepares(
             "SELECT t.\"name\", count(*) FROM trees AS t GROUP BY t.\"name\" HAVING \(fragment.sql)", arguments: fragment.arguments.count, text)

@@ -11,29 +11,23 @@ protocol ParentJobDocument: Codable, Sendable {
     var continueOnErrors: Bool { get }
 }
 
-/// The machinery shared by jobs made of child jobs (`GenerateOfflineMapJob`,
-/// `OfflineMapSyncJob`): status, messages and their streams, pause, resume, cancel, the
-/// JSON document, progress weighted 1,000 units per child, and the children run side by
-/// side. The job itself says how to make each child and what to do once they are done.
+/// Runs a `ParentJobStateMachine` for the jobs made of child jobs (`GenerateOfflineMapJob`,
+/// `OfflineMapSyncJob`): carries out each action it asks for (the children made, started,
+/// paused, cancelled and followed, the job's waiters told) and reports back what happened.
+/// Status, messages and their streams, the JSON document and progress (1,000 units per child)
+/// come from the machine; the job itself says how to make each child and what to do once
+/// they are done. State and observers sit behind one lock.
 final class ParentJob<Document: ParentJobDocument>: Sendable {
+    typealias Machine = ParentJobStateMachine<Document>
+    typealias ChildrenOutcome = Machine.ChildrenOutcome
+
     struct State {
-        var document: Document
+        var machine: Machine
         var task: Task<Void, Never>?
-        var pauseRequested = false
-        var cancelRequested = false
-        /// The children under way, by index, and how far each has come.
-        var running: [Int: any ChildJob] = [:]
-        var fractions: [Int: Double] = [:]
+        /// The children made by this run, by index (the machine knows which still run).
+        var children: [Int: any ChildJob] = [:]
         var waiters: [CheckedContinuation<Document, any Error>] = []
         var pollInterval = Duration.seconds(1)
-    }
-
-    enum ChildrenOutcome: Equatable {
-        /// Every child is done or failed (with `continueOnErrors`).
-        case finished
-        /// Paused (each running child's state saved) or cancelled.
-        case stopped
-        case failed(ClientError)
     }
 
     let state: Locked<State>
@@ -43,58 +37,83 @@ final class ParentJob<Document: ParentJobDocument>: Sendable {
     private let cleanUp: @Sendable (Document) -> Void
 
     init(document: Document, extraUnits: Int64, cleanUp: @escaping @Sendable (Document) -> Void) {
-        state = Locked(State(document: document))
+        let machine = Machine(document: document, extraUnits: extraUnits)
+        state = Locked(State(machine: machine))
         self.cleanUp = cleanUp
-        progress = Progress(totalUnitCount: Int64(document.children.count * 1000) + extraUnits)
-        progress.completedUnitCount = Int64(document.children.filter { $0.state == .done || $0.state == .failed }.count * 1000)
+        progress = Progress(totalUnitCount: machine.totalUnits)
+        progress.completedUnitCount = machine.completedUnits
     }
 
-    var document: Document { state.withLock { $0.document } }
-    func update(_ change: (inout Document) -> Void) { state.withLock { change(&$0.document) } }
-    var isCancelled: Bool { state.withLock { $0.cancelRequested } }
+    var document: Document { state.withLock { $0.machine.document } }
+    func update(_ change: (inout Document) -> Void) { state.withLock { $0.machine.amend(change) } }
+    var isCancelled: Bool { state.withLock { $0.machine.cancelRequested } }
+
+    /// Feeds the machine, under the lock; `progress` moves with it, so whoever sees the new
+    /// status sees the progress that goes with it.
+    func handle(_ event: Machine.Event, in state: inout State) -> Machine.Action {
+        let action = state.machine.handle(event, at: Date())
+        progress.completedUnitCount = state.machine.completedUnits
+        return action
+    }
+
+    /// Feeds the machine and carries out what it asks; the children's outcome, once they are settled.
+    @discardableResult
+    func report(_ event: Machine.Event) -> ChildrenOutcome? {
+        let (action, children, pollInterval) = state.withLock { state in
+            (handle(event, in: &state), state.children, state.pollInterval)
+        }
+        switch action {
+        case .startChildren(let indices):
+            for child in indices.compactMap({ children[$0] }) {
+                child.pollInterval = pollInterval
+                child.start()
+            }
+        case .pauseChildren(let indices):
+            for index in indices { children[index]?.pause() }
+        case .cancelChildren(let indices):
+            for index in indices { children[index]?.cancel() }
+        case .pause:
+            state.withLock { state in
+                state.task = nil
+                state.children = [:]
+            }
+        case .succeed, .fail:
+            ended()
+            return nil
+        case .childrenEnded(let outcome):
+            publish()
+            return outcome
+        case .run, .none:
+            break
+        }
+        publish()
+        return nil
+    }
 
     // MARK: Control
 
     /// Starts `run`, or resumes the job when paused; its status is `started` on return.
     func start(_ run: @escaping @Sendable () async -> Void) {
-        let started = state.withLock { state -> Bool in
-            guard state.task == nil, state.document.status == .notStarted || state.document.status == .paused else { return false }
-            state.pauseRequested = false
-            state.document.status = .started
-            state.document.messages.append(JobMessage(date: Date(), text: state.document.messages.isEmpty ? "started" : "resumed"))
-            return true
+        let action = state.withLock { state -> Machine.Action in
+            guard state.task == nil else { return .none }
+            return handle(.start, in: &state)
         }
-        guard started else { return }
+        guard action == .run else { return }
         publish()
         let task = Task { await run() }
-        state.withLock { if $0.document.status == .started, $0.task == nil { $0.task = task } }
+        state.withLock { if $0.machine.document.status == .started, $0.task == nil { $0.task = task } }
     }
 
-    func pause() {
-        let children = state.withLock { state -> [any ChildJob] in
-            guard state.document.status == .started else { return [] }
-            state.pauseRequested = true
-            return Array(state.running.values)
-        }
-        for child in children { child.pause() }
-    }
-
-    func cancel() {
-        let (children, idle) = state.withLock { state -> ([any ChildJob], Bool) in
-            state.cancelRequested = true
-            return (Array(state.running.values), state.document.status == .notStarted || state.document.status == .paused)
-        }
-        for child in children { child.cancel() }
-        if idle { finish(.failure(.cancelled)) }
-    }
+    func pause() { report(.pauseRequested) }
+    func cancel() { report(.cancelRequested) }
 
     /// Waits for the end: the final document, or the job's error.
     func finalDocument() async throws -> Document {
         try await withCheckedThrowingContinuation { continuation in
             let done: Result<Document, ClientError>? = state.withLock { state in
-                switch state.document.status {
-                case .succeeded: return .success(state.document)
-                case .failed: return .failure(state.document.error ?? .cancelled)
+                switch state.machine.document.status {
+                case .succeeded: return .success(state.machine.document)
+                case .failed: return .failure(state.machine.document.error ?? .cancelled)
                 default:
                     state.waiters.append(continuation)
                     return nil
@@ -106,11 +125,9 @@ final class ParentJob<Document: ParentJobDocument>: Sendable {
 
     /// The document as JSON (no credentials); a running job is written as paused.
     func toJSON() throws -> Data {
-        var document = self.document
-        if document.status == .started { document.status = .paused }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(document)
+        return try encoder.encode(state.withLock { $0.machine.serialized })
     }
 
     // MARK: Observers
@@ -118,54 +135,42 @@ final class ParentJob<Document: ParentJobDocument>: Sendable {
     var statuses: AsyncStream<JobStatus> { observers.statuses(current: document.status) }
     var messageStream: AsyncStream<JobMessage> { observers.messages() }
 
-    private func publish() { state.withLock { observers.publish(status: $0.document.status, messages: $0.document.messages) } }
+    private func publish() {
+        state.withLock { observers.publish(status: $0.machine.document.status, messages: $0.machine.document.messages) }
+    }
 
     func note(_ text: String) {
-        state.withLock { $0.document.messages.append(JobMessage(date: Date(), text: text)) }
+        state.withLock { $0.machine.note(text, at: Date()) }
         publish()
     }
 
     // MARK: Ending
 
+    /// The job's own end, after its children.
     func finish(_ outcome: Result<Void, ClientError>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Document, any Error>] in
-            switch outcome {
-            case .success:
-                // Complete before succeeded: whoever sees the status sees the progress with it.
-                progress.completedUnitCount = progress.totalUnitCount
-                state.document.status = .succeeded
-                state.document.messages.append(JobMessage(date: Date(), text: "succeeded"))
-            case .failure(let error):
-                state.document.status = .failed
-                state.document.error = error
-                state.document.messages.append(JobMessage(date: Date(), text: "failed: \(error.description)"))
-            }
-            state.task = nil
-            state.running = [:]
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        let document = self.document
-        if case .failure = outcome { cleanUp(document) }
-        publish()
-        for waiter in waiters {
-            switch outcome {
-            case .success: waiter.resume(returning: document)
-            case .failure(let error): waiter.resume(throwing: error)
-            }
+        switch outcome {
+        case .success: report(.jobSucceeded)
+        case .failure(let error): report(.jobFailed(error))
         }
     }
 
     /// Paused (or cancelled) with children under way: each one's state is kept.
-    func stopped() {
-        if isCancelled { return finish(.failure(.cancelled)) }
-        state.withLock { state in
-            state.document.status = .paused
-            state.pauseRequested = false
-            state.task = nil
-            state.running = [:]
-            state.document.messages.append(JobMessage(date: Date(), text: "paused"))
+    func stopped() { report(.stopped) }
+
+    /// Succeeded or failed: what a failed job wrote removed, its waiters told.
+    private func ended() {
+        let (document, waiters) = state.withLock { state in
+            defer {
+                state.waiters = []
+                state.task = nil
+                state.children = [:]
+            }
+            return (state.machine.document, state.waiters)
         }
+        if document.status == .failed { cleanUp(document) }
         publish()
+        for waiter in waiters {
+            if document.status == .succeeded { waiter.resume(returning: document) } else { waiter.resume(throwing: document.error ?? .cancelled) }
+        }
     }
 }

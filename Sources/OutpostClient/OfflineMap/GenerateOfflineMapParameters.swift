@@ -1,4 +1,5 @@
 import Foundation
+import OutpostSync
 import OutpostWire
 
 /// Which layers take their attachments offline.
@@ -92,29 +93,24 @@ public struct GenerateOfflineMapParameters: Sendable, Codable, Equatable {
 
 extension GenerateOfflineMapParameters {
     /// The defaults for a map: its authored offline settings (`applicationProperties.offline`,
-    /// offline-maps.md §1.3), or the SDKs' defaults when it has none.
+    /// offline-maps.md §1.3, read by `WebMapOfflineSettings`), or the SDKs' defaults when it has none.
     public init(
         defaultsFor webMap: JSONValue, areaOfInterest: Envelope, areaSpatialReference: SpatialReference = .wgs84, minScale: Double = 0,
         maxScale: Double = 0
     ) {
         self.init(areaOfInterest: areaOfInterest, areaSpatialReference: areaSpatialReference, minScale: minScale, maxScale: maxScale)
-        guard let offline = webMap["applicationProperties"]?["offline"], case .object = offline else { return }
+        let offline = WebMapOfflineSettings(webMap: webMap)
+        guard offline.isAuthored else { return }
         onlineOnlyServicesOption = .useAuthoredSettings
-        let download = offline["editableLayers"]?["download"]?.stringValue ?? "featuresAndAttachments"
-        let sync = offline["editableLayers"]?["sync"]?.stringValue ?? "syncFeaturesAndAttachments"
-        let readOnlyAttachments = offline["readonlyLayers"]?["downloadAttachments"]?.boolValue ?? true
-        returnSchemaOnlyForEditableLayers = download == "none"
-        let editableAttachments = download == "featuresAndAttachments"
+        returnSchemaOnlyForEditableLayers = offline.schemaOnlyForEditableLayers
         returnLayerAttachmentOption =
-            switch (editableAttachments, readOnlyAttachments) {
+            switch (offline.downloadsAttachments(editable: true), offline.downloadsAttachments(editable: false)) {
             case (true, true): .allLayers
             case (true, false): .editableLayers
             case (false, true): .readOnlyLayers
             case (false, false): .none
             }
-        attachmentSyncDirection = sync == "syncFeaturesAndAttachments" ? .bidirectional : .upload
-        if let basemap = offline["offlinebasemap"]?["referenceBasemapName"]?.stringValue, !basemap.isEmpty {
-            referenceBasemapFilename = basemap
-        }
+        attachmentSyncDirection = offline.attachmentsSyncDirection
+        referenceBasemapFilename = offline.referenceBasemapName
     }
 }

@@ -8,7 +8,7 @@ public struct OfflineServiceFacts: Sendable, Equatable {
     public var kind: Kind
     public var syncEnabled = false
     public var supportsPerLayerSync = false
-    /// Adds, updates and deletes are all allowed (a layer is editable offline only then).
+    /// Editable offline (`LayerCapabilities.isEditableOffline`).
     public var editable = false
     public var layers: [FeatureServiceInfo.LayerSummary] = []
     public var exportTilesAllowed = false
@@ -77,8 +77,7 @@ public enum OfflineMapPlanner {
     /// `facts` by URL (a service missing from it could not be read).
     public static func plan(webMap: JSONValue, parameters: GenerateOfflineMapParameters, facts: [String: OfflineServiceFacts]) -> OfflineMapPlan {
         var plan = OfflineMapPlan()
-        let offline = webMap["applicationProperties"]?["offline"]
-        let connected = Set((offline?["connectedOnlineLayers"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue })
+        let connected = WebMapOfflineSettings(webMap: webMap).connectedOnlineLayers
         var seenURLs: Set<String> = []
         var featureLayers: [String: [(id: Int, entry: String, filter: String?, isTable: Bool)]] = [:]
         var featureOrder: [String] = []
@@ -196,17 +195,14 @@ public enum OfflineMapPlanner {
             }
             return GenerateLayerOption(layerId: layer.id, queryOption: .useFilter, whereClause: layer.filter, useGeometry: true)
         }
-        // Editable layers: attachments taken sync as asked, else new ones can still go up
-        // (`upload`); `none` takes none and syncs none (a taken attachment that never syncs
-        // is not a combination createReplica accepts). Read-only layers download theirs.
-        let asked = parameters.attachmentSyncDirection
-        let attachments = parameters.returnLayerAttachmentOption.includes(editable: fact.editable) && !(fact.editable && asked == .none)
-        let direction: AttachmentsSyncDirection =
-            fact.editable ? (attachments ? asked : (asked == .none ? .none : .upload)) : (attachments ? .bidirectional : .none)
+        let attachments = OfflineAttachments(
+            editable: fact.editable, downloaded: parameters.returnLayerAttachmentOption.includes(editable: fact.editable),
+            asked: parameters.attachmentSyncDirection)
         return GenerateGeodatabaseParameters(
             extent: parameters.areaOfInterest, extentSpatialReference: parameters.areaSpatialReference, layerOptions: options,
             syncModel: parameters.updateMode == .noUpdates ? .none : (fact.supportsPerLayerSync ? .perLayer : .perReplica),
-            returnAttachments: attachments, attachmentsSyncDirection: parameters.updateMode == .noUpdates ? .none : direction)
+            returnAttachments: attachments.returnAttachments,
+            attachmentsSyncDirection: parameters.updateMode == .noUpdates ? .none : attachments.syncDirection)
     }
 
     /// The layer ids a map entry names: its URL's, else every layer of the service.

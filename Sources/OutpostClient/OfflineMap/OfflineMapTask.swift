@@ -86,8 +86,7 @@ public final class OfflineMapTask: Sendable {
             facts.syncEnabled = info.syncEnabled
             facts.supportsPerLayerSync = info.supportsPerLayerSync
             facts.layers = info.layers
-            let capabilities = Set((json["capabilities"]?.stringValue ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            facts.editable = capabilities.contains("Editing") || capabilities.isSuperset(of: ["Create", "Update", "Delete"])
+            facts.editable = LayerCapabilities(text: json["capabilities"]?.stringValue ?? "").isEditableOffline
             return facts
         }
         guard path.hasSuffix("/MapServer") || path.hasSuffix("/VectorTileServer") else { return nil }

@@ -1,3 +1,5 @@
+import OutpostPostgres
+import OutpostWhereSQL
 import Testing
 
 @testable import OutpostWire
@@ -9,7 +11,9 @@ import Testing
         "name": WhereColumn(sql: "t.\"name\"", type: .string), "code": WhereColumn(sql: "t.\"code\"", type: .string),
     ]
 
-    static func compile(_ text: String, _ dialect: WhereDialect) throws(ArcGISError) -> SQLFragment {
+    static let dialects: [any WhereDialect] = [SQLiteWhereDialect.sqlite, PostgresWhereDialect.postgres]
+
+    static func compile(_ text: String, _ dialect: any WhereDialect) throws(WhereClauseError) -> SQLFragment {
         try WhereCompiler.compile(where: text, columns: { columns[$0.lowercased()] }, dialect: dialect)
     }
 
@@ -19,13 +23,14 @@ import Testing
         ("name LIKE 'a%' ESCAPE UPPER('!')", "in quotes"), ("name LIKE 'a%' ESCAPE 'e\u{301}'", "not 2"),
     ])
     func anEscapeOfAnotherLengthOrNotALiteralIsA400(clause: String, reason: String) {
-        for dialect in [WhereDialect.sqlite, .postgres] {
+        for dialect in Self.dialects {
             do {
                 _ = try Self.compile(clause, dialect)
                 Issue.record("\(clause) compiled on \(dialect)")
             } catch {
-                #expect(error.code == 400 && error.details.first?.contains("ESCAPE takes one character") == true, "\(error)")
-                #expect(error.details.first?.contains(reason) == true, "\(error)")
+                let answer = error.arcGISError
+                #expect(answer.code == 400 && answer.details.first?.contains("ESCAPE takes one character") == true, "\(error)")
+                #expect(answer.details.first?.contains(reason) == true, "\(error)")
             }
         }
     }
@@ -37,8 +42,8 @@ import Testing
     }
 
     @Test func oneCharacterOrNullIsTakenAndBound() throws {
-        for dialect in [WhereDialect.sqlite, .postgres] {
-            let like = dialect == .postgres ? "ILIKE" : "LIKE"
+        for dialect in Self.dialects {
+            let like = dialect is PostgresWhereDialect ? "ILIKE" : "LIKE"
             let bang = try Self.compile("name LIKE '100!%' ESCAPE '!'", dialect)
             #expect(bang.sql == "(t.\"name\" \(like) ? ESCAPE ?)" && bang.arguments == [.text("100!%"), .text("!")], "\(bang)")
             // One code point beyond ASCII; NULL makes the LIKE unknown on both databases.
@@ -49,6 +54,8 @@ import Testing
 
     @Test func aTreeBuiltByHandIsHeldToTheSameRule() {
         let tree = WhereExpression.like(.column("name"), pattern: .literal(.string("a%")), escape: .column("code"), negated: false)
-        #expect(throws: ArcGISError.self) { try WhereCompiler.compile(tree, columns: { Self.columns[$0] }) }
+        #expect(throws: WhereClauseError.invalidEscape("ESCAPE takes one character in quotes ('!')")) {
+            try WhereCompiler.compile(tree, columns: { Self.columns[$0] }, dialect: .sqlite)
+        }
     }
 }

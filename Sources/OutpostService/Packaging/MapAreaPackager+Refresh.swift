@@ -1,10 +1,7 @@
 import Foundation
 import Logging
-import OutpostClient
 import OutpostGeoPackage
-import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -46,30 +43,12 @@ extension MapAreaPackager {
             throw PackagingError(.invalidParameter, "The package has no file.")
         }
 
-        // The sync a device would send, from the generations the package file holds.
-        var pairs: [(String, String)] = [
-            ("replicaID", replicaId), ("syncDirection", "download"), ("dataFormat", "sqlite"), ("transportType", "esriTransportTypeUrl"),
-            ("async", "false"),
-        ]
-        if let generation = item.properties["replicaServerGen"]?.int64Value {
-            pairs.append(("replicaServerGen", String(generation)))
-        } else if let layers = item.properties["layerServerGens"]?.arrayValue {
-            let syncLayers = layers.map { layer -> JSONValue in
-                ["id": layer["id"] ?? .null, "serverGen": layer["serverGen"] ?? .null, "syncDirection": "download"]
-            }
-            pairs.append(("syncLayers", JSONValue.array(syncLayers).jsonText))
-        }
-        let request = try SynchronizeReplicaRequest.parse(RequestParameters(pairs))
-        let plan = try SyncPlanner.plan(
-            request, replica: replica, edits: nil, currentGeneration: try store.edits.currentGeneration(), limits: .standard,
-            serviceHasAttachments: { layer in service.layers.first { $0.definition.id == layer }?.definition.hasAttachments ?? false })
-        let (serviceJSON, layerJSON) = try ReplicasController<Backend>.resources(store, service, of: replica)
-        let work = SyncWork(
-            store: store, files: files, plan: plan, fingerprint: ReplicasController<Backend>.fingerprint(plan, editBytes: []), serviceURL: url,
-            serviceJSON: serviceJSON, layerJSON: layerJSON, logger: Logger(label: "outpost.packaging"), requestRecord: nil)
-        let done = try work.toFile()
-        let generations = replica.generations(answered: done.summary.generations)
-        guard let deltaName = done.fileName, done.summary.changes > 0 else {
+        // The sync a device would send, from the generations the package file holds: a download.
+        let sync = try SynchronizeReplica(
+            backend: store, request: try Self.downloadRequest(of: replica, from: item.properties), replica: replica, service: service, edits: nil)
+        let done = try sync.answerToFile(files, serviceURL: url, logger: Logger(label: "outpost.packaging"))
+        let generations = replica.generations(answered: done.answer.generations)
+        guard let deltaName = done.fileName, done.answer.changes > 0 else {
             if let deltaName = done.fileName { files.discard(deltaName) }
             return "unchanged"
         }
@@ -87,10 +66,7 @@ extension MapAreaPackager {
         try FileManager.default.copyItem(atPath: packagePath, toPath: merged)
         let delta = try files.file(deltaName)
         let allowed = Self.mergedBytesAllowed(package: merged, delta: delta)
-        let package = try Geodatabase.open(merged, clock: store.clock, maximumBytes: allowed)
-        defer { package.close() }
-        _ = try package.importDelta(at: delta)
-        package.close()
+        try ReplicaDeltaMerge.merge(deltaAt: delta, intoFileAt: merged, maximumBytes: allowed, now: store.clock.milliseconds())
 
         guard case .object(var properties) = item.properties else { return "unchanged" }
         properties["replicaServerGen"] = nil
@@ -110,6 +86,27 @@ extension MapAreaPackager {
         item.size = ((try? FileManager.default.attributesOfItem(atPath: merged))?[.size] as? NSNumber)?.int64Value ?? item.size
         try store.portal.updateItem(item, data: .file(name: fileName, path: merged))
         return "updated"
+    }
+
+    /// The download-only sync of a package's replica from the generations its properties hold
+    /// (`replicaServerGen`, or `layerServerGens` for a per-layer replica), as a device would send it.
+    static func downloadRequest(of replica: ReplicaDefinition, from properties: JSONValue) throws -> SynchronizeReplicaRequest {
+        var request = SynchronizeReplicaRequest(replicaId: replica.id)
+        request.syncDirection = .download
+        request.dataFormat = .sqlite
+        request.transportType = .url
+        if let generation = properties["replicaServerGen"]?.int64Value {
+            request.replicaServerGen = generation
+        } else if let layers = properties["layerServerGens"]?.arrayValue {
+            request.syncLayers = .layers(
+                try layers.map { layer in
+                    guard let id = layer["id"]?.int64Value, id >= 0 else {
+                        throw ArcGISError.invalidParameter("syncLayers", "every entry needs a layer 'id'")
+                    }
+                    return SyncLayerRequest(layerId: Int(id), serverGen: layer["serverGen"]?.int64Value, syncDirection: .download)
+                })
+        }
+        return request
     }
 
     /// How large a package may grow when a delta is merged into it: its size, twice the

@@ -1,32 +1,14 @@
-import NIOConcurrencyHelpers
-import NIOPosix
 import OutpostWire
+import Synchronization
 
-/// How many asynchronous jobs run, wait, and belong to one caller at once.
-public struct JobLimits: Sendable, Equatable {
-    /// Jobs running at once: exports are CPU- and disk-bound, more than the cores only slows each.
-    public var running: Int
-    /// Jobs waiting for a slot; past it a new job is refused (429).
-    public var queued: Int
-    /// Jobs one caller (a user, or an address without token security) may have running or waiting.
-    public var perUser: Int
-
-    public init(running: Int = 2, queued: Int = 32, perUser: Int = 4) {
-        self.running = max(1, running)
-        self.queued = max(0, queued)
-        self.perUser = max(1, perUser)
-    }
-}
-
-/// Runs asynchronous jobs a few at a time; the rest wait as `Pending`, up to a bound.
+/// The job runner's admission and concurrency: jobs run a few at a time, the rest wait as
+/// `Pending`, up to a bound.
 ///
 /// Admission is decided when a job is submitted, before anything of it is saved: a full
 /// queue or a caller at their limit gets a 429 with `Retry-After`, never an unbounded wait.
-/// Blocking store calls inside a job go through `blocking`, so they run on NIO's thread pool
-/// instead of an event loop or the cooperative pool.
-public final class JobRunner: Sendable {
-    public let limits: JobLimits
-    public var maximumConcurrentJobs: Int { limits.running }
+/// Only `JobRunner` uses it (tests reach it with `@testable`).
+final class JobQueue: Sendable {
+    let limits: JobLimits
 
     private struct State {
         var running = 0
@@ -36,24 +18,21 @@ public final class JobRunner: Sendable {
         var admitted: Int { perCaller.values.reduce(0, +) }
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = Mutex(State())
 
-    public init(limits: JobLimits = JobLimits()) {
+    init(limits: JobLimits = JobLimits()) {
         self.limits = limits
     }
 
-    public convenience init(maximumConcurrentJobs: Int) {
-        self.init(limits: JobLimits(running: maximumConcurrentJobs))
-    }
-
     /// A place for one job of `caller`, held until the job ends.
-    public struct Ticket: Sendable {
+    struct Ticket: Sendable {
         let caller: String
     }
 
     /// Admits a job of `caller` or refuses it: the queue is full, or the caller has their share.
-    public func admit(caller: String) throws(ArcGISError) -> Ticket {
-        let refusal: ArcGISError? = state.withLockedValue { state in
+    func admit(caller: String) throws(ArcGISError) -> Ticket {
+        let limits = self.limits
+        let refusal: ArcGISError? = state.withLock { state in
             if state.perCaller[caller, default: 0] >= limits.perUser {
                 return .tooManyRequests("You have \(limits.perUser) jobs running or waiting; submit more when one ends.", retryAfterSeconds: 5)
             }
@@ -69,7 +48,7 @@ public final class JobRunner: Sendable {
     }
 
     /// Starts an admitted job once a slot is free and returns at once.
-    public func submit(_ ticket: Ticket, _ work: @escaping @Sendable () async -> Void) {
+    func submit(_ ticket: Ticket, _ work: @escaping @Sendable () async -> Void) {
         Task {
             await self.acquire()
             await work()
@@ -78,14 +57,15 @@ public final class JobRunner: Sendable {
     }
 
     /// Gives a ticket back without running its job (its submission failed).
-    public func cancel(_ ticket: Ticket) {
-        state.withLockedValue { Self.forget(ticket, in: &$0) }
+    func cancel(_ ticket: Ticket) {
+        state.withLock { Self.forget(ticket, in: &$0) }
     }
 
     private func acquire() async {
+        let running = limits.running
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let start: Bool = state.withLockedValue { state in
-                if state.running < limits.running {
+            let start: Bool = state.withLock { state in
+                if state.running < running {
                     state.running += 1
                     return true
                 }
@@ -97,7 +77,7 @@ public final class JobRunner: Sendable {
     }
 
     private func release(_ ticket: Ticket) {
-        let next: CheckedContinuation<Void, Never>? = state.withLockedValue { state in
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
             Self.forget(ticket, in: &state)
             if state.waiting.isEmpty {
                 state.running -= 1
@@ -113,13 +93,8 @@ public final class JobRunner: Sendable {
         state.perCaller[ticket.caller] = left > 0 ? left : nil
     }
 
-    /// Jobs running and jobs waiting for a slot (metrics).
-    public var load: (running: Int, queued: Int) {
-        state.withLockedValue { state in (state.running, state.admitted - state.running) }
-    }
-
-    /// Runs blocking work (SQLite, files) on NIO's blocking thread pool.
-    public static func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(work)
+    /// Jobs running and jobs waiting for a slot.
+    var load: (running: Int, queued: Int) {
+        state.withLock { state in (state.running, state.admitted - state.running) }
     }
 }

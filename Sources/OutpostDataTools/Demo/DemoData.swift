@@ -1,6 +1,8 @@
 import Foundation
+import GRDB
 import OutpostGeometry
 import OutpostStorage
+import OutpostStore
 import OutpostWire
 
 /// The demo services `outpost serve` seeds into an empty data folder.
@@ -17,7 +19,7 @@ public enum DemoData {
     /// Seeds the demo services unless the store already has services.
     @discardableResult
     public static func seedIfEmpty(_ store: some OutpostBackend, testdataDirectory: String) throws -> Bool {
-        guard store.catalog.services.isEmpty else { return false }
+        guard try store.catalog().services.isEmpty else { return false }
         try seed(store, testdataDirectory: testdataDirectory)
         return true
     }
@@ -172,8 +174,12 @@ public enum DemoData {
             )
         }
         if let store = store as? FeatureStore {
+            // SpatiaLite: straight into the attachment table (bytes inline, no edit generation),
+            // as this backend's demo has always been seeded.
+            guard let table = try store.service(named: "Demo").layers.first(where: { $0.definition.id == 0 })?.attachmentTable else {
+                throw StoreError.importFailed("the demo cities' layer is missing")
+            }
             try store.write { db in
-                let table = SpatiaLiteSchema.tableName(service: "Demo", layer: 0) + "__attach"
                 for note in notes {
                     try db.execute(
                         sql:

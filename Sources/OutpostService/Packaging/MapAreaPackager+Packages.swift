@@ -1,8 +1,6 @@
 import Foundation
 import OutpostGeometry
-import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -42,13 +40,9 @@ extension MapAreaPackager {
         // Registered for the area's owner, whoever sets it up (an administrator may): the package
         // is the owner's item, and its replica must be theirs to sync.
         let owner = (try? store.users.user(named: area.owner)) ?? user
-        let planned = try CreateReplica(backend: store).plan(
-            try CreateReplicaRequest.parse(RequestParameters(pairs)), service: name, for: Caller(user: owner))
-        let (serviceJSON, layerJSON) = try ReplicasController.resources(store, service, of: planned.plan.definition)
-        let work = ExportWork(
-            store: store, files: files, planned: planned, serviceURL: plan.serviceURL, serviceJSON: serviceJSON, layerJSON: layerJSON,
-            resultBase: url(of: name, "replicafiles"))
-        let (definition, resultName) = try work.toFile(phase: { _ in })
+        let creation = CreateReplica(backend: store)
+        let planned = try creation.plan(try CreateReplicaRequest.parse(RequestParameters(pairs)), service: name, for: Caller(user: owner))
+        let (definition, resultName) = try creation.exportToFile(planned, files: files, serviceURL: plan.serviceURL)
         var properties = PackagePlan.features(plan).properties
         properties["replicaID"] = .string(definition.id)
         properties["syncModel"] = .string(service.definition.isVersioned ? "perReplica" : "perLayer")

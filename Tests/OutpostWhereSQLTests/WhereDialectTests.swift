@@ -1,3 +1,5 @@
+import OutpostPostgres
+import OutpostWhereSQL
 import OutpostWire
 import Testing
 
@@ -29,7 +31,7 @@ import Testing
         ("UPPER(name) = 'X'", "(upper(t.\"name\") = ?)", "(upper(t.\"name\") = ?)"),
     ])
     func eachBackendGetsItsSpelling(where text: String, sqlite: String, postgres: String) throws {
-        let lite = try WhereCompiler.compile(where: text, columns: Self.columns)
+        let lite = try WhereCompiler.compile(where: text, columns: Self.columns, dialect: .sqlite)
         let pg = try WhereCompiler.compile(where: text, columns: Self.columns, dialect: .postgres)
         #expect(lite.sql == sqlite)
         #expect(pg.sql == postgres)
@@ -37,7 +39,7 @@ import Testing
     }
 
     @Test func havingUsesEachBackendsSampleStatistics() throws {
-        let lite = try WhereCompiler.compile(having: "STDDEV(height) > 1 AND VAR(height) < 9", columns: Self.columns)
+        let lite = try WhereCompiler.compile(having: "STDDEV(height) > 1 AND VAR(height) < 9", columns: Self.columns, dialect: .sqlite)
         let pg = try WhereCompiler.compile(having: "STDDEV(height) > 1 AND VAR(height) < 9", columns: Self.columns, dialect: .postgres)
         #expect(lite.sql == "((outpost_stddev(t.\"height\") > 1) AND (outpost_var(t.\"height\") < 9))")
         #expect(pg.sql == "((stddev_samp(t.\"height\") > 1) AND (var_samp(t.\"height\") < 9))")

@@ -53,7 +53,7 @@ public struct ResultFiles: Sendable {
     }
 
     /// What each kind of result file is served as.
-    static let contentTypes = [
+    public static let contentTypes = [
         "json": "application/json; charset=utf-8", "gpkg": "application/geopackage+sqlite3", "tpkx": "application/zip",
         "mbtiles": "application/vnd.sqlite3",
     ]

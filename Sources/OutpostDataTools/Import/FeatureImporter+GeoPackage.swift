@@ -157,7 +157,7 @@ extension FeatureImporter {
                         while let row = try cursor.next() {
                             var attributes: [String: JSONValue] = [:]
                             for (i, entry) in mapping.enumerated() {
-                                let value = SpatiaLiteFeatures.jsonValue(row[i] as DatabaseValue)
+                                let value = GeoPackageValue.json(row[i] as DatabaseValue, isDate: false) ?? .null
                                 if !value.isNull { attributes[entry.field.name] = value }
                             }
                             var geometry: OGCGeometry?

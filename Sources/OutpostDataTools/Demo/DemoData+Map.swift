@@ -23,7 +23,7 @@ extension DemoData {
     static func seedMap(_ store: some OutpostBackend) throws {
         var layers: [JSONValue] = []
         var tables: [JSONValue] = []
-        for service in store.catalog.services where !service.definition.layers.isEmpty {
+        for service in try store.catalog().services where !service.definition.layers.isEmpty {
             for layer in service.definition.layers {
                 let entry: JSONValue = [
                     "id": .string("\(service.definition.name)-\(layer.id)"), "title": .string(layer.name), "layerType": "ArcGISFeatureLayer",

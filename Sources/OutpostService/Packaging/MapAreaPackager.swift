@@ -1,8 +1,6 @@
 import Foundation
 import Logging
-import OutpostService
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -36,10 +34,9 @@ struct MapAreaPackager<Backend: OutpostBackend>: Sendable {
         guard let map = try areas.webMap(of: area) else { throw PackagingError(.areaMissing, "The map area belongs to no web map.") }
         let webMap = ServerRelativeURLs.absolute(try areas.webMapJSON(of: map), server: server)
         var facts: [String: PackagedServiceFacts] = [:]
-        for service in store.catalog.services {
-            let editing = ["Create", "Update", "Delete", "Editing"]
+        for service in try store.catalog().services {
             facts[url(of: service.definition.name, "FeatureServer")] = PackagedServiceFacts(
-                editable: service.definition.capabilities.contains { editing.contains($0) })
+                editable: LayerCapabilities(service.definition.capabilities).isEditableOffline)
         }
         let plans = PackagePlanner.plan(
             webMap: webMap, ignore: ignore, tileServices: tileServices, featureServices: featureServices, facts: facts)

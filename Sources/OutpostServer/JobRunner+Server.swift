@@ -1,0 +1,9 @@
+import Logging
+import OutpostService
+
+extension JobRunner {
+    /// The server's runner: its jobs' blocking work on `StoreCall.run`'s pool.
+    convenience init(limits: JobLimits = JobLimits(), logger: Logger = .outpostDefault) {
+        self.init(limits: limits, executor: StoreCallExecutor(), logger: logger)
+    }
+}
