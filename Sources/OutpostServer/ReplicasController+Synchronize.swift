@@ -31,7 +31,7 @@ extension ReplicasController {
         }
 
         if sync.plan.deliversByURL {
-            let done = try await StoreCall.run { try sync.answerToFile(files, serviceURL: base, logger: logger) }
+            let done = try await StoreCall.run { try sync.deliver(to: .file(files), serviceURL: base, logger: logger) }
             note(done, in: context)
             let answer = ReplicaFileAnswer(
                 responseType: done.answer.responseType, replicaName: replica.name, replicaId: replica.id,
@@ -39,9 +39,9 @@ extension ReplicasController {
                 url: done.fileName.map { "\(resultBase(request, service: serviceName))/\($0)" })
             return RESTResponse.json(answer.json, parameters: p)
         }
-        let (bytes, done) = try await StoreCall.run { try sync.answerInMemory(serviceURL: base, logger: logger) }
+        let done = try await StoreCall.run { try sync.deliver(to: .memory, serviceURL: base, logger: logger) }
         note(done, in: context)
-        return RESTResponse.json(bytes, parameters: p)
+        return RESTResponse.json(done.bytes, parameters: p)
     }
 
     /// What the sync did, on the request's log line.

@@ -27,18 +27,20 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
         public var answer: SyncAnswerSummary
     }
 
-    /// Runs the sync: `writeAnswer` gets the upload's outcome and writes the answer.
+    /// Runs the sync: `writeAnswer` gets the upload's outcome and writes the answer (a caller
+    /// with its own writer; the server delivers through `deliver(to:)`).
     public func run(writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> Outcome {
-        let upload = try self.upload()
+        let upload = try Self.upload(plan, fingerprint: fingerprint, editor: editor, on: backend.sync)
         let answer = try writeAnswer(upload)
         try backend.sync.recordSync(plan, generations: answer.generations, close: plan.closeReplica)
         return Outcome(upload: upload, answer: answer)
     }
 
-    /// Applies the upload, if the plan carries edits.
-    public func upload() throws -> SyncUploadOutcome? {
+    /// Applies the upload through the upload engine, if the plan carries edits; with
+    /// `rollbackOnFailure`, a failed edit fails the sync (nothing was applied).
+    static func upload(_ plan: SyncPlan, fingerprint: [UInt8], editor: String?, on sync: Backend.Sync) throws -> SyncUploadOutcome? {
         guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
-        let outcome = try backend.sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor)
+        let outcome = try sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor)
         if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
             throw ArcGISError(
                 kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",

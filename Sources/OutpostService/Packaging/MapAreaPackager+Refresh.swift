@@ -46,7 +46,7 @@ extension MapAreaPackager {
         // The sync a device would send, from the generations the package file holds: a download.
         let sync = try SynchronizeReplica(
             backend: store, request: try Self.downloadRequest(of: replica, from: item.properties), replica: replica, service: service, edits: nil)
-        let done = try sync.answerToFile(files, serviceURL: url, logger: Logger(label: "outpost.packaging"))
+        let done = try sync.deliver(to: .file(files), serviceURL: url, logger: Logger(label: "outpost.packaging"))
         let generations = replica.generations(answered: done.answer.generations)
         guard let deltaName = done.fileName, done.answer.changes > 0 else {
             if let deltaName = done.fileName { files.discard(deltaName) }

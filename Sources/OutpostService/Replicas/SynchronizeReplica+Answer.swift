@@ -4,15 +4,30 @@ import OutpostStorage
 import OutpostSync
 import OutpostWire
 
-/// Where a sync's answer goes: a published result file (by URL, a job, a package refresh),
-/// the answer itself (embedded JSON), or a job of the runner.
+/// A sync carried out and its answer delivered, in one call: the upload through the upload
+/// engine, the answer read from one `ChangeFeedRead` by the download engine straight into its
+/// destination (embedded JSON; a published result file — a GeoPackage delta or a JSON
+/// document — for a request answered by URL, a job, a package refresh), then the generations
+/// recorded. From the route, a `synchronizeReplica` reaches the storage seam in four calls:
+/// the controller, `deliver`, the engine, the backend (docs/architecture.md, "Synchronize").
 extension SynchronizeReplica {
+    /// Where the answer goes.
+    public enum Destination: Sendable {
+        /// The answer itself, in `Delivered.bytes` (embedded JSON).
+        case memory
+        /// A published result file. `keepEmpty`: publish even a `NoEdits` answer (a job always
+        /// has a result).
+        case file(ResultFiles, keepEmpty: Bool = false)
+    }
+
     /// A sync carried out, its answer delivered.
     public struct Delivered: Sendable {
         public var outcome: Outcome
         /// The published result file; nil when the answer was not a file or there was nothing
         /// to return (`NoEdits`).
         public var fileName: String?
+        /// The embedded answer (`Destination.memory`).
+        public var bytes: [UInt8] = []
 
         public var answer: SyncAnswerSummary { outcome.answer }
         /// Edits of the upload (applied, failed or replayed).
@@ -21,53 +36,69 @@ extension SynchronizeReplica {
         public var conflicts: Int { outcome.upload?.conflictsRecorded ?? 0 }
     }
 
-    /// The answer as a published result file (a GeoPackage delta, or a JSON document).
-    /// `keepEmpty`: publish even a `NoEdits` answer (a job always has a result); `exporting`
-    /// hears that the upload is done and the answer is being written.
-    public func answerToFile(
-        _ files: ResultFiles, serviceURL: String, keepEmpty: Bool = false, exporting: () -> Void = {}, logger: Logger
-    ) throws -> Delivered {
-        let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
-        do {
-            let temporary = try files.temporaryPath(for: name)
-            // As served before the upload, as the client last saw them.
-            let resources =
-                plan.dataFormat == .sqlite
-                ? try ServiceResources(of: try backend.service(named: plan.replica.serviceName), for: plan.replica, in: backend) : .none
-            let outcome = try run(logger: logger, exporting: exporting) { upload in
-                if plan.dataFormat == .sqlite {
-                    return try backend.sync.writeSyncDelta(
-                        plan, upload: upload, to: temporary, serviceURL: serviceURL, serviceJSON: resources.service,
-                        layerJSON: resources.layers)
-                }
-                _ = FileManager.default.createFile(atPath: temporary, contents: nil)
-                guard let handle = FileHandle(forWritingAtPath: temporary) else { throw ArcGISError.internalError("cannot write \(temporary)") }
-                defer { try? handle.close() }
-                let summary = try backend.sync.writeSyncAnswer(
-                    plan, upload: upload, write: { try handle.write(contentsOf: $0) }, attachmentURL: attachmentURLs(serviceURL))
-                try handle.synchronize()
-                return summary
-            }
-            if outcome.answer.responseType == .noEdits && !keepEmpty {
-                files.discard(name)
-                return Delivered(outcome: outcome, fileName: nil)
-            }
-            try backend.resultFiles.recordResultFile(name, owner: plan.replica.owner)
-            try files.publish(name)
-            return Delivered(outcome: outcome, fileName: name)
-        } catch {
-            files.discard(name)
-            throw error
+    /// Runs the sync and delivers its answer to `destination`, timing and logging its two
+    /// halves; `exporting` hears that the upload is done and the answer is being written.
+    public func deliver(to destination: Destination, serviceURL: String, logger: Logger, exporting: () -> Void = {}) throws -> Delivered {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let upload = try Self.upload(plan, fingerprint: fingerprint, editor: editor, on: backend.sync)
+        if let upload, upload.replayed {
+            logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
+        } else if let upload, upload.conflictsRecorded > 0 {
+            logger.info("replica \(plan.replica.id): upload overwrote \(upload.conflictsRecorded) unseen server changes (conflict log)")
         }
+        let uploaded = clock.now
+        exporting()
+        var bytes: [UInt8] = []
+        var fileName: String?
+        let summary: SyncAnswerSummary
+        switch destination {
+        case .memory:
+            let writer = ReplicaJSONWriter(write: { bytes += $0 }, attachmentURL: attachmentURLs(serviceURL), returnIdsForAdds: plan.returnIdsForAdds)
+            summary = try backend.sync.readChangeFeed(plan.replica) { try SyncDownload.read(plan, upload: upload, from: $0, into: writer) }
+        case .file(let files, let keepEmpty):
+            let name = ResultFiles.newName(extension: plan.dataFormat.fileExtension)
+            do {
+                summary = try answer(upload, to: try files.temporaryPath(for: name), serviceURL: serviceURL)
+                if summary.responseType != .noEdits || keepEmpty {
+                    try backend.resultFiles.recordResultFile(name, owner: plan.replica.owner)
+                    try files.publish(name)
+                    fileName = name
+                } else {
+                    files.discard(name)
+                }
+            } catch {
+                files.discard(name)
+                throw error
+            }
+        }
+        let delivered = Delivered(outcome: Outcome(upload: upload, answer: summary), fileName: fileName, bytes: bytes)
+        try backend.sync.recordSync(plan, generations: summary.generations, close: plan.closeReplica)
+        logger.info(
+            "replica \(plan.replica.id): \(delivered.edits) edits \(upload?.replayed == true ? "replayed" : "applied") in \(uploaded - started), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(clock.now - uploaded) (\(summary.responseType.rawValue))"
+        )
+        return delivered
     }
 
-    /// The embedded JSON answer.
-    public func answerInMemory(serviceURL: String, logger: Logger) throws -> (bytes: [UInt8], delivered: Delivered) {
-        var bytes: [UInt8] = []
-        let outcome = try run(logger: logger) { upload in
-            try backend.sync.writeSyncAnswer(plan, upload: upload, write: { bytes += $0 }, attachmentURL: attachmentURLs(serviceURL))
+    /// Writes the answer into the file at `path`: a GeoPackage delta, or a JSON document.
+    private func answer(_ upload: SyncUploadOutcome?, to path: String, serviceURL: String) throws -> SyncAnswerSummary {
+        if plan.dataFormat == .sqlite {
+            // The resources as served before the upload, as the client last saw them.
+            let resources = try ServiceResources(of: try backend.service(named: plan.replica.serviceName), for: plan.replica, in: backend)
+            return try backend.sync.readChangeFeed(plan.replica) { feed in
+                try SyncDownload.writeDelta(
+                    plan, upload: upload, from: feed, to: path, serviceURL: serviceURL, serviceJSON: resources.service,
+                    layerJSON: resources.layers)
+            }
         }
-        return (bytes, Delivered(outcome: outcome, fileName: nil))
+        _ = FileManager.default.createFile(atPath: path, contents: nil)
+        guard let handle = FileHandle(forWritingAtPath: path) else { throw ArcGISError.internalError("cannot write \(path)") }
+        defer { try? handle.close() }
+        let writer = ReplicaJSONWriter(
+            write: { try handle.write(contentsOf: $0) }, attachmentURL: attachmentURLs(serviceURL), returnIdsForAdds: plan.returnIdsForAdds)
+        let summary = try backend.sync.readChangeFeed(plan.replica) { try SyncDownload.read(plan, upload: upload, from: $0, into: writer) }
+        try handle.synchronize()
+        return summary
     }
 
     /// Runs the sync as a job of `runner` for `caller` (whose share of the queue it takes),
@@ -80,38 +111,11 @@ extension SynchronizeReplica {
             owner: replica.owner)
         try await runner.submit(job, for: caller, in: backend) { steps in
             steps.phase(.importChanges)
-            let delivered = try answerToFile(
-                files, serviceURL: serviceURL, keepEmpty: true, exporting: { steps.phase(.exportChanges) }, logger: logger)
+            let delivered = try deliver(
+                to: .file(files, keepEmpty: true), serviceURL: serviceURL, logger: logger, exporting: { steps.phase(.exportChanges) })
             return .succeeded(resultFile: delivered.fileName ?? "")
         }
         return job
-    }
-
-    /// Runs the use case, timing and logging its two halves; `writeAnswer` writes the answer.
-    private func run(
-        logger: Logger, exporting: () -> Void = {}, writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary
-    ) throws -> Outcome {
-        let clock = ContinuousClock()
-        let started = clock.now
-        var uploaded = started
-        let outcome = try run { upload in
-            uploaded = clock.now
-            if let upload {
-                if upload.replayed {
-                    logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
-                } else if upload.conflictsRecorded > 0 {
-                    logger.info("replica \(plan.replica.id): upload overwrote \(upload.conflictsRecorded) unseen server changes (conflict log)")
-                }
-            }
-            exporting()
-            return try writeAnswer(upload)
-        }
-        let summary = outcome.answer
-        let edits = Delivered(outcome: outcome).edits
-        logger.info(
-            "replica \(plan.replica.id): \(edits) edits \(outcome.upload?.replayed == true ? "replayed" : "applied") in \(uploaded - started), \(summary.changes) changes and \(summary.replacementRows) rows answered in \(clock.now - uploaded) (\(summary.responseType.rawValue))"
-        )
-        return outcome
     }
 
     /// Attachment links of a JSON answer asked with `returnAttachmentsDataByUrl` (the default).
