@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "OutpostSync", targets: ["OutpostSync"]),
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
-        .library(name: "OutpostStore", targets: ["OutpostStore"]),
+        .library(name: "OutpostSpatiaLite", targets: ["OutpostSpatiaLite"]),
         .library(name: "OutpostTilePackage", targets: ["OutpostTilePackage"]),
         .library(name: "OutpostService", targets: ["OutpostService"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
@@ -104,7 +104,7 @@ let package = Package(
         ),
         // The SpatiaLite feature store: catalog, layer tables, migrations, queries.
         .target(
-            name: "OutpostStore",
+            name: "OutpostSpatiaLite",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "OutpostTileFiles",
                 "OutpostWhereSQL", "CSpatiaLite",
@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "OutpostDataTools",
             dependencies: [
-                "OutpostStorage", "OutpostStore", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage",
+                "OutpostStorage", "OutpostSpatiaLite", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -154,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "outpost",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
+                "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
                 "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage", "OutpostDataTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -188,14 +188,16 @@ let package = Package(
         .target(
             name: "OutpostMigration",
             dependencies: [
-                "OutpostStore", "OutpostPostgres", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry",
+                "OutpostSpatiaLite", "OutpostPostgres", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // Store-level benchmark of SpatiaLite beside PostgreSQL (bench/postgres.py).
         .executableTarget(
             name: "outpost-store-bench",
-            dependencies: ["OutpostStore", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry"]
+            dependencies: [
+                "OutpostSpatiaLite", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry",
+            ]
         ),
         // Client-side benchmark driver for bench/client.py.
         .executableTarget(
@@ -206,7 +208,7 @@ let package = Package(
         .target(
             name: "OutpostTestSupport",
             dependencies: [
-                "OutpostStore", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostDataTools",
+                "OutpostSpatiaLite", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/OutpostTestSupport"),
@@ -226,9 +228,9 @@ let package = Package(
             dependencies: ["OutpostGeoPackage", "OutpostSync", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
-            name: "OutpostStoreTests",
+            name: "OutpostSpatiaLiteTests",
             dependencies: [
-                "OutpostStore", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync",
+                "OutpostSpatiaLite", "OutpostStorage", "OutpostService", "OutpostTestSupport", "OutpostWire", "OutpostGeometry", "OutpostSync",
                 "OutpostGeoPackage", "OutpostSQLite", "OutpostPostgres", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -240,7 +242,7 @@ let package = Package(
         .testTarget(
             name: "OutpostContractTests",
             dependencies: [
-                "OutpostStorage", "OutpostService", "OutpostStore", "OutpostPostgres", "OutpostDataTools", "OutpostTestSupport", "OutpostWire",
+                "OutpostStorage", "OutpostService", "OutpostSpatiaLite", "OutpostPostgres", "OutpostDataTools", "OutpostTestSupport", "OutpostWire",
                 "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -248,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "OutpostPostgresTests",
             dependencies: [
-                "OutpostPostgres", "OutpostMigration", "OutpostSync", "OutpostStorage", "OutpostStore", "OutpostService", "OutpostWire",
+                "OutpostPostgres", "OutpostMigration", "OutpostSync", "OutpostStorage", "OutpostSpatiaLite", "OutpostService", "OutpostWire",
                 "OutpostGeometry", "OutpostTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -257,7 +259,7 @@ let package = Package(
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [
-                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire",
+                "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostTestSupport", "OutpostWire",
                 "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -267,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "OutpostServerTests",
             dependencies: [
-                "OutpostServer", "OutpostStorage", "OutpostStore", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
+                "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
                 "OutpostGeometry", "OutpostService", "OutpostClient", "OutpostDataTools",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import OutpostPostgres
-import OutpostStore
+import OutpostSpatiaLite
 
 extension SpatiaLiteToPostgres {
     /// A table of the server's records moved row for row: the SpatiaLite query and the
@@ -51,7 +51,7 @@ extension SpatiaLiteToPostgres {
     ]
 
     /// Moves every record table in one transaction; returns the rows moved per table.
-    static func copyRecords(_ store: FeatureStore, into backend: PostgresBackend) throws -> [String: Int] {
+    static func copyRecords(_ store: SpatiaLiteBackend, into backend: PostgresBackend) throws -> [String: Int] {
         var moved: [String: Int] = [:]
         try backend.pool.transaction { connection in
             for table in recordTables {

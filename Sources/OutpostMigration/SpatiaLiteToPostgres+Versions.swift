@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// Versioned services move with what their rules read (docs/postgres.md, "Moving a data
@@ -12,7 +12,7 @@ import OutpostWire
 /// GUIDs, each named version based at the tick standing for its base generation.
 extension SpatiaLiteToPostgres {
     /// The base generations of named versions: bucket boundaries, so each has a tick.
-    static func namedVersionBases(_ store: FeatureStore, services: [String]) throws -> [Int64] {
+    static func namedVersionBases(_ store: SpatiaLiteBackend, services: [String]) throws -> [Int64] {
         try store.read { db in
             try Row.fetchAll(db, sql: "SELECT service, base_generation FROM outpost_versions WHERE parent IS NOT NULL AND replica_id IS NULL")
                 .filter { services.contains($0[0] as String) }.map { $0[1] as Int64? ?? 0 }
@@ -21,7 +21,7 @@ extension SpatiaLiteToPostgres {
 
     /// The history of a versioned layer, every kept row version with its writer and replacer.
     static func copyHistory(
-        _ old: StoredLayer, into new: StoredLayer, creations: [(upTo: Int64, xid: Int64)], store: FeatureStore, pool: PostgresPool
+        _ old: StoredLayer, into new: StoredLayer, creations: [(upTo: Int64, xid: Int64)], store: SpatiaLiteBackend, pool: PostgresPool
     ) throws -> Int {
         let select =
             featureSelect(old, alias: "h") + ["h.outpost_gen", "h.outpost_created_gen", "h.outpost_replica", "g.replica_id", "h.outpost_valid_to"]
@@ -49,7 +49,7 @@ extension SpatiaLiteToPostgres {
     }
 
     /// The rows named versions hold and have not posted.
-    static func copyVersionRows(_ old: StoredLayer, into new: StoredLayer, store: FeatureStore, pool: PostgresPool) throws -> Int {
+    static func copyVersionRows(_ old: StoredLayer, into new: StoredLayer, store: SpatiaLiteBackend, pool: PostgresPool) throws -> Int {
         let select = featureSelect(old, alias: "v") + ["v.outpost_replica", "v.outpost_version", "v.outpost_deleted"]
         let selected = select.joined(separator: ", ")
         let lines = try store.read { db -> [String] in
@@ -68,7 +68,7 @@ extension SpatiaLiteToPostgres {
     /// the service and the replicas were) take their GUIDs; named versions are made, based at
     /// the tick of their base generation. Returns how many versions moved.
     static func copyVersions(
-        _ store: FeatureStore, services: [String], ticks: [Int64: Int64], current: Int64, pool: PostgresPool
+        _ store: SpatiaLiteBackend, services: [String], ticks: [Int64: Int64], current: Int64, pool: PostgresPool
     ) throws -> Int {
         struct Version: Sendable {
             var service, name: String

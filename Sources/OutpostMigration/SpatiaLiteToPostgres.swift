@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import OutpostGeometry
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -44,7 +44,7 @@ public enum SpatiaLiteToPostgres {
         public var description: String { "the PostgreSQL database already holds services: migrate into an empty one" }
     }
 
-    public static func migrate(_ store: FeatureStore, to backend: PostgresBackend) throws -> Report {
+    public static func migrate(_ store: SpatiaLiteBackend, to backend: PostgresBackend) throws -> Report {
         guard try backend.schema.catalog().services.isEmpty else { throw Failure.notEmpty }
         var report = Report()
         let files = AttachmentFiles(blobs: backend.blobs, temporaryDirectory: backend.temporaryDirectory)
@@ -142,7 +142,7 @@ public enum SpatiaLiteToPostgres {
     /// GlobalIDs kept, with their creation stamp, writer and creator.
     static func copyRows(
         _ old: StoredLayer, into new: StoredLayer, changed lower: Int64, _ upper: Int64, creations: [(upTo: Int64, xid: Int64)],
-        store: FeatureStore, connection: PostgresConnection
+        store: SpatiaLiteBackend, connection: PostgresConnection
     ) throws -> Int {
         let select = featureSelect(old, alias: "t") + ["t.outpost_created_gen", "t.outpost_replica", "g.replica_id"]
         let selected = select.joined(separator: ", ")
@@ -177,7 +177,7 @@ public enum SpatiaLiteToPostgres {
     /// written out as files first.
     static func copyAttachments(
         _ old: StoredLayer, into new: StoredLayer, changed lower: Int64, _ upper: Int64, creations: [(upTo: Int64, xid: Int64)],
-        store: FeatureStore, files: AttachmentFiles, connection: PostgresConnection
+        store: SpatiaLiteBackend, files: AttachmentFiles, connection: PostgresConnection
     ) throws -> Int {
         struct Moved: Sendable {
             var id: Int64, globalId: String, parent: String, contentType: String, name: String, size: Int64, keywords: String
@@ -213,7 +213,7 @@ public enum SpatiaLiteToPostgres {
 
     static func copyTombstones(
         _ old: StoredLayer, into new: StoredLayer, kind: String = "feature", changed lower: Int64, _ upper: Int64,
-        creations: [(upTo: Int64, xid: Int64)], store: FeatureStore, connection: PostgresConnection
+        creations: [(upTo: Int64, xid: Int64)], store: SpatiaLiteBackend, connection: PostgresConnection
     ) throws -> Int {
         let rows = try store.read { db in
             try Row.fetchAll(
@@ -252,7 +252,7 @@ public enum SpatiaLiteToPostgres {
     }
 
     /// Each replica's last receipt (a retry after the move is still answered from it) and the conflict log.
-    static func copyReceiptsAndConflicts(_ store: FeatureStore, replicas: [ReplicaDefinition], into backend: PostgresBackend) throws {
+    static func copyReceiptsAndConflicts(_ store: SpatiaLiteBackend, replicas: [ReplicaDefinition], into backend: PostgresBackend) throws {
         let ids = replicas.map(\.id)
         let receipts = try store.read { db in
             try Row.fetchAll(db, sql: "SELECT replica_id, fingerprint, results, recorded_at FROM outpost_sync_receipts").map {
@@ -325,7 +325,7 @@ public enum SpatiaLiteToPostgres {
 extension SpatiaLiteToPostgres {
     /// Puts the folder's attachment and upload files in the backend's object store under the
     /// same keys, before any row naming them moves (the folder keeps its copies).
-    static func copyObjects(from store: FeatureStore, to backend: PostgresBackend) throws -> Int {
+    static func copyObjects(from store: SpatiaLiteBackend, to backend: PostgresBackend) throws -> Int {
         guard backend.blobs.isRemote else { return 0 }
         let folder = LocalDirectoryBlobStore(directory: store.directory)
         try FileManager.default.createDirectory(atPath: backend.temporaryDirectory, withIntermediateDirectories: true)

@@ -188,7 +188,7 @@ public protocol ServerRecords: Sendable {
 }
 
 /// A whole backend: one repository per concern. A second backend implements these and
-/// passes the store contract suite (`Tests/OutpostStoreTests/Contract`) by adding one line
+/// passes the store contract suite (`Tests/OutpostContractTests`) by adding one line
 /// there.
 public protocol OutpostBackend: SyncBackend, ServerRecords where Features: AttachmentReading, Edits: AttachmentEditing {
     associatedtype Versions: VersionStore

@@ -3,8 +3,8 @@ import OutpostWire
 
 /// Where a replica layer with `queryOption=none` and `includeRelated` takes its rows from
 /// (docs/sync-semantics.md, layer queries): the rows whose `keyField` matches `originKey` of
-/// the selected rows of an origin layer the replica also takes. A backend writes it as its
-/// SQL (`keyField IN (SELECT originKey FROM origin WHERE origin's filter)`).
+/// the selected rows of an origin layer the replica also takes. A backend writes it in its
+/// own dialect: a membership test of the key among the origin's selected keys.
 public struct RelatedOrigin: Sendable {
     /// The origin layer and its layer in the replica (whose filter selects its rows).
     public var layer: StoredLayer

@@ -5,8 +5,8 @@ import Foundation
 import OutpostGeometry
 import OutpostPostgres
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostWire
 
@@ -56,7 +56,7 @@ enum StoreBench {
         case "SpatiaLite":
             let folder = (dataDirectory as NSString).appendingPathComponent("spatialite-\(round)")
             try? FileManager.default.removeItem(atPath: folder)
-            return try FeatureStore(dataDirectory: folder)
+            return try SpatiaLiteBackend(dataDirectory: folder)
         default:
             var location = admin
             location.database = "outpost_bench_\(round)"

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 
 /// `outpost replicas list|unregister`: find and remove replicas nobody syncs any more.
@@ -28,7 +28,7 @@ struct Replicas: AsyncParsableCommand {
 
         func selected() throws -> Selected {
             if let backend = try location.postgres() { return try selecting(ReplicaAdministration(backend: backend)) }
-            return try selecting(ReplicaAdministration(backend: try FeatureStore(dataDirectory: location.data)))
+            return try selecting(ReplicaAdministration(backend: try SpatiaLiteBackend(dataDirectory: location.data)))
         }
 
         private func selecting<Backend>(_ administration: ReplicaAdministration<Backend>) throws -> Selected {
@@ -86,7 +86,7 @@ struct Compact: AsyncParsableCommand {
             if let backend = try location.postgres() {
                 try ReplicaAdministration(backend: backend).compact()
             } else {
-                try ReplicaAdministration(backend: try FeatureStore(dataDirectory: location.data)).compact()
+                try ReplicaAdministration(backend: try SpatiaLiteBackend(dataDirectory: location.data)).compact()
             }
         print("removed \(report.tombstones) tombstone(s) and \(report.receipts) retry receipt(s)")
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 
 /// `outpost backup OUT`: an online backup of the data folder, taken while a server runs
 /// (docs/operations.md, "Backups").

@@ -1,8 +1,8 @@
 import ArgumentParser
 import OutpostDataTools
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 
 struct Export: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,7 +26,7 @@ struct Export: AsyncParsableCommand {
             defer { backend.close() }
             try export(from: backend, format: chosen)
         } else {
-            try export(from: try FeatureStore(dataDirectory: location.data), format: chosen)
+            try export(from: try SpatiaLiteBackend(dataDirectory: location.data), format: chosen)
         }
     }
 

@@ -3,7 +3,7 @@ import Foundation
 import OutpostMigration
 import OutpostObjectStorage
 import OutpostPostgres
-import OutpostStore
+import OutpostSpatiaLite
 
 /// `outpost migrate-to-postgres DATA_DIR postgres://…` (docs/postgres.md, "Moving a data folder").
 struct MigrateToPostgres: ParsableCommand {
@@ -25,10 +25,10 @@ struct MigrateToPostgres: ParsableCommand {
     func run() throws {
         let location: PostgresLocation
         do { location = try PostgresLocation(database) } catch { throw ValidationError("\(error)") }
-        guard FileManager.default.fileExists(atPath: (data as NSString).appendingPathComponent(FeatureStore.databaseFileName)) else {
-            throw ValidationError("\(data) is not a data folder (no \(FeatureStore.databaseFileName))")
+        guard FileManager.default.fileExists(atPath: (data as NSString).appendingPathComponent(SpatiaLiteBackend.databaseFileName)) else {
+            throw ValidationError("\(data) is not a data folder (no \(SpatiaLiteBackend.databaseFileName))")
         }
-        let store = try FeatureStore(dataDirectory: data)
+        let store = try SpatiaLiteBackend(dataDirectory: data)
         let backend = try PostgresBackend(location, dataDirectory: data, objectStore: try bucket(objectStore, option: "--object-store"))
         let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
         print(
@@ -67,9 +67,9 @@ struct Migrate: ParsableCommand {
             if !dryRun && !pending.isEmpty { try PostgresMigrations.migrate(pool) }
             return
         }
-        let pending = try FeatureStore.pendingMigrations(dataDirectory: location.data)
+        let pending = try SpatiaLiteBackend.pendingMigrations(dataDirectory: location.data)
         report(pending)
-        if !dryRun && !pending.isEmpty { _ = try FeatureStore(dataDirectory: location.data) }
+        if !dryRun && !pending.isEmpty { _ = try SpatiaLiteBackend(dataDirectory: location.data) }
     }
 
     private func report(_ pending: [String]) {

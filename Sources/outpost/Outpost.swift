@@ -7,8 +7,8 @@ import OutpostObjectStorage
 import OutpostPostgres
 import OutpostServer
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTilePackage
 import OutpostWire
@@ -199,7 +199,7 @@ struct Serve: AsyncParsableCommand {
             try await serve(
                 store, describedAs: "\(location.redactedDescription) (PostgreSQL) with \(files ?? "files in \(settings.data)")", settings, logger)
         } else {
-            let store = try FeatureStore(dataDirectory: settings.data)
+            let store = try SpatiaLiteBackend(dataDirectory: settings.data)
             try await serve(store, describedAs: "\(store.path) (\(store.libraryVersions))", settings, logger)
         }
     }
@@ -273,7 +273,7 @@ struct Import: AsyncParsableCommand {
             defer { backend.close() }
             try await run(into: backend)
         } else {
-            try await run(into: try FeatureStore(dataDirectory: location.data))
+            try await run(into: try SpatiaLiteBackend(dataDirectory: location.data))
         }
     }
 

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import OutpostObjectStorage
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 
 /// Where an administration command finds the data: a data folder (the embedded default), or
 /// a PostgreSQL + PostGIS database with `--database` (docs/postgres.md). Options left out are
@@ -50,7 +50,7 @@ struct StoreLocation: ParsableArguments {
 
     func users() throws -> any UserDirectory {
         if let backend = try postgres() { return backend.users }
-        return try FeatureStore(dataDirectory: data).users
+        return try SpatiaLiteBackend(dataDirectory: data).users
     }
 }
 

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// `outpost webmap add FILE.json --title T [--owner U] [--offline] [--access A]`: a web map
@@ -24,7 +24,7 @@ struct WebMap: AsyncParsableCommand {
                 defer { backend.close() }
                 try add(to: backend)
             } else {
-                try add(to: try FeatureStore(dataDirectory: location.data))
+                try add(to: try SpatiaLiteBackend(dataDirectory: location.data))
             }
         }
 

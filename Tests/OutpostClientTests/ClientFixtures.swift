@@ -5,8 +5,8 @@ import HummingbirdTesting
 import OutpostClient
 import OutpostDataTools
 import OutpostServer
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Synchronization
@@ -18,10 +18,10 @@ import Testing
 
 /// A live Outpost on loopback with freshly seeded demo data; `body` gets the Demo
 /// FeatureServer URL, the store and a scratch folder.
-func withLiveServer(options: ServerOptions = ServerOptions(), _ body: @Sendable (URL, FeatureStore, String) async throws -> Void) async throws {
+func withLiveServer(options: ServerOptions = ServerOptions(), _ body: @Sendable (URL, SpatiaLiteBackend, String) async throws -> Void) async throws {
     let directory = TestFolders.make("client")
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let store = try FeatureStore(dataDirectory: (directory as NSString).appendingPathComponent("server"))
+    let store = try SpatiaLiteBackend(dataDirectory: (directory as NSString).appendingPathComponent("server"))
     try DemoData.seed(store, testdataDirectory: TestFolders.testdata)
     let device = (directory as NSString).appendingPathComponent("device")
     try FileManager.default.createDirectory(atPath: device, withIntermediateDirectories: true)

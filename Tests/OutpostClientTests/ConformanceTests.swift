@@ -1,8 +1,8 @@
 import Foundation
 import OutpostClient
 import OutpostConformance
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing

@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import Testing
 
 /// The four attachment workflows of feature-service-sync.md §4.5 through an offline map

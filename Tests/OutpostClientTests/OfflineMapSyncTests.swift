@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import Testing
 
 /// An offline map folder kept in step with its services (docs/client.md, "Offline maps"):

@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import Testing
 

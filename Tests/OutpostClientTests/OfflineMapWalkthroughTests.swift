@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
 import OutpostDataTools
-import OutpostStore
+import OutpostSpatiaLite
 import Testing
 
 /// docs/client.md's offline map workflows ("Offline maps") and its tile export ("Tiles"), as

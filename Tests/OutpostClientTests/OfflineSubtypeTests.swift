@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
 import OutpostGeometry
-import OutpostStore
+import OutpostSpatiaLite
 import OutpostWire
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import OutpostClient
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import Testing
 
 /// Preplanned map areas on the device (docs/client.md, "Offline maps"): an area downloaded by

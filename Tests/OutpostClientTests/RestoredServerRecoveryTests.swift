@@ -4,8 +4,8 @@ import HummingbirdTesting
 import OutpostClient
 import OutpostGeometry
 import OutpostServer
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -15,7 +15,7 @@ import Testing
 /// lost, no feature is doubled on the server, and each value its resend overwrote is logged.
 @Suite struct RestoredServerRecoveryTests {
     /// Serves `store` on loopback; `body` gets the Demo FeatureServer URL.
-    static func serving(_ store: FeatureStore, _ body: @Sendable (URL) async throws -> Void) async throws {
+    static func serving(_ store: SpatiaLiteBackend, _ body: @Sendable (URL) async throws -> Void) async throws {
         let app = Application(
             router: buildRouter(store: store, options: ServerOptions()), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
@@ -44,7 +44,7 @@ import Testing
             let pending = try geodatabase.add(Self.tree(3), to: trees)
 
             _ = try SpatiaLiteBackup.restore(backup, into: "\(device)/restored")
-            let restored = try FeatureStore(dataDirectory: "\(device)/restored")
+            let restored = try SpatiaLiteBackend(dataDirectory: "\(device)/restored")
             try await Self.serving(restored) { restoredURL in
                 // Someone edits a tree online on the restored server; the device holds it unchanged.
                 let contested = try #require(
@@ -106,7 +106,7 @@ import Testing
             let before = try geodatabase.info().replicaId
 
             _ = try SpatiaLiteBackup.restore(backup, into: "\(device)/restored")
-            let restored = try FeatureStore(dataDirectory: "\(device)/restored")
+            let restored = try SpatiaLiteBackend(dataDirectory: "\(device)/restored")
             try await Self.serving(restored) { restoredURL in
                 let restoredTask = GeodatabaseSyncTask(url: restoredURL)
                 // The restored server never knew the replica: the job fails as for any unknown one.

@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostClient
 import OutpostServer
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
@@ -20,7 +20,7 @@ import Testing
     /// Layer 0's features of a package file: GlobalID → name.
     static func cities(_ path: String) throws -> [String: String] { try ReplicaFileReading.names(path) }
 
-    static func serverPackage(_ store: FeatureStore, _ id: String) throws -> String {
+    static func serverPackage(_ store: SpatiaLiteBackend, _ id: String) throws -> String {
         guard case .file(_, let path) = try #require(try store.portal.data(of: id)) else { throw ClientError.geodatabase("no file") }
         return path
     }

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import OutpostClient
 import OutpostGeometry
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 

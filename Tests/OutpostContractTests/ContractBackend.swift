@@ -1,7 +1,7 @@
 import OutpostPostgres
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
@@ -65,7 +65,7 @@ struct RecordsContractBackend: Sendable, CustomTestStringConvertible {
     static let all: [RecordsContractBackend] = [
         RecordsContractBackend(name: "SpatiaLite") { clock in
             let store = try makeTemporaryStore(clock: clock)
-            return Opened(records: store) { try FeatureStore(path: store.path, clock: clock) }
+            return Opened(records: store) { try SpatiaLiteBackend(path: store.path, clock: clock) }
         },
         RecordsContractBackend(name: "PostgreSQL") { clock in
             let backend = try TestPostgres.makeBackend(clock: clock)

@@ -1,6 +1,6 @@
 import Foundation
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

@@ -1,7 +1,7 @@
 import OutpostDataTools
 import OutpostGeometry
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

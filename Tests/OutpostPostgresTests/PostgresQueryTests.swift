@@ -1,8 +1,8 @@
 import Foundation
 import OutpostGeometry
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
@@ -13,7 +13,7 @@ import Testing
 /// both backends and the answers compared.
 @Suite(.serialized) struct PostgresQueryTests {
     /// Every row of a layer, as the SpatiaLite backend answers them, page by page.
-    static func rows(of layer: StoredLayer, in store: FeatureStore) throws -> [FeatureRow] {
+    static func rows(of layer: StoredLayer, in store: SpatiaLiteBackend) throws -> [FeatureRow] {
         var rows: [FeatureRow] = []
         while true {
             var query = LayerQuery()

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 import OutpostMigration
 import OutpostPostgres
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing

@@ -2,8 +2,8 @@ import Foundation
 import OutpostMigration
 import OutpostPostgres
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

@@ -1,8 +1,8 @@
 import OutpostMigration
 import OutpostPostgres
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

@@ -3,8 +3,8 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 
@@ -102,7 +102,7 @@ import Testing
     }
 
     @Test func passwordsAreStoredSaltedAndSlow() throws {
-        let store = try FeatureStore(
+        let store = try SpatiaLiteBackend(
             dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("outpost-users-\(UUID().uuidString)").path)
         try store.users.addUser("a", role: .viewer, password: "same-password", rounds: 1000)
         try store.users.addUser("b", role: .viewer, password: "same-password", rounds: 1000)

@@ -1,15 +1,17 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
 
 @testable import OutpostServer
 
-func withStoreApp(limits: UploadLimits = UploadLimits(), _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
+func withStoreApp(
+    limits: UploadLimits = UploadLimits(), _ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend) async throws -> Void
+) async throws {
     let store = try makeDemoStore(label: "attachments")
     let app = Application(router: buildRouter(store: store, limits: limits))
     try await app.test(.router) { client in try await body(client, store) }

@@ -1,7 +1,7 @@
 import Foundation
 import OutpostDataTools
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 @testable import OutpostServer

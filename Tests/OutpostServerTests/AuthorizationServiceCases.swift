@@ -1,6 +1,6 @@
 import Foundation
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 @testable import OutpostServer

@@ -104,7 +104,7 @@ import Testing
     /// The real server's sources, with one violation planted: found, and only it.
     @Test func aViolationPlantedInTheServerIsFound() throws {
         let directory = SourceRulesTests.root.appendingPathComponent("Sources/OutpostServer")
-        var text = try String(contentsOf: directory.appendingPathComponent("AttachmentsController.swift"), encoding: .utf8)
+        var text = try String(contentsOf: directory.appendingPathComponent("FeatureServer/AttachmentsController.swift"), encoding: .utf8)
         text += """
 
             extension AttachmentsController {

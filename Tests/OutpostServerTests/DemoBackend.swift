@@ -1,6 +1,6 @@
 import OutpostDataTools
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
@@ -13,7 +13,7 @@ import Testing
 /// Edit routes get their own freshly seeded store per test.
 func withFreshDemoApp(
     options: ServerOptions = ServerOptions(), clock: any WallClock = SystemClock(),
-    _ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void
+    _ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend) async throws -> Void
 ) async throws {
     let store = try makeDemoStore(label: "edits", clock: clock)
     let app = Application(router: buildRouter(store: store, options: options))

@@ -3,8 +3,8 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostDataTools
 import OutpostServer
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -15,7 +15,7 @@ import Testing
     static let folderService = "/arcgis/rest/services/Field/Cities/FeatureServer"
 
     /// The demo services plus the cities twice: in the folder Field and at the root.
-    func withFolderApp(_ body: @Sendable (any TestClientProtocol, FeatureStore) async throws -> Void) async throws {
+    func withFolderApp(_ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend) async throws -> Void) async throws {
         try await withFreshDemoApp { client, store in
             let cities = TestFolders.testdata + "/naturalearth_cities.geojson"
             var options = FeatureImportOptions(serviceName: "Field/Cities", layerName: "Cities")

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 
@@ -65,7 +65,7 @@ import Testing
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             let held = try store.portal.items().filter { $0.owner == "eve" }.reduce(Int64(0)) {
-                $0 + $1.size + PortalController<FeatureStore>.describedBytes($1)
+                $0 + $1.size + PortalController<SpatiaLiteBackend>.describedBytes($1)
             }
             #expect(held <= 2_000, "\(held) bytes held; \(answers.filter { $0["success"] == true }.count) adds succeeded")
             // A description is stored bytes too, and so is a thumbnail.

@@ -4,8 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire
@@ -18,7 +18,7 @@ import Testing
     /// Token security with an admin, an editor and a viewer (few hash rounds: same function, cheaper).
     static func withSecuredApp(
         options: ServerOptions = ServerOptions(requireAuth: true), clock: any WallClock = SystemClock(),
-        _ body: @Sendable (any TestClientProtocol, FeatureStore, [String: String]) async throws -> Void
+        _ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend, [String: String]) async throws -> Void
     ) async throws {
         try await withFreshDemoApp(options: options, clock: clock) { client, store in
             var tokens: [String: String] = [:]

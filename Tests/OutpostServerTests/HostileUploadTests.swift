@@ -3,8 +3,8 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 

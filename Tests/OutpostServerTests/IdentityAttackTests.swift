@@ -4,8 +4,8 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import OutpostClient
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

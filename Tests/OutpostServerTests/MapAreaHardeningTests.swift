@@ -3,8 +3,8 @@ import GRDB
 import Hummingbird
 import HummingbirdTesting
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing

@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostClient
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -174,12 +174,12 @@ import Testing
 
 /// Reads of the store the packaging tests share.
 enum MapAreasTestSupport {
-    static func packages(of area: String, in store: FeatureStore) throws -> [PortalItem] {
+    static func packages(of area: String, in store: SpatiaLiteBackend) throws -> [PortalItem] {
         try store.portal.relationships(of: area).filter { $0.type == "Area2Package" && $0.origin == area }
             .compactMap { try store.portal.item(id: $0.destination) }
     }
 
-    static func stored(_ id: String, in store: FeatureStore) throws -> PortalItem {
+    static func stored(_ id: String, in store: SpatiaLiteBackend) throws -> PortalItem {
         try #require(try store.portal.item(id: id))
     }
 }

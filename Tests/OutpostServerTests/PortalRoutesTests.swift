@@ -4,8 +4,8 @@ import HummingbirdTesting
 import OutpostDataTools
 import OutpostServer
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -17,7 +17,7 @@ let portalURL = "/arcgis/sharing/rest"
 @Suite struct PortalRoutesTests {
     /// A secured server with an editor `ada`, an editor `bob`, a viewer `vic` and an admin
     /// `root`, and their tokens.
-    static func withSecuredPortal(_ body: @Sendable (any TestClientProtocol, FeatureStore, [String: String]) async throws -> Void) async throws {
+    static func withSecuredPortal(_ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend, [String: String]) async throws -> Void) async throws {
         let store = try makeDemoStore(label: "portal")
         var tokens: [String: String] = [:]
         for (name, role) in [("ada", UserRole.editor), ("bob", .editor), ("vic", .viewer), ("root", .admin)] {

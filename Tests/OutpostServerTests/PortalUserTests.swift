@@ -2,8 +2,8 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OutpostServer
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -81,7 +81,7 @@ import Testing
         let store = try makeDemoStore(label: "user-ids")
         defer { try? FileManager.default.removeItem(atPath: store.directory) }
         for (name, role, _) in Self.users { try store.users.addUser(name, role: role, password: "\(name)-password", rounds: 1000) }
-        @Sendable func ids(_ store: FeatureStore) async throws -> [String: String] {
+        @Sendable func ids(_ store: SpatiaLiteBackend) async throws -> [String: String] {
             let token = try store.users.issueToken(for: ServerUser(name: "vic", role: .viewer), minutes: 5).token
             let names = Self.users.map(\.0)
             let app = Application(router: buildRouter(store: store, options: ServerOptions(requireAuth: true)))
@@ -95,7 +95,7 @@ import Testing
             return found.value
         }
         let before = try await ids(store)
-        let after = try await ids(try FeatureStore(dataDirectory: store.directory))
+        let after = try await ids(try SpatiaLiteBackend(dataDirectory: store.directory))
         #expect(before.count == Self.users.count && Set(before.values).count == Self.users.count, "\(before)")
         #expect(before == after)
     }

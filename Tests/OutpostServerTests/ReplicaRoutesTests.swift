@@ -4,8 +4,8 @@ import HummingbirdTesting
 import Logging
 import OutpostGeoPackage
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostSync
 import OutpostTestSupport
 import OutpostWire

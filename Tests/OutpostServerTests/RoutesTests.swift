@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -10,7 +10,7 @@ import Testing
 @testable import OutpostServer
 
 /// One seeded demo store shared by the read-only route tests.
-let demoStore: FeatureStore = {
+let demoStore: SpatiaLiteBackend = {
     try! makeDemoStore(label: "routes")
 }()
 

@@ -42,7 +42,7 @@ import Testing
         }
         #expect(offenders.isEmpty, "SQL above the seam:\n\(offenders.joined(separator: "\n"))")
         var naming: [String] = []
-        for module in ["OutpostStore", "OutpostPostgres", "OutpostStorage"] {
+        for module in ["OutpostSpatiaLite", "OutpostPostgres", "OutpostStorage"] {
             naming += try Self.lines(in: "Sources/\(module)", containing: "invalidParameter(")
         }
         #expect(naming.isEmpty, "storage naming a request parameter; throw a StorageRefusal:\n\(naming.joined(separator: "\n"))")
@@ -53,7 +53,7 @@ import Testing
         for (module, forbidden) in [
             ("Sources/OutpostServer", "import GRDB"), ("Sources/outpost", "import GRDB"),
             ("Sources/OutpostStorage", "import GRDB"), ("Sources/OutpostStorage", "import Hummingbird"),
-            ("Sources/OutpostStore", "import Hummingbird"),
+            ("Sources/OutpostSpatiaLite", "import Hummingbird"),
         ] {
             #expect(try Self.lines(in: module, containing: forbidden).isEmpty, "\(module) has \(forbidden)")
         }
@@ -78,7 +78,7 @@ import Testing
 
     /// Time comes from the injected clock in the store, the server and the client.
     @Test func timeIsReadFromTheInjectedClock() throws {
-        for module in ["Sources/OutpostStore", "Sources/OutpostServer", "Sources/OutpostClient", "Sources/OutpostSync"] {
+        for module in ["Sources/OutpostSpatiaLite", "Sources/OutpostServer", "Sources/OutpostClient", "Sources/OutpostSync"] {
             let offenders = try Self.lines(in: module, containing: "Date().timeIntervalSince1970")
                 .filter { !$0.contains("WallClock.swift") && !$0.contains("Migrations") }
             #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
@@ -89,15 +89,15 @@ import Testing
     /// library (issue 45): the composition root (`Sources/outpost`) picks the backend. Neither
     /// a file imports one nor does Package.swift give the target one.
     @Test func theServerAndTheServiceKnowNoBackendClientOrDatabaseLibrary() throws {
-        let forbidden = ["OutpostStore", "OutpostPostgres", "OutpostClient", "OutpostMigration", "OutpostObjectStorage", "GRDB"]
+        let forbidden = ["OutpostSpatiaLite", "OutpostPostgres", "OutpostClient", "OutpostMigration", "OutpostObjectStorage", "GRDB"]
         let anImport = try Regex(
             #"^\s*(@\w+(\([^)]*\))?\s+)*((public|package|internal|fileprivate|private)\s+)?import\s+((typealias|struct|class|enum|protocol|let|var|func)\s+)?("#
                 + forbidden.joined(separator: "|") + #")(\.|\s|$)"#)
         // The pattern itself: what it must catch, and the modules whose names merely start alike.
-        for line in ["import GRDB", "@preconcurrency import OutpostStore", "import struct GRDB.Row", "public import OutpostClient"] {
+        for line in ["import GRDB", "@preconcurrency import OutpostSpatiaLite", "import struct GRDB.Row", "public import OutpostClient"] {
             #expect(line.contains(anImport), "\(line)")
         }
-        for line in ["import OutpostStorage", "import GRDBQuery", "// import OutpostStore"] { #expect(!line.contains(anImport), "\(line)") }
+        for line in ["import OutpostStorage", "import GRDBQuery", "// import OutpostSpatiaLite"] { #expect(!line.contains(anImport), "\(line)") }
         for module in ["OutpostServer", "OutpostService"] {
             let imports = try Self.lines(in: "Sources/\(module)", matching: anImport)
             #expect(imports.isEmpty, "\(imports.joined(separator: "\n"))")

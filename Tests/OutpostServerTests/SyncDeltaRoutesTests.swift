@@ -4,8 +4,8 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
 import OutpostGeometry
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 

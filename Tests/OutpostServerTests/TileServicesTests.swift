@@ -3,8 +3,8 @@ import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -189,7 +189,7 @@ import Testing
 
 /// The tile fast path (docs/tiles.md, "Serving tiles fast") over a real connection.
 @Suite struct TileFastPathTests {
-    static func app(_ store: FeatureStore, _ options: ServerOptions) -> some ApplicationProtocol {
+    static func app(_ store: SpatiaLiteBackend, _ options: ServerOptions) -> some ApplicationProtocol {
         buildApplication(store: store, port: 0, options: options)
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import OutpostStore
+import OutpostSpatiaLite
 import OutpostTestSupport
 import OutpostWire
 import Testing
@@ -44,7 +44,7 @@ import Testing
 
     @Test func thereIsAFixtureForEveryEarlierMigration() {
         // Migrations are named `vN-…`; every N but the newest has a fixture.
-        let versions = Set(FeatureStore.knownMigrations.compactMap { Int($0.dropFirst().prefix { $0.isNumber }) }).sorted()
+        let versions = Set(SpatiaLiteBackend.knownMigrations.compactMap { Int($0.dropFirst().prefix { $0.isNumber }) }).sorted()
         #expect(Self.fixtures.map(\.version) == Array(versions.dropLast()))
     }
 
@@ -54,8 +54,8 @@ import Testing
         let unpack = Process()
         unpack.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
         unpack.arguments = ["--decompress", "--stdout", "\(folder)/v\(fixture.version).sqlite.xz"]
-        FileManager.default.createFile(atPath: data + "/" + FeatureStore.databaseFileName, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + FeatureStore.databaseFileName))
+        FileManager.default.createFile(atPath: data + "/" + SpatiaLiteBackend.databaseFileName, contents: nil)
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + SpatiaLiteBackend.databaseFileName))
         defer { try? output.close() }
         unpack.standardOutput = output
         try unpack.run()
@@ -67,11 +67,11 @@ import Testing
     @Test(arguments: fixtures)
     func aFolderAnEarlierReleaseLeftOpensKeepsItsDataAndItsDeviceSyncsOn(_ fixture: Fixture) async throws {
         let data = try Self.unpack(fixture)
-        let later = FeatureStore.knownMigrations.filter { !fixture.migrations.contains($0) }
-        #expect(!later.isEmpty && FeatureStore.knownMigrations.starts(with: fixture.migrations))
-        #expect(try FeatureStore.pendingMigrations(dataDirectory: data) == later)
-        let store = try FeatureStore(dataDirectory: data)
-        #expect(try FeatureStore.pendingMigrations(dataDirectory: data) == [])
+        let later = SpatiaLiteBackend.knownMigrations.filter { !fixture.migrations.contains($0) }
+        #expect(!later.isEmpty && SpatiaLiteBackend.knownMigrations.starts(with: fixture.migrations))
+        #expect(try SpatiaLiteBackend.pendingMigrations(dataDirectory: data) == later)
+        let store = try SpatiaLiteBackend(dataDirectory: data)
+        #expect(try SpatiaLiteBackend.pendingMigrations(dataDirectory: data) == [])
         try await Application(router: buildRouter(store: store)).test(.router) { client in
             let layer = "\(serviceURL)/0"
             let count = try await get(client, "\(layer)/query?f=json&where=1%3D1&returnCountOnly=true")

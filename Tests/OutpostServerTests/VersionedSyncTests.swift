@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 import Testing
 
@@ -110,7 +110,7 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
         try await withFreshDemoApp { client, store in
             var device = try await ParcelReplica.create(client, name: "field")
             #expect(try store.versions.versions(service: "Parcels").map(\.name).contains { $0.hasPrefix("outpost.field_") })
-            #expect(try store.versions.versions(service: "Parcels").first?.name == FeatureStore.defaultVersionName)
+            #expect(try store.versions.versions(service: "Parcels").first?.name == SpatiaLiteBackend.defaultVersionName)
             let ids = device.parcels.keys.sorted()
             _ = try await post(
                 client, "\(parcelsURL)/0/applyEdits",
@@ -138,7 +138,7 @@ private func serverParcel(_ client: any TestClientProtocol, _ globalId: String) 
             #expect(snapshot["layers"]?[0]?["features"]?.arrayValue?.count == 400)
             // Unregistering removes its version.
             _ = try await post(client, "\(parcelsURL)/unRegisterReplica", [("f", "json"), ("replicaID", device.id)])
-            #expect(try store.versions.versions(service: "Parcels").map(\.name) == [FeatureStore.defaultVersionName])
+            #expect(try store.versions.versions(service: "Parcels").map(\.name) == [SpatiaLiteBackend.defaultVersionName])
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import OutpostDataTools
-import OutpostStore
+import OutpostSpatiaLite
 import OutpostSync
 import OutpostWire
 
@@ -40,13 +40,13 @@ public enum TestFolders {
 }
 
 /// A store in a fresh temporary folder.
-public func makeTemporaryStore(clock: any WallClock = SystemClock()) throws -> FeatureStore {
-    try FeatureStore(dataDirectory: TestFolders.make("store"), clock: clock)
+public func makeTemporaryStore(clock: any WallClock = SystemClock()) throws -> SpatiaLiteBackend {
+    try SpatiaLiteBackend(dataDirectory: TestFolders.make("store"), clock: clock)
 }
 
 /// A store in a fresh temporary folder, seeded with the demo services.
-public func makeDemoStore(label: String = "demo", clock: any WallClock = SystemClock()) throws -> FeatureStore {
-    let store = try FeatureStore(dataDirectory: TestFolders.make(label), clock: clock)
+public func makeDemoStore(label: String = "demo", clock: any WallClock = SystemClock()) throws -> SpatiaLiteBackend {
+    let store = try SpatiaLiteBackend(dataDirectory: TestFolders.make(label), clock: clock)
     try DemoData.seed(store, testdataDirectory: TestFolders.testdata)
     return store
 }

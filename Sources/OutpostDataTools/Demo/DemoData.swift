@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostSpatiaLite
 import OutpostStorage
-import OutpostStore
 import OutpostWire
 
 /// The demo services `outpost serve` seeds into an empty data folder.
@@ -173,7 +173,7 @@ public enum DemoData {
                 text: Array("Field note \(index + 1) for city \(city)\n".utf8)
             )
         }
-        if let store = store as? FeatureStore {
+        if let store = store as? SpatiaLiteBackend {
             // SpatiaLite: straight into the attachment table (bytes inline, no edit generation),
             // as this backend's demo has always been seeded.
             guard let table = try store.service(named: "Demo").layers.first(where: { $0.definition.id == 0 })?.attachmentTable else {
