@@ -30,23 +30,22 @@ public struct SynchronizeReplica<Backend: OutpostBackend>: Sendable {
     /// Runs the sync: `writeAnswer` gets the upload's outcome and writes the answer (a caller
     /// with its own writer; the server delivers through `deliver(to:)`).
     public func run(writeAnswer: (SyncUploadOutcome?) throws -> SyncAnswerSummary) throws -> Outcome {
-        let upload = try Self.upload(plan, fingerprint: fingerprint, editor: editor, on: backend.sync)
+        let upload = hasEdits ? try backend.sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor) : nil
+        try Self.checkRollback(upload, of: plan)
         let answer = try writeAnswer(upload)
         try backend.sync.recordSync(plan, generations: answer.generations, close: plan.closeReplica)
         return Outcome(upload: upload, answer: answer)
     }
 
-    /// Applies the upload through the upload engine, if the plan carries edits; with
-    /// `rollbackOnFailure`, a failed edit fails the sync (nothing was applied).
-    static func upload(_ plan: SyncPlan, fingerprint: [UInt8], editor: String?, on sync: Backend.Sync) throws -> SyncUploadOutcome? {
-        guard plan.uploadingLayers.contains(where: { $0.edits != nil }) else { return nil }
-        let outcome = try sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor)
-        if plan.rollbackOnFailure, outcome.results.contains(where: { $0.all.contains { !$0.success } }) {
-            throw ArcGISError(
-                kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
-                details: Self.failures(in: outcome.results))
-        }
-        return outcome
+    /// Whether the plan carries edits to upload.
+    var hasEdits: Bool { plan.uploadingLayers.contains(where: { $0.edits != nil }) }
+
+    /// With `rollbackOnFailure`, a failed edit fails the sync (nothing was applied).
+    static func checkRollback(_ upload: SyncUploadOutcome?, of plan: SyncPlan) throws {
+        guard plan.rollbackOnFailure, let upload, upload.results.contains(where: { $0.all.contains { !$0.success } }) else { return }
+        throw ArcGISError(
+            kind: .invalidData, message: "Unable to synchronize replica: the edits were rolled back.",
+            details: Self.failures(in: upload.results))
     }
 
     /// Each failed edit, named by layer, kind and GlobalID (edits rolled back only because

@@ -57,7 +57,7 @@ public protocol ReplicaDataReceiver: AnyObject {
     func endReplica() throws
 }
 
-/// Receives a sync's answer as storage reads it (`SyncStore.readSyncAnswer`): `beginAnswer`;
+/// Receives a sync's answer as the download engine reads it (`SyncDownload`): `beginAnswer`;
 /// per syncing layer `beginChanges`, its changed features (every `.add`, then every
 /// `.update`), `deletedFeatures`, then, when the layer answers attachments, its changed
 /// attachments the same way and `deletedAttachments`, and `endChanges`; then the snapshot

@@ -41,7 +41,8 @@ extension SynchronizeReplica {
     public func deliver(to destination: Destination, serviceURL: String, logger: Logger, exporting: () -> Void = {}) throws -> Delivered {
         let clock = ContinuousClock()
         let started = clock.now
-        let upload = try Self.upload(plan, fingerprint: fingerprint, editor: editor, on: backend.sync)
+        let upload = hasEdits ? try backend.sync.applySyncUpload(plan, fingerprint: fingerprint, editor: editor) : nil
+        try Self.checkRollback(upload, of: plan)
         if let upload, upload.replayed {
             logger.info("replica \(plan.replica.id): retried upload answered from its receipt, nothing applied again")
         } else if let upload, upload.conflictsRecorded > 0 {
