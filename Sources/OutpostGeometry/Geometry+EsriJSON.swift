@@ -159,3 +159,12 @@ extension Geometry {
         return (try? JSONParser.parse(bytes: w.bytes)) ?? .null
     }
 }
+
+extension Geometry {
+    /// The geometry as Esri JSON text (no spatial reference).
+    public var esriJSONText: String {
+        var writer = JSONWriter()
+        writeEsriJSON(to: &writer)
+        return writer.string
+    }
+}

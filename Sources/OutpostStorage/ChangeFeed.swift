@@ -46,3 +46,34 @@ public struct DeletedRecord: Sendable, Equatable {
         self.objectId = objectId
     }
 }
+
+/// A `LayerChangeFeed` made of a backend's reader's four reads.
+public final class LayerChanges: LayerChangeFeed {
+    public typealias Rows<Record> = (DownloadChange, (Record) throws -> Void) throws -> Void
+    private let features: Rows<FeatureRecord>
+    private let deletedFeatureRecords: () throws -> [DeletedRecord]
+    private let attachments: Rows<AttachmentRecord>
+    private let deletedAttachmentRecords: () throws -> [DeletedRecord]
+
+    public init(
+        features: @escaping Rows<FeatureRecord>, deletedFeatures: @escaping () throws -> [DeletedRecord],
+        attachments: @escaping Rows<AttachmentRecord>, deletedAttachments: @escaping () throws -> [DeletedRecord]
+    ) {
+        self.features = features
+        self.deletedFeatureRecords = deletedFeatures
+        self.attachments = attachments
+        self.deletedAttachmentRecords = deletedAttachments
+    }
+
+    public func forEachChangedFeature(_ pass: DownloadChange, _ body: (FeatureRecord) throws -> Void) throws {
+        try withoutActuallyEscaping(body) { try features(pass, $0) }
+    }
+
+    public func deletedFeatures() throws -> [DeletedRecord] { try deletedFeatureRecords() }
+
+    public func forEachChangedAttachment(_ pass: DownloadChange, _ body: (AttachmentRecord) throws -> Void) throws {
+        try withoutActuallyEscaping(body) { try attachments(pass, $0) }
+    }
+
+    public func deletedAttachments() throws -> [DeletedRecord] { try deletedAttachmentRecords() }
+}

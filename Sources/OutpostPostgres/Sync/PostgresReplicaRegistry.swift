@@ -98,12 +98,7 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
                 $0.string(0)
             }
             stored.name = ReplicaName.unique(definition.name, taken: registered)
-            var geometryText: String?
-            if let geometry = definition.geometry {
-                var writer = JSONWriter()
-                geometry.writeEsriJSON(to: &writer)
-                geometryText = writer.string
-            }
+            let geometryText = definition.geometry?.esriJSONText
             try connection.query(
                 """
                 INSERT INTO outpost_replicas(replica_id, service, name, owner, sync_model, target_type, sync_direction,

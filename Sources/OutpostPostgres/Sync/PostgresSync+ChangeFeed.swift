@@ -40,39 +40,15 @@ struct PostgresChangeFeed: ChangeFeedRead {
     func changes(of replicaLayer: ReplicaLayer, since generation: Int64) throws -> any LayerChangeFeed {
         let since = try PostgresSync.snapshot(ofGeneration: generation, connection: connection)
         let reader = try PostgresChangeReader(selection: try selection(replicaLayer), since: since, replica: replica, connection: connection)
-        return PostgresLayerChanges(reader: reader, connection: connection, files: files)
+        let (connection, files) = (self.connection, self.files)
+        return LayerChanges(
+            features: { pass, body in try reader.forEachRow(pass, connection: connection, body) },
+            deletedFeatures: { try reader.deletes(connection: connection) },
+            attachments: { pass, body in try reader.forEachAttachment(pass, files: files, connection: connection, body) },
+            deletedAttachments: { try reader.deletedAttachments(connection: connection) })
     }
 
     func spatialReferenceDefinitions(_ codes: [Int]) throws -> [SpatialReferenceDefinition] {
         try PostgresSync.geoPackageSpatialReferences(codes, connection: connection)
-    }
-}
-
-/// One layer's changes on PostgreSQL (`PostgresChangeReader`, decided when made).
-final class PostgresLayerChanges: LayerChangeFeed {
-    private let reader: PostgresChangeReader
-    private let connection: PostgresConnection
-    private let files: AttachmentFiles
-
-    init(reader: PostgresChangeReader, connection: PostgresConnection, files: AttachmentFiles) {
-        self.reader = reader
-        self.connection = connection
-        self.files = files
-    }
-
-    func forEachChangedFeature(_ pass: DownloadChange, _ body: (FeatureRecord) throws -> Void) throws {
-        try reader.forEachRow(pass, connection: connection, body)
-    }
-
-    func deletedFeatures() throws -> [DeletedRecord] {
-        try reader.deletes(connection: connection)
-    }
-
-    func forEachChangedAttachment(_ pass: DownloadChange, _ body: (AttachmentRecord) throws -> Void) throws {
-        try reader.forEachAttachment(pass, files: files, connection: connection, body)
-    }
-
-    func deletedAttachments() throws -> [DeletedRecord] {
-        try reader.deletedAttachments(connection: connection)
     }
 }

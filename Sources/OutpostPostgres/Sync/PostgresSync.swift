@@ -80,9 +80,7 @@ public struct PostgresSync: Sendable {
             binds += fragment.arguments.map(\.postgresValue)
         }
         if replicaLayer.useGeometry, layer.isSpatial, let geometry = replica.geometry {
-            var writer = JSONWriter()
-            geometry.writeEsriJSON(to: &writer)
-            let spatial = QueryGeometry(text: writer.string, geometryType: nil, inSR: replica.geometrySpatialReference)
+            let spatial = QueryGeometry(text: geometry.esriJSONText, geometryType: nil, inSR: replica.geometrySpatialReference)
             conditions.append(
                 try PostgresFeatures.spatialFilter(
                     spatial, relationship: .intersects, layer: layer, connection: connection, binds: &binds, alias: alias))

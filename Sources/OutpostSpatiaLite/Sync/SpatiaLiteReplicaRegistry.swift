@@ -72,12 +72,7 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
             var stored = definition
             let taken = try String.fetchAll(db, sql: "SELECT name FROM outpost_replicas WHERE service = ?", arguments: [definition.serviceName])
             stored.name = ReplicaName.unique(definition.name, taken: taken)
-            var geometryText: String?
-            if let geometry = definition.geometry {
-                var w = JSONWriter()
-                geometry.writeEsriJSON(to: &w)
-                geometryText = w.string
-            }
+            let geometryText = definition.geometry?.esriJSONText
             try db.execute(
                 sql: """
                     INSERT INTO outpost_replicas(replica_id, service, name, owner, sync_model, target_type, sync_direction,

@@ -45,45 +45,24 @@ struct SpatiaLiteChangeFeed: ChangeFeedRead {
     func changes(of replicaLayer: ReplicaLayer, since generation: Int64) throws -> any LayerChangeFeed {
         // The change feed walks the generation index, not the R-tree.
         let selection = try SpatiaLiteSync.selection(for: replicaLayer, of: replica, service: service, useIndex: false, db: db)
-        return SpatiaLiteLayerChanges(
-            reader: LayerChangeReader(selection: selection, since: generation, replica: replica), db: db, directory: directory)
+        var reader = LayerChangeReader(selection: selection, since: generation, replica: replica)
+        let (db, directory) = (self.db, self.directory)
+        var record = FeatureRecord(attributes: [], geometry: nil)
+        record.attributes.reserveCapacity(selection.layer.definition.fields.count)
+        return LayerChanges(
+            features: { pass, body in
+                // Records refilled in place: a receiver does not keep them.
+                try reader.forEachRow(pass, db: db) { values, geometry in
+                    SpatiaLiteSync.fill(&record, values, geometry: geometry)
+                    try body(record)
+                }
+            },
+            deletedFeatures: { try reader.deletes(db: db) },
+            attachments: { pass, body in try reader.forEachAttachment(pass, directory: directory, db: db) { try body($0.record) } },
+            deletedAttachments: { try reader.deletedAttachments(db: db) })
     }
 
     func spatialReferenceDefinitions(_ codes: [Int]) throws -> [SpatialReferenceDefinition] {
         try SpatiaLiteSync.geoPackageSpatialReferences(codes, db: db)
-    }
-}
-
-/// One layer's changes on SpatiaLite (`LayerChangeReader`), records refilled in place.
-final class SpatiaLiteLayerChanges: LayerChangeFeed {
-    private var reader: LayerChangeReader
-    private let db: Database
-    private let directory: String
-
-    init(reader: LayerChangeReader, db: Database, directory: String) {
-        self.reader = reader
-        self.db = db
-        self.directory = directory
-    }
-
-    func forEachChangedFeature(_ pass: DownloadChange, _ body: (FeatureRecord) throws -> Void) throws {
-        var record = FeatureRecord(attributes: [], geometry: nil)
-        record.attributes.reserveCapacity(reader.selection.layer.definition.fields.count)
-        try reader.forEachRow(pass, db: db) { values, geometry in
-            SpatiaLiteSync.fill(&record, values, geometry: geometry)
-            try body(record)
-        }
-    }
-
-    func deletedFeatures() throws -> [DeletedRecord] {
-        try reader.deletes(db: db)
-    }
-
-    func forEachChangedAttachment(_ pass: DownloadChange, _ body: (AttachmentRecord) throws -> Void) throws {
-        try reader.forEachAttachment(pass, directory: directory, db: db) { try body($0.record) }
-    }
-
-    func deletedAttachments() throws -> [DeletedRecord] {
-        try reader.deletedAttachments(db: db)
     }
 }

@@ -130,9 +130,7 @@ extension SpatiaLiteSync {
             arguments.append(contentsOf: fragment.arguments.map(\.databaseValue))
         }
         if replicaLayer.useGeometry, layer.isSpatial, let geometry = replica.geometry {
-            var w = JSONWriter()
-            geometry.writeEsriJSON(to: &w)
-            let spatial = QueryGeometry(text: w.string, geometryType: nil, inSR: replica.geometrySpatialReference)
+            let spatial = QueryGeometry(text: geometry.esriJSONText, geometryType: nil, inSR: replica.geometrySpatialReference)
             let filter = try SpatiaLiteFeatures.spatialFilter(spatial, relationship: .intersects, layer: layer, db: db, alias: alias)
             if filter.isEmptyResult {
                 conditions.append("0")
