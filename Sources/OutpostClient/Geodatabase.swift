@@ -41,20 +41,9 @@ public final class Geodatabase: Sendable {
     private init(path: String, clock: any WallClock, maximumBytes: Int? = nil) throws {
         self.path = path
         self.clock = clock
-        var configuration = Configuration()
+        var configuration = ReplicaFile.editingConfiguration(maximumBytes: maximumBytes)
         // A transaction spans calls (`beginTransaction` … `commitTransaction`).
         configuration.allowsUnsafeTransactions = true
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            GeoPackageSchema.registerFunctions(db)
-            // Room for a large transaction's pages (the default 2 MB spills to disk), and
-            // statement journals in memory (every insert with triggers opens one).
-            try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
-            if let maximumBytes {
-                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
-            }
-        }
         do {
             queue = try DatabaseQueue(path: path, configuration: configuration)
             _ = try queue.inDatabase { db in try ReplicaFile.info(db, path: path) }

@@ -12,20 +12,7 @@ extension ReplicaDeltaMerge {
     @discardableResult
     public static func merge(deltaAt deltaPath: String, intoFileAt path: String, maximumBytes: Int? = nil, now: Int64) throws -> Outcome {
         guard FileManager.default.fileExists(atPath: path) else { throw ReplicaFile.Failure.notAGeoPackage(path) }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            // The file's triggers call the GeoPackage functions.
-            GeoPackageSchema.registerFunctions(db)
-            // Room for a large transaction's pages, and statement journals in memory (every
-            // insert with triggers opens one).
-            try db.execute(sql: "PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY")
-            if let maximumBytes {
-                let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
-                try db.execute(sql: "PRAGMA max_page_count = \(max(1, maximumBytes / pageSize))")
-            }
-        }
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        let queue = try DatabaseQueue(path: path, configuration: ReplicaFile.editingConfiguration(maximumBytes: maximumBytes))
         defer { try? queue.close() }
         return try queue.inDatabase { db in
             let merge = ReplicaDeltaMerge(try ReplicaFile.info(db, path: path))
