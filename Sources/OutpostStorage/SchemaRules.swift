@@ -4,6 +4,16 @@ import OutpostWire
 /// What every backend checks of a schema and a stored geometry, the same way: a service's
 /// layers and fields, table names, and which geometries a layer stores.
 public enum SchemaRules {
+    /// What a backend checks before it creates `service`: a name it may take, then `validate`.
+    public static func checkCreatable(_ service: ServiceDefinition) throws {
+        guard ServiceDefinition.isValidName(service.name) else {
+            throw StoreError.invalidName(
+                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')"
+            )
+        }
+        try validate(service)
+    }
+
     public static func validate(_ service: ServiceDefinition) throws {
         var ids = Set<Int>()
         for layer in service.layers {

@@ -17,12 +17,7 @@ public struct PostgresSchema: CatalogStore {
     /// index, and an attachment table where the layer has attachments. All or nothing.
     @discardableResult
     public func createService(_ service: ServiceDefinition) throws -> StoredService {
-        guard ServiceDefinition.isValidName(service.name) else {
-            throw StoreError.invalidName(
-                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')"
-            )
-        }
-        try SchemaRules.validate(service)
+        try SchemaRules.checkCreatable(service)
         try pool.transaction { connection in
             if let existing = try connection.query("SELECT name FROM outpost_services WHERE lower(name) = lower(\(service.name))").first?.string(0) {
                 throw StoreError.serviceExists(existing)

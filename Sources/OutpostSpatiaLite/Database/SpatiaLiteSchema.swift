@@ -20,12 +20,7 @@ extension SpatiaLiteSchema {
     /// attachment table where the layer has attachments. All or nothing.
     @discardableResult
     public func createService(_ service: ServiceDefinition) throws -> StoredService {
-        guard ServiceDefinition.isValidName(service.name) else {
-            throw StoreError.invalidName(
-                "service names use letters, digits, '_' and '-', optionally in one folder ('Folder/Name'), and do not end in FeatureServer, VersionManagementServer or replicafiles (got '\(service.name)')"
-            )
-        }
-        try SchemaRules.validate(service)
+        try SchemaRules.checkCreatable(service)
         try pool.write { db in
             // Names are matched case-insensitively, so "Water" and "water" would be one service.
             if let existing = try String.fetchOne(
