@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // Child processes (GDAL's ogr2ogr, test tools): Foundation's `Process` on Linux copies a
+        // whole `dirent` name per open descriptor and crashed a test run holding ~1,400 of them.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", exact: "1.0.2"),
     ],
     targets: [
         // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser and
@@ -120,7 +123,7 @@ let package = Package(
             name: "OutpostDataTools",
             dependencies: [
                 "OutpostStorage", "OutpostSpatiaLite", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
@@ -209,7 +212,7 @@ let package = Package(
             name: "OutpostTestSupport",
             dependencies: [
                 "OutpostSpatiaLite", "OutpostPostgres", "OutpostService", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostDataTools",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
@@ -225,7 +228,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "OutpostGeoPackageTests",
-            dependencies: ["OutpostGeoPackage", "OutpostSync", "OutpostWire", "OutpostGeometry", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OutpostGeoPackage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OutpostSpatiaLiteTests",
@@ -255,7 +261,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        .testTarget(name: "OutpostObjectStorageTests", dependencies: ["OutpostObjectStorage", "OutpostStorage"]),
+        .testTarget(name: "OutpostObjectStorageTests", dependencies: ["OutpostObjectStorage", "OutpostStorage", "OutpostTestSupport"]),
         .testTarget(
             name: "OutpostClientTests",
             dependencies: [

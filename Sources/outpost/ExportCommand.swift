@@ -24,14 +24,15 @@ struct Export: AsyncParsableCommand {
         }
         if let backend = try location.postgres() {
             defer { backend.close() }
-            try export(from: backend, format: chosen)
+            try await export(from: backend, format: chosen)
         } else {
-            try export(from: try SpatiaLiteBackend(dataDirectory: location.data), format: chosen)
+            try await export(from: try SpatiaLiteBackend(dataDirectory: location.data), format: chosen)
         }
     }
 
-    func export(from store: some OutpostBackend, format: ServiceExport.Format) throws {
-        let layers = try ServiceExport.export(service: service, from: store, format: format, to: output, scratchDirectory: store.temporaryDirectory)
+    func export(from store: some OutpostBackend, format: ServiceExport.Format) async throws {
+        let layers = try await ServiceExport.export(
+            service: service, from: store, format: format, to: output, scratchDirectory: store.temporaryDirectory)
         print("\(service): \(layers.joined(separator: ", ")) written to \(output) (\(format.rawValue))")
     }
 }

@@ -307,7 +307,7 @@ struct Import: AsyncParsableCommand {
         options.warn = { FileHandle.standardError.write(Data("warning: \($0)\n".utf8)) }
         if isatty(STDOUT_FILENO) != 0 { options.progress = ImportProgressBar.draw }
         let started = Date()
-        let imported = try FeatureImporter(store: store).importFile(at: file, options: options)
+        let imported = try await FeatureImporter(store: store).importFile(at: file, options: options)
         let elapsed = Date().timeIntervalSince(started)
         for layer in imported.layers {
             let count = try store.features.count(service: imported.definition.name, layer: layer.definition.id)

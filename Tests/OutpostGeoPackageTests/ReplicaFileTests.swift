@@ -3,6 +3,7 @@ import GRDB
 import OutpostGeoPackage
 import OutpostGeometry
 import OutpostSync
+import OutpostTestSupport
 import OutpostWire
 import Testing
 
@@ -25,22 +26,14 @@ import Testing
 
 /// Runs GDAL's validate_gpkg.py (python3-gdal, installed by scripts/setup.sh) on a file.
 /// Outside CI a machine without GDAL skips the check; in CI its absence is a failure.
-func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     let validator = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py"
     guard FileManager.default.fileExists(atPath: validator) else {
         if ProcessInfo.processInfo.environment["CI"] != nil { Issue.record("validate_gpkg.py is missing", sourceLocation: sourceLocation) }
         return
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [validator, path]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0, "validate_gpkg.py: \(text)", sourceLocation: sourceLocation)
+    let validation = try await ExternalTool.run("/usr/bin/python3", [validator, path], mergingErrors: true)
+    #expect(validation.exitCode == 0, "validate_gpkg.py: \(validation.text)", sourceLocation: sourceLocation)
 }
 
 @Suite struct ReplicaFileWriterTests {
@@ -83,10 +76,10 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         return path
     }
 
-    @Test func recordsTheReplicaAndItsLayers() throws {
+    @Test func recordsTheReplicaAndItsLayers() async throws {
         let path = try writeReplica(rows: 3)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try expectValidGeoPackage(path)
+        try await expectValidGeoPackage(path)
         let info = try ReplicaFile.info(path)
         #expect(info.replicaId == "{11111111-2222-4333-8444-555555555555}")
         #expect(info.syncModel == .perLayer && info.attachmentsSyncDirection == .bidirectional)
@@ -95,7 +88,7 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         #expect(info.layers[0].serverGen == 17 && info.layers[0].whereClause == "species <> 'x'")
         #expect(info.pendingChanges == 0)
         let queue = try ReplicaFile.open(path)
-        try queue.read { db throws in
+        try await queue.read { db throws in
             #expect(try Int32.fetchOne(db, sql: "PRAGMA application_id") == 0x4750_4B47)
             #expect(try Int32.fetchOne(db, sql: "PRAGMA user_version") == 10400)
             #expect(try String.fetchOne(db, sql: "SELECT planted FROM Trees WHERE OBJECTID = 1") == "2023-11-14T22:13:20.000Z")
@@ -118,18 +111,18 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         }
     }
 
-    @Test func localEditsAreLoggedByStockSQLiteTriggers() throws {
+    @Test func localEditsAreLoggedByStockSQLiteTriggers() async throws {
         let path = try writeReplica(rows: 3)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let queue = try ReplicaFile.open(path)
-        try queue.write { db throws in
+        try await queue.write { db throws in
             try db.execute(
                 sql: "INSERT INTO Trees(species, shape) VALUES ('new', ?)",
                 arguments: [Data(GeoPackageBinary.encode(.point(Point(x: 1, y: 1)), srsID: 4326))])
             try db.execute(sql: "UPDATE Trees SET species = 'changed' WHERE OBJECTID = 2")
             try db.execute(sql: "DELETE FROM Trees WHERE OBJECTID = 1")
         }
-        try queue.read { db throws in
+        try await queue.read { db throws in
             let log = try Row.fetchAll(db, sql: "SELECT item, operation, global_id, object_id FROM outpost_sync_changes ORDER BY change_id")
             // The cascaded attachment delete may be logged before or after its feature's.
             #expect(
@@ -149,13 +142,13 @@ func expectValidGeoPackage(_ path: String, sourceLocation: SourceLocation = #_so
         #expect(throws: DatabaseError.self) {
             try queue.write { db in try db.execute(sql: "UPDATE Trees SET GlobalID = '{00000000-0000-4000-8000-999999999999}' WHERE OBJECTID = 2") }
         }
-        try queue.write { db throws in
+        try await queue.write { db throws in
             try db.execute(sql: "UPDATE outpost_sync_replica SET applying_server_changes = 1")
             try db.execute(sql: "UPDATE Trees SET species = 'from server' WHERE OBJECTID = 3")
             try db.execute(sql: "UPDATE outpost_sync_replica SET applying_server_changes = 0")
         }
         #expect(try ReplicaFile.info(path).pendingChanges == 4)
-        try expectValidGeoPackage(path)
+        try await expectValidGeoPackage(path)
     }
 
     @Test func refusesFilesThatAreNotReplicas() throws {

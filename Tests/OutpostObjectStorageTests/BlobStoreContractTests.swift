@@ -1,6 +1,7 @@
 import Foundation
 import OutpostObjectStorage
 import OutpostStorage
+import OutpostTestSupport
 import Testing
 
 /// `BlobStore`'s contract against each implementation: a local folder, and S3 as a real
@@ -33,33 +34,25 @@ import Testing
         // A random port may be taken (rclone then exits): another one is tried.
         for _ in 0..<3 {
             let port = Int.random(in: 40_000..<60_000)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = [
+            let arguments = [
                 "serve", "s3", directory, "--auth-key", "outpost-access,outpost-secret", "--addr", "127.0.0.1:\(port)", "--config", "/dev/null",
             ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            defer {
-                process.terminate()
-                process.waitUntilExit()
-            }
-            let endpoint = URL(string: "http://127.0.0.1:\(port)")!
-            let probe = S3BlobStore(endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
-            // Up to a minute: beside the rest of the suite on two cores, rclone starts slowly.
-            let deadline = ContinuousClock.now + .seconds(60)
-            var ready = false
-            while process.isRunning, ContinuousClock.now < deadline {
-                if (try? probe.list(prefix: "")) != nil {
-                    ready = true
-                    break
+            let served = try await ExternalTool.whileRunning(binary, arguments) { hasExited in
+                let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+                let probe = S3BlobStore(
+                    endpoint: endpoint, bucket: "outpost", signer: S3Signer(accessKey: "outpost-access", secretKey: "outpost-secret"))
+                // Up to a minute: beside the rest of the suite on two cores, rclone starts slowly.
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !hasExited(), ContinuousClock.now < deadline {
+                    if (try? probe.list(prefix: "")) != nil {
+                        try await body(endpoint)
+                        return true
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
                 }
-                try await Task.sleep(for: .milliseconds(50))
+                return false
             }
-            guard ready else { continue }
-            try await body(endpoint)
-            return
+            if served { return }
         }
         Issue.record("rclone serve s3 did not start on three ports")
     }

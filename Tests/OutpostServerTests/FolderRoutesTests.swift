@@ -20,8 +20,9 @@ import Testing
             let cities = TestFolders.testdata + "/naturalearth_cities.geojson"
             var options = FeatureImportOptions(serviceName: "Field/Cities", layerName: "Cities")
             options.hasAttachments = true
-            _ = try FeatureImporter(store: store).importFile(at: cities, options: options)
-            _ = try FeatureImporter(store: store).importFile(at: cities, options: FeatureImportOptions(serviceName: "Cities", layerName: "Cities"))
+            _ = try await FeatureImporter(store: store).importFile(at: cities, options: options)
+            _ = try await FeatureImporter(store: store).importFile(
+                at: cities, options: FeatureImportOptions(serviceName: "Cities", layerName: "Cities"))
             try await body(client, store)
         }
     }

@@ -48,6 +48,22 @@ import Testing
         #expect(naming.isEmpty, "storage naming a request parameter; throw a StorageRefusal:\n\(naming.joined(separator: "\n"))")
     }
 
+    /// Child processes are started through swift-subprocess, never Foundation's `Process`: on
+    /// Linux it reads past a directory buffer for every open descriptor before it spawns, which
+    /// crashed a test run holding ~1,400 (a server with as many connections would crash alike).
+    @Test func noChildProcessThroughFoundation() throws {
+        let process = try Regex(#"\bProcess\(\)|Process\.run\(|launchedProcess\("#)
+        #expect("let p = Process()".contains(process) && !"ProcessInfo.processInfo".contains(process))
+        var offenders: [String] = []
+        for folder in ["Sources", "Tests"] {
+            for module in try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent(folder).path).sorted() {
+                offenders += try Self.lines(in: "\(folder)/\(module)", matching: process)
+            }
+        }
+        offenders = offenders.filter { !$0.contains("SourceRulesTests.swift") }
+        #expect(offenders.isEmpty, "Foundation's Process; use Subprocess (ExternalTool in tests):\n\(offenders.joined(separator: "\n"))")
+    }
+
     /// The HTTP layer and the CLI know no database library, and no storage module knows HTTP.
     @Test func theServerAndTheCLIImportNoDatabaseLibraryAndStorageNoHTTP() throws {
         for (module, forbidden) in [

@@ -49,24 +49,17 @@ import Testing
     }
 
     /// The fixture's database, unpacked into a new data folder.
-    static func unpack(_ fixture: Fixture) throws -> String {
+    static func unpack(_ fixture: Fixture) async throws -> String {
         let data = TestFolders.make("upgrade-v\(fixture.version)")
-        let unpack = Process()
-        unpack.executableURL = URL(fileURLWithPath: "/usr/bin/xz")
-        unpack.arguments = ["--decompress", "--stdout", "\(folder)/v\(fixture.version).sqlite.xz"]
-        FileManager.default.createFile(atPath: data + "/" + SpatiaLiteBackend.databaseFileName, contents: nil)
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: data + "/" + SpatiaLiteBackend.databaseFileName))
-        defer { try? output.close() }
-        unpack.standardOutput = output
-        try unpack.run()
-        unpack.waitUntilExit()
-        try #require(unpack.terminationStatus == 0)
+        let unpacked = try await ExternalTool.run("/usr/bin/xz", ["--decompress", "--stdout", "\(folder)/v\(fixture.version).sqlite.xz"])
+        try #require(unpacked.exitCode == 0)
+        try unpacked.output.write(to: URL(fileURLWithPath: data + "/" + SpatiaLiteBackend.databaseFileName))
         return data
     }
 
     @Test(arguments: fixtures)
     func aFolderAnEarlierReleaseLeftOpensKeepsItsDataAndItsDeviceSyncsOn(_ fixture: Fixture) async throws {
-        let data = try Self.unpack(fixture)
+        let data = try await Self.unpack(fixture)
         let later = SpatiaLiteBackend.knownMigrations.filter { !fixture.migrations.contains($0) }
         #expect(!later.isEmpty && SpatiaLiteBackend.knownMigrations.starts(with: fixture.migrations))
         #expect(try SpatiaLiteBackend.pendingMigrations(dataDirectory: data) == later)

@@ -210,21 +210,14 @@ import Testing
 
     /// The checksum is the file's plain SHA-256, as `sha256sum` gives it, across more than one
     /// read buffer and a short last piece.
-    @Test func aFilesDigestIsItsSHA256AsSha256sumGivesIt() throws {
+    @Test func aFilesDigestIsItsSHA256AsSha256sumGivesIt() async throws {
         let path = TestFolders.make("digest") + "/file.bin"
         // Over two mapped pieces and not a whole number of them, nor of read buffers.
         let pattern = (0..<((1 << 20) + 13)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
         var bytes = Data()
         while bytes.count < 2 * BackupManifest.mappedPiece + 7 { bytes.append(contentsOf: pattern) }
         try bytes.write(to: URL(fileURLWithPath: path))
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let expected = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).prefix(64)
+        let expected = try await ExternalTool.run("/usr/bin/sha256sum", [path]).text.prefix(64)
         for digest in [try BackupManifest.digest(ofFileAt: path), try BackupManifest.digest(ofOwnFileAt: path)] {
             #expect(digest.size == Int64(bytes.count) && digest.sha256 == String(expected))
         }

@@ -360,9 +360,9 @@ import Testing
 }
 
 @Suite struct ImportTests {
-    @Test func importsGeoJSONInferringTypes() throws {
+    @Test func importsGeoJSONInferringTypes() async throws {
         let store = try makeTemporaryStore()
-        let imported = try FeatureImporter(store: store).importFile(
+        let imported = try await FeatureImporter(store: store).importFile(
             at: "\(testdataDirectory)/naturalearth_countries.geojson", options: .init(serviceName: "Countries"))
         let layer = imported.layers[0].definition
         #expect(layer.geometryType == .polygon)
@@ -372,12 +372,12 @@ import Testing
         #expect(try store.features.count(service: "Countries", layer: 0) == 177)
     }
 
-    @Test func importsAGeoPackageWrittenByHand() throws {
+    @Test func importsAGeoPackageWrittenByHand() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gpkg-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("sites.gpkg").path
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(
                 sql: """
                     CREATE TABLE gpkg_spatial_ref_sys (srs_name TEXT NOT NULL, srs_id INTEGER PRIMARY KEY, organization TEXT NOT NULL,
@@ -400,7 +400,7 @@ import Testing
             }
         }
         let store = try makeTemporaryStore()
-        let imported = try FeatureImporter(store: store).importFile(at: path, options: .init(serviceName: "Sites", isVersioned: true))
+        let imported = try await FeatureImporter(store: store).importFile(at: path, options: .init(serviceName: "Sites", isVersioned: true))
         #expect(imported.definition.isVersioned)
         #expect(imported.layers.map(\.definition.kind) == [.featureLayer, .table])
         #expect(imported.layers[0].definition.field(named: "name")?.length == 30)
@@ -409,12 +409,12 @@ import Testing
         #expect(try store.features.count(service: "Sites", layer: 1) == 2)
     }
 
-    @Test func aFailedImportLeavesNothingBehind() throws {
+    @Test func aFailedImportLeavesNothingBehind() async throws {
         let store = try makeTemporaryStore()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).geojson").path
         try Data(#"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[1]}}]}"#.utf8)
             .write(to: URL(fileURLWithPath: path))
-        #expect(throws: (any Error).self) { try FeatureImporter(store: store).importFile(at: path, options: .init(serviceName: "Bad")) }
+        await #expect(throws: (any Error).self) { try await FeatureImporter(store: store).importFile(at: path, options: .init(serviceName: "Bad")) }
         #expect(try store.catalog().services.isEmpty)
     }
 }

@@ -70,27 +70,22 @@ final class FixtureTiles: TileExportSource {
     }
 
     /// Python's zipfile, a reader that is not ours: the entries, their compression, their CRCs.
-    static func pythonListing(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [
-            "-c",
-            "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print('\\n'.join(f'{i.filename} {i.compress_type} {i.file_size}' for i in z.infolist()))",
-            path,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: output, as: UTF8.self)
+    static func pythonListing(_ path: String) async throws -> String {
+        let listing = try await ExternalTool.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None; print('\\n'.join(f'{i.filename} {i.compress_type} {i.file_size}' for i in z.infolist()))",
+                path,
+            ])
+        #expect(listing.exitCode == 0)
+        return listing.text
     }
 
-    @Test func aPackageHoldsEveryTileByteForByteInStoredEntries() throws {
+    @Test func aPackageHoldsEveryTileByteForByteInStoredEntries() async throws {
         let source = FixtureTiles(levels: 0...3)
         let (path, progress) = try Self.write(try Self.plan([0, 1, 2, 3]), from: source)
-        let listing = try Self.pythonListing(path)
+        let listing = try await Self.pythonListing(path)
         #expect(
             listing.contains("root.json 0 ") && listing.contains("iteminfo.json 0 ") && listing.contains("tile/L03/R0000C0000.bundle 0 "),
             "\(listing)")

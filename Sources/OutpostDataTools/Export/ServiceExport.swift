@@ -47,7 +47,7 @@ public enum ServiceExport {
     @discardableResult
     public static func export(
         service: String, from store: some SyncBackend, format: Format, to output: String, scratchDirectory: String
-    ) throws -> [String] {
+    ) async throws -> [String] {
         guard !FileManager.default.fileExists(atPath: output) else { throw StoreError.importFailed("\(output) exists already") }
         let definition = try store.service(named: service).definition
         let parameters: [(String, String)] = [
@@ -61,25 +61,25 @@ public enum ServiceExport {
         let geoPackage = (scratchDirectory as NSString).appendingPathComponent("export-\(UUID().uuidString).gpkg")
         defer { try? FileManager.default.removeItem(atPath: geoPackage) }
         _ = try store.sync.exportReplica(plan, to: .geoPackage(path: geoPackage), serviceURL: "", serviceJSON: .null, layerJSON: [:], phase: { _ in })
-        let tables = try DatabaseQueue(path: geoPackage).read { db in
+        let tables = try await DatabaseQueue(path: geoPackage).read { db in
             try String.fetchAll(db, sql: "SELECT table_name FROM outpost_sync_layers ORDER BY layer_id")
         }
         if format.isOneLayerAFile && tables.count > 1 {
             try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
             for table in tables {
-                try convert(
+                try await convert(
                     geoPackage, tables: [table], format: format, to: (output as NSString).appendingPathComponent("\(table).\(format.fileExtension)"))
             }
         } else {
-            try convert(geoPackage, tables: tables, format: format, to: output)
+            try await convert(geoPackage, tables: tables, format: format, to: output)
         }
         return tables
     }
 
-    static func convert(_ geoPackage: String, tables: [String], format: Format, to output: String) throws {
+    static func convert(_ geoPackage: String, tables: [String], format: Format, to output: String) async throws {
         var arguments = ["-f", format.driver, output, geoPackage] + tables
         if format == .csv { arguments += ["-lco", "GEOMETRY=AS_WKT"] }
         if format == .shapefile { arguments += ["-lco", "ENCODING=UTF-8"] }
-        try GDALSource.run(arguments, what: "write \(output)")
+        try await GDALSource.run(arguments, what: "write \(output)")
     }
 }

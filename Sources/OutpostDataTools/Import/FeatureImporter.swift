@@ -19,7 +19,7 @@ public struct FeatureImporter<Backend: SyncBackend> {
     public init(store: Backend) { self.store = store }
 
     @discardableResult
-    public func importFile(at path: String, options: Options) throws -> StoredService {
+    public func importFile(at path: String, options: Options) async throws -> StoredService {
         let lowered = path.lowercased()
         if lowered.hasSuffix(".gpkg") { return try importGeoPackage(at: path, options: options) }
         if lowered.hasSuffix(".geojson") || lowered.hasSuffix(".json") { return try importGeoJSON(at: path, options: options) }
@@ -30,10 +30,11 @@ public struct FeatureImporter<Backend: SyncBackend> {
         let converted = scratch + ".gpkg"
         defer { try? FileManager.default.removeItem(atPath: converted) }
         let catalog =
-            GDALSource.isFileGeodatabase(path) ? try GDALSource.geodatabaseCatalog(path, scratch: scratch + "-items.gpkg") : GeodatabaseCatalog()
+            GDALSource.isFileGeodatabase(path)
+            ? try await GDALSource.geodatabaseCatalog(path, scratch: scratch + "-items.gpkg") : GeodatabaseCatalog()
         let progress = options.progress
         let label = "GDAL " + URL(fileURLWithPath: path).lastPathComponent
-        try GDALSource.convert(path, to: converted, srs: options.srs) {
+        try await GDALSource.convert(path, to: converted, srs: options.srs) {
             progress(ImportProgress(layer: label, loaded: $0, total: 100, isPercent: true))
         }
         return try importGeoPackage(at: converted, options: options, catalog: catalog)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostStorage
+import Subprocess
 
 /// Any vector source GDAL reads (a File Geodatabase folder, a Shapefile, CSV with X/Y or WKT
 /// columns, KML, GPX, a `PG:` connection string…), turned into a GeoPackage by GDAL's own
@@ -18,7 +19,7 @@ enum GDALSource {
 
     /// Writes `source` into a new GeoPackage at `target`, reprojected to EPSG `srs` when given.
     /// `progress` hears GDAL's own percentage of the copy.
-    static func convert(_ source: String, to target: String, srs: Int? = nil, progress: ((Int) -> Void)? = nil) throws {
+    static func convert(_ source: String, to target: String, srs: Int? = nil, progress: (@Sendable (Int) -> Void)? = nil) async throws {
         var arguments = ["ogr2ogr", "-f", "GPKG", target, source]
         if source.lowercased().hasSuffix(".csv") {
             // Coordinates from the usual column names, or WKT; the columns' types guessed from their values.
@@ -35,7 +36,7 @@ enum GDALSource {
             arguments += ["-t_srs", "EPSG:\(srs)"]
         }
         if progress != nil { arguments.append("-progress") }
-        try run(Array(arguments.dropFirst()), what: "read \(source)", progress: progress)
+        try await run(Array(arguments.dropFirst()), what: "read \(source)", progress: progress)
     }
 
     /// Whether `path` names a File Geodatabase (a `.gdb` folder, or one zipped).
@@ -47,14 +48,14 @@ enum GDALSource {
 
     /// The relationship classes of a File Geodatabase, read from the definitions of its
     /// `GDB_Items` table, which `ogr2ogr` copies into a scratch GeoPackage at `scratch`.
-    static func geodatabaseCatalog(_ source: String, scratch: String) throws -> GeodatabaseCatalog {
+    static func geodatabaseCatalog(_ source: String, scratch: String) async throws -> GeodatabaseCatalog {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
-        try run(
+        try await run(
             ["-f", "GPKG", scratch, source, "-oo", "LIST_ALL_TABLES=YES", "-sql", "SELECT Name, Definition FROM GDB_Items", "-nln", "items"],
             what: "read the definitions of \(source)")
         var configuration = Configuration()
         configuration.readonly = true
-        let items = try DatabaseQueue(path: scratch, configuration: configuration).read { db in
+        let items = try await DatabaseQueue(path: scratch, configuration: configuration).read { db in
             try Row.fetchAll(db, sql: "SELECT Name, Definition FROM items WHERE Definition IS NOT NULL").map {
                 (name: ($0["Name"] as String?) ?? "", definition: $0["Definition"] as String)
             }
@@ -66,55 +67,48 @@ enum GDALSource {
 
     /// Runs `ogr2ogr` with `arguments`; a failure says what it was to `what`. With `progress`,
     /// the percentages `-progress` prints ("0...10...20") are handed on as they come.
-    static func run(_ arguments: [String], what: String, progress: ((Int) -> Void)? = nil) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ogr2ogr"] + arguments
-        let errors = Pipe()
-        let output = Pipe()
-        process.standardError = errors
-        process.standardOutput = progress == nil ? FileHandle.nullDevice : output
-        do { try process.run() } catch {
+    ///
+    /// Both pipes are read as they fill, so neither can stall GDAL; of standard error the first
+    /// 64 KiB are kept (GDAL can warn once per feature). Cancelling the task ends the process.
+    static func run(_ arguments: [String], what: String, progress: (@Sendable (Int) -> Void)? = nil) async throws {
+        let result: ExecutionResult<String, SequenceOutput, SequenceOutput>
+        do {
+            result = try await Subprocess.run(.name("ogr2ogr"), arguments: Arguments(arguments), input: .none, output: .sequence, error: .sequence) {
+                execution in
+                async let percentages: Void = {
+                    var reader = ProgressReader()
+                    for try await chunk in execution.standardOutput {
+                        for percent in chunk.withUnsafeBytes({ reader.read($0) }) { progress?(percent) }
+                    }
+                }()
+                var message = [UInt8]()
+                for try await chunk in execution.standardError where message.count < 1 << 16 {
+                    chunk.withUnsafeBytes { message += $0.prefix((1 << 16) - message.count) }
+                }
+                try await percentages
+                return String(decoding: message, as: UTF8.self)
+            }
+        } catch let error as SubprocessError where error.code == .executableNotFound {
+            throw StoreError.importFailed("GDAL's ogr2ogr is needed to \(what) (Debian: apt install gdal-bin)")
+        } catch let error as SubprocessError {
             throw StoreError.importFailed("cannot run ogr2ogr (GDAL's command-line tools, Debian's gdal-bin): \(error)")
         }
-        // Standard error is drained on its own thread, so neither pipe can fill and stall GDAL.
-        let message = Locked(Data())
-        let drained = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            message.set(errors.fileHandleForReading.readDataToEndOfFile())
-            drained.signal()
-        }
-        if let progress {
-            var pending = ""
-            while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
-                pending += String(decoding: chunk, as: UTF8.self)
-                // Numbers followed by dots are finished; a trailing one may still grow.
-                var parts = pending.components(separatedBy: ".")
-                pending = parts.removeLast()
-                for part in parts {
-                    if let percent = Int(String(part.trimmingCharacters(in: .whitespaces).prefix(while: \.isNumber))) { progress(percent) }
-                }
-            }
-        }
-        drained.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            if process.terminationStatus == 127 {
-                throw StoreError.importFailed("GDAL's ogr2ogr is needed to \(what) (Debian: apt install gdal-bin)")
-            }
-            let text = String(decoding: message.value, as: UTF8.self)
-            throw StoreError.importFailed("GDAL could not \(what): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        guard result.terminationStatus.isSuccess else {
+            let text = result.closureResult.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw StoreError.importFailed("GDAL could not \(what): \(text)")
         }
     }
 }
 
-/// A value shared with the thread that drains a pipe.
-private final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
+/// The percentages in what `ogr2ogr -progress` prints ("0...10...20...", then "100 - done."):
+/// numbers followed by a dot are finished; a trailing one may still grow.
+struct ProgressReader {
+    private var pending = ""
 
-    init(_ value: Value) { stored = value }
-
-    var value: Value { lock.withLock { stored } }
-    func set(_ value: Value) { lock.withLock { stored = value } }
+    mutating func read(_ bytes: UnsafeRawBufferPointer) -> [Int] {
+        pending += String(decoding: bytes, as: UTF8.self)
+        var parts = pending.components(separatedBy: ".")
+        pending = parts.removeLast()
+        return parts.compactMap { Int(String($0.trimmingCharacters(in: .whitespaces).prefix(while: \.isNumber))) }
+    }
 }
