@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "OutpostSpatiaLite", targets: ["OutpostSpatiaLite"]),
         .library(name: "OutpostTilePackage", targets: ["OutpostTilePackage"]),
         .library(name: "OutpostService", targets: ["OutpostService"]),
+        .library(name: "OutpostIdentity", targets: ["OutpostIdentity"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
@@ -126,6 +127,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
+        // The portal's OAuth 2.0 rules (docs/identity.md): clients and their redirects, the
+        // authorization and token requests, PKCE, the sealed sign-in state. Pure: no I/O.
+        .target(
+            name: "OutpostIdentity",
+            dependencies: ["OutpostWire", "OutpostStorage", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
         // generic over any backend.
         .target(
@@ -141,7 +148,7 @@ let package = Package(
         .target(
             name: "OutpostServer",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostService",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostService", "OutpostIdentity",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -216,6 +223,7 @@ let package = Package(
             ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
+        .testTarget(name: "OutpostIdentityTests", dependencies: ["OutpostIdentity", "OutpostStorage", "OutpostWire"]),
         // The where compiler in both dialects (PostgreSQL's spelling is OutpostPostgres's; no database is needed).
         .testTarget(name: "OutpostWhereSQLTests", dependencies: ["OutpostWhereSQL", "OutpostWire", "OutpostPostgres"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
@@ -276,7 +284,7 @@ let package = Package(
             name: "OutpostServerTests",
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostTestSupport", "OutpostWire", "OutpostSync", "OutpostGeoPackage",
-                "OutpostGeometry", "OutpostService", "OutpostClient", "OutpostDataTools",
+                "OutpostGeometry", "OutpostService", "OutpostClient", "OutpostDataTools", "OutpostIdentity",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -34,6 +34,7 @@ let package = Package(
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),
         fuzzTarget("FuzzQuantization", ["OutpostWire", "OutpostGeometry"]),
         fuzzTarget("FuzzRequestHead", ["OutpostWire"]),
+        fuzzTarget("FuzzOAuth", ["OutpostWire", "OutpostIdentity", "OutpostStorage"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -28,7 +28,7 @@ CONFIGURATION="${FUZZ_CONFIGURATION:-debug}"
 # than the server); opening a GeoPackage does file and SQLite work.
 TARGETS=(
     FuzzWhere:2 FuzzItemSearch:2 FuzzGeometry:2 FuzzTileAddress:2 FuzzRefreshSchedule:2
-    FuzzForms:2 FuzzWebMap:2 FuzzBackupManifest:2 FuzzGeoPackage:10 FuzzTileExport:2 FuzzQuantization:2 FuzzRequestHead:2
+    FuzzForms:2 FuzzWebMap:2 FuzzBackupManifest:2 FuzzGeoPackage:10 FuzzTileExport:2 FuzzQuantization:2 FuzzRequestHead:2 FuzzOAuth:2
 )
 
 selected=()

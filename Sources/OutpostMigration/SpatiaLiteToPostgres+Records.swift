@@ -13,6 +13,7 @@ extension SpatiaLiteToPostgres {
     }
 
     /// Users and their tokens (hashes as stored: passwords and issued tokens keep working), the
+    /// OAuth 2.0 records (apps, codes, refresh tokens, the sealing key: sign-ins go on), the
     /// portal (items, relationships, resources, folders), tile sets and upload items. Their
     /// files stay where they are: a PostgreSQL server given the same data folder (`--data`)
     /// reads them in place.
@@ -21,8 +22,22 @@ extension SpatiaLiteToPostgres {
             name: "users", select: "SELECT name, role, salt, hash, rounds, created_at FROM outpost_users",
             into: "outpost_users(name, role, salt, hash, rounds, created_at)"),
         RecordTable(
-            name: "tokens", select: "SELECT token_hash, user, expires_at, created_at FROM outpost_tokens",
-            into: "outpost_tokens(token_hash, user_name, expires_at, created_at)"),
+            name: "tokens", select: "SELECT token_hash, user, expires_at, created_at, client_id, role FROM outpost_tokens",
+            into: "outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role)"),
+        RecordTable(
+            name: "oauth apps",
+            select: "SELECT client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified FROM outpost_oauth_apps",
+            into: "outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified)"),
+        RecordTable(
+            name: "oauth codes",
+            select: "SELECT code_hash, client_id, redirect_uri, user, code_challenge, minutes, expires_at FROM outpost_oauth_codes",
+            into: "outpost_oauth_codes(code_hash, client_id, redirect_uri, user_name, code_challenge, minutes, expires_at)"),
+        RecordTable(
+            name: "oauth refresh tokens",
+            select: "SELECT token_hash, family, client_id, user, minutes, expires_at, spent_at, created_at FROM outpost_oauth_refresh_tokens",
+            into: "outpost_oauth_refresh_tokens(token_hash, family, client_id, user_name, minutes, expires_at, spent_at, created_at)"),
+        RecordTable(
+            name: "oauth sealing key", select: "SELECT key FROM outpost_oauth_sealing_key", into: "outpost_oauth_sealing_key(key)"),
         RecordTable(
             name: "portal items",
             select: """

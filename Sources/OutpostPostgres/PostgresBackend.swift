@@ -19,6 +19,7 @@ public final class PostgresBackend: OutpostBackend {
     public let sync: PostgresSync
     public let conflicts: PostgresConflictLog
     public let users: PostgresUserDirectory
+    public let oauth: PostgresOAuthGrants
     public let jobs: PostgresJobStore
     public let resultFiles: PostgresResultFiles
     public let maintenance: PostgresMaintenance
@@ -69,6 +70,7 @@ public final class PostgresBackend: OutpostBackend {
         sync = PostgresSync(pool: pool, held: held, clock: clock, edits: edits)
         conflicts = PostgresConflictLog(pool: pool, held: held)
         users = PostgresUserDirectory(pool: pool, clock: clock)
+        oauth = PostgresOAuthGrants(pool: pool, clock: clock)
         presence = PostgresPresence(location)
         jobs = PostgresJobStore(pool: pool, presence: presence)
         resultFiles = PostgresResultFiles(pool: pool, clock: clock)

@@ -258,6 +258,15 @@ public func buildRouter(
         admitted(root.group(), role: nil, identifies: true).addRoutes(portalReads)
         admitted(root.group(), role: .editor).addRoutes(portalChanges)
     }
+
+    // The portal's OAuth 2.0 (docs/identity.md): pages and token endpoints, outside the HTML directory.
+    let oauth = OAuthController(store: store, authenticator: authenticator, options: options).routes()
+    for root in OAuthEndpoints.roots {
+        let group = router.group(RouterPath(root)).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
+        admitted(group.group(), role: nil).addRoutes(oauth.open)
+        admitted(group.group(), role: nil, identifies: true).addRoutes(oauth.identified)
+        admitted(group.group(), role: .editor).addRoutes(oauth.editors)
+    }
     return router
 }
 

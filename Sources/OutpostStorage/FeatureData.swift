@@ -180,8 +180,11 @@ public protocol ServerRecords: Sendable {
     associatedtype Users: UserDirectory
     associatedtype Jobs: JobStore
     associatedtype ResultFiles: ResultFileRegistry
+    associatedtype OAuth: OAuthGrantStore
 
     var users: Users { get }
+    /// The portal's OAuth 2.0 records (docs/identity.md).
+    var oauth: OAuth { get }
     var jobs: Jobs { get }
     var resultFiles: ResultFiles { get }
     var clock: any WallClock { get }

@@ -22,7 +22,7 @@ import Testing
 
     static var cases: [MatrixCase] {
         MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.packagingCases
-            + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases
+            + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases + MatrixCase.oauthCases
     }
 
     @Test func everyRowHasACase() {

@@ -56,6 +56,7 @@ import Testing
 struct WatchedRecords<Backend: ServerRecords>: ServerRecords {
     let backend: Backend
     let users: WatchedUsers
+    var oauth: Backend.OAuth { backend.oauth }
     var jobs: Backend.Jobs { backend.jobs }
     var resultFiles: Backend.ResultFiles { backend.resultFiles }
     var clock: any WallClock { backend.clock }

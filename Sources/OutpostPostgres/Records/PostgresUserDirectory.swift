@@ -27,7 +27,9 @@ public struct PostgresUserDirectory: UserDirectory {
             guard try connection.query("DELETE FROM outpost_users WHERE lower(name) = lower(\(name))").affectedRows > 0 else {
                 throw UserFailure.notFound(name)
             }
-            try connection.query("DELETE FROM outpost_tokens WHERE lower(user_name) = lower(\(name))")
+            for table in ["outpost_tokens", "outpost_oauth_codes", "outpost_oauth_refresh_tokens"] {
+                try connection.query("DELETE FROM \(identifier: table) WHERE lower(user_name) = lower(\(name))")
+            }
         }
     }
 
@@ -60,8 +62,8 @@ public struct PostgresUserDirectory: UserDirectory {
             try connection.query("DELETE FROM outpost_tokens WHERE expires_at <= \(now)")
             try connection.query(
                 """
-                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at)
-                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now))
+                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, role)
+                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(user.role.rawValue))
                 """)
         }
         return (token, expires)
@@ -71,12 +73,15 @@ public struct PostgresUserDirectory: UserDirectory {
         guard
             let row = try pool.query(
                 """
-                SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user_name)
+                SELECT t.expires_at, u.name, u.role, t.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user_name)
                 WHERE t.token_hash = \(Credentials.tokenHash(token))
                 """
             ).first
         else { return .unknown }
         if try row.required(0, row.int64) <= clock.milliseconds() { return .expired }
-        return .valid(ServerUser(name: try row.required(1, row.string), role: row.string(2).flatMap(UserRole.init(rawValue:)) ?? .viewer))
+        // The lower of the user's role now and the most the token may carry.
+        let role = Credentials.effectiveRole(
+            user: row.string(2).flatMap(UserRole.init(rawValue:)) ?? .viewer, token: row.string(3).flatMap(UserRole.init(rawValue:)))
+        return .valid(ServerUser(name: try row.required(1, row.string), role: role))
     }
 }

@@ -131,6 +131,6 @@ public struct CrossOriginPolicy: Sendable, Equatable {
     /// all domains."
     static func isTokenService(_ path: String) -> Bool {
         let bare = path.split(separator: "?", maxSplits: 1).first.map(String.init) ?? path
-        return Authenticator.tokenServices.contains(bare)
+        return Authenticator.tokenServices.contains(bare) || OAuthEndpoints.tokenServices.contains(bare)
     }
 }

@@ -105,6 +105,8 @@ extension PortalController {
         // A map area takes its packages with it (and their replicas are unregistered).
         if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
         try store.portal.deleteItem(id: item.id)
+        // An Application item takes its OAuth 2.0 registration with it (docs/identity.md).
+        if item.type == "Application", let app = try store.oauth.app(itemId: item.id) { try store.oauth.removeApp(clientId: app.clientId) }
         return RESTResponse.json(["success": true, "itemId": .string(item.id)], parameters: c.form.parameters)
     }
 

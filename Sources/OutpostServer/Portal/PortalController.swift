@@ -86,7 +86,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             "currentVersion": .string(Self.currentVersion), "allSSL": .bool(origin.scheme == "https"),
             "access": .string(requireAuth ? "private" : "public"),
             "urlKey": .null, "customBaseUrl": .null, "portalHostname": .string(origin.authority(of: request)),
-            "supportsOAuth": false, "canSearchPublic": true, "canSharePublic": true, "maxTokenExpirationMinutes": .int(Int64(tokenMinutes)),
+            "supportsOAuth": true, "canSearchPublic": true, "canSharePublic": true, "maxTokenExpirationMinutes": .int(Int64(tokenMinutes)),
             "helperServices": [
                 "packaging": [
                     "url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": .int(Int64(maxMapAreas)),

@@ -93,20 +93,8 @@ struct Authenticator: Sendable {
         guard let name = p.string("username"), let password = p.string("password") else {
             throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["'username' and 'password' are required."])
         }
-        let now = Double(clock.milliseconds()) / 1000
-        let wait = throttle.withLockedValue { $0.wait(user: name, address: address, now: now) }
-        if wait > 0 {
-            throw ArcGISError.tooManyRequests(
-                "Too many failed sign-ins for this user or address; try again in \(Int(wait.rounded(.up))) s.",
-                retryAfterSeconds: Int(wait.rounded(.up)))
-        }
+        let user = try await signIn(name: name, password: password, address: address)
         let users = self.users
-        // PBKDF2 with 600,000 rounds takes a core for a while: off the cooperative pool.
-        guard let user = try await StoreCall.run({ try users.verify(user: name, password: password) }) else {
-            throttle.withLockedValue { $0.failed(user: name, address: address, now: Double(clock.milliseconds()) / 1000) }
-            throw ArcGISError(kind: .invalidParameter, message: "Unable to generate token.", details: ["Invalid username or password."])
-        }
-        throttle.withLockedValue { $0.succeeded(user: name, address: address) }
         var minutes = defaultMinutes
         if let text = p.string("expiration") {
             guard let value = Int(text), value > 0 else { throw ArcGISError.invalidParameter("expiration", "minutes, a positive integer") }

@@ -22,7 +22,7 @@ public struct AuthorizationTable: Sendable {
 
     /// The server's table.
     public static let server = AuthorizationTable(
-        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + packagingRows + portalRows,
+        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + packagingRows + portalRows + oauthRows,
         jobSteps: jobStepRows)
 
     /// The row a route of the router (`RouteDescription.path.description`, a method) belongs to.
@@ -72,6 +72,8 @@ extension AuthorizationTable {
         case service
         /// Below `/arcgis/sharing/rest` and `/sharing/rest`.
         case portal
+        /// Below `/arcgis/sharing` and `/sharing`, with and without `/rest` (OAuth 2.0).
+        case sharing
     }
 
     /// What a handler reads or changes.
@@ -227,6 +229,7 @@ extension AuthorizationTable {
             case .arcgis: prefixes = ["arcgis/"]
             case .service: prefixes = ServiceRoutes.prefixes.map { "arcgis/\($0)/" }
             case .portal: prefixes = ["arcgis/sharing/rest/", "sharing/rest/"]
+            case .sharing: prefixes = OAuthEndpoints.roots.map { $0 + "/" }
             }
             return prefixes.flatMap { prefix in paths.map { RouterPath(String((prefix + $0).trimmingSuffix("/"))).description } }
         }

@@ -313,6 +313,7 @@ extension SpatiaLiteBackend {
                     """)
         }
         registerOwnershipMigrations(&migrator)
+        registerOAuthMigrations(&migrator)
         return migrator
     }
 }

@@ -18,6 +18,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
     public let sync: SpatiaLiteSync
     public let versions: SpatiaLiteVersions
     public let users: SpatiaLiteUserDirectory
+    public let oauth: SpatiaLiteOAuthGrants
     public let uploads: SpatiaLiteUploadStore
     public let jobs: SpatiaLiteJobStore
     public let replicas: SpatiaLiteReplicaRegistry
@@ -37,6 +38,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
         sync = SpatiaLiteSync(database: database)
         versions = SpatiaLiteVersions(database: database)
         users = SpatiaLiteUserDirectory(database: database)
+        oauth = SpatiaLiteOAuthGrants(database: database)
         uploads = SpatiaLiteUploadStore(database: database)
         jobs = SpatiaLiteJobStore(database: database)
         replicas = SpatiaLiteReplicaRegistry(database: database)

@@ -25,7 +25,9 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_users WHERE lower(name) = lower(?)", arguments: [name])
             guard db.changesCount > 0 else { throw UserFailure.notFound(name) }
-            try db.execute(sql: "DELETE FROM outpost_tokens WHERE lower(user) = lower(?)", arguments: [name])
+            for table in ["outpost_tokens", "outpost_oauth_codes", "outpost_oauth_refresh_tokens"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE lower(user) = lower(?)", arguments: [name])
+            }
         }
     }
 
@@ -63,8 +65,8 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
             try db.execute(
-                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now])
+                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, role) VALUES (?, ?, ?, ?, ?)",
+                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, user.role.rawValue])
         }
         return (token, expires)
     }
@@ -76,12 +78,15 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT t.expires_at, u.name, u.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
+                        SELECT t.expires_at, u.name, u.role, t.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
                         WHERE t.token_hash = ?
                         """, arguments: [Data(Credentials.tokenHash(token))])
             else { return .unknown }
             if (row[0] as Int64) <= now { return .expired }
-            return .valid(ServerUser(name: row[1], role: UserRole(rawValue: row[2]) ?? .viewer))
+            // The lower of the user's role now and the most the token may carry.
+            let role = Credentials.effectiveRole(
+                user: UserRole(rawValue: row[2]) ?? .viewer, token: (row[3] as String?).flatMap(UserRole.init(rawValue:)))
+            return .valid(ServerUser(name: row[1], role: role))
         }
     }
 }

@@ -53,12 +53,17 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
     public var details: [String]
     /// Seconds after which a retry may succeed (`Retry-After`), for `tooManyRequests`.
     public var retryAfterSeconds: Int?
+    /// The OAuth 2.0 error code (`invalid_grant`, …) of a refusal by the portal's OAuth
+    /// endpoints: the envelope then carries it as `error` and the message as
+    /// `error_description` too, as ArcGIS answers them (docs/identity.md).
+    public var oauthError: String?
 
-    public init(kind: Kind, message: String, details: [String] = [], retryAfterSeconds: Int? = nil) {
+    public init(kind: Kind, message: String, details: [String] = [], retryAfterSeconds: Int? = nil, oauthError: String? = nil) {
         self.kind = kind
         self.message = message
         self.details = details
         self.retryAfterSeconds = retryAfterSeconds
+        self.oauthError = oauthError
     }
 
     public static func tooManyRequests(_ reason: String, retryAfterSeconds: Int) -> ArcGISError {
@@ -105,7 +110,12 @@ public struct ArcGISError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The error envelope as JSON.
     public var json: JSONValue {
-        ["error": ["code": .int(Int64(code)), "message": .string(message), "details": .array(details.map { .string($0) })]]
+        var envelope: JSONObject = ["code": .int(Int64(code)), "message": .string(message), "details": .array(details.map { .string($0) })]
+        if let oauthError {
+            envelope["error"] = .string(oauthError)
+            envelope["error_description"] = .string(message)
+        }
+        return ["error": .object(envelope)]
     }
 }
 

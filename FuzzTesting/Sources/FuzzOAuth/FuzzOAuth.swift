@@ -1,0 +1,58 @@
+import FuzzCommon
+import OutpostIdentity
+import OutpostStorage
+import OutpostWire
+
+// The portal's OAuth 2.0 input (docs/identity.md): the query or form of `oauth2/authorize` and
+// `oauth2/token`, a sign-in's `oauth_state`, and where a sign-in redirects.
+//
+// Input: a url-encoded form. Every parameter set is parsed as an authorization request and as a
+// token request; a request that parses is sealed and must open to itself (and fail to open under
+// another key or with a byte changed); a built-in client's redirect is allowed only to the portal
+// or out of band; `state` comes back in the redirect untouched.
+
+private let key = [UInt8](repeating: 7, count: 32)
+private let otherKey = [UInt8](repeating: 9, count: 32)
+private let portal = ServerAddress(url: "https://maps.example.org:8443")
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let input = FuzzInput(start, count)
+    let parameters = RequestParameters(FormURLEncoding.decode(bytes: input.bytes))
+    _ = try? TokenRequest.parse(parameters)
+    if let oauthState = parameters.string("oauth_state") {
+        fuzzCheck((try? SealedState.open(oauthState, key: key, now: 0)) == nil, "an oauth_state not sealed here opened")
+    }
+    guard let request = try? AuthorizationRequest.parse(parameters) else { return 0 }
+    if let state = request.state { fuzzCheck(state.utf8.count <= 1024, "a state over 1024 bytes was taken") }
+    if let challenge = request.codeChallenge { fuzzCheck(PKCE.isChallenge(challenge), "a malformed challenge was taken") }
+    let client = OAuthClient.builtIn("pythonapi")
+    if client.allowsRedirect(to: request.redirectURI, portal: portal) {
+        let target = ServerAddress(url: request.redirectURI)
+        fuzzCheck(
+            request.redirectURI == OAuthClient.outOfBand || (target?.host == "maps.example.org" && target?.port == 8443),
+            "a built-in client may go to \(request.redirectURI)")
+    }
+    let sealed = SealedState(request: request, issued: 1_000, browserNonce: "n")
+    guard let text = try? sealed.sealed(key: key) else {
+        fuzzCheck(false, "a parsed request could not be sealed")
+        return 0
+    }
+    fuzzCheck((try? SealedState.open(text, key: key, now: 2_000)) == sealed, "a sealed state does not open to itself")
+    fuzzCheck((try? SealedState.open(text, key: otherKey, now: 2_000)) == nil, "a state opened under another key")
+    var altered = Array(text.utf8)
+    altered[altered.count / 2] = altered[altered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+    fuzzCheck((try? SealedState.open(String(decoding: altered, as: UTF8.self), key: key, now: 2_000)) == nil, "an altered state opened")
+    let location = OAuthRedirect.code("c0de", for: request, approvalURL: "https://maps.example.org:8443/arcgis/sharing/oauth2/approval")
+    if let state = request.state {
+        fuzzCheck(location.hasSuffix("&state=" + FormURLEncoding.percentEncode(state)), "state does not come back untouched: \(location)")
+    }
+    return 0
+}
+
+@main
+enum FuzzOAuthMain {
+    static func main() {
+        runFuzzer { data, size in fuzz(data.map(UnsafeRawPointer.init) ?? emptyInput, size) }
+    }
+}

@@ -1,0 +1,24 @@
+/// The portal's OAuth 2.0 rows (`AuthorizationTable`, docs/identity.md). The sign-in and token
+/// endpoints are open: what they are sent (a password, a code, a refresh token, an app's
+/// secret, a token to revoke) is the credential. An app's registration is its item owner's.
+extension AuthorizationTable {
+    static let oauthRows: [Row] = [
+        Row(
+            .sharing, "oauth2/authorize", .read, .open, .nothing, .admitted,
+            "the sign-in page for a known client_id and a redirect_uri it allows; any other request is an error page, never a redirect"),
+        Row(
+            .sharing, "oauth2/signin", .change, .open, .user, .admitted,
+            "the sealed oauth_state, the cookie of the page's browser, the password (throttled as generateToken)"),
+        Row(.sharing, "oauth2/approval", .get, .open, .nothing, .admitted, "the out-of-band page: shows the code it is given"),
+        Row(.sharing, "oauth2/token", .change, .open, .user, .admitted, "the code, refresh token or app secret is the credential"),
+        Row(.sharing, "oauth2/revokeToken", .change, .open, .user, .admitted, "the token sent is the credential"),
+        Row(.sharing, "oauth2/signout", .read, .identifies, .user, .admitted, "ends the tokens of the caller the token names"),
+        Row(.sharing, "oauth2/registerApp", .change, .editor, .item, .changeable(hidden: .itemHidden), "an Application item"),
+        Row(.sharing, "oauth2/apps/:clientId", .read, .identifies, .item, .owner(refusal: .appHidden), "the app's item's owner"),
+    ]
+}
+
+extension AuthorizationTable.Refusal {
+    /// An app the caller may not see is answered as an unknown client id.
+    public static let appHidden = AuthorizationTable.Refusal(400, "Invalid client_id")
+}

@@ -1,0 +1,52 @@
+import GRDB
+
+extension SpatiaLiteBackend {
+    /// The portal's OAuth 2.0 records (`OAuthGrantStore`, docs/identity.md). Forward only.
+    static func registerOAuthMigrations(_ migrator: inout DatabaseMigrator) {
+        migrator.registerMigration("v19-oauth") { db in
+            // Secrets, codes and refresh tokens only hashed. An access token of a client is a
+            // user directory token that names the client and the most it may carry (`role`);
+            // rows from before carry their user's role (NULL).
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_oauth_apps (
+                        client_id TEXT NOT NULL PRIMARY KEY,
+                        item_id TEXT NOT NULL UNIQUE,
+                        owner TEXT NOT NULL COLLATE NOCASE,
+                        app_type TEXT NOT NULL,
+                        redirect_uris TEXT NOT NULL,
+                        secret_hash BLOB NOT NULL,
+                        registered INTEGER NOT NULL,
+                        modified INTEGER NOT NULL
+                    );
+                    CREATE TABLE outpost_oauth_codes (
+                        code_hash BLOB NOT NULL PRIMARY KEY,
+                        client_id TEXT NOT NULL,
+                        redirect_uri TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        code_challenge TEXT,
+                        minutes INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE outpost_oauth_refresh_tokens (
+                        token_hash BLOB NOT NULL PRIMARY KEY,
+                        family TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        user TEXT NOT NULL,
+                        minutes INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        spent_at INTEGER,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX outpost_oauth_refresh_tokens_family ON outpost_oauth_refresh_tokens(family);
+                    CREATE INDEX outpost_oauth_refresh_tokens_user ON outpost_oauth_refresh_tokens(lower(user));
+                    CREATE TABLE outpost_oauth_sealing_key (
+                        one INTEGER PRIMARY KEY CHECK (one = 1),
+                        key BLOB NOT NULL
+                    );
+                    ALTER TABLE outpost_tokens ADD COLUMN client_id TEXT;
+                    ALTER TABLE outpost_tokens ADD COLUMN role TEXT CHECK (role IN ('viewer', 'editor', 'admin'));
+                    """)
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import OutpostStorage
+
+/// Refresh tokens (rotated in families) and the access tokens of a client, which live in the
+/// user directory's `outpost_tokens` with the client and the most the token may carry.
+extension SpatiaLiteOAuthGrants {
+    public func issueRefreshToken(_ grant: RefreshGrant, minutes: Int) throws -> (token: String, expires: Int64) {
+        let token = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE expires_at <= ?", arguments: [now])
+            try Self.insertRefreshToken(db, token: token, family: Credentials.newFamily(), grant: grant, expires: expires, now: now)
+        }
+        return (token, expires)
+    }
+
+    public func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome {
+        let successor = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        let hash = Data(Credentials.tokenHash(token))
+        return try pool.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT family, client_id, user, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens WHERE token_hash = ?",
+                    arguments: [hash]),
+                (row[1] as String) == clientId
+            else { return .unknown }
+            if (row[4] as Int64) <= now { return .expired }
+            let family: String = row[0]
+            if (row[5] as Int64?) != nil {
+                try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
+                return .reused
+            }
+            try db.execute(sql: "UPDATE outpost_oauth_refresh_tokens SET spent_at = ? WHERE token_hash = ?", arguments: [now, hash])
+            try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE expires_at <= ?", arguments: [now])
+            let grant = RefreshGrant(clientId: clientId, user: row[2], minutes: row[3])
+            try Self.insertRefreshToken(db, token: successor, family: family, grant: grant, expires: expires, now: now)
+            return .rotated(grant, token: successor, expires: expires)
+        }
+    }
+
+    @discardableResult public func revokeRefreshToken(_ token: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM outpost_oauth_refresh_tokens
+                    WHERE family = (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = ?)
+                    """, arguments: [Data(Credentials.tokenHash(token))])
+            return db.changesCount > 0
+        }
+    }
+
+    public func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64) {
+        let token = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
+            try db.execute(
+                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, clientId, user.role.rawValue])
+        }
+        return (token, expires)
+    }
+
+    @discardableResult public func revokeAccessToken(_ token: String) throws -> Bool {
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outpost_tokens WHERE token_hash = ?", arguments: [Data(Credentials.tokenHash(token))])
+            return db.changesCount > 0
+        }
+    }
+
+    /// With no client, every token of the user goes, `generateToken`'s too.
+    public func signOut(user: String, clientId: String?) throws {
+        try pool.write { db in
+            for table in ["outpost_tokens", "outpost_oauth_refresh_tokens"] {
+                try db.execute(
+                    sql: "DELETE FROM \(table) WHERE lower(user) = lower(?) AND (? IS NULL OR client_id = ?)",
+                    arguments: [user, clientId, clientId])
+            }
+        }
+    }
+
+    static func insertRefreshToken(_ db: Database, token: String, family: String, grant: RefreshGrant, expires: Int64, now: Int64) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO outpost_oauth_refresh_tokens(token_hash, family, client_id, user, minutes, expires_at, created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [Data(Credentials.tokenHash(token)), family, grant.clientId, grant.user, grant.minutes, expires, now])
+    }
+}

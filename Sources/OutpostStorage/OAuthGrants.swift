@@ -1,0 +1,122 @@
+import OutpostWire
+
+/// What an authorization code stands for until it is exchanged, once, at `oauth2/token`
+/// (docs/identity.md).
+public struct AuthorizationGrant: Sendable, Equatable {
+    /// The client the code was issued to (`pythonapi`, a registered app's client id).
+    public var clientId: String
+    /// The `redirect_uri` of the authorization request: the exchange must repeat it.
+    public var redirectURI: String
+    /// The user who signed in.
+    public var user: String
+    /// PKCE (RFC 7636): the S256 challenge the exchange's `code_verifier` must hash to; nil
+    /// when the request sent none.
+    public var codeChallenge: String?
+    /// Minutes the access token should live (`expiration` of the authorization request).
+    public var minutes: Int
+
+    public init(clientId: String, redirectURI: String, user: String, codeChallenge: String?, minutes: Int) {
+        self.clientId = clientId
+        self.redirectURI = redirectURI
+        self.user = user
+        self.codeChallenge = codeChallenge
+        self.minutes = minutes
+    }
+}
+
+/// Who a refresh token signs in, for which client.
+public struct RefreshGrant: Sendable, Equatable {
+    public var clientId: String
+    public var user: String
+    /// Minutes each access token it buys lives.
+    public var minutes: Int
+
+    public init(clientId: String, user: String, minutes: Int) {
+        self.clientId = clientId
+        self.user = user
+        self.minutes = minutes
+    }
+}
+
+/// An `Application` item registered as an OAuth 2.0 client (`oauth2/registerApp`).
+public struct RegisteredApp: Sendable, Equatable {
+    /// 16 letters and digits, as ArcGIS's client ids.
+    public var clientId: String
+    /// The `Application` item it belongs to; its owner owns the app.
+    public var itemId: String
+    public var owner: String
+    /// `browser`, `native`, `server` or `multiple`, as `registerApp` takes it.
+    public var appType: String
+    /// Where the authorization may send the browser back to (exact matches).
+    public var redirectURIs: [String]
+    public var registered: Int64
+    public var modified: Int64
+
+    public init(clientId: String, itemId: String, owner: String, appType: String, redirectURIs: [String], registered: Int64, modified: Int64) {
+        self.clientId = clientId
+        self.itemId = itemId
+        self.owner = owner
+        self.appType = appType
+        self.redirectURIs = redirectURIs
+        self.registered = registered
+        self.modified = modified
+    }
+}
+
+/// What presenting a refresh token came to.
+public enum RefreshOutcome: Sendable, Equatable {
+    /// Valid: it is spent, and `token` (same family, a fresh expiry) replaces it.
+    case rotated(RefreshGrant, token: String, expires: Int64)
+    /// Spent already: a copy is in someone else's hands, so the whole family (every token
+    /// rotated from the same sign-in) is revoked with it (OAuth 2.0 Security BCP, 4.14.2).
+    case reused
+    case expired
+    /// Unknown, revoked, or issued to another client.
+    case unknown
+}
+
+/// The portal's OAuth 2.0 records: authorization codes, refresh tokens, access tokens of a
+/// client, and the key that seals a sign-in's state.
+///
+/// Contract: app secrets, codes and refresh tokens are stored only hashed (as access tokens are); a code is
+/// taken at most once, by one caller, even when several processes race for it; a spent
+/// refresh token presented again revokes its family; signing out ends the user's access and
+/// refresh tokens of that client (of every client when nil) on every process; all of it by the
+/// backend's clock.
+public protocol OAuthGrantStore: Sendable {
+    /// Registers an app; only the hash of `secret` is kept. `PortalFailure.invalid` when the
+    /// item is registered already.
+    func registerApp(_ app: RegisteredApp, secret: String) throws
+    func app(clientId: String) throws -> RegisteredApp?
+    func app(itemId: String) throws -> RegisteredApp?
+    /// Whether `secret` is the app's (compared in constant time); false for an unknown app.
+    func verifyAppSecret(clientId: String, secret: String) throws -> Bool
+    func updateRedirectURIs(clientId: String, _ uris: [String]) throws
+    /// Removes the app with its codes, refresh and access tokens (its item was deleted).
+    func removeApp(clientId: String) throws
+
+    /// Keeps `code` (hashed) for `grant` until `expires` (milliseconds since 1970).
+    func saveCode(_ code: String, grant: AuthorizationGrant, expires: Int64) throws
+    /// The grant of `code`, removing it: nil when it is unknown, taken already or expired.
+    func takeCode(_ code: String) throws -> AuthorizationGrant?
+
+    /// A new refresh token of a new family, valid for `minutes`.
+    func issueRefreshToken(_ grant: RefreshGrant, minutes: Int) throws -> (token: String, expires: Int64)
+    /// Spends `token` for `clientId` and hands out its successor (valid for `minutes` from now).
+    func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome
+    /// Revokes a refresh token and its family; whether there was one.
+    @discardableResult func revokeRefreshToken(_ token: String) throws -> Bool
+
+    /// A new access token for `user` issued to `clientId`, valid for `minutes`: a token of the
+    /// user directory (`UserDirectory.check(token:)` accepts it), which carries at most
+    /// `user.role` whatever the user's role becomes.
+    func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64)
+    /// Revokes an access token; whether there was one.
+    @discardableResult func revokeAccessToken(_ token: String) throws -> Bool
+    /// Ends `user`'s access and refresh tokens of `clientId` (every client's when nil).
+    func signOut(user: String, clientId: String?) throws
+
+    /// 32 random bytes made on first use and kept, the same for every process of the backend:
+    /// the key that seals `oauth_state` (`SealedState`).
+    func sealingKey() throws -> [UInt8]
+}
