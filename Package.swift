@@ -131,7 +131,10 @@ let package = Package(
         // authorization and token requests, PKCE, the sealed sign-in state. Pure: no I/O.
         .target(
             name: "OutpostIdentity",
-            dependencies: ["OutpostWire", "OutpostStorage", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "OutpostWire", "OutpostStorage", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         // The use cases the HTTP server and the CLI share (replica administration, a sync),
         // generic over any backend.
@@ -223,7 +226,12 @@ let package = Package(
             ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
-        .testTarget(name: "OutpostIdentityTests", dependencies: ["OutpostIdentity", "OutpostStorage", "OutpostWire"]),
+        .testTarget(
+            name: "OutpostIdentityTests",
+            dependencies: [
+                "OutpostIdentity", "OutpostStorage", "OutpostWire", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ]),
         // The where compiler in both dialects (PostgreSQL's spelling is OutpostPostgres's; no database is needed).
         .testTarget(name: "OutpostWhereSQLTests", dependencies: ["OutpostWhereSQL", "OutpostWire", "OutpostPostgres"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),

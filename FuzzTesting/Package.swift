@@ -17,6 +17,8 @@ let package = Package(
         .package(name: "Outpost", path: ".."),
         // The same GRDB as the main package: SQLite's C API for the where target's oracle.
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The main package's: FuzzIDToken signs tokens with it.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // libFuzzer's driver, called by each target's `main`.
@@ -35,6 +37,9 @@ let package = Package(
         fuzzTarget("FuzzQuantization", ["OutpostWire", "OutpostGeometry"]),
         fuzzTarget("FuzzRequestHead", ["OutpostWire"]),
         fuzzTarget("FuzzOAuth", ["OutpostWire", "OutpostIdentity", "OutpostStorage"]),
+        fuzzTarget(
+            "FuzzIDToken", ["OutpostWire", "OutpostIdentity", "OutpostStorage"],
+            extra: [.product(name: "Crypto", package: "swift-crypto")]),
     ],
     swiftLanguageModes: [.v6]
 )

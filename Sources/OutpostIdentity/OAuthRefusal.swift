@@ -11,7 +11,9 @@ public enum OAuthRefusal {
         refusal("unsupported_response_type", "Invalid response_type '\(value.prefix(40))': code or token")
     }
     public static func unsupportedGrantType(_ value: String) -> ArcGISError {
-        refusal("unsupported_grant_type", "Invalid grant_type '\(value.prefix(40))': authorization_code, refresh_token or client_credentials")
+        refusal(
+            "unsupported_grant_type",
+            "Invalid grant_type '\(value.prefix(40))': authorization_code, refresh_token, exchange_refresh_token or client_credentials")
     }
     /// ArcGIS's wording, which the ArcGIS API for Python looks for to try its next redirect URI.
     public static let invalidRedirectURI = refusal("invalid_request", "Invalid redirect_uri")

@@ -5,14 +5,18 @@ public enum TokenRequest: Sendable, Equatable {
     /// A code from the sign-in, with the same `redirect_uri`, and PKCE's verifier when the
     /// authorization request had a challenge.
     case authorizationCode(clientId: String, code: String, redirectURI: String, verifier: String?, clientSecret: String?)
-    /// A refresh token for a new access token (and, rotated, a new refresh token).
+    /// A refresh token for a new access token; the refresh token stays valid (ArcGIS's
+    /// `refresh_token` grant: clients present the first one at every refresh).
     case refreshToken(clientId: String, token: String)
+    /// A refresh token for a new refresh token of the same sign-in, the old one spent
+    /// (ArcGIS's `exchange_refresh_token` grant), with a new access token.
+    case exchangeRefreshToken(clientId: String, token: String)
     /// A registered app signing in as itself with its secret.
     case clientCredentials(clientId: String, secret: String)
 
     public var clientId: String {
         switch self {
-        case .authorizationCode(let id, _, _, _, _), .refreshToken(let id, _), .clientCredentials(let id, _): id
+        case .authorizationCode(let id, _, _, _, _), .refreshToken(let id, _), .exchangeRefreshToken(let id, _), .clientCredentials(let id, _): id
         }
     }
 
@@ -31,11 +35,12 @@ public enum TokenRequest: Sendable, Equatable {
             }
             return .authorizationCode(
                 clientId: clientId, code: code, redirectURI: redirectURI, verifier: verifier, clientSecret: p.string("client_secret"))
-        case "refresh_token":
+        case "refresh_token", "exchange_refresh_token":
             guard let token = p.string("refresh_token"), token.utf8.count <= 256 else {
                 throw OAuthRefusal.invalidRequest("refresh_token is required")
             }
-            return .refreshToken(clientId: clientId, token: token)
+            return grant == "refresh_token"
+                ? .refreshToken(clientId: clientId, token: token) : .exchangeRefreshToken(clientId: clientId, token: token)
         case "client_credentials":
             guard let secret = p.string("client_secret"), secret.utf8.count <= 256 else {
                 throw OAuthRefusal.invalidClient("client_secret is required")

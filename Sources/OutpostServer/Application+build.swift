@@ -48,6 +48,8 @@ public struct ServerOptions: Sendable {
     public var itemQuotaBytes: Int64
     /// Which web pages may read the answers (CORS): every origin unless restricted.
     public var crossOrigin: CrossOriginPolicy
+    /// Single sign-on with the organisation's OpenID provider (`--oidc-issuer`); nil: none.
+    public var oidc: OIDCSettings?
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 

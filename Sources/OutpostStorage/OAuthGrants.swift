@@ -65,10 +65,14 @@ public struct RegisteredApp: Sendable, Equatable {
 
 /// What presenting a refresh token came to.
 public enum RefreshOutcome: Sendable, Equatable {
+    /// Valid, and still valid after this use (`grant_type=refresh_token`, as ArcGIS answers it:
+    /// a new access token, the same refresh token).
+    case valid(RefreshGrant)
     /// Valid: it is spent, and `token` (same family, a fresh expiry) replaces it.
     case rotated(RefreshGrant, token: String, expires: Int64)
-    /// Spent already: a copy is in someone else's hands, so the whole family (every token
-    /// rotated from the same sign-in) is revoked with it (OAuth 2.0 Security BCP, 4.14.2).
+    /// Spent already by an exchange: a copy is in someone else's hands, so the whole family
+    /// (every refresh token exchanged from the same sign-in) is revoked with it (OAuth 2.0
+    /// Security BCP, 4.14.2).
     case reused
     case expired
     /// Unknown, revoked, or issued to another client.
@@ -102,7 +106,11 @@ public protocol OAuthGrantStore: Sendable {
 
     /// A new refresh token of a new family, valid for `minutes`.
     func issueRefreshToken(_ grant: RefreshGrant, minutes: Int) throws -> (token: String, expires: Int64)
-    /// Spends `token` for `clientId` and hands out its successor (valid for `minutes` from now).
+    /// The grant of `token` for `clientId`, which stays valid (`grant_type=refresh_token`).
+    /// A token spent by an exchange and presented again revokes its family (`.reused`).
+    func useRefreshToken(_ token: String, clientId: String) throws -> RefreshOutcome
+    /// Spends `token` for `clientId` and hands out its successor (valid for `minutes` from now):
+    /// `grant_type=exchange_refresh_token`.
     func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome
     /// Revokes a refresh token and its family; whether there was one.
     @discardableResult func revokeRefreshToken(_ token: String) throws -> Bool

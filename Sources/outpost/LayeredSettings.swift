@@ -106,6 +106,7 @@ struct LayeredSettings {
         ("max-sync-edits", false), ("max-sync-attachment-mb", false), ("require-auth", false), ("token-minutes", false),
         ("max-export-tiles", false), ("max-map-areas", false), ("max-result-mb-per-user", false), ("max-item-mb-per-user", false),
         ("allowed-origins", false), ("public-url", false), ("database", true),
-        ("object-store", true),
+        ("object-store", true), ("oidc-issuer", false), ("oidc-client-id", false), ("oidc-client-secret", true), ("oidc-name", false),
+        ("oidc-username-claim", false), ("oidc-role-claim", false),
     ]
 }

@@ -93,6 +93,7 @@ struct Serve: AsyncParsableCommand {
             "The address clients reach this server at (e.g. https://gis.example.org behind a proxy): every URL Outpost writes names it, whatever Host a request names (default: each request's Host)."
     )
     var publicUrl: String?
+    @OptionGroup var oidcOptions: OIDCOptions
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
@@ -102,6 +103,7 @@ struct Serve: AsyncParsableCommand {
         var testdata, tlsCert, tlsKey, database, objectStore, publicUrl: String?
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
+        var oidc: OIDCSettings?
         var summary: String
     }
 
@@ -139,6 +141,7 @@ struct Serve: AsyncParsableCommand {
             resultFileIdleMinutes: try layers.double("result-file-idle-minutes", resultFileIdleMinutes, default: 10),
             summary: "")
         var settings = s
+        settings.oidc = try oidcOptions.resolve(&layers)
         settings.summary = layers.summary
         if settings.objectStore != nil && settings.database == nil {
             throw ValidationError("object-store goes with database: a SpatiaLite data folder keeps its own files.")
@@ -222,7 +225,7 @@ struct Serve: AsyncParsableCommand {
         if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
         if settings.selfSigned { tls = .selfSigned(hostnames: [settings.host]) }
         let scheme = tls == nil ? "http" : "https"
-        let options = ServerOptions(
+        var options = ServerOptions(
             limits: limits, resultFileIdleTime: settings.resultFileIdleMinutes * 60, maximumConcurrentJobs: settings.maxJobs,
             scheme: scheme,
             syncLimits: SyncLimits(maxEdits: settings.maxSyncEdits, maxAttachmentBytes: settings.maxSyncAttachmentMb * 1024 * 1024),
@@ -234,6 +237,7 @@ struct Serve: AsyncParsableCommand {
             itemQuotaBytes: Int64(settings.maxItemMbPerUser) << 20,
             crossOrigin: CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) ?? .anyOrigin,
             publicURL: settings.publicUrl.flatMap(ServerOrigin.publicURL))
+        options.oidc = settings.oidc
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

@@ -133,6 +133,29 @@ import Testing
         }
     }
 
+    /// `refresh_token` as ArcGIS answers it: a live token serves every refresh and stays; one
+    /// spent by an exchange is a stolen copy, and presenting it revokes the family.
+    @Test(arguments: RecordsContractBackend.all)
+    func aUsedRefreshTokenStaysValidUntilItIsExchanged(_ backend: RecordsContractBackend) throws {
+        let clock = ManualClock()
+        let store = try Self.opened(backend, clock: clock).records
+        let grant = RefreshGrant(clientId: "client1", user: "ada", minutes: 30)
+        let (token, _) = try store.oauth.issueRefreshToken(grant, minutes: 60)
+        #expect(try store.oauth.useRefreshToken(token, clientId: "client2") == .unknown, "another client's")
+        #expect(try store.oauth.useRefreshToken(Credentials.newToken(), clientId: "client1") == .unknown)
+        for _ in 0..<3 { #expect(try store.oauth.useRefreshToken(token, clientId: "client1") == .valid(grant)) }
+        guard case .rotated(_, let successor, _) = try store.oauth.rotateRefreshToken(token, clientId: "client1", minutes: 60) else {
+            Issue.record("not exchanged")
+            return
+        }
+        #expect(try store.oauth.useRefreshToken(successor, clientId: "client1") == .valid(grant))
+        #expect(try store.oauth.useRefreshToken(token, clientId: "client1") == .reused)
+        #expect(try store.oauth.useRefreshToken(successor, clientId: "client1") == .unknown, "the family went with the reuse")
+        let (later, _) = try store.oauth.issueRefreshToken(grant, minutes: 1)
+        clock.advance(milliseconds: 60_000)
+        #expect(try store.oauth.useRefreshToken(later, clientId: "client1") == .expired)
+    }
+
     @Test(arguments: RecordsContractBackend.all)
     func revokingARefreshTokenEndsItsFamily(_ backend: RecordsContractBackend) throws {
         let store = try Self.opened(backend, clock: ManualClock()).records

@@ -198,6 +198,9 @@ import Testing
             try TokenRequest.parse(RequestParameters([("grant_type", "refresh_token"), ("client_id", "app"), ("refresh_token", "t")]))
                 == .refreshToken(clientId: "app", token: "t"))
         #expect(
+            try TokenRequest.parse(RequestParameters([("grant_type", "exchange_refresh_token"), ("client_id", "app"), ("refresh_token", "t")]))
+                == .exchangeRefreshToken(clientId: "app", token: "t"))
+        #expect(
             try TokenRequest.parse(RequestParameters([("grant_type", "client_credentials"), ("client_id", "app"), ("client_secret", "s")]))
                 == .clientCredentials(clientId: "app", secret: "s"))
     }

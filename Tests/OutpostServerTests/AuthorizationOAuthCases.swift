@@ -28,6 +28,9 @@ extension MatrixCase {
                 "\(sharing)/rest/oauth2/authorize?client_id=pythonapi&response_type=code&redirect_uri=urn%3Aietf%3Awg%3Aoauth%3A2.0%3Aoob"
             },
             .read("oauth2/approval") { _ in "\(sharing)/oauth2/approval?code=\(String(repeating: "0a", count: 32))" },
+            // Single sign-on (unconfigured here, or a state the portal never sealed): refused alike for every caller.
+            .read("oauth2/oidc/start", lenient: true) { _ in "\(sharing)/oauth2/oidc/start?oauth_state=AAAA" },
+            .read("oauth2/oidc/callback", lenient: true) { _ in "\(sharing)/oauth2/oidc/callback?code=abc&state=AAAA" },
             // A state the portal never sealed: refused on the page whoever posts it, never by the admission.
             MatrixCase(
                 row: "oauth2/signin", lenient: true,

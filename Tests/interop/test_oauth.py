@@ -1,7 +1,7 @@
 """Signing in through the portal's OAuth 2.0 with real clients (docs/identity.md, issue 46):
 the ArcGIS API for Python's built-in sign-in (`GIS(url, user, password)`, the implicit flow
 with `pythonapi`), a registered app's authorization code flow with PKCE driven by
-requests-oauthlib as a browser would (cookies kept), refresh-token rotation, revocation,
+requests-oauthlib as a browser would (cookies kept), refresh and exchange of refresh tokens, revocation,
 `client_credentials`, and the refusals that must issue nothing."""
 import json
 import os
@@ -208,14 +208,22 @@ def test_authorization_code_with_pkce_refresh_and_revoke(portal, app):
                                                                                              "geometry": {"x": 13.4, "y": 52.5}}])}, timeout=60).json()
     assert edits["addResults"][0]["success"], edits
 
+    # `refresh_token` as ArcGIS answers it: a new access token, and the refresh token stays
+    # (requests-oauthlib keeps the one it has when the answer carries none).
     second = oauth.refresh_token(token_url, refresh_token=first["refresh_token"], client_id=client_id)
-    assert second["access_token"] != first["access_token"] and second["refresh_token"] != first["refresh_token"]
+    assert second["access_token"] != first["access_token"] and second["refresh_token"] == first["refresh_token"], second
     assert isinstance(tree_count(base, oauth).get("count"), int)
-    # Rotation: the spent refresh token is refused, and presenting it revoked its successor too.
+    third_access = oauth.refresh_token(token_url, refresh_token=first["refresh_token"], client_id=client_id)
+    assert third_access["access_token"] not in (first["access_token"], second["access_token"])
+    # `exchange_refresh_token`: a successor, the old one spent; presented again it revokes the
+    # successor too (the family).
+    exchanged = browser().post(token_url, data={"grant_type": "exchange_refresh_token", "refresh_token": first["refresh_token"],
+                                                "client_id": client_id, "f": "json"}, timeout=60).json()
+    assert exchanged.get("refresh_token") not in (None, first["refresh_token"]), exchanged
     refused(browser().post(token_url, data={"grant_type": "refresh_token", "refresh_token": first["refresh_token"], "client_id": client_id, "f": "json"},
                            timeout=60), "invalid_grant")
-    refused(browser().post(token_url, data={"grant_type": "refresh_token", "refresh_token": second["refresh_token"], "client_id": client_id, "f": "json"},
-                           timeout=60), "invalid_grant")
+    refused(browser().post(token_url, data={"grant_type": "refresh_token", "refresh_token": exchanged["refresh_token"], "client_id": client_id,
+                                            "f": "json"}, timeout=60), "invalid_grant")
 
     # Revocation, on a sign-in of its own (untouched by the family revoked above).
     revoking, third = signed_in(base, client_id)

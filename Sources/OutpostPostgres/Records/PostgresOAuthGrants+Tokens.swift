@@ -14,6 +14,28 @@ extension PostgresOAuthGrants {
         return (token, expires)
     }
 
+    public func useRefreshToken(_ token: String, clientId: String) throws -> RefreshOutcome {
+        let now = clock.milliseconds()
+        let hash = Credentials.tokenHash(token)
+        return try pool.transaction { connection in
+            guard
+                let row = try connection.query(
+                    """
+                    SELECT family, client_id, user_name, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens
+                    WHERE token_hash = \(hash) FOR UPDATE
+                    """
+                ).first,
+                row.string(1) == clientId
+            else { return .unknown }
+            if try row.required(4, row.int64) <= now { return .expired }
+            if !row.isNull(5) {
+                try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE family = \(try row.required(0, row.string))")
+                return .reused
+            }
+            return .valid(RefreshGrant(clientId: clientId, user: try row.required(2, row.string), minutes: try row.required(3, row.int)))
+        }
+    }
+
     public func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome {
         let successor = Credentials.newToken()
         let now = clock.milliseconds()

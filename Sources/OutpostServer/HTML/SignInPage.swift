@@ -27,6 +27,14 @@ struct SignInPage: Sendable {
     var action: String
     /// The name typed before a failed attempt.
     var username: String?
+    /// The organisation's OpenID provider's button, when `serve --oidc-issuer` is set.
+    var singleSignOn: SingleSignOn?
+
+    /// "Sign in with NAME": a plain link to `…/sharing/oauth2/oidc/start?oauth_state=…`.
+    struct SingleSignOn: Sendable {
+        var name: String
+        var address: String
+    }
 
     /// The code of a sign-in that failed, which the ArcGIS API for Python looks for.
     static let failedSignIn = "OAUTH_0015"
@@ -82,6 +90,9 @@ struct SignInPage: Sendable {
                 "<button type=\"submit\">Sign in</button>",
                 "</form>",
             ]
+            if let singleSignOn {
+                lines.append("<p class=\"sso\"><a href=\"\(e(singleSignOn.address))\">Sign in with \(e(singleSignOn.name))</a></p>")
+            }
         }
         lines += ["</main>", "</body>", "</html>", ""]
         return lines.joined(separator: "\n")
@@ -154,6 +165,7 @@ struct SignInPage: Sendable {
         input{box-sizing:border-box;width:100%;padding:.6rem;font:inherit;border:1px solid #6b7280;border-radius:4px}\
         button{margin-top:1.5rem;width:100%;padding:.7rem;font:inherit;font-weight:600;color:#fff;background:#1d4ed8;border:0;border-radius:4px;cursor:pointer}\
         input:focus,button:focus{outline:3px solid #93c5fd;outline-offset:1px}\
+        .sso{margin-top:1rem;text-align:center}.sso a{display:block;padding:.7rem;color:#1d4ed8;border:1px solid #1d4ed8;border-radius:4px}\
         .alert{padding:.5rem 1rem;margin-bottom:1rem;color:#991b1b;background:#fee2e2;border:1px solid #fca5a5;border-radius:4px}
         """
 }

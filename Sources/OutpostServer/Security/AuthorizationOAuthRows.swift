@@ -10,6 +10,12 @@ extension AuthorizationTable {
             .sharing, "oauth2/signin", .change, .open, .user, .admitted,
             "the sealed oauth_state, the cookie of the page's browser, the password (throttled as generateToken)"),
         Row(.sharing, "oauth2/approval", .get, .open, .nothing, .admitted, "the out-of-band page: shows the code it is given"),
+        Row(
+            .sharing, "oauth2/oidc/start", .get, .open, .nothing, .admitted,
+            "the sealed oauth_state and its browser's cookie; a redirect to the configured OpenID provider only"),
+        Row(
+            .sharing, "oauth2/oidc/callback", .get, .open, .user, .admitted,
+            "the sealed provider state, the browser's cookie, and an ID token the provider signed for this portal"),
         Row(.sharing, "oauth2/token", .change, .open, .user, .admitted, "the code, refresh token or app secret is the credential"),
         Row(.sharing, "oauth2/revokeToken", .change, .open, .user, .admitted, "the token sent is the credential"),
         Row(.sharing, "oauth2/signout", .read, .identifies, .user, .admitted, "ends the tokens of the caller the token names"),

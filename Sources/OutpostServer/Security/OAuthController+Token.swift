@@ -7,7 +7,8 @@ import OutpostWire
 /// that carry OAuth's `error` too (`OAuthRefusal`); a refused exchange issues nothing.
 extension OAuthController {
     /// `oauth2/token`: a code (once, for its client and `redirect_uri`, with PKCE's verifier
-    /// when it had a challenge), a refresh token (rotated), or a registered app's secret.
+    /// when it had a challenge), a refresh token (used as it is, or exchanged for a successor),
+    /// or a registered app's secret.
     func token(_ c: OutpostRequestContext) async throws -> Response {
         let p = c.form.parameters
         let asked = try TokenRequest.parse(p)
@@ -45,19 +46,23 @@ extension OAuthController {
             return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: refresh.token)
         case .refreshToken(let clientId, let token):
             _ = try knownClient(clientId)
-            switch try store.oauth.rotateRefreshToken(token, clientId: clientId, minutes: OAuthEndpoints.refreshMinutes) {
-            case .rotated(let grant, let successor, _):
-                guard let user = try store.users.user(named: grant.user) else {
-                    try store.oauth.revokeRefreshToken(successor)
-                    throw OAuthRefusal.invalidGrant("The user signed in no longer exists")
-                }
-                let minutes = capped(grant.minutes)
-                let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
-                return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: successor)
-            case .reused: throw OAuthRefusal.invalidGrant("The refresh token was used already: every token of its sign-in is revoked")
-            case .expired: throw OAuthRefusal.invalidGrant("The refresh token has expired")
-            case .unknown: throw OAuthRefusal.invalidGrant("Invalid refresh_token")
+            let grant = try refreshGrant(try store.oauth.useRefreshToken(token, clientId: clientId))
+            guard let user = try store.users.user(named: grant.user) else { throw OAuthRefusal.invalidGrant("The user signed in no longer exists") }
+            let minutes = capped(grant.minutes)
+            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
+            return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: nil)
+        case .exchangeRefreshToken(let clientId, let token):
+            _ = try knownClient(clientId)
+            let outcome = try store.oauth.rotateRefreshToken(token, clientId: clientId, minutes: OAuthEndpoints.refreshMinutes)
+            let grant = try refreshGrant(outcome)
+            guard case .rotated(_, let successor, _) = outcome else { throw OAuthRefusal.invalidGrant("Invalid refresh_token") }
+            guard let user = try store.users.user(named: grant.user) else {
+                try store.oauth.revokeRefreshToken(successor)
+                throw OAuthRefusal.invalidGrant("The user signed in no longer exists")
             }
+            let minutes = capped(grant.minutes)
+            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
+            return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: successor)
         case .clientCredentials(let clientId, let secret):
             guard let app = try store.oauth.app(clientId: clientId), try store.oauth.verifyAppSecret(clientId: clientId, secret: secret) else {
                 throw OAuthRefusal.invalidClient("Invalid client_id or client_secret")
@@ -70,6 +75,16 @@ extension OAuthController {
         }
     }
 
+    /// The grant of a live refresh token; `invalid_grant` for any other outcome.
+    func refreshGrant(_ outcome: RefreshOutcome) throws -> RefreshGrant {
+        switch outcome {
+        case .valid(let grant), .rotated(let grant, _, _): return grant
+        case .reused: throw OAuthRefusal.invalidGrant("The refresh token was exchanged already: every refresh token of its sign-in is revoked")
+        case .expired: throw OAuthRefusal.invalidGrant("The refresh token has expired")
+        case .unknown: throw OAuthRefusal.invalidGrant("Invalid refresh_token")
+        }
+    }
+
     /// A built-in client or a registered app; `invalid_client` otherwise.
     func knownClient(_ id: String) throws -> OAuthClient {
         guard let client = try client(id) else { throw OAuthRefusal.invalidClient() }
@@ -78,13 +93,17 @@ extension OAuthController {
 
     var ssl: JSONValue { .bool(origin.scheme == "https") }
 
-    /// The token endpoint's answer for a user's sign-in.
-    func tokenAnswer(_ token: String, minutes: Int, user: String, refresh: String) -> JSONObject {
-        [
-            "access_token": .string(token), "expires_in": .int(Int64(minutes) * 60), "username": .string(user), "ssl": ssl,
-            "refresh_token": .string(refresh), "refresh_token_expires_in": .int(Int64(OAuthEndpoints.refreshMinutes) * 60),
-            "token_type": "Bearer",
+    /// The token endpoint's answer for a user's sign-in; with a refresh token when one was
+    /// issued (a code's exchange, an `exchange_refresh_token`), not for a `refresh_token`.
+    func tokenAnswer(_ token: String, minutes: Int, user: String, refresh: String?) -> JSONObject {
+        var answer: JSONObject = [
+            "access_token": .string(token), "expires_in": .int(Int64(minutes) * 60), "username": .string(user), "ssl": ssl, "token_type": "Bearer",
         ]
+        if let refresh {
+            answer["refresh_token"] = .string(refresh)
+            answer["refresh_token_expires_in"] = .int(Int64(OAuthEndpoints.refreshMinutes) * 60)
+        }
+        return answer
     }
 
     /// `oauth2/revokeToken`: `token` (access or refresh; a refresh token takes its family)

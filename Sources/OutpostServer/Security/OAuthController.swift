@@ -16,6 +16,8 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
     /// Minutes an access token lives when the request does not say, and at most.
     let defaultMinutes: Int
     let maximumMinutes: Int
+    /// The organisation's OpenID provider (`serve --oidc-issuer`); nil: passwords only.
+    let oidc: OIDCProvider?
 
     init(store: Backend, authenticator: Authenticator, options: ServerOptions) {
         self.store = store
@@ -24,6 +26,7 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
         requireAuth = options.requireAuth
         defaultMinutes = options.tokenMinutes
         maximumMinutes = options.maximumTokenMinutes
+        oidc = options.oidc.map(OIDCProvider.init)
     }
 
     typealias Routes = RouteCollection<OutpostRequestContext>
@@ -37,6 +40,8 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
             .change("oauth2/token") { _, c in try await token(c) }
             .change("oauth2/revokeToken", store: { _, c in try revokeToken(c) })
         open.get("oauth2/approval") { _, c in SignInPage.approval(code: c.form.parameters.string("code")) }
+        open.get("oauth2/oidc/start") { request, c in try await startSingleSignOn(request, c) }
+        open.get("oauth2/oidc/callback") { request, c in try await finishSingleSignOn(request, c) }
         let identified = Routes(context: OutpostRequestContext.self)
             .read("oauth2/signout", store: { request, c in try signOut(request, c) })
             .read("oauth2/apps/:clientId", store: { _, c in try app(c) })
@@ -61,6 +66,7 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
             let (client, title, key) = try await StoreCall.run { try checked(asked, portal: portal) }
             page.oauthState = try SealedState(request: asked, issued: now, browserNonce: nonce).sealed(key: key)
             (page.clientId, page.appTitle) = (client.id, title)
+            page.singleSignOn = singleSignOn(base: base, state: page.oauthState)
             return page.response(status: .ok, redirectOrigin: OAuthEndpoints.redirectOrigin(asked.redirectURI), cookie: cookie(nonce, base: base))
         } catch {
             // Said on the page, as ArcGIS says it ("Error: Invalid redirect_uri"), never redirected.
@@ -139,6 +145,7 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
         // Another attempt gets a fresh state for the same browser.
         page.oauthState = try SealedState(request: opened.state.request, issued: now, browserNonce: nonce).sealed(key: opened.key)
         page.username = p.string("username")
+        page.singleSignOn = singleSignOn(base: base, state: page.oauthState)
         guard let name = p.string("username"), let password = p.string("password") else {
             page.messages = ["Enter your username and password."]
             return page.response(status: .badRequest, redirectOrigin: redirectOrigin)

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import OutpostStorage
 
-/// Refresh tokens (rotated in families) and the access tokens of a client, which live in the
+/// Refresh tokens (used as they are, or exchanged for a successor of the same family) and the access tokens of a client, which live in the
 /// user directory's `outpost_tokens` with the client and the most the token may carry.
 extension SpatiaLiteOAuthGrants {
     public func issueRefreshToken(_ grant: RefreshGrant, minutes: Int) throws -> (token: String, expires: Int64) {
@@ -14,6 +14,25 @@ extension SpatiaLiteOAuthGrants {
             try Self.insertRefreshToken(db, token: token, family: Credentials.newFamily(), grant: grant, expires: expires, now: now)
         }
         return (token, expires)
+    }
+
+    public func useRefreshToken(_ token: String, clientId: String) throws -> RefreshOutcome {
+        let now = clock.milliseconds()
+        let hash = Data(Credentials.tokenHash(token))
+        return try pool.write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT family, client_id, user, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens WHERE token_hash = ?",
+                    arguments: [hash]),
+                (row[1] as String) == clientId
+            else { return .unknown }
+            if (row[4] as Int64) <= now { return .expired }
+            if (row[5] as Int64?) != nil {
+                try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [row[0] as String])
+                return .reused
+            }
+            return .valid(RefreshGrant(clientId: clientId, user: row[2], minutes: row[3]))
+        }
     }
 
     public func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome {
