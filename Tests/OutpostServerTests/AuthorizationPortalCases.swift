@@ -25,6 +25,11 @@ extension MatrixCase {
             .read("") { _ in "\(portal)?f=json" },
             .read("info") { _ in "\(portal)/info?f=json" },
             .read("portals/self") { _ in "\(portal)/portals/self?f=json" },
+            .read("portals/:portal/roles") { _ in "\(portal)/portals/self/roles?f=json&start=1&num=100" },
+            .read("portals/:portal/roles", "by the portal's id") { _ in
+                "\(portal)/portals/\(PortalController<SpatiaLiteBackend>.organizationId)/roles?f=json"
+            },
+            .read("**") { _ in "\(portal)/nothing/here?f=json" },
             .read("community/self", subject: owned) { _ in "\(portal)/community/self?f=json" },
             .read("community/users/:user", subject: owned) { _ in "\(portal)/community/users/\(eve)?f=json" },
             .read("content/users/:user/:folder", subject: owned) { s in "\(portal)/content/users/\(eve)/\(s.objects.folderId)?f=json" },

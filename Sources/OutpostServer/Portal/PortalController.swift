@@ -38,6 +38,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             .read("") { _, c in RESTResponse.json(["currentVersion": .string(Self.currentVersion)], parameters: c.form.parameters) }
             .read("info") { request, c in info(request, c) }
             .read("portals/self", store: { request, c in try portalSelf(request, c) })
+            .read("portals/:portal/roles", store: { _, c in try roles(c) })
             .read("community/self", store: { _, c in try communitySelf(c) })
             .read("community/users/:user", store: { _, c in try communityUser(c) })
             .read("search", store: { request, c in try search(request, c) })
@@ -66,6 +67,12 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             .read("content/users/:user/:folder", store: { request, c in try userContent(request, c, folder: c.parameters.get("folder")) })
             .read("content/users/:user/:folder/items/:item", store: { request, c in try ownedItem(request, c) })
             .read("content/users/:user/:folder/items/:item/status", store: { _, c in try status(c) })
+            .read("**") { request, _ in
+                // As `rest/**`: ArcGIS's error envelope, not an empty 404 (the API for Python
+                // 2.4.4's OAuth client drops its token after any 4xx status).
+                throw ArcGISError(
+                    kind: .notFound, message: "Requested resource not found.", details: ["Outpost has no resource at \(request.uri.path)."])
+            }
     }
 
     private func info(_ request: Request, _ c: OutpostRequestContext) -> Response {

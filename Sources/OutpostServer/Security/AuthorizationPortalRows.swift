@@ -6,6 +6,9 @@ extension AuthorizationTable {
         Row(.portal, "", .read, .identifies, .nothing, .admitted),
         Row(.portal, "info", .read, .identifies, .nothing, .admitted),
         Row(.portal, "portals/self", .read, .identifies, .server, .admitted, "the caller's user, if a token names one"),
+        Row(
+            .portal, "portals/:portal/roles", .read, .identifies, .nothing, .signedIn(refusal: .forbidden),
+            "'self' or the portal's id; custom roles: none"),
         Row(.portal, "generateToken", .stateChanging, .open, .user, .admitted, "as tokens/generateToken"),
         Row(.portal, "community/self", .read, .identifies, .user, .signedIn(refusal: .forbidden)),
         Row(.portal, "community/users/:user", .read, .identifies, .user, .signedIn(refusal: .userHidden), "any user's profile to any user"),
@@ -52,6 +55,7 @@ extension AuthorizationTable {
         Row(
             .portal, "content/users/:user/deleteRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),
             "as addRelationship"),
+        Row(.portal, "**", .read, .identifies, .nothing, .nothingHere, "anything else under sharing/rest: ArcGIS's 404 envelope"),
     ]
 
     static let jobStepRows: [JobStep] = [
