@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 import OutpostWire
 
 /// The sign-in page's `oauth_state`: the checked authorization request, when it was made and
@@ -25,31 +23,14 @@ public struct SealedState: Sendable, Equatable, Codable {
     }
 
     /// The sealed text, base64url.
-    public func sealed(key: [UInt8]) throws -> String {
-        let box = try AES.GCM.seal(try JSONEncoder().encode(self), using: SymmetricKey(data: key))
-        guard let combined = box.combined else { throw OAuthRefusal.invalidRequest("Invalid oauth_state") }
-        return PKCE.base64URL(Array(combined))
-    }
+    public func sealed(key: [UInt8]) throws -> String { try Sealing.seal(self, key: key) }
 
     /// The state `text` seals, when it is genuine and still fresh at `now`; 400
     /// `invalid_request` otherwise (nothing says which, so nothing can be probed).
     public static func open(_ text: String, key: [UInt8], now: Int64) throws(ArcGISError) -> SealedState {
         let refused = OAuthRefusal.invalidRequest("Invalid or expired oauth_state: open the sign-in page again")
-        // Only the canonical spelling: no two texts open to one state (a last character
-        // differing in its unused bits would).
-        guard text.utf8.count <= 8192, let data = Self.data(base64URL: text), PKCE.base64URL(Array(data)) == text,
-            let box = try? AES.GCM.SealedBox(combined: data),
-            let plain = try? AES.GCM.open(box, using: SymmetricKey(data: key)),
-            let state = try? JSONDecoder().decode(SealedState.self, from: plain)
-        else { throw refused }
+        guard let state = Sealing.open(text, as: SealedState.self, key: key, maximumBytes: 8192) else { throw refused }
         guard state.issued <= now + 60_000, now - state.issued <= lifetime else { throw refused }
         return state
-    }
-
-    static func data(base64URL text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") else { return nil }
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 }

@@ -79,6 +79,14 @@ public enum RefreshOutcome: Sendable, Equatable {
     case unknown
 }
 
+/// A presented refresh token as a backend reads it inside its write, before using or
+/// exchanging it: refused with its outcome (a spent one has revoked its family by then), or
+/// live, with its family and grant.
+public enum PresentedRefreshToken: Sendable, Equatable {
+    case refused(RefreshOutcome)
+    case live(family: String, RefreshGrant)
+}
+
 /// The portal's OAuth 2.0 records: authorization codes, refresh tokens, access tokens of a
 /// client, and the key that seals a sign-in's state.
 ///

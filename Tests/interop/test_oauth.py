@@ -5,7 +5,6 @@ requests-oauthlib as a browser would (cookies kept), refresh and exchange of ref
 `client_credentials`, and the refusals that must issue nothing."""
 import json
 import os
-import re
 import subprocess
 import tempfile
 import uuid
@@ -14,7 +13,6 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
-import requests  # noqa: E402
 from arcgis.auth import EsriBuiltInAuth  # noqa: E402
 from arcgis.auth._error import ArcGISLoginError  # noqa: E402
 from arcgis.features import FeatureLayer  # noqa: E402
@@ -22,6 +20,7 @@ from arcgis.gis import GIS  # noqa: E402
 from oauthlib.oauth2 import BackendApplicationClient  # noqa: E402
 from requests_oauthlib import OAuth2Session  # noqa: E402
 
+from oauth_support import browser, generated_token, oauth_info, post, request_log, unverified  # noqa: E402
 from conftest import BINARY, on_backend, running_server  # noqa: E402
 
 # The servers' certificates are self-signed.
@@ -47,7 +46,7 @@ def portal():
 def app(portal):
     """A browser app alice registers: an `Application` item, then `oauth2/registerApp`."""
     base, _ = portal
-    token = generated_token(base)
+    token = generated_token(base, "alice", PASSWORD)
     added = post(f"{base}/sharing/rest/content/users/alice/addItem", token=token, type="Application", title="Field app")
     assert added.get("success") is True, added
     registered = post(f"{base}/sharing/rest/oauth2/registerApp", token=token, itemId=added["id"], appType="browser",
@@ -57,39 +56,16 @@ def app(portal):
     return registered
 
 
-def unverified(session):
-    """The self-signed certificate accepted (the environment's CA bundle would override `verify`)."""
-    session.verify = False
-    session.trust_env = False
-    return session
 
 
-def browser():
-    return unverified(requests.Session())
 
 
-def post(url, **form):
-    return browser().post(url, data={"f": "json", **form}, timeout=60).json()
 
 
-def generated_token(base):
-    answer = post(f"{base}/sharing/rest/generateToken", username="alice", password=PASSWORD, client="requestip")
-    assert "token" in answer, answer
-    return answer["token"]
 
 
-def oauth_info(page):
-    """The `var oAuthInfo = {…};` of a sign-in page, as the ArcGIS API for Python reads it."""
-    match = re.search(r"var oAuthInfo = ({.*?});", page, re.DOTALL)
-    return json.loads(match.group(1)) if match else None
 
 
-def request_log(path, start=0):
-    """The server's request lines from byte `start` on, as dictionaries of their fields."""
-    with open(path, "rb") as log:
-        log.seek(start)
-        lines = log.read().decode(errors="replace").splitlines()
-    return [dict(re.findall(r"(\w+)=(\S+)", line)) for line in lines if line.endswith(" request")]
 
 
 def refused(answer, oauth_error):
@@ -178,7 +154,7 @@ def test_the_python_api_signs_in_through_oauth_and_edits(portal):
     assert not any("generateToken" in path for path in paths), paths
     assert any(path.endswith("/FeatureServer/2/applyEdits") for path in paths), paths
 
-    token = generated_token(base)
+    token = generated_token(base, "alice", PASSWORD)
     found = browser().get(f"{base}/{TREES}/query", params={"where": f"species = '{species}'", "returnCountOnly": "true", "f": "json", "token": token},
                           timeout=60).json()
     assert found == {"count": 1}

@@ -18,12 +18,12 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 
 arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
-import requests  # noqa: E402
 from arcgis.auth import EsriOAuth2Auth, EsriPKCEAuth, EsriSession  # noqa: E402
 from arcgis.features import FeatureLayer  # noqa: E402
 from arcgis.gis import GIS  # noqa: E402
 from oauthlib.oauth2 import WebApplicationClient  # noqa: E402
 
+from oauth_support import browser, generated_token, oauth_info, post, request_log  # noqa: E402
 from conftest import BINARY, free_port, headless_chromium, needs_chromium, on_backend, running_server  # noqa: E402
 
 # The servers' certificates are self-signed.
@@ -93,30 +93,17 @@ def portal():
         yield base, os.path.join(data, "server.log")
 
 
-def unverified(session):
-    """The self-signed certificate accepted (the environment's CA bundle would override `verify`)."""
-    session.verify = False
-    session.trust_env = False
-    return session
 
 
-def browser():
-    return unverified(requests.Session())
 
 
-def post(url, **form):
-    return browser().post(url, data={"f": "json", **form}, timeout=60).json()
 
 
-def generated_token(base):
-    answer = post(f"{base}/sharing/rest/generateToken", username="alice", password=PASSWORD, client="requestip")
-    assert "token" in answer, answer
-    return answer["token"]
 
 
 def registered(base, app_type, redirect_uris):
     """An `Application` item of alice's registered through `oauth2/registerApp`."""
-    token = generated_token(base)
+    token = generated_token(base, "alice", PASSWORD)
     added = post(f"{base}/sharing/rest/content/users/alice/addItem", token=token, type="Application", title=f"{app_type} app")
     assert added.get("success") is True, added
     app = post(f"{base}/sharing/rest/oauth2/registerApp", token=token, itemId=added["id"], appType=app_type, redirect_uris=json.dumps(redirect_uris))
@@ -139,17 +126,8 @@ def browser_app(portal, callback):
     return registered(base, "browser", [callback.url, OOB])
 
 
-def request_log(path, start=0):
-    """The server's request lines from byte `start` on, as dictionaries of their fields."""
-    with open(path, "rb") as log:
-        log.seek(start)
-        lines = log.read().decode(errors="replace").splitlines()
-    return [dict(re.findall(r"(\w+)=(\S+)", line)) for line in lines if line.endswith(" request")]
 
 
-def oauth_info(page):
-    match = re.search(r"var oAuthInfo = ({.*?});", page, re.DOTALL)
-    return json.loads(match.group(1)) if match else None
 
 
 def tree_count(base, gis):
@@ -548,7 +526,7 @@ def test_brute_force_on_the_sign_in_page_is_throttled_with_generate_token(portal
     base, _ = portal
     # A success clears the throttle's records of the name and the address (127.0.0.1, as
     # every test's): the count starts here.
-    generated_token(base)
+    generated_token(base, "alice", PASSWORD)
     session = browser()
     state = sign_in_page(session, authorize_url(base, browser_app["client_id"], callback.url, state="s"))
     signin = f"{base}/sharing/oauth2/signin"

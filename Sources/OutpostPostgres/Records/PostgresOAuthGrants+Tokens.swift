@@ -16,23 +16,11 @@ extension PostgresOAuthGrants {
 
     public func useRefreshToken(_ token: String, clientId: String) throws -> RefreshOutcome {
         let now = clock.milliseconds()
-        let hash = Credentials.tokenHash(token)
         return try pool.transaction { connection in
-            guard
-                let row = try connection.query(
-                    """
-                    SELECT family, client_id, user_name, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens
-                    WHERE token_hash = \(hash) FOR UPDATE
-                    """
-                ).first,
-                row.string(1) == clientId
-            else { return .unknown }
-            if try row.required(4, row.int64) <= now { return .expired }
-            if !row.isNull(5) {
-                try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE family = \(try row.required(0, row.string))")
-                return .reused
+            switch try Self.presented(connection, token: token, clientId: clientId, now: now) {
+            case .refused(let outcome): outcome
+            case .live(_, let grant): .valid(grant)
             }
-            return .valid(RefreshGrant(clientId: clientId, user: try row.required(2, row.string), minutes: try row.required(3, row.int)))
         }
     }
 
@@ -40,30 +28,38 @@ extension PostgresOAuthGrants {
         let successor = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
-        let hash = Credentials.tokenHash(token)
-        // The row lock orders processes presenting the same token: the second finds it spent.
         return try pool.transaction { connection in
-            guard
-                let row = try connection.query(
-                    """
-                    SELECT family, client_id, user_name, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens
-                    WHERE token_hash = \(hash) FOR UPDATE
-                    """
-                ).first,
-                row.string(1) == clientId
-            else { return .unknown }
-            if try row.required(4, row.int64) <= now { return .expired }
-            let family = try row.required(0, row.string)
-            if !row.isNull(5) {
-                try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE family = \(family)")
-                return .reused
+            let (family, grant): (String, RefreshGrant)
+            switch try Self.presented(connection, token: token, clientId: clientId, now: now) {
+            case .refused(let outcome): return outcome
+            case .live(let liveFamily, let liveGrant): (family, grant) = (liveFamily, liveGrant)
             }
-            try connection.query("UPDATE outpost_oauth_refresh_tokens SET spent_at = \(now) WHERE token_hash = \(hash)")
+            try connection.query("UPDATE outpost_oauth_refresh_tokens SET spent_at = \(now) WHERE token_hash = \(Credentials.tokenHash(token))")
             try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE expires_at <= \(now)")
-            let grant = RefreshGrant(clientId: clientId, user: try row.required(2, row.string), minutes: try row.required(3, row.int))
             try Self.insertRefreshToken(connection, token: successor, family: family, grant: grant, expires: expires, now: now)
             return .rotated(grant, token: successor, expires: expires)
         }
+    }
+
+    /// What a presented refresh token is, inside the caller's transaction; its row locked, so
+    /// processes presenting the same token are ordered and the second finds it spent.
+    private static func presented(_ connection: PostgresConnection, token: String, clientId: String, now: Int64) throws -> PresentedRefreshToken {
+        guard
+            let row = try connection.query(
+                """
+                SELECT family, client_id, user_name, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens
+                WHERE token_hash = \(Credentials.tokenHash(token)) FOR UPDATE
+                """
+            ).first,
+            row.string(1) == clientId
+        else { return .refused(.unknown) }
+        if try row.required(4, row.int64) <= now { return .refused(.expired) }
+        let family = try row.required(0, row.string)
+        if !row.isNull(5) {
+            try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE family = \(family)")
+            return .refused(.reused)
+        }
+        return .live(family: family, RefreshGrant(clientId: clientId, user: try row.required(2, row.string), minutes: try row.required(3, row.int)))
     }
 
     @discardableResult public func revokeRefreshToken(_ token: String) throws -> Bool {
@@ -76,18 +72,7 @@ extension PostgresOAuthGrants {
     }
 
     public func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64) {
-        let token = Credentials.newToken()
-        let now = clock.milliseconds()
-        let expires = now + Int64(minutes) * 60_000
-        try pool.transaction { connection in
-            try connection.query("DELETE FROM outpost_tokens WHERE expires_at <= \(now)")
-            try connection.query(
-                """
-                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role)
-                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(clientId), \(user.role.rawValue))
-                """)
-        }
-        return (token, expires)
+        try PostgresUserDirectory(pool: pool, clock: clock).issueToken(for: user, minutes: minutes, clientId: clientId)
     }
 
     @discardableResult public func revokeAccessToken(_ token: String) throws -> Bool {

@@ -55,6 +55,12 @@ public struct PostgresUserDirectory: UserDirectory {
     }
 
     public func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64) {
+        try issueToken(for: user, minutes: minutes, clientId: nil)
+    }
+
+    /// A new token for `user` carrying at most `user.role`, of an OAuth client or of none
+    /// (`generateToken`'s): one table, one check (`check(token:)`).
+    func issueToken(for user: ServerUser, minutes: Int, clientId: String?) throws -> (token: String, expires: Int64) {
         let token = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
@@ -62,8 +68,8 @@ public struct PostgresUserDirectory: UserDirectory {
             try connection.query("DELETE FROM outpost_tokens WHERE expires_at <= \(now)")
             try connection.query(
                 """
-                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, role)
-                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(user.role.rawValue))
+                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role)
+                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(clientId), \(user.role.rawValue))
                 """)
         }
         return (token, expires)

@@ -28,28 +28,13 @@ struct OIDCSignInState: Sendable, Equatable, Codable {
         PKCE.base64URL(Array(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))
     }
 
-    func sealed(key: [UInt8]) throws -> String {
-        let box = try AES.GCM.seal(try JSONEncoder().encode(self), using: SymmetricKey(data: key))
-        guard let combined = box.combined else { throw OAuthRefusal.invalidRequest("Invalid state") }
-        return PKCE.base64URL(Array(combined))
-    }
+    func sealed(key: [UInt8]) throws -> String { try Sealing.seal(self, key: key) }
 
     /// The state `text` seals when genuine and fresh at `now`; 400 `invalid_request` otherwise.
     static func open(_ text: String, key: [UInt8], now: Int64) throws -> OIDCSignInState {
         let refused = OAuthRefusal.invalidRequest("Invalid or expired single sign-on state: sign in again")
-        guard text.utf8.count <= 16_384, let data = Self.data(base64URL: text), PKCE.base64URL(Array(data)) == text,
-            let box = try? AES.GCM.SealedBox(combined: data),
-            let plain = try? AES.GCM.open(box, using: SymmetricKey(data: key)),
-            let state = try? JSONDecoder().decode(OIDCSignInState.self, from: plain), state.kind == "oidc"
-        else { throw refused }
+        guard let state = Sealing.open(text, as: OIDCSignInState.self, key: key, maximumBytes: 16_384), state.kind == "oidc" else { throw refused }
         guard state.issued <= now + 60_000, now - state.issued <= SealedState.lifetime else { throw refused }
         return state
-    }
-
-    static func data(base64URL text: String) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") else { return nil }
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64)
     }
 }

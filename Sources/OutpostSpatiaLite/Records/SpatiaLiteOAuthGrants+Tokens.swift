@@ -18,20 +18,11 @@ extension SpatiaLiteOAuthGrants {
 
     public func useRefreshToken(_ token: String, clientId: String) throws -> RefreshOutcome {
         let now = clock.milliseconds()
-        let hash = Data(Credentials.tokenHash(token))
         return try pool.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT family, client_id, user, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens WHERE token_hash = ?",
-                    arguments: [hash]),
-                (row[1] as String) == clientId
-            else { return .unknown }
-            if (row[4] as Int64) <= now { return .expired }
-            if (row[5] as Int64?) != nil {
-                try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [row[0] as String])
-                return .reused
+            switch try Self.presented(db, token: token, clientId: clientId, now: now) {
+            case .refused(let outcome): outcome
+            case .live(_, let grant): .valid(grant)
             }
-            return .valid(RefreshGrant(clientId: clientId, user: row[2], minutes: row[3]))
         }
     }
 
@@ -39,26 +30,37 @@ extension SpatiaLiteOAuthGrants {
         let successor = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
-        let hash = Data(Credentials.tokenHash(token))
         return try pool.write { db in
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT family, client_id, user, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens WHERE token_hash = ?",
-                    arguments: [hash]),
-                (row[1] as String) == clientId
-            else { return .unknown }
-            if (row[4] as Int64) <= now { return .expired }
-            let family: String = row[0]
-            if (row[5] as Int64?) != nil {
-                try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
-                return .reused
+            let (family, grant): (String, RefreshGrant)
+            switch try Self.presented(db, token: token, clientId: clientId, now: now) {
+            case .refused(let outcome): return outcome
+            case .live(let liveFamily, let liveGrant): (family, grant) = (liveFamily, liveGrant)
             }
-            try db.execute(sql: "UPDATE outpost_oauth_refresh_tokens SET spent_at = ? WHERE token_hash = ?", arguments: [now, hash])
+            try db.execute(
+                sql: "UPDATE outpost_oauth_refresh_tokens SET spent_at = ? WHERE token_hash = ?",
+                arguments: [now, Data(Credentials.tokenHash(token))])
             try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE expires_at <= ?", arguments: [now])
-            let grant = RefreshGrant(clientId: clientId, user: row[2], minutes: row[3])
             try Self.insertRefreshToken(db, token: successor, family: family, grant: grant, expires: expires, now: now)
             return .rotated(grant, token: successor, expires: expires)
         }
+    }
+
+    /// What a presented refresh token is, inside the caller's write: refused (unknown, another
+    /// client's, expired; spent, which revokes its family here), or live with its family.
+    private static func presented(_ db: Database, token: String, clientId: String, now: Int64) throws -> PresentedRefreshToken {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT family, client_id, user, minutes, expires_at, spent_at FROM outpost_oauth_refresh_tokens WHERE token_hash = ?",
+                arguments: [Data(Credentials.tokenHash(token))]),
+            (row[1] as String) == clientId
+        else { return .refused(.unknown) }
+        if (row[4] as Int64) <= now { return .refused(.expired) }
+        let family: String = row[0]
+        if (row[5] as Int64?) != nil {
+            try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
+            return .refused(.reused)
+        }
+        return .live(family: family, RefreshGrant(clientId: clientId, user: row[2], minutes: row[3]))
     }
 
     @discardableResult public func revokeRefreshToken(_ token: String) throws -> Bool {
@@ -73,16 +75,7 @@ extension SpatiaLiteOAuthGrants {
     }
 
     public func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64) {
-        let token = Credentials.newToken()
-        let now = clock.milliseconds()
-        let expires = now + Int64(minutes) * 60_000
-        try pool.write { db in
-            try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
-            try db.execute(
-                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, clientId, user.role.rawValue])
-        }
-        return (token, expires)
+        try SpatiaLiteUserDirectory(database: database).issueToken(for: user, minutes: minutes, clientId: clientId)
     }
 
     @discardableResult public func revokeAccessToken(_ token: String) throws -> Bool {

@@ -59,14 +59,20 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
 
     /// A new token for `user`, valid for `minutes`.
     public func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64) {
+        try issueToken(for: user, minutes: minutes, clientId: nil)
+    }
+
+    /// A new token for `user` carrying at most `user.role`, of an OAuth client or of none
+    /// (`generateToken`'s): one table, one check (`check(token:)`).
+    func issueToken(for user: ServerUser, minutes: Int, clientId: String?) throws -> (token: String, expires: Int64) {
         let token = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
             try db.execute(
-                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, role) VALUES (?, ?, ?, ?, ?)",
-                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, user.role.rawValue])
+                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, clientId, user.role.rawValue])
         }
         return (token, expires)
     }
