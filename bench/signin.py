@@ -6,7 +6,7 @@ Over HTTP on loopback, against one server with --require-auth, in rotated rounds
   - implicit: `oauth2/authorize` (the page) then `oauth2/signin` (the password), the token from
     the redirect's fragment (what the ArcGIS API for Python's `GIS(url, user, password)` does);
   - code + PKCE: the same two requests for a code, then `oauth2/token` with the verifier;
-  - refresh: `oauth2/token` with a refresh token (no password);
+  - refresh: `oauth2/token` with a refresh token (no password; the refresh token stays);
   - a query with an OAuth token and with a generateToken token (the per-request check).
 Every figure is a median of `--rounds` samples; ratios are against generateToken (or, for the
 query, the generateToken token's query) measured in the same rounds.
@@ -119,15 +119,19 @@ def main():
                 ("generateToken", lambda: generate_token(connection)),
                 ("implicit", lambda: implicit(connection, port)),
                 ("code_pkce", lambda: code_flow(connection, port)),
-                ("query_generateToken", lambda: query(connection, gen_token)),
-                ("query_oauth", lambda: query(connection, oauth_token)),
             ]
             # Rotated, so no path always meets a warmer or busier machine.
             for name, step in steps[round_ % len(steps):] + steps[:round_ % len(steps)]:
                 samples[name].append(timed(step)[0])
+            # The refresh token stays valid (`refresh_token`, as ArcGIS answers it).
             seconds, answer = timed(refresh, connection, refresh_token)
+            assert "access_token" in answer and "refresh_token" not in answer, answer
             samples["refresh"].append(seconds)
-            refresh_token = answer["refresh_token"]
+        # The per-request token check, away from the sign-ins' hashing: pairs in alternating order.
+        for pair in range(20 * args.rounds):
+            tokens = [("query_generateToken", gen_token), ("query_oauth", oauth_token)]
+            for name, token in tokens if pair % 2 == 0 else reversed(tokens):
+                samples[name].append(timed(query, connection, token)[0])
     finally:
         server.terminate()
         server.wait()
