@@ -87,7 +87,8 @@ struct WhereEmitter<Dialect: WhereDialect> {
         case .not(let inner):
             return "(NOT \(try emit(inner)))"
         case .negate(let inner):
-            return "(-\(try emit(inner)))"
+            // A space after the sign: a negative operand must not make `--`, which opens a comment.
+            return "(- \(try emit(inner)))"
         case .binary(let op, let lhs, let rhs):
             return "(\(try emitChain(op, lhs, rhs)))"
         case .like(let value, let pattern, let escape, let negated):

@@ -59,3 +59,21 @@ import Testing
         }
     }
 }
+
+/// A negated negative operand (a date before 1970 is negative milliseconds) must not emit `--`,
+/// which both databases read as a comment swallowing the rest of the clause (FuzzWhere,
+/// `Corpus/FuzzWhere/regression-negated-negative-date`).
+@Suite struct WhereNegationTests {
+    static let columns: [String: WhereColumn] = [
+        "planted": WhereColumn(sql: "t.\"planted\"", type: .date), "healthy": WhereColumn(sql: "t.\"healthy\"", type: .integer),
+        "height": WhereColumn(sql: "t.\"height\"", type: .double),
+    ]
+
+    @Test(arguments: ["planted > -DATE '1010-01-01' AND healthy = 1", "height > -(-5) AND healthy = 1", "height = - -2 AND healthy = 1"])
+    func aNegationNeverOpensAComment(_ clause: String) throws {
+        for dialect in WhereEscapeTests.dialects {
+            let fragment = try WhereCompiler.compile(where: clause, columns: { Self.columns[$0.lowercased()] }, dialect: dialect)
+            #expect(!fragment.sql.contains("--") && fragment.sql.contains("\"healthy\""), "\(fragment.sql)")
+        }
+    }
+}
