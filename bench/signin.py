@@ -7,7 +7,9 @@ Over HTTP on loopback, against one server with --require-auth, in rotated rounds
     the redirect's fragment (what the ArcGIS API for Python's `GIS(url, user, password)` does);
   - code + PKCE: the same two requests for a code, then `oauth2/token` with the verifier;
   - refresh: `oauth2/token` with a refresh token (no password; the refresh token stays);
-  - a query with an OAuth token and with a generateToken token (the per-request check).
+  - a query with an OAuth token, with an API key naming the service (the check reads the key's
+    app; the key's reach is looked up by route) and with a generateToken token (the
+    per-request check).
 Every figure is a median of `--rounds` samples; ratios are against generateToken (or, for the
 query, the generateToken token's query) measured in the same rounds.
 
@@ -93,6 +95,21 @@ def query(connection, token):
     assert status == 200 and b"count" in body, body
 
 
+def api_key(connection, token):
+    """An `apikey` app of the editor's naming the Demo service's item, as the ArcGIS API for
+    Python's `api_keys.create` registers one: its `apiKey`."""
+    def portal(path, fields):
+        status, _, body = request(connection, "POST", "/arcgis/sharing/rest/" + path, {**fields, "f": "json", "token": token})
+        assert status == 200, body
+        return json.loads(body)
+    found = portal("search", {"q": "Demo", "num": "100"})["results"]
+    service = next(item["id"] for item in found if item["title"] == "Demo" and item["type"] == "Feature Service")
+    item = portal(f"content/users/{USER}/addItem", {"type": "API Key", "title": "bench key"})["id"]
+    registered = portal("oauth2/registerApp", {"itemId": item, "appType": "apikey", "redirect_uris": "[]",
+                                               "privileges": json.dumps([f"portal:app:access:item:{service}"])})
+    return registered["apiKey"]
+
+
 def timed(function, *arguments):
     start = time.perf_counter()
     result = function(*arguments)
@@ -110,10 +127,11 @@ def main():
     subprocess.run([args.binary, "users", "add", USER, "--role", "editor", "--data", data],
                    env={**os.environ, "OUTPOST_PASSWORD": PASSWORD}, check=True, capture_output=True)
     server, port, connection = start_server(args.binary, data, "--require-auth", "--token-minutes", "60", cwd=ROOT)
-    samples = {name: [] for name in ("generateToken", "implicit", "code_pkce", "refresh", "query_generateToken", "query_oauth")}
+    samples = {name: [] for name in ("generateToken", "implicit", "code_pkce", "refresh", "query_generateToken", "query_oauth", "query_api_key")}
     try:
         gen_token, oauth_token = generate_token(connection), implicit(connection, port)
         refresh_token = code_flow(connection, port)["refresh_token"]
+        key = api_key(connection, gen_token)
         for round_ in range(args.rounds):
             steps = [
                 ("generateToken", lambda: generate_token(connection)),
@@ -127,10 +145,10 @@ def main():
             seconds, answer = timed(refresh, connection, refresh_token)
             assert "access_token" in answer and "refresh_token" not in answer, answer
             samples["refresh"].append(seconds)
-        # The per-request token check, away from the sign-ins' hashing: pairs in alternating order.
+        # The per-request token check, away from the sign-ins' hashing: rotated triples.
         for pair in range(20 * args.rounds):
-            tokens = [("query_generateToken", gen_token), ("query_oauth", oauth_token)]
-            for name, token in tokens if pair % 2 == 0 else reversed(tokens):
+            tokens = [("query_generateToken", gen_token), ("query_oauth", oauth_token), ("query_api_key", key)]
+            for name, token in tokens[pair % 3:] + tokens[:pair % 3]:
                 samples[name].append(timed(query, connection, token)[0])
     finally:
         server.terminate()
@@ -145,6 +163,7 @@ def main():
             "code_pkce / generateToken": medians["code_pkce"] / medians["generateToken"],
             "refresh / generateToken": medians["refresh"] / medians["generateToken"],
             "query with an OAuth token / with a generateToken token": medians["query_oauth"] / medians["query_generateToken"],
+            "query with an API key / with a generateToken token": medians["query_api_key"] / medians["query_generateToken"],
         },
     }
     with open(os.path.join(OUT, "signin.json"), "w") as f:

@@ -1,11 +1,11 @@
 import OutpostWire
 
-/// A request to `oauth2/registerApp`, checked for its form: the `Application` item, the kind
-/// of app and where a sign-in may send the browser back to. Whether the caller owns the item
-/// is the route's to decide.
+/// A request to `oauth2/registerApp`, checked for its form: the `Application` (or `API Key`)
+/// item, the kind of app, where a sign-in may send the browser back to, and what its API keys
+/// may do and from which pages. Whether the caller owns the item is the route's to decide.
 public struct AppRegistration: Sendable, Equatable {
     /// The kinds of app `registerApp` takes, as ArcGIS names them.
-    public static let appTypes: Set = ["browser", "native", "server", "multiple"]
+    public static let appTypes: Set = ["browser", "native", "server", "multiple", "apikey"]
     public static let maximumRedirectURIs = 32
     /// Schemes a browser must never be sent to with a code or token in the address.
     static let refusedSchemes: Set = ["javascript", "data", "vbscript", "file", "blob", "about"]
@@ -13,20 +13,59 @@ public struct AppRegistration: Sendable, Equatable {
     public var itemId: String
     public var appType: String
     public var redirectURIs: [String]
+    /// `APIKeyPrivileges`, in order.
+    public var privileges: [String]
+    /// Pages whose `Referer` may carry the app's keys (`httpReferrers`); empty: any.
+    public var httpReferrers: [String]
 
-    public init(itemId: String, appType: String, redirectURIs: [String]) {
+    public init(itemId: String, appType: String, redirectURIs: [String], privileges: [String] = [], httpReferrers: [String] = []) {
         self.itemId = itemId
         self.appType = appType
         self.redirectURIs = redirectURIs
+        self.privileges = privileges
+        self.httpReferrers = httpReferrers
     }
 
-    /// `itemId`, `appType` and `redirect_uris` (a JSON array of strings, empty when absent).
+    /// `itemId`, `appType`, `redirect_uris`, `privileges` and `httpReferrers` (JSON arrays of
+    /// strings, empty when absent).
     public static func parse(_ p: RequestParameters) throws(ArcGISError) -> AppRegistration {
         guard let itemId = p.string("itemId") else { throw ArcGISError.missingParameter("itemId") }
         guard AuthorizationRequest.isToken(itemId, length: 1...64) else { throw ArcGISError.invalidParameter("itemId", "an item id") }
         guard let appType = p.string("appType")?.lowercased() else { throw ArcGISError.missingParameter("appType") }
-        guard appTypes.contains(appType) else { throw ArcGISError.invalidParameter("appType", "browser, native, server or multiple") }
-        return AppRegistration(itemId: itemId, appType: appType, redirectURIs: try redirectURIs(p.string("redirect_uris")))
+        guard appTypes.contains(appType) else { throw ArcGISError.invalidParameter("appType", "browser, native, server, multiple or apikey") }
+        return AppRegistration(
+            itemId: itemId, appType: appType, redirectURIs: try redirectURIs(p.string("redirect_uris")),
+            privileges: try APIKeyPrivileges.parse(p.string("privileges")) ?? [], httpReferrers: try httpReferrers(p.string("httpReferrers")) ?? [])
+    }
+
+    /// The referrers of a JSON array (nil when absent), each checked (`isReferrer`), duplicates dropped.
+    public static func httpReferrers(_ text: String?) throws(ArcGISError) -> [String]? {
+        guard let text else { return nil }
+        guard text.utf8.count <= 96 * 1024, let value = try? JSONParser.parse(text), let list = value.arrayValue else {
+            throw ArcGISError.invalidParameter("httpReferrers", "a JSON array of URLs")
+        }
+        guard list.count <= maximumRedirectURIs else { throw ArcGISError.invalidParameter("httpReferrers", "at most \(maximumRedirectURIs) URLs") }
+        var referrers: [String] = []
+        for entry in list {
+            guard let referrer = entry.stringValue, isReferrer(referrer) else {
+                throw ArcGISError.invalidParameter(
+                    "httpReferrers", "'\(entry.stringValue?.prefix(100) ?? "?")' is no referrer: an http(s) URL or prefix, '*' for any characters")
+            }
+            if !referrers.contains(referrer) { referrers.append(referrer) }
+        }
+        return referrers
+    }
+
+    /// An `http://` or `https://` URL or prefix of at most 2,048 bytes, without white space,
+    /// control characters or a fragment; `*` stands for any run of characters.
+    public static func isReferrer(_ text: String) -> Bool {
+        guard (1...2048).contains(text.utf8.count), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0.isASCII }),
+            !text.contains("#")
+        else { return false }
+        let lowered = text.lowercased()
+        guard let scheme = ["https://", "http://"].first(where: lowered.hasPrefix) else { return false }
+        let host = lowered.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" }
+        return !host.isEmpty && !host.contains("@")
     }
 
     /// The URIs of a JSON array, each checked (`isRedirectURI`), duplicates dropped.

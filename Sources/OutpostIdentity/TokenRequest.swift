@@ -13,10 +13,15 @@ public enum TokenRequest: Sendable, Equatable {
     case exchangeRefreshToken(clientId: String, token: String)
     /// A registered app signing in as itself with its secret.
     case clientCredentials(clientId: String, secret: String)
+    /// A registered app's secret for a new token of its API key slot (`apiToken` 1 or 2),
+    /// which replaces the slot's previous one.
+    case apiToken(clientId: String, secret: String, slot: Int)
 
     public var clientId: String {
         switch self {
-        case .authorizationCode(let id, _, _, _, _), .refreshToken(let id, _), .exchangeRefreshToken(let id, _), .clientCredentials(let id, _): id
+        case .authorizationCode(let id, _, _, _, _), .refreshToken(let id, _), .exchangeRefreshToken(let id, _), .clientCredentials(let id, _),
+            .apiToken(let id, _, _):
+            id
         }
     }
 
@@ -44,6 +49,10 @@ public enum TokenRequest: Sendable, Equatable {
         case "client_credentials":
             guard let secret = p.string("client_secret"), secret.utf8.count <= 256 else {
                 throw OAuthRefusal.invalidClient("client_secret is required")
+            }
+            if let slot = p.string("apiToken") {
+                guard slot == "1" || slot == "2" else { throw OAuthRefusal.invalidRequest("apiToken is 1 or 2") }
+                return .apiToken(clientId: clientId, secret: secret, slot: slot == "1" ? 1 : 2)
             }
             return .clientCredentials(clientId: clientId, secret: secret)
         default:

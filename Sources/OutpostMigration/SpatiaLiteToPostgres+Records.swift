@@ -12,8 +12,8 @@ extension SpatiaLiteToPostgres {
         var into: String
     }
 
-    /// Users and their tokens (hashes as stored: passwords and issued tokens keep working), the
-    /// OAuth 2.0 records (apps, codes, refresh tokens, the sealing key: sign-ins go on), the
+    /// Users and their tokens (hashes as stored: passwords and issued tokens keep working, API
+    /// keys too), the OAuth 2.0 records (apps, codes, refresh tokens, the sealing key: sign-ins go on), the
     /// portal (items, relationships, resources, folders), tile sets and upload items. Their
     /// files stay where they are: a PostgreSQL server given the same data folder (`--data`)
     /// reads them in place.
@@ -22,12 +22,21 @@ extension SpatiaLiteToPostgres {
             name: "users", select: "SELECT name, role, salt, hash, rounds, created_at FROM outpost_users",
             into: "outpost_users(name, role, salt, hash, rounds, created_at)"),
         RecordTable(
-            name: "tokens", select: "SELECT token_hash, user, expires_at, created_at, client_id, role FROM outpost_tokens",
-            into: "outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role)"),
+            name: "tokens",
+            select: """
+                SELECT token_hash, user, expires_at, created_at, client_id, role, api_slot, api_key_sealed, refresh_family FROM outpost_tokens
+                """,
+            into: "outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role, api_slot, api_key_sealed, refresh_family)"),
         RecordTable(
             name: "oauth apps",
-            select: "SELECT client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified FROM outpost_oauth_apps",
-            into: "outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified)"),
+            select: """
+                SELECT client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified, privileges, http_referrers,
+                    secret_sealed, token1_expires_at, token2_expires_at FROM outpost_oauth_apps
+                """,
+            into: """
+                outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified, privileges,
+                    http_referrers, secret_sealed, token1_expires_at, token2_expires_at)
+                """),
         RecordTable(
             name: "oauth codes",
             select: "SELECT code_hash, client_id, redirect_uri, user, code_challenge, minutes, expires_at FROM outpost_oauth_codes",

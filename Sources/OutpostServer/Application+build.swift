@@ -168,12 +168,16 @@ public func buildRouter(
         group.add(middleware: HTMLDirectoryMiddleware()).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
     }
     let arcgis = answersInArcGISForms(router.group("arcgis"))
-    func admitted(_ group: RouterGroup<OutpostRequestContext>, role: UserRole?, identifies: Bool = false) -> RouterGroup<OutpostRequestContext> {
+    // After the admission, what an API key reaches by the route's row (`APIKeyReachMiddleware`).
+    func admitted(
+        _ group: RouterGroup<OutpostRequestContext>, role: UserRole?, identifies: Bool = false
+    ) -> RouterGroup<OutpostRequestContext> {
         group.add(
             middleware: FormAdmissionMiddleware(
                 role: role, identifies: identifies, authenticator: authenticator, limits: options.limits,
                 temporaryDirectory: store.temporaryDirectory)
         )
+        .add(middleware: APIKeyReachMiddleware(requireAuth: options.requireAuth))
         .add(middleware: HTMLFormMiddleware())
     }
 

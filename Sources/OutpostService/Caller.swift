@@ -15,9 +15,11 @@ public struct Caller: Sendable, Equatable {
     /// Whether the caller may sync, read, or unregister a replica (or its job and result
     /// file) owned by `owner`: its owner and administrators do; with no user (security off)
     /// everyone does. A replica without an owner (made before security was on) is the
-    /// administrators' (`docs/decisions.md`, Hardening).
+    /// administrators' (`docs/decisions.md`, Hardening). An API key manages its owner's
+    /// alone, whatever their role: what it makes is its owner's.
     public func mayManage(owner: String) -> Bool {
         guard let user else { return true }
-        return user.role == .admin || (!owner.isEmpty && owner.caseInsensitiveCompare(user.name) == .orderedSame)
+        let admin = user.role == .admin && user.apiKey == nil
+        return admin || (!owner.isEmpty && owner.caseInsensitiveCompare(user.name) == .orderedSame)
     }
 }

@@ -45,14 +45,25 @@ public struct RegisteredApp: Sendable, Equatable {
     /// The `Application` item it belongs to; its owner owns the app.
     public var itemId: String
     public var owner: String
-    /// `browser`, `native`, `server` or `multiple`, as `registerApp` takes it.
+    /// `browser`, `native`, `server`, `multiple` or `apikey`, as `registerApp` takes it.
     public var appType: String
     /// Where the authorization may send the browser back to (exact matches).
     public var redirectURIs: [String]
     public var registered: Int64
     public var modified: Int64
+    /// What the app's API keys reach (`APIKeyScope`), as registered or updated.
+    public var privileges: [String]
+    /// Pages whose `Referer` may carry the app's API keys; empty: any.
+    public var httpReferrers: [String]
+    /// The expiration dates set for the `apiToken` slots 1 and 2 (milliseconds since 1970;
+    /// nil: none set, the longest applies), by `updateItem`'s `apiToken1ExpirationDate` and
+    /// `apiToken2ExpirationDate`.
+    public var apiTokenExpirations: [Int64?]
 
-    public init(clientId: String, itemId: String, owner: String, appType: String, redirectURIs: [String], registered: Int64, modified: Int64) {
+    public init(
+        clientId: String, itemId: String, owner: String, appType: String, redirectURIs: [String], registered: Int64, modified: Int64,
+        privileges: [String] = [], httpReferrers: [String] = [], apiTokenExpirations: [Int64?] = [nil, nil]
+    ) {
         self.clientId = clientId
         self.itemId = itemId
         self.owner = owner
@@ -60,6 +71,21 @@ public struct RegisteredApp: Sendable, Equatable {
         self.redirectURIs = redirectURIs
         self.registered = registered
         self.modified = modified
+        self.privileges = privileges
+        self.httpReferrers = httpReferrers
+        self.apiTokenExpirations = apiTokenExpirations
+    }
+}
+
+/// A live API key token of an app, as its owner's listing shows it (never the token itself).
+public struct APIKeySlot: Sendable, Equatable {
+    /// 0: the app's single `apiKey`; 1 or 2: an `apiToken` slot.
+    public var slot: Int
+    public var expires: Int64
+
+    public init(slot: Int, expires: Int64) {
+        self.slot = slot
+        self.expires = expires
     }
 }
 
@@ -96,9 +122,32 @@ public enum PresentedRefreshToken: Sendable, Equatable {
 /// refresh tokens of that client (of every client when nil) on every process; all of it by the
 /// backend's clock.
 public protocol OAuthGrantStore: Sendable {
-    /// Registers an app; only the hash of `secret` is kept. `PortalFailure.invalid` when the
-    /// item is registered already.
-    func registerApp(_ app: RegisteredApp, secret: String) throws
+    /// Registers an app; the hash of `secret` is kept to check it, and `sealedSecret` (the
+    /// secret sealed by the server, `Sealing`), when given, so its owner can read it again as
+    /// ArcGIS shows it. `PortalFailure.invalid` when the item is registered already.
+    func registerApp(_ app: RegisteredApp, secret: String, sealedSecret: String?) throws
+    /// The app's secret as sealed at registration; nil for apps registered before it was kept.
+    func sealedSecret(clientId: String) throws -> String?
+    /// Replaces what is not nil, and the app's `modified`.
+    func updateApp(clientId: String, privileges: [String]?, httpReferrers: [String]?, redirectURIs: [String]?) throws
+    /// Sets the expiration date of `slot` (1 or 2) for tokens generated from now on; nil: none.
+    func setAPITokenExpiration(clientId: String, slot: Int, expires: Int64?) throws
+    /// Every registered app of `owner` (every owner's when nil), by registration.
+    func apps(owner: String?) throws -> [RegisteredApp]
+
+    /// Keeps `token` (hashed) as the API key token of the app's `slot` (0, 1 or 2), naming the
+    /// app's owner `user`, until `expires`; the slot's previous token ends in the same write
+    /// (one live token per slot). `sealed`: the token sealed by the server, kept for slot 0 so
+    /// its owner can read the `apiKey` again. `UserDirectory.check(token:)` then answers the
+    /// owner with the app's `APIKeyScope` (privileges read at each check; unknown once the app
+    /// is removed).
+    func issueAPIKeyToken(_ token: String, clientId: String, slot: Int, user: String, expires: Int64, sealed: String?) throws
+    /// Ends the token of `slot` (every slot's when nil); whether one was live.
+    @discardableResult func revokeAPIKeyTokens(clientId: String, slot: Int?) throws -> Bool
+    /// The app's live API key tokens, by slot.
+    func apiKeySlots(clientId: String) throws -> [APIKeySlot]
+    /// The sealed `apiKey` (slot 0) while it is live.
+    func sealedAPIKey(clientId: String) throws -> String?
     func app(clientId: String) throws -> RegisteredApp?
     func app(itemId: String) throws -> RegisteredApp?
     /// Whether `secret` is the app's (compared in constant time); false for an unknown app.
@@ -120,13 +169,16 @@ public protocol OAuthGrantStore: Sendable {
     /// Spends `token` for `clientId` and hands out its successor (valid for `minutes` from now):
     /// `grant_type=exchange_refresh_token`.
     func rotateRefreshToken(_ token: String, clientId: String, minutes: Int) throws -> RefreshOutcome
-    /// Revokes a refresh token and its family; whether there was one.
+    /// Revokes a refresh token and its family, with the access tokens issued from it; whether
+    /// there was one.
     @discardableResult func revokeRefreshToken(_ token: String) throws -> Bool
 
     /// A new access token for `user` issued to `clientId`, valid for `minutes`: a token of the
     /// user directory (`UserDirectory.check(token:)` accepts it), which carries at most
-    /// `user.role` whatever the user's role becomes.
-    func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64)
+    /// `user.role` whatever the user's role becomes. `refreshToken`: the refresh token (or the
+    /// refresh token issued with it) whose family it joins, so revoking the family (a reuse,
+    /// `revokeRefreshToken`) ends it too.
+    func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int, refreshToken: String?) throws -> (token: String, expires: Int64)
     /// Revokes an access token; whether there was one.
     @discardableResult func revokeAccessToken(_ token: String) throws -> Bool
     /// Ends `user`'s access and refresh tokens of `clientId` (every client's when nil).

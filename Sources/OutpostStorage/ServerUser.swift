@@ -15,10 +15,15 @@ public enum UserRole: String, Sendable, Equatable, CaseIterable, Comparable {
 
 public struct ServerUser: Sendable, Equatable {
     public var name: String
+    /// The most the caller may do now: the user's role, capped by the token's (an app's
+    /// token, an API key's `APIKeyScope.roleCap`).
     public var role: UserRole
+    /// Set when the token is an API key's: what it reaches (nil for a user's own token).
+    public var apiKey: APIKeyScope?
 
-    public init(name: String, role: UserRole) {
+    public init(name: String, role: UserRole, apiKey: APIKeyScope? = nil) {
         self.name = name
         self.role = role
+        self.apiKey = apiKey
     }
 }

@@ -14,10 +14,10 @@ extension OAuthContractTests {
         let store = try Self.opened(backend, clock: ManualClock()).records
         try store.users.addUser("bob", role: .editor, password: "long enough", rounds: 1_000)
         let bob = ServerUser(name: "bob", role: .editor)
-        let (first, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client1", minutes: 60)
-        let (second, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client2", minutes: 60)
+        let (first, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client1", minutes: 60, refreshToken: nil)
+        let (second, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client2", minutes: 60, refreshToken: nil)
         let (generated, _) = try store.users.issueToken(for: Self.ada, minutes: 60)
-        let (bobs, _) = try store.oauth.issueAccessToken(for: bob, clientId: "client1", minutes: 60)
+        let (bobs, _) = try store.oauth.issueAccessToken(for: bob, clientId: "client1", minutes: 60, refreshToken: nil)
         let (refresh1, _) = try store.oauth.issueRefreshToken(RefreshGrant(clientId: "client1", user: "ada", minutes: 60), minutes: 60)
         let (refresh2, _) = try store.oauth.issueRefreshToken(RefreshGrant(clientId: "client2", user: "ada", minutes: 60), minutes: 60)
         #expect(try store.users.check(token: first) == .valid(Self.ada), "a client's token is a user directory token")
@@ -48,7 +48,7 @@ extension OAuthContractTests {
         let clock = ManualClock()
         let store = try Self.opened(backend, clock: clock).records
         let asViewer = ServerUser(name: "ada", role: .viewer)
-        let (viewer, expires) = try store.oauth.issueAccessToken(for: asViewer, clientId: "client1", minutes: 5)
+        let (viewer, expires) = try store.oauth.issueAccessToken(for: asViewer, clientId: "client1", minutes: 5, refreshToken: nil)
         #expect(expires == clock.milliseconds() + 300_000)
         #expect(try store.users.check(token: viewer) == .valid(asViewer), "an admin's token issued as viewer checks as viewer")
         let (generated, _) = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 5)
@@ -65,7 +65,7 @@ extension OAuthContractTests {
         let clock = ManualClock()
         let store = try Self.opened(backend, clock: clock).records
         let app = Self.app("AbCdEfGh12345678", item: "0123456789abcdef0123456789abcdef")
-        try store.oauth.registerApp(app, secret: "secret")
+        try store.oauth.registerApp(app, secret: "secret", sealedSecret: nil)
         func grants(_ clientId: String, user: String) throws -> (code: String, refresh: String) {
             let code = Credentials.newToken()
             try store.oauth.saveCode(
@@ -75,8 +75,8 @@ extension OAuthContractTests {
         }
         let ofApp = try grants(app.clientId, user: "ada")
         let ofOther = try grants("client2", user: "ada")
-        let (access, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: app.clientId, minutes: 60)
-        let (otherAccess, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client2", minutes: 60)
+        let (access, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: app.clientId, minutes: 60, refreshToken: nil)
+        let (otherAccess, _) = try store.oauth.issueAccessToken(for: Self.ada, clientId: "client2", minutes: 60, refreshToken: nil)
 
         try store.oauth.removeApp(clientId: app.clientId)
         #expect(try store.oauth.app(clientId: app.clientId) == nil && store.oauth.app(itemId: app.itemId) == nil)
@@ -85,7 +85,7 @@ extension OAuthContractTests {
         #expect(try store.oauth.rotateRefreshToken(ofApp.refresh, clientId: app.clientId, minutes: 60) == .unknown)
         #expect(try store.users.check(token: access) == .unknown)
         #expect(try store.users.check(token: otherAccess) == .valid(Self.ada), "another client's")
-        try store.oauth.registerApp(app, secret: "again")
+        try store.oauth.registerApp(app, secret: "again", sealedSecret: nil)
         #expect(try store.oauth.verifyAppSecret(clientId: app.clientId, secret: "again"), "the item may be registered again")
 
         try store.users.addUser("bob", role: .editor, password: "long enough", rounds: 1_000)

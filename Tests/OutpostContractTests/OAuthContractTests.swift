@@ -31,7 +31,7 @@ import Testing
         let store = try Self.opened(backend, clock: ManualClock()).records
         let app = Self.app("AbCdEfGh12345678", item: "0123456789abcdef0123456789abcdef")
         let secret = Credentials.newToken()
-        try store.oauth.registerApp(app, secret: secret)
+        try store.oauth.registerApp(app, secret: secret, sealedSecret: nil)
         #expect(try store.oauth.app(clientId: app.clientId) == app)
         #expect(try store.oauth.app(itemId: app.itemId) == app)
         #expect(try store.oauth.app(clientId: "abcdefgh12345678") == nil, "client ids compare exactly")
@@ -39,7 +39,9 @@ import Testing
         #expect(try !store.oauth.verifyAppSecret(clientId: app.clientId, secret: Credentials.newToken()))
         #expect(try !store.oauth.verifyAppSecret(clientId: app.clientId, secret: ""))
         #expect(try !store.oauth.verifyAppSecret(clientId: "unknown", secret: secret))
-        #expect(throws: PortalFailure.self) { try store.oauth.registerApp(Self.app("Other12345678901", item: app.itemId), secret: "x") }
+        #expect(throws: PortalFailure.self) {
+            try store.oauth.registerApp(Self.app("Other12345678901", item: app.itemId), secret: "x", sealedSecret: nil)
+        }
         #expect(try store.oauth.app(clientId: "Other12345678901") == nil)
 
         try store.oauth.updateRedirectURIs(clientId: app.clientId, ["https://other.example/cb"])

@@ -92,6 +92,29 @@ import Testing
         #expect(throws: ArcGISError.self) { try OIDCProviderMetadata.parse(["issuer"], expectedIssuer: Self.issuer) }
     }
 
+    @Test func theSecretGoesAsTheProviderTakesIt() throws {
+        // Absent, the list is client_secret_basic alone (Discovery 1.0, 3); basic wins when listed.
+        #expect(try Self.parse().clientAuthentication == .basic)
+        #expect(try Self.parse(["token_endpoint_auth_methods_supported": ["private_key_jwt", "client_secret_basic"]]).clientAuthentication == .basic)
+        #expect(
+            try Self.parse(["token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic"]]).clientAuthentication == .basic)
+        let post = try Self.parse(["token_endpoint_auth_methods_supported": ["client_secret_post", "private_key_jwt"]])
+        #expect(post.clientAuthentication == .post)
+        #expect(Self.refusal(["token_endpoint_auth_methods_supported": ["private_key_jwt", "tls_client_auth"]])?.contains("client_secret") == true)
+        #expect(Self.refusal(["token_endpoint_auth_methods_supported": "client_secret_basic"])?.contains("client_secret") == true)
+
+        let sent = post.codeExchange(code: "c1", redirectURI: "https://m/cb", verifier: "v", clientId: "outpost", clientSecret: "s&=:é")
+        #expect(sent.authorization == nil)
+        #expect(
+            sent.form
+                == "grant_type=authorization_code&code=c1&redirect_uri=https%3A%2F%2Fm%2Fcb&code_verifier=v&client_id=outpost&client_secret=s%26%3D%3A%C3%A9"
+        )
+        let basic = try Self.parse().codeExchange(code: "c1", redirectURI: "https://m/cb", verifier: "v", clientId: "out:post", clientSecret: "s p")
+        #expect(basic.form == "grant_type=authorization_code&code=c1&redirect_uri=https%3A%2F%2Fm%2Fcb&code_verifier=v")
+        // Each part form-encoded before they are joined (RFC 6749, 2.3.1): the id's colon cannot split the pair.
+        #expect(basic.authorization == "Basic " + Data("out%3Apost:s%20p".utf8).base64EncodedString())
+    }
+
     @Test func theAuthorizationURLAsksForACodeWithPKCEAndTheNonce() throws {
         let metadata = try Self.parse()
         let url = metadata.authorizationURL(

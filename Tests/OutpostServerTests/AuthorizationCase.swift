@@ -53,12 +53,23 @@ struct MatrixCase: Sendable, CustomStringConvertible {
         MatrixCase(row: row, label: label, subject: subject, alsoNeeds: alsoNeeds, make: make, happened: happened)
     }
 
-    /// What `who` should get: the row's refusal, then the other row's right; nil when allowed.
-    func expected(_ table: AuthorizationTable, method: HTTPRequest.Method, who: Who) -> AuthorizationTable.Refusal? {
+    /// What `who` should get for a request at `path`: the row's refusal, then the other row's
+    /// right; nil when allowed.
+    func expected(_ table: AuthorizationTable, method: HTTPRequest.Method, who: Who, path: String) -> AuthorizationTable.Refusal? {
         guard let row = table.row(row) else { return nil }
+        let subject = subject(for: who, row: row, path: path)
         if let refused = row.refusal(method, caller: who.user, subject: subject) { return refused }
         guard let also = alsoNeeds.flatMap({ table.row($0) }) else { return nil }
         return also.refusal(.post, caller: who.user, subject: subject)
+    }
+
+    /// The case's subject as `who` meets it: below a service, an API key's scope is the
+    /// service's (whether the keys name the service the path is below).
+    func subject(for who: Who, row: AuthorizationTable.Row, path: String) -> Subject? {
+        guard who.user?.apiKey != nil, row.apiKeys == .services else { return subject }
+        var subject = subject ?? Subject(owner: "outpost", access: "org")
+        subject.inKeyScope = AuthorizationSession.keyReaches(path)
+        return subject
     }
 }
 

@@ -38,9 +38,10 @@ struct AuthorizationObjects: Sendable {
 extension AuthorizationSession {
     static let owner = "eve"
 
-    /// The subject of an item or version of the owner's with `access` (the public item is the server's).
-    static func subject(_ access: String, ofServer: Bool = false) -> AuthorizationTable.Subject {
-        AuthorizationTable.Subject(owner: ofServer ? "outpost" : owner, access: access)
+    /// The subject of an item or version of the owner's with `access` (the public item is the
+    /// server's); `inKeyScope`: the keys name it (`grantKeys`).
+    static func subject(_ access: String, ofServer: Bool = false, inKeyScope: Bool = false) -> AuthorizationTable.Subject {
+        AuthorizationTable.Subject(owner: ofServer ? "outpost" : owner, access: access, inKeyScope: inKeyScope)
     }
 
     static let owned = AuthorizationTable.Subject(owner: owner)
@@ -91,6 +92,7 @@ extension AuthorizationSession {
         #expect(area.status == "esriJobSucceeded", "\(area.json)")
         objects.areaJob = area.job
         objects.area = try #require(area.json.stringValue, "\(area.json)")
+        try grantKeys()
     }
 
     /// An exportTiles (or estimate) of level 0 by the owner, ended; its job id.

@@ -18,7 +18,7 @@ extension MatrixCase {
             clientId: s.unique("matrixapp"), itemId: item, owner: AuthorizationSession.owner, appType: "server", redirectURIs: [],
             registered: now, modified: now)
         let secret = Credentials.newToken()
-        try s.store.oauth.registerApp(app, secret: secret)
+        try s.store.oauth.registerApp(app, secret: secret, sealedSecret: nil)
         return (app.clientId, secret)
     }
 
@@ -62,6 +62,7 @@ extension MatrixCase {
                 row: "oauth2/apps/:clientId", subject: owned,
                 make: { s, _ in .get("\(sharing)/rest/oauth2/apps/\(try registeredApp(s).clientId)?f=json") }),
         ]
+        cases += apiKeyCases
         for access in ["private", "org"] {
             cases.append(
                 .post(

@@ -13,7 +13,10 @@ extension MatrixCase {
     static let itemAccesses = ["private", "org", "public"]
     static let eve = AuthorizationSession.owner
 
-    static func item(_ access: String) -> Subject { AuthorizationSession.subject(access, ofServer: access == "public") }
+    /// The owner's item with `access` (the public one is the server's); the keys name the private one.
+    static func item(_ access: String) -> Subject {
+        AuthorizationSession.subject(access, ofServer: access == "public", inKeyScope: access == "private")
+    }
 
     static var portalReadCases: [MatrixCase] {
         let reads = [

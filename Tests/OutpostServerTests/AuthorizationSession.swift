@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostService
 import OutpostSpatiaLite
 import OutpostStorage
 import OutpostTestSupport
@@ -10,10 +11,11 @@ import Testing
 
 @testable import OutpostServer
 
-/// The five callers of the matrix: nobody, a viewer, an editor who owns nothing the matrix
-/// touches, the owner of everything the test makes (an editor), and an admin.
+/// The callers of the matrix: nobody, a viewer, an editor who owns nothing the matrix
+/// touches, the owner of everything the test makes (an editor), an admin, and two API keys
+/// of the owner's (`AuthorizationSession.keyScope`): one that edits, one read-only.
 enum Who: String, CaseIterable, Sendable, CustomStringConvertible {
-    case anonymous, viewer, otherEditor, owner, admin
+    case anonymous, viewer, otherEditor, owner, admin, apiKey, readOnlyKey
 
     var user: ServerUser? {
         switch self {
@@ -22,8 +24,15 @@ enum Who: String, CaseIterable, Sendable, CustomStringConvertible {
         case .otherEditor: ServerUser(name: "ed", role: .editor)
         case .owner: ServerUser(name: "eve", role: .editor)
         case .admin: ServerUser(name: "ada", role: .admin)
+        // As the token check answers them: the owner's role capped by the key's privileges.
+        case .apiKey: ServerUser(name: "eve", role: .editor, apiKey: APIKeyScope(clientId: "", itemId: "", slot: 0, privileges: [TestAPIKey.edit]))
+        case .readOnlyKey: ServerUser(name: "eve", role: .viewer, apiKey: APIKeyScope(clientId: "", itemId: "", slot: 0, privileges: []))
         }
     }
+
+    /// The users with a password and a token of their own.
+    static let users: [Who] = [.viewer, .otherEditor, .owner, .admin]
+    static let keys: [Who] = [.apiKey, .readOnlyKey]
 
     var description: String { user.map { "\(rawValue) (\($0.name))" } ?? rawValue }
 }
@@ -63,6 +72,8 @@ struct AuthorizationSession: Sendable {
     let client: any TestClientProtocol
     let store: any OutpostBackend
     let tokens: [Who: String]
+    /// The keys' apps, whose privileges `makeObjects` sets once the owner's items exist.
+    let keyApps: [Who: TestAPIKey]
     var objects = AuthorizationObjects()
     let counter = Guarded(0)
 
@@ -76,13 +87,31 @@ struct AuthorizationSession: Sendable {
         self.client = client
         self.store = store
         var tokens: [Who: String] = [:]
-        for who in Who.allCases {
+        for who in Who.users {
             guard let user = who.user else { continue }
             try store.users.addUser(user.name, role: user.role, password: "\(user.name)-password", rounds: 1000)
             tokens[who] = try store.users.issueToken(for: user, minutes: 60).token
         }
+        var keyApps: [Who: TestAPIKey] = [:]
+        for who in Who.keys {
+            let key = try TestAPIKey.issue(store, owner: Self.owner, privileges: [], label: who.rawValue)
+            keyApps[who] = key
+            tokens[who] = key.token
+        }
+        self.keyApps = keyApps
         self.tokens = tokens
     }
+
+    /// What the keys reach: the owner's private item and private web map and the matrix's
+    /// service (`Demo`), not the org item; `apiKey` edits, `readOnlyKey` does not.
+    func grantKeys() throws {
+        let reached = [objects.items["private"]!, objects.webMaps["private"]!, ServiceItems.id(forService: "Demo")].map(TestAPIKey.item)
+        try keyApps[.apiKey]?.update(store, privileges: [TestAPIKey.edit] + reached)
+        try keyApps[.readOnlyKey]?.update(store, privileges: ["premium:user:geocode"] + reached)
+    }
+
+    /// Whether the keys' scope holds the service a path is below (the matrix's `Demo` only).
+    static func keyReaches(_ path: String) -> Bool { path.hasPrefix("/arcgis/rest/services/Demo/") }
 
     /// A name not used before in this session.
     func unique(_ prefix: String) -> String {

@@ -1,6 +1,9 @@
+import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import OutpostStorage
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 @testable import OutpostServer
@@ -69,5 +72,66 @@ import Testing
         let replica = try #require(table.row("FeatureServer/replicas/:replica"))
         #expect(replica.refusal(.get, caller: editor, subject: .init(owner: "")) == .notFound)
         #expect(table.jobSteps.count >= 7)
+    }
+
+    /// The middleware's groups (`admitted(…, keys:)` in `buildRouter`) and the rows' `apiKeys`
+    /// agree: every route, placeholders filled, sent with an editor's API key that reaches the
+    /// filled services (`Field`, `Field/Points`, as feature and tile services) is refused as a
+    /// key ("Token is valid but access is denied.") exactly where its row says `.refused`.
+    @Test func keysAreRefusedWhereTheRowsSay() async throws {
+        let store = try makeTemporaryStore()
+        try store.users.addUser("eve", role: .editor, password: "eve-password", rounds: 1000)
+        let services = ["Field", "Field/Points"].flatMap { [$0, "MapServer:\($0)", "VectorTileServer:\($0)"] }.map(TestAPIKey.service)
+        let key = try TestAPIKey.issue(store, owner: "eve", privileges: [TestAPIKey.edit] + services)
+        let table = AuthorizationTable.server
+        let app = Application(router: buildRouter(store: store, options: ServerOptions(requireAuth: true)))
+        let (disagreements, counts) = try await app.test(.router) { client in
+            var disagreements: [String] = []
+            var counts: [AuthorizationTable.KeyReach: Int] = [:]
+            for route in Self.routes {
+                guard let row = table.row(method: route.method, routerPath: route.path) else { continue }
+                counts[row.apiKeys, default: 0] += 1
+                let path = AuthorizationMatrixTests.fill(route.path)
+                var headers: HTTPFields = [HTTPField.Name("X-Esri-Authorization")!: "Bearer \(key.token)"]
+                if route.method == .post { headers[.contentType] = "application/x-www-form-urlencoded" }
+                let answer = try await client.execute(
+                    uri: route.method == .get ? "\(path)?f=json" : path, method: route.method, headers: headers,
+                    body: route.method == .post ? ByteBuffer(string: "f=json") : nil
+                ) { String(buffer: $0.body) }
+                let json = (try? JSONParser.parse(answer)) ?? .null
+                let denied = json["error"]?["code"] == 403 && json["error"]?["message"]?.stringValue == APIKeyReachMiddleware.deniedMessage
+                if denied != (row.apiKeys == .refused) {
+                    disagreements.append("\(route.method) \(route.path) (\(row.apiKeys)): \(answer.prefix(200))")
+                }
+            }
+            return (disagreements, counts)
+        }
+        print("API keys over \(Self.routes.count) routes: \(counts.map { "\($0.key) \($0.value)" }.sorted().joined(separator: ", "))")
+        #expect(disagreements.isEmpty, "routes answering a key otherwise than their row says:\n\(disagreements.joined(separator: "\n"))")
+        #expect(AuthorizationTable.KeyReach.allCases.allSatisfy { counts[$0, default: 0] > 0 })
+    }
+
+    @Test func rowsSayWhatKeysReachByMountAndAdmission() throws {
+        let table = AuthorizationTable.server
+        #expect(try #require(table.row("FeatureServer/:layer/query")).apiKeys == .services)
+        #expect(try #require(table.row("GPServer/:task/submitJob")).apiKeys == .refused)
+        #expect(try #require(table.row("content/items/:item")).apiKeys == .items)
+        #expect(try #require(table.row("home/webmap/viewer.html")).apiKeys == .items)
+        #expect(try #require(table.row("content/users/:user/addItem")).apiKeys == .refused)
+        #expect(try #require(table.row("rest/services")).apiKeys == .refused)
+        #expect(try #require(table.row("oauth2/registerApp")).apiKeys == .refused)
+        #expect(try #require(table.row("oauth2/token")).apiKeys == .open)
+        // A key is its owner, never an admin; it reaches an item its scope names that its owner may see.
+        let scope = APIKeyScope(clientId: "c", itemId: "i", slot: 0, privileges: [TestAPIKey.edit])
+        let adminKey = ServerUser(name: "ada", role: .editor, apiKey: scope)
+        let item = try #require(table.row("content/items/:item"))
+        let replica = try #require(table.row("FeatureServer/replicas/:replica"))
+        #expect(item.refusal(.get, caller: adminKey, subject: .init(owner: "eve", access: "private", inKeyScope: true)) == .itemHidden)
+        #expect(item.refusal(.get, caller: adminKey, subject: .init(owner: "eve", access: "org", inKeyScope: true)) == nil)
+        #expect(item.refusal(.get, caller: adminKey, subject: .init(owner: "eve", access: "org")) == .itemHidden)
+        #expect(item.refusal(.get, caller: adminKey, subject: .init(owner: "eve", access: "public")) == nil)
+        #expect(replica.refusal(.get, caller: adminKey, subject: .init(owner: "eve", inKeyScope: true)) == .notFound)
+        #expect(replica.refusal(.get, caller: adminKey, subject: .init(owner: "ada", inKeyScope: true)) == nil)
+        #expect(replica.refusal(.get, caller: adminKey, subject: .init(owner: "ada")) == .keyDenied)
     }
 }

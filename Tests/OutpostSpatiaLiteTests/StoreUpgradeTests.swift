@@ -15,7 +15,7 @@ import Testing
 @Suite struct StoreUpgradeTests {
     /// The migrations this release added over the previous one (v15): undone in a folder this
     /// build wrote, which leaves it as that release would have (their only changes).
-    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth"]
+    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys"]
 
     static func asThePreviousReleaseLeftIt(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
@@ -25,6 +25,11 @@ import Testing
             try db.execute(sql: "ALTER TABLE outpost_uploads DROP COLUMN owner")
             for table in ["outpost_oauth_apps", "outpost_oauth_codes", "outpost_oauth_refresh_tokens", "outpost_oauth_sealing_key"] {
                 try db.execute(sql: "DROP TABLE \(table)")
+            }
+            try db.execute(sql: "DROP INDEX outpost_tokens_api_slot")
+            try db.execute(sql: "DROP INDEX outpost_tokens_refresh_family")
+            for column in ["api_slot", "api_key_sealed", "refresh_family"] {
+                try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN \(column)")
             }
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN client_id")
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN role")

@@ -9,7 +9,10 @@ import OutpostWire
 // Input: a url-encoded form. Every parameter set is parsed as an authorization request and as a
 // token request; a request that parses is sealed and must open to itself (and fail to open under
 // another key or with a byte changed); a built-in client's redirect is allowed only to the portal
-// or out of band; `state` comes back in the redirect untouched.
+// or out of band; `state` comes back in the redirect untouched. The API key parsers too: what
+// `registerApp` takes (privileges, referrers) keeps its bounds, `apiToken` is 1 or 2, an
+// `updateItem` expiration date is within the coming year, and a text is an API key token only
+// with its slot at len-10.
 
 private let key = [UInt8](repeating: 7, count: 32)
 private let otherKey = [UInt8](repeating: 9, count: 32)
@@ -19,7 +22,8 @@ private let portal = ServerAddress(url: "https://maps.example.org:8443")
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = FuzzInput(start, count)
     let parameters = RequestParameters(FormURLEncoding.decode(bytes: input.bytes))
-    _ = try? TokenRequest.parse(parameters)
+    if case .apiToken(_, _, let slot)? = try? TokenRequest.parse(parameters) { fuzzCheck(slot == 1 || slot == 2, "apiToken \(slot) was taken") }
+    fuzzAPIKeys(parameters)
     if let oauthState = parameters.string("oauth_state") {
         fuzzCheck((try? SealedState.open(oauthState, key: key, now: 0)) == nil, "an oauth_state not sealed here opened")
     }
@@ -48,6 +52,29 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         fuzzCheck(location.hasSuffix("&state=" + FormURLEncoding.percentEncode(state)), "state does not come back untouched: \(location)")
     }
     return 0
+}
+
+/// The API key parsers: whatever they take is within the design's bounds.
+func fuzzAPIKeys(_ parameters: RequestParameters) {
+    if let registration = try? AppRegistration.parse(parameters) {
+        fuzzCheck(registration.privileges.count <= APIKeyPrivileges.maximumCount, "more than 64 privileges were taken")
+        fuzzCheck(registration.privileges.allSatisfy(APIKeyPrivileges.isPrivilege), "a malformed privilege was taken")
+        fuzzCheck(
+            registration.httpReferrers.count <= 32 && registration.httpReferrers.allSatisfy(AppRegistration.isReferrer), "a bad referrer was taken")
+    }
+    if let listed = try? APIKeyPrivileges.parseList(parameters.string("privilege")) {
+        fuzzCheck(listed.allSatisfy { $0.utf8.count <= APIKeyPrivileges.maximumBytes }, "a privilege over 200 bytes was taken")
+    }
+    let now: Int64 = 1_800_000_000_000
+    if let text = parameters.string("apiToken1ExpirationDate"),
+        case .success(let date) = Result(catching: { try APIKeyToken.expirationDate(text, parameter: "d", now: now) })
+    {
+        fuzzCheck(date.map { $0 > now && $0 <= now + APIKeyToken.maximumLifetime } ?? (text == "-1"), "the date \(text) was taken")
+    }
+    if let key = parameters.string("key"), let slot = APIKeyToken.slot(of: key) {
+        let digit = Array(key.utf8)[key.utf8.count - 10]
+        fuzzCheck(Int(digit) - 48 == slot && key.utf8.count == 78, "\(key) is no slot-\(slot) token")
+    }
 }
 
 @main

@@ -1,3 +1,4 @@
+import Foundation
 import OutpostWire
 
 /// What an OpenID provider's discovery document (`<issuer>/.well-known/openid-configuration`)
@@ -15,13 +16,28 @@ public struct OIDCProviderMetadata: Sendable, Equatable {
     public var tokenEndpoint: String
     public var jwksURI: String
     public var idTokenSigningAlgorithms: [String]
+    /// How the portal proves itself at the token endpoint.
+    public var clientAuthentication: ClientAuthentication
 
-    public init(issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, idTokenSigningAlgorithms: [String]) {
+    /// The two ways of sending the client secret (RFC 6749, 2.3.1).
+    public enum ClientAuthentication: String, Sendable, Equatable {
+        /// `Authorization: Basic` with the id and secret, each form-encoded: what every provider
+        /// must accept and the discovery document's default.
+        case basic = "client_secret_basic"
+        /// `client_id` and `client_secret` in the form.
+        case post = "client_secret_post"
+    }
+
+    public init(
+        issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String, idTokenSigningAlgorithms: [String],
+        clientAuthentication: ClientAuthentication = .basic
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
         self.jwksURI = jwksURI
         self.idTokenSigningAlgorithms = idTokenSigningAlgorithms
+        self.clientAuthentication = clientAuthentication
     }
 
     /// Refused unless `issuer` equals `expectedIssuer` exactly (the spec allows no
@@ -47,7 +63,36 @@ public struct OIDCProviderMetadata: Sendable, Equatable {
         }
         return OIDCProviderMetadata(
             issuer: issuer, authorizationEndpoint: try url(object, "authorization_endpoint"), tokenEndpoint: try url(object, "token_endpoint"),
-            jwksURI: try url(object, "jwks_uri"), idTokenSigningAlgorithms: algorithms)
+            jwksURI: try url(object, "jwks_uri"), idTokenSigningAlgorithms: algorithms, clientAuthentication: try clientAuthentication(object))
+    }
+
+    /// `client_secret_basic` unless the provider lists methods without it and with
+    /// `client_secret_post` (absent, the list is `client_secret_basic` alone: Discovery 1.0, 3).
+    static func clientAuthentication(_ object: JSONObject) throws(ArcGISError) -> ClientAuthentication {
+        guard let listed = object["token_endpoint_auth_methods_supported"] else { return .basic }
+        let methods = listed.arrayValue?.compactMap(\.stringValue) ?? []
+        if methods.contains(ClientAuthentication.basic.rawValue) { return .basic }
+        if methods.contains(ClientAuthentication.post.rawValue) { return .post }
+        throw refusal(
+            "the provider takes a client secret neither as client_secret_basic nor as client_secret_post (token_endpoint_auth_methods_supported)")
+    }
+
+    /// The token request's form and `Authorization` header for a code: the secret where the
+    /// provider takes it, PKCE's verifier always.
+    public func codeExchange(
+        code: String, redirectURI: String, verifier: String, clientId: String, clientSecret: String
+    ) -> (
+        form: String, authorization: String?
+    ) {
+        var fields = [("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("code_verifier", verifier)]
+        var authorization: String?
+        switch clientAuthentication {
+        case .post: fields += [("client_id", clientId), ("client_secret", clientSecret)]
+        case .basic:
+            let pair = FormURLEncoding.percentEncode(clientId) + ":" + FormURLEncoding.percentEncode(clientSecret)
+            authorization = "Basic " + Data(pair.utf8).base64EncodedString()
+        }
+        return (fields.map { "\($0.0)=\(FormURLEncoding.percentEncode($0.1))" }.joined(separator: "&"), authorization)
     }
 
     /// Where the browser goes to sign in: the authorization endpoint with a code request

@@ -57,22 +57,27 @@ extension PostgresOAuthGrants {
         let family = try row.required(0, row.string)
         if !row.isNull(5) {
             try connection.query("DELETE FROM outpost_oauth_refresh_tokens WHERE family = \(family)")
+            try connection.query("DELETE FROM outpost_tokens WHERE refresh_family = \(family)")
             return .refused(.reused)
         }
         return .live(family: family, RefreshGrant(clientId: clientId, user: try row.required(2, row.string), minutes: try row.required(3, row.int)))
     }
 
+    /// One statement: the family and the access tokens issued from it go together.
     @discardableResult public func revokeRefreshToken(_ token: String) throws -> Bool {
         try pool.query(
             """
-            DELETE FROM outpost_oauth_refresh_tokens
-            WHERE family = (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = \(Credentials.tokenHash(token)))
+            WITH family AS (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = \(Credentials.tokenHash(token))),
+                access AS (DELETE FROM outpost_tokens WHERE refresh_family IN (SELECT family FROM family))
+            DELETE FROM outpost_oauth_refresh_tokens WHERE family IN (SELECT family FROM family)
             """
         ).affectedRows > 0
     }
 
-    public func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64) {
-        try PostgresUserDirectory(pool: pool, clock: clock).issueToken(for: user, minutes: minutes, clientId: clientId)
+    public func issueAccessToken(
+        for user: ServerUser, clientId: String, minutes: Int, refreshToken: String?
+    ) throws -> (token: String, expires: Int64) {
+        try PostgresUserDirectory(pool: pool, clock: clock).issueToken(for: user, minutes: minutes, clientId: clientId, refreshToken: refreshToken)
     }
 
     @discardableResult public func revokeAccessToken(_ token: String) throws -> Bool {
@@ -81,13 +86,18 @@ extension PostgresOAuthGrants {
 
     /// With no client, every token of the user goes, `generateToken`'s too.
     public func signOut(user: String, clientId: String?) throws {
+        // API keys are not sessions: signing out leaves them (`revokeAPIKeyTokens` ends them).
         try pool.transaction { connection in
-            for table in ["outpost_tokens", "outpost_oauth_refresh_tokens"] {
-                try connection.query(
-                    """
-                    DELETE FROM \(identifier: table) WHERE lower(user_name) = lower(\(user)) AND (\(clientId)::text IS NULL OR client_id = \(clientId))
-                    """)
-            }
+            try connection.query(
+                """
+                DELETE FROM outpost_tokens
+                WHERE lower(user_name) = lower(\(user)) AND (\(clientId)::text IS NULL OR client_id = \(clientId)) AND api_slot IS NULL
+                """)
+            try connection.query(
+                """
+                DELETE FROM outpost_oauth_refresh_tokens
+                WHERE lower(user_name) = lower(\(user)) AND (\(clientId)::text IS NULL OR client_id = \(clientId))
+                """)
         }
     }
 

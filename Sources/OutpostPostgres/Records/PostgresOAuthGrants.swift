@@ -10,13 +10,16 @@ public struct PostgresOAuthGrants: OAuthGrantStore {
     let pool: PostgresPool
     let clock: any WallClock
 
-    public func registerApp(_ app: RegisteredApp, secret: String) throws {
+    public func registerApp(_ app: RegisteredApp, secret: String, sealedSecret: String?) throws {
+        let expirations = (app.apiTokenExpirations.first ?? nil, app.apiTokenExpirations.dropFirst().first ?? nil)
         do {
             try pool.query(
                 """
-                INSERT INTO outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified)
+                INSERT INTO outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified,
+                    privileges, http_referrers, secret_sealed, token1_expires_at, token2_expires_at)
                 VALUES (\(app.clientId), \(app.itemId), \(app.owner), \(app.appType), \(try Self.json(app.redirectURIs)),
-                    \(Credentials.tokenHash(secret)), \(app.registered), \(app.modified))
+                    \(Credentials.tokenHash(secret)), \(app.registered), \(app.modified), \(try Self.json(app.privileges)),
+                    \(try Self.json(app.httpReferrers)), \(sealedSecret), \(expirations.0), \(expirations.1))
                 """)
         } catch let error as PostgresError where error.sqlState == PostgresError.uniqueViolation {
             throw PortalFailure.invalid("Item \(app.itemId) is registered as an app already.")
@@ -95,17 +98,21 @@ public struct PostgresOAuthGrants: OAuthGrantStore {
         return key
     }
 
-    static let appColumns = "SELECT client_id, item_id, owner, app_type, redirect_uris, registered, modified FROM outpost_oauth_apps"
+    static let appColumns = """
+        SELECT client_id, item_id, owner, app_type, redirect_uris, registered, modified, privileges, http_referrers, token1_expires_at,
+            token2_expires_at
+        FROM outpost_oauth_apps
+        """
 
     static func app(_ row: PostgresRow) throws -> RegisteredApp {
         RegisteredApp(
             clientId: try row.required(0, row.string), itemId: try row.required(1, row.string), owner: try row.required(2, row.string),
-            appType: try row.required(3, row.string),
-            redirectURIs: try JSONDecoder().decode([String].self, from: Data(try row.required(4, row.string).utf8)),
-            registered: try row.required(5, row.int64), modified: try row.required(6, row.int64))
+            appType: try row.required(3, row.string), redirectURIs: try APIKeyScope.list(stored: try row.required(4, row.string)),
+            registered: try row.required(5, row.int64), modified: try row.required(6, row.int64),
+            privileges: try APIKeyScope.list(stored: try row.required(7, row.string)),
+            httpReferrers: try APIKeyScope.list(stored: try row.required(8, row.string)),
+            apiTokenExpirations: [try row.int64(9), try row.int64(10)])
     }
 
-    static func json(_ uris: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(uris), as: UTF8.self)
-    }
+    static func json(_ list: [String]) throws -> String { try APIKeyScope.json(list) }
 }

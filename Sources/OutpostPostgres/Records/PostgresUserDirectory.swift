@@ -55,12 +55,13 @@ public struct PostgresUserDirectory: UserDirectory {
     }
 
     public func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64) {
-        try issueToken(for: user, minutes: minutes, clientId: nil)
+        try issueToken(for: user, minutes: minutes, clientId: nil, refreshToken: nil)
     }
 
     /// A new token for `user` carrying at most `user.role`, of an OAuth client or of none
-    /// (`generateToken`'s): one table, one check (`check(token:)`).
-    func issueToken(for user: ServerUser, minutes: Int, clientId: String?) throws -> (token: String, expires: Int64) {
+    /// (`generateToken`'s): one table, one check (`check(token:)`). With `refreshToken`, it
+    /// joins that token's family (revoking the family ends it).
+    func issueToken(for user: ServerUser, minutes: Int, clientId: String?, refreshToken: String?) throws -> (token: String, expires: Int64) {
         let token = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
@@ -68,26 +69,38 @@ public struct PostgresUserDirectory: UserDirectory {
             try connection.query("DELETE FROM outpost_tokens WHERE expires_at <= \(now)")
             try connection.query(
                 """
-                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role)
-                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(clientId), \(user.role.rawValue))
+                INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role, refresh_family)
+                VALUES (\(Credentials.tokenHash(token)), \(user.name), \(expires), \(now), \(clientId), \(user.role.rawValue),
+                    (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = \(refreshToken.map(Credentials.tokenHash))))
                 """)
         }
         return (token, expires)
     }
 
+    /// One round trip (every request's): the token, its user and, for an API key's, its app
+    /// (the key's owner's still), whose privileges are read now.
     public func check(token: String) throws -> TokenCheck {
         guard
             let row = try pool.query(
                 """
-                SELECT t.expires_at, u.name, u.role, t.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user_name)
+                SELECT t.expires_at, u.name, u.role, t.role, t.api_slot, a.client_id, a.item_id, a.privileges, a.http_referrers
+                FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user_name)
+                LEFT JOIN outpost_oauth_apps a ON t.api_slot IS NOT NULL AND a.client_id = t.client_id AND lower(a.owner) = lower(t.user_name)
                 WHERE t.token_hash = \(Credentials.tokenHash(token))
                 """
             ).first
         else { return .unknown }
+        let slot = try row.int(4)
+        if slot != nil, row.isNull(5) { return .unknown }
         if try row.required(0, row.int64) <= clock.milliseconds() { return .expired }
         // The lower of the user's role now and the most the token may carry.
         let role = Credentials.effectiveRole(
             user: row.string(2).flatMap(UserRole.init(rawValue:)) ?? .viewer, token: row.string(3).flatMap(UserRole.init(rawValue:)))
-        return .valid(ServerUser(name: try row.required(1, row.string), role: role))
+        let name = try row.required(1, row.string)
+        guard let slot else { return .valid(ServerUser(name: name, role: role)) }
+        let scope = try APIKeyScope(
+            clientId: try row.required(5, row.string), itemId: try row.required(6, row.string), slot: slot,
+            storedPrivileges: try row.required(7, row.string), storedHTTPReferrers: try row.required(8, row.string))
+        return .valid(scope.user(named: name, role: role))
     }
 }

@@ -44,4 +44,24 @@ extension PostgresMigrations {
             "ALTER TABLE outpost_tokens ADD COLUMN client_id text",
             "ALTER TABLE outpost_tokens ADD COLUMN role text CHECK (role IN ('viewer', 'editor', 'admin'))",
         ])
+
+    /// An app's API keys (docs/identity.md, "API keys"): what they reach (privileges,
+    /// referrers), its secret sealed so its owner reads it again, the expiration dates of its
+    /// `apiToken` slots. A key's token is a user directory token of the app's client with its
+    /// slot (one live per slot), the `apiKey` (slot 0) sealed. An access token names the
+    /// refresh token family it came with, so revoking the family ends it.
+    static let apiKeys = PostgresMigration(
+        version: 13, name: "API keys",
+        statements: [
+            "ALTER TABLE outpost_oauth_apps ADD COLUMN privileges text NOT NULL DEFAULT '[]'",
+            "ALTER TABLE outpost_oauth_apps ADD COLUMN http_referrers text NOT NULL DEFAULT '[]'",
+            "ALTER TABLE outpost_oauth_apps ADD COLUMN secret_sealed text",
+            "ALTER TABLE outpost_oauth_apps ADD COLUMN token1_expires_at bigint",
+            "ALTER TABLE outpost_oauth_apps ADD COLUMN token2_expires_at bigint",
+            "ALTER TABLE outpost_tokens ADD COLUMN api_slot integer CHECK (api_slot IN (0, 1, 2))",
+            "ALTER TABLE outpost_tokens ADD COLUMN api_key_sealed text",
+            "ALTER TABLE outpost_tokens ADD COLUMN refresh_family text",
+            "CREATE UNIQUE INDEX outpost_tokens_api_slot ON outpost_tokens (client_id, api_slot) WHERE api_slot IS NOT NULL",
+            "CREATE INDEX outpost_tokens_refresh_family ON outpost_tokens (refresh_family) WHERE refresh_family IS NOT NULL",
+        ])
 }

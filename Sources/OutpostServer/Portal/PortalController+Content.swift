@@ -82,6 +82,7 @@ extension PortalController {
         let before = try changeableItem(c)
         var item = before
         let p = c.form.parameters
+        try OAuthEndpoints.setAPITokenExpirations(p, itemId: item.id, oauth: store.oauth, now: store.clock.milliseconds())
         if try p.bool("clearEmptyFields", default: false) {
             for field in ["snippet", "description"] where p.string(field)?.isEmpty == true { try apply(RequestParameters([(field, "")]), to: &item) }
         }
@@ -105,8 +106,8 @@ extension PortalController {
         // A map area takes its packages with it (and their replicas are unregistered).
         if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
         try store.portal.deleteItem(id: item.id)
-        // An Application item takes its OAuth 2.0 registration with it (docs/identity.md).
-        if item.type == "Application", let app = try store.oauth.app(itemId: item.id) { try store.oauth.removeApp(clientId: app.clientId) }
+        // An Application (or API Key) item takes its OAuth 2.0 registration and keys with it (docs/identity.md).
+        if let app = try store.oauth.app(itemId: item.id) { try store.oauth.removeApp(clientId: app.clientId) }
         return RESTResponse.json(["success": true, "itemId": .string(item.id)], parameters: c.form.parameters)
     }
 

@@ -67,6 +67,9 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             .read("content/users/:user/:folder", store: { request, c in try userContent(request, c, folder: c.parameters.get("folder")) })
             .read("content/users/:user/:folder/items/:item", store: { request, c in try ownedItem(request, c) })
             .read("content/users/:user/:folder/items/:item/status", store: { _, c in try status(c) })
+            .read("content/users/:user/items/:item/registeredAppInfo", store: { _, c in try registeredAppInfo(c) })
+            .read("content/users/:user/:folder/items/:item/registeredAppInfo", store: { _, c in try registeredAppInfo(c) })
+            .read("portals/self/apiKeys", store: { _, c in try apiKeys(c) })
             .read("**") { request, _ in
                 // As `rest/**`: ArcGIS's error envelope, not an empty 404 (the API for Python
                 // 2.4.4's OAuth client drops its token after any 4xx status).

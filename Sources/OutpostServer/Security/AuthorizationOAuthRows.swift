@@ -1,6 +1,7 @@
 /// The portal's OAuth 2.0 rows (`AuthorizationTable`, docs/identity.md). The sign-in and token
 /// endpoints are open: what they are sent (a password, a code, a refresh token, an app's
-/// secret, a token to revoke) is the credential. An app's registration is its item owner's.
+/// secret, a token to revoke) is the credential. An app's registration and its API keys are its
+/// item owner's (and the admins').
 extension AuthorizationTable {
     static let oauthRows: [Row] = [
         Row(
@@ -21,6 +22,18 @@ extension AuthorizationTable {
         Row(.sharing, "oauth2/signout", .read, .identifies, .user, .admitted, "ends the tokens of the caller the token names"),
         Row(.sharing, "oauth2/registerApp", .change, .editor, .item, .changeable(hidden: .itemHidden), "an Application item"),
         Row(.sharing, "oauth2/apps/:clientId", .read, .identifies, .item, .owner(refusal: .appHidden), "the app's item's owner"),
+        Row(
+            .sharing, "oauth2/apps/:clientId/update", .change, .editor, .item, .owner(refusal: .appHidden),
+            "the app's item's owner; privileges may name only items the owner may see; never an API key"),
+        Row(
+            .sharing, "oauth2/apps/:clientId/resetApiKey", .change, .editor, .item, .owner(refusal: .appHidden),
+            "the app's item's owner; a new apiKey, the old one ends; never an API key"),
+        Row(
+            .sharing, "oauth2/apps/:clientId/unregister", .change, .editor, .item, .owner(refusal: .appHidden),
+            "the app's item's owner; its keys end, the item stays; never an API key"),
+        Row(
+            .sharing, "oauth2/validateApiKey", .read, .identifies, .item, .owner(refusal: .forbidden),
+            "the key's owner (the app's); an unknown or ended key is {valid:false}; never an API key"),
     ]
 }
 

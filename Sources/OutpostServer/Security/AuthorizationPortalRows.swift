@@ -9,6 +9,9 @@ extension AuthorizationTable {
         Row(
             .portal, "portals/:portal/roles", .read, .identifies, .nothing, .signedIn(refusal: .forbidden),
             "'self' or the portal's id; custom roles: none"),
+        Row(
+            .portal, "portals/self/apiKeys", .read, .identifies, .user, .signedIn(refusal: .tokenRequired), apiKeys: .refused,
+            "the caller's apps with API keys (an admin's: everyone's); never a token or secret; never an API key"),
         Row(.portal, "generateToken", .stateChanging, .open, .user, .admitted, "as tokens/generateToken"),
         Row(.portal, "community/self", .read, .identifies, .user, .signedIn(refusal: .forbidden)),
         Row(.portal, "community/users/:user", .read, .identifies, .user, .signedIn(refusal: .userHidden), "any user's profile to any user"),
@@ -25,11 +28,15 @@ extension AuthorizationTable {
         Row(.portal, "content/items/:item/share", .change, .editor, .item, .changeable(hidden: .itemHidden)),
         Row(.portal, "content/items/:item/unshare", .change, .editor, .item, .changeable(hidden: .itemHidden)),
         Row(
-            .portal, "content/users/:user", .read, .identifies, .userContent, .lists(.visible),
-            "the items of the user the caller may see; the user's folders only to the user and admins"),
+            .portal, "content/users/:user", .read, .identifies, .userContent, .lists(.visible), apiKeys: .refused,
+            "the items of the user the caller may see; the user's folders only to the user and admins; no key lists content"),
         Row(.portal, "content/users/:user/:folder", .read, .identifies, .userFolder, .foldersOf(hidden: .folderHidden)),
         Row(.portal, "content/users/:user/items/:item", .read, .identifies, .item, .visible(hidden: .itemHidden), inFolder: true),
         Row(.portal, "content/users/:user/items/:item/status", .read, .identifies, .item, .visible(hidden: .itemHidden), inFolder: true),
+        Row(
+            .portal, "content/users/:user/items/:item/registeredAppInfo", .read, .identifies, .item, .owner(refusal: .itemHidden), inFolder: true,
+            apiKeys: .refused,
+            "the app's secret and apiKey: its item's owner and admins only; never an API key"),
         Row(
             .portal, "content/users/:user/addItem", .change, .editor, .userContent, .createsFor, inFolder: true,
             "originItemId: that item must be changeable; dataUrl: a file of the caller's (export output or result file)"),

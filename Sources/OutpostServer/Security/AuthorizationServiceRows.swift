@@ -120,10 +120,12 @@ extension AuthorizationTable {
     /// The OfflinePackaging service (`System/OfflinePackaging`, reached through the folder
     /// prefix); what its jobs may do is `jobSteps`'.
     static let packagingRows: [Row] = [
-        Row(.service, "GPServer", .read, .viewer, .gpService, .admitted, "404 for any other GPServer"),
-        Row(.service, "GPServer/:task", .read, .viewer, .gpTask, .admitted),
-        Row(.service, "GPServer/:task/submitJob", .change, .editor, .gpTask, .admitted, "the job is the caller's; its steps as jobSteps say"),
-        Row(.service, "GPServer/:task/jobs/:job", .read, .viewer, .packagingJob, .owner(refusal: .notFound)),
-        Row(.service, "GPServer/:task/jobs/:job/results/:parameter", .read, .viewer, .packagingJob, .owner(refusal: .notFound)),
+        Row(.service, "GPServer", .read, .viewer, .gpService, .admitted, apiKeys: .refused, "404 for any other GPServer"),
+        Row(.service, "GPServer/:task", .read, .viewer, .gpTask, .admitted, apiKeys: .refused),
+        Row(
+            .service, "GPServer/:task/submitJob", .change, .editor, .gpTask, .admitted, apiKeys: .refused,
+            "the job is the caller's; its steps as jobSteps say"),
+        Row(.service, "GPServer/:task/jobs/:job", .read, .viewer, .packagingJob, .owner(refusal: .notFound), apiKeys: .refused),
+        Row(.service, "GPServer/:task/jobs/:job/results/:parameter", .read, .viewer, .packagingJob, .owner(refusal: .notFound), apiKeys: .refused),
     ]
 }

@@ -12,7 +12,8 @@ import OutpostStorage
 /// every route; `AuthorizationTableTests` fails on a route the router has and the table does
 /// not (or a row no route matches), and `AuthorizationMatrixTests` sends every row's request
 /// as an anonymous caller, a viewer, another editor, the owner and an admin, on both backends,
-/// and expects what `Row.refusal(_:caller:subject:)` says.
+/// and expects what `Row.refusal(_:caller:subject:)` says; then as an API key of the owner's
+/// (`Row.apiKeys`, docs/identity.md, "API keys: what a key reaches").
 ///
 /// Where a row says more than a handler does today, the row is the rule (docs/reliability.md,
 /// "Authorization table", lists the routes whose handlers do not follow it yet).
@@ -160,27 +161,35 @@ extension AuthorizationTable {
         public var owner: String
         /// `private`, `org` or `public` (items); `private`, `protected` or `public` (versions).
         public var access: String
+        /// Whether an API key's privileges reach it: an item the key names (or, naming none,
+        /// one of its owner's), or, below a service, that service's item.
+        public var inKeyScope: Bool
 
-        public init(owner: String, access: String = "private") {
+        public init(owner: String, access: String = "private", inKeyScope: Bool = false) {
             self.owner = owner
             self.access = access
+            self.inKeyScope = inKeyScope
         }
 
-        public var description: String { "\(access) of \(owner.isEmpty ? "nobody" : owner)" }
+        public var description: String { "\(access) of \(owner.isEmpty ? "nobody" : owner)\(inKeyScope ? ", in the key's scope" : "")" }
 
-        /// Whether `caller` is the owner or an admin.
+        /// Whether `caller` is the owner or an admin (an API key is its owner alone).
         public func isManaged(by caller: ServerUser?) -> Bool {
             guard let caller else { return false }
-            return caller.role == .admin || (!owner.isEmpty && owner.caseInsensitiveCompare(caller.name) == .orderedSame)
+            let admin = caller.role == .admin && caller.apiKey == nil
+            return admin || (!owner.isEmpty && owner.caseInsensitiveCompare(caller.name) == .orderedSame)
         }
 
-        /// Whether `caller` may see it by its access.
+        /// Whether `caller` may see it by its access; an API key, a public one, or one in its
+        /// scope that its owner may see.
         public func isVisible(to caller: ServerUser?) -> Bool {
+            let shared: Bool
             switch access {
-            case "public": true
-            case "org", "protected": caller != nil
-            default: isManaged(by: caller)
+            case "public": return true
+            case "org", "protected": shared = caller != nil
+            default: shared = isManaged(by: caller)
             }
+            return shared && (caller?.apiKey == nil || inKeyScope)
         }
     }
 }
@@ -200,11 +209,15 @@ extension AuthorizationTable {
         public var inFolder: Bool
         /// What else the handler checks or decides, in words.
         public var note: String
+        /// What an API key reaches on it (`APIKeyReachMiddleware`); by default as its mount
+        /// and admission say (`KeyReach.of(_:_:)`).
+        public var apiKeys: KeyReach
 
         public init(
             _ mount: Mount, _ path: String, _ methods: Methods, _ admission: Admission, _ touches: Object, _ right: Right,
-            inFolder: Bool = false, _ note: String = ""
+            inFolder: Bool = false, apiKeys: KeyReach? = nil, _ note: String = ""
         ) {
+            self.apiKeys = apiKeys ?? KeyReach.of(mount, admission)
             self.mount = mount
             self.path = path
             self.methods = methods
@@ -249,9 +262,13 @@ extension AuthorizationTable {
         }
 
         /// What `caller` gets for `method` on a route of this row touching `subject` (nil:
-        /// allowed): the admission first, then the method, then the right.
+        /// allowed): the admission first, then what an API key reaches (`keyRefusal`), then
+        /// the method, then the right.
         public func refusal(_ method: HTTPRequest.Method, caller: ServerUser?, subject: Subject?) -> Refusal? {
+            // A route that reads no token answers an API key as it answers anyone.
+            if caller?.apiKey != nil, apiKeys == .open { return refusal(method, caller: nil, subject: subject) }
             if let refused = admissionRefusal(caller: caller) { return refused }
+            if let refused = keyRefusal(caller: caller, subject: subject) { return refused }
             if method == .get, methods == .change || methods == .stateChanging { return .methodNotAllowed }
             if right == .nothingHere { return .notFound }
             if case .signedIn(let refusal) = right, caller == nil { return refusal }
@@ -263,18 +280,18 @@ extension AuthorizationTable {
                 return subject.isVisible(to: caller) ? nil : hidden
             case .changeable(let hidden):
                 guard subject.isVisible(to: caller) else { return hidden }
-                return subject.isManaged(by: caller) ? nil : .forbidden
+                return subject.isManaged(by: caller) && !keyChangesNothing(caller) ? nil : .forbidden
             case .editable(let hidden):
                 guard subject.isVisible(to: caller) else { return hidden }
                 return subject.access == "public" || subject.isManaged(by: caller) ? nil : .forbidden
             case .createsFor:
-                guard let caller else { return .forbidden }
+                guard let caller, !keyChangesNothing(caller) else { return .forbidden }
                 let named = caller.role == .editor && subject.owner.caseInsensitiveCompare(caller.name) == .orderedSame
                 return caller.role == .admin || named ? nil : .forbidden
             case .foldersOf(let hidden):
-                return subject.isManaged(by: caller) ? nil : hidden
+                return subject.isManaged(by: caller) && !keyChangesNothing(caller) ? nil : hidden
             case .owner(let refusal):
-                return subject.isManaged(by: caller) ? nil : refusal
+                return subject.isManaged(by: caller) && !keyChangesNothing(caller) ? nil : refusal
             }
         }
 

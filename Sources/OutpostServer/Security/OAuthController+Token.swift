@@ -40,16 +40,16 @@ extension OAuthController {
             }
             guard let user = try store.users.user(named: grant.user) else { throw OAuthRefusal.invalidGrant("The user signed in no longer exists") }
             let minutes = capped(grant.minutes)
-            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
             let refresh = try store.oauth.issueRefreshToken(
                 RefreshGrant(clientId: clientId, user: user.name, minutes: minutes), minutes: OAuthEndpoints.refreshMinutes)
+            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes, refreshToken: refresh.token)
             return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: refresh.token)
         case .refreshToken(let clientId, let token):
             _ = try knownClient(clientId)
             let grant = try refreshGrant(try store.oauth.useRefreshToken(token, clientId: clientId))
             guard let user = try store.users.user(named: grant.user) else { throw OAuthRefusal.invalidGrant("The user signed in no longer exists") }
             let minutes = capped(grant.minutes)
-            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
+            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes, refreshToken: token)
             return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: nil)
         case .exchangeRefreshToken(let clientId, let token):
             _ = try knownClient(clientId)
@@ -61,7 +61,7 @@ extension OAuthController {
                 throw OAuthRefusal.invalidGrant("The user signed in no longer exists")
             }
             let minutes = capped(grant.minutes)
-            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes)
+            let access = try store.oauth.issueAccessToken(for: user, clientId: clientId, minutes: minutes, refreshToken: successor)
             return tokenAnswer(access.token, minutes: minutes, user: user.name, refresh: successor)
         case .clientCredentials(let clientId, let secret):
             guard let app = try store.oauth.app(clientId: clientId), try store.oauth.verifyAppSecret(clientId: clientId, secret: secret) else {
@@ -70,8 +70,11 @@ extension OAuthController {
             guard let owner = try store.users.user(named: app.owner) else { throw OAuthRefusal.invalidClient("The app's owner is no longer a user") }
             // The app reads what its owner may read, and never edits: at most a viewer's role.
             let minutes = capped(minutes)
-            let access = try store.oauth.issueAccessToken(for: ServerUser(name: owner.name, role: .viewer), clientId: clientId, minutes: minutes)
+            let access = try store.oauth.issueAccessToken(
+                for: ServerUser(name: owner.name, role: .viewer), clientId: clientId, minutes: minutes, refreshToken: nil)
             return ["access_token": .string(access.token), "expires_in": .int(Int64(minutes) * 60), "token_type": "Bearer", "ssl": ssl]
+        case .apiToken(let clientId, let secret, let slot):
+            return try issueAPIToken(clientId: clientId, secret: secret, slot: slot)
         }
     }
 
@@ -107,10 +110,11 @@ extension OAuthController {
     }
 
     /// `oauth2/revokeToken`: `token` (access or refresh; a refresh token takes its family)
-    /// of `client_id`; `{"success":true}` whether or not it existed (RFC 7009, 2.2).
+    /// of `client_id`, or with `apiToken` the app's token of that slot (its secret required); `{"success":true}` whether or not it existed (RFC 7009, 2.2).
     func revokeToken(_ c: OutpostRequestContext) throws -> Response {
         let p = c.form.parameters
         guard let clientId = p.string("client_id"), try client(clientId) != nil else { throw OAuthRefusal.invalidClient() }
+        if let slot = p.string("apiToken") { return try revokeAPIToken(clientId: clientId, slot: slot, p) }
         guard let token = p.string("token"), token.utf8.count <= 256 else { throw OAuthRefusal.invalidRequest("token is required") }
         if try !store.oauth.revokeRefreshToken(token) { try store.oauth.revokeAccessToken(token) }
         return RESTResponse.json(["success": true], parameters: p)

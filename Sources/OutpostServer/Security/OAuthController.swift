@@ -45,8 +45,12 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
         let identified = Routes(context: OutpostRequestContext.self)
             .read("oauth2/signout", store: { request, c in try signOut(request, c) })
             .read("oauth2/apps/:clientId", store: { _, c in try app(c) })
+            .read("oauth2/validateApiKey", store: { _, c in try validateApiKey(c) })
         let editors = Routes(context: OutpostRequestContext.self)
             .change("oauth2/registerApp", store: { _, c in try registerApp(c) })
+            .change("oauth2/apps/:clientId/update", store: { _, c in try updateApp(c) })
+            .change("oauth2/apps/:clientId/resetApiKey", store: { _, c in try resetApiKey(c) })
+            .change("oauth2/apps/:clientId/unregister", store: { _, c in try unregister(c) })
         return (open, identified, editors)
     }
 
@@ -177,7 +181,7 @@ struct OAuthController<Backend: OutpostBackend>: Sendable {
         let minutes = capped(wanted)
         switch asked.responseType {
         case .token:
-            let issued = try store.oauth.issueAccessToken(for: user, clientId: asked.clientId, minutes: minutes)
+            let issued = try store.oauth.issueAccessToken(for: user, clientId: asked.clientId, minutes: minutes, refreshToken: nil)
             return OAuthRedirect.token(
                 issued.token, expiresInSeconds: Int64(minutes) * 60, user: user.name, ssl: origin.scheme == "https", for: asked,
                 approvalURL: approvalURL)

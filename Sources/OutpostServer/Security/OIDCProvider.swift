@@ -55,19 +55,18 @@ final class OIDCProvider: @unchecked Sendable {
         }
     }
 
-    /// The code exchanged at the token endpoint (client_secret_post, with PKCE's verifier):
-    /// the ID token it answers.
+    /// The code exchanged at the token endpoint (the secret as the provider takes it, with
+    /// PKCE's verifier): the ID token it answers.
     func exchange(code: String, redirectURI: String, verifier: String, metadata: OIDCProviderMetadata) async throws -> String {
         guard let url = URL(string: metadata.tokenEndpoint) else { throw Self.failure("The provider's token endpoint is not a URL") }
         var request = URLRequest(url: url, timeoutInterval: Self.timeout)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let fields = [
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirectURI), ("client_id", settings.clientId),
-            ("client_secret", settings.clientSecret), ("code_verifier", verifier),
-        ]
-        request.httpBody = Data(fields.map { "\($0.0)=\(FormURLEncoding.percentEncode($0.1))" }.joined(separator: "&").utf8)
+        let exchange = metadata.codeExchange(
+            code: code, redirectURI: redirectURI, verifier: verifier, clientId: settings.clientId, clientSecret: settings.clientSecret)
+        if let authorization = exchange.authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
+        request.httpBody = Data(exchange.form.utf8)
         let (status, body) = try await Self.fetch(request)
         let answer = try? JSONParser.parse(bytes: Array(body))
         guard (200..<300).contains(status) else {

@@ -57,7 +57,7 @@ extension SpatiaLiteOAuthGrants {
         if (row[4] as Int64) <= now { return .refused(.expired) }
         let family: String = row[0]
         if (row[5] as Int64?) != nil {
-            try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
+            try Self.revokeFamily(db, family)
             return .refused(.reused)
         }
         return .live(family: family, RefreshGrant(clientId: clientId, user: row[2], minutes: row[3]))
@@ -65,17 +65,25 @@ extension SpatiaLiteOAuthGrants {
 
     @discardableResult public func revokeRefreshToken(_ token: String) throws -> Bool {
         try pool.write { db in
-            try db.execute(
-                sql: """
-                    DELETE FROM outpost_oauth_refresh_tokens
-                    WHERE family = (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = ?)
-                    """, arguments: [Data(Credentials.tokenHash(token))])
-            return db.changesCount > 0
+            guard
+                let family = try String.fetchOne(
+                    db, sql: "SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = ?", arguments: [Data(Credentials.tokenHash(token))])
+            else { return false }
+            try Self.revokeFamily(db, family)
+            return true
         }
     }
 
-    public func issueAccessToken(for user: ServerUser, clientId: String, minutes: Int) throws -> (token: String, expires: Int64) {
-        try SpatiaLiteUserDirectory(database: database).issueToken(for: user, minutes: minutes, clientId: clientId)
+    /// A refresh token family goes with the access tokens issued from it, in the caller's write.
+    private static func revokeFamily(_ db: Database, _ family: String) throws {
+        try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
+        try db.execute(sql: "DELETE FROM outpost_tokens WHERE refresh_family = ?", arguments: [family])
+    }
+
+    public func issueAccessToken(
+        for user: ServerUser, clientId: String, minutes: Int, refreshToken: String?
+    ) throws -> (token: String, expires: Int64) {
+        try SpatiaLiteUserDirectory(database: database).issueToken(for: user, minutes: minutes, clientId: clientId, refreshToken: refreshToken)
     }
 
     @discardableResult public func revokeAccessToken(_ token: String) throws -> Bool {
@@ -87,10 +95,11 @@ extension SpatiaLiteOAuthGrants {
 
     /// With no client, every token of the user goes, `generateToken`'s too.
     public func signOut(user: String, clientId: String?) throws {
+        // API keys are not sessions: signing out leaves them (`revokeAPIKeyTokens` ends them).
         try pool.write { db in
-            for table in ["outpost_tokens", "outpost_oauth_refresh_tokens"] {
+            for (table, keys) in [("outpost_tokens", " AND api_slot IS NULL"), ("outpost_oauth_refresh_tokens", "")] {
                 try db.execute(
-                    sql: "DELETE FROM \(table) WHERE lower(user) = lower(?) AND (? IS NULL OR client_id = ?)",
+                    sql: "DELETE FROM \(table) WHERE lower(user) = lower(?) AND (? IS NULL OR client_id = ?)\(keys)",
                     arguments: [user, clientId, clientId])
             }
         }

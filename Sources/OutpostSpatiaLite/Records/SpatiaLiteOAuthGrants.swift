@@ -10,19 +10,22 @@ import OutpostSync
 public struct SpatiaLiteOAuthGrants: OAuthGrantStore, StoreRepository {
     public let database: StoreDatabase
 
-    public func registerApp(_ app: RegisteredApp, secret: String) throws {
+    public func registerApp(_ app: RegisteredApp, secret: String, sealedSecret: String?) throws {
         let uris = try Self.json(app.redirectURIs)
+        let (privileges, referrers) = (try Self.json(app.privileges), try Self.json(app.httpReferrers))
         try pool.write { db in
             let taken = try Bool.fetchOne(
                 db, sql: "SELECT count(*) > 0 FROM outpost_oauth_apps WHERE item_id = ? OR client_id = ?", arguments: [app.itemId, app.clientId])
             guard taken != true else { throw PortalFailure.invalid("Item \(app.itemId) is registered as an app already.") }
             try db.execute(
                 sql: """
-                    INSERT INTO outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO outpost_oauth_apps(client_id, item_id, owner, app_type, redirect_uris, secret_hash, registered, modified,
+                        privileges, http_referrers, secret_sealed, token1_expires_at, token2_expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     app.clientId, app.itemId, app.owner, app.appType, uris, Data(Credentials.tokenHash(secret)), app.registered, app.modified,
+                    privileges, referrers, sealedSecret, app.apiTokenExpirations.first ?? nil, app.apiTokenExpirations.dropFirst().first ?? nil,
                 ])
         }
     }
@@ -107,23 +110,22 @@ public struct SpatiaLiteOAuthGrants: OAuthGrantStore, StoreRepository {
     }
 
     static func app(_ db: Database, where condition: String, _ value: String) throws -> RegisteredApp? {
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT client_id, item_id, owner, app_type, redirect_uris, registered, modified FROM outpost_oauth_apps WHERE \(condition)
-                    """, arguments: [value])
-        else { return nil }
-        return RegisteredApp(
-            clientId: row[0], itemId: row[1], owner: row[2], appType: row[3], redirectURIs: try uris(row[4]), registered: row[5],
-            modified: row[6])
+        try Row.fetchOne(db, sql: "\(appColumns) WHERE \(condition)", arguments: [value]).map(app)
     }
 
-    static func json(_ uris: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(uris), as: UTF8.self)
+    static let appColumns = """
+        SELECT client_id, item_id, owner, app_type, redirect_uris, registered, modified, privileges, http_referrers, token1_expires_at,
+            token2_expires_at
+        FROM outpost_oauth_apps
+        """
+
+    /// An app as `appColumns` reads it.
+    static func app(_ row: Row) throws -> RegisteredApp {
+        RegisteredApp(
+            clientId: row[0], itemId: row[1], owner: row[2], appType: row[3], redirectURIs: try APIKeyScope.list(stored: row[4]),
+            registered: row[5], modified: row[6], privileges: try APIKeyScope.list(stored: row[7]),
+            httpReferrers: try APIKeyScope.list(stored: row[8]), apiTokenExpirations: [row[9], row[10]])
     }
 
-    static func uris(_ text: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(text.utf8))
-    }
+    static func json(_ list: [String]) throws -> String { try APIKeyScope.json(list) }
 }

@@ -59,24 +59,33 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
 
     /// A new token for `user`, valid for `minutes`.
     public func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64) {
-        try issueToken(for: user, minutes: minutes, clientId: nil)
+        try issueToken(for: user, minutes: minutes, clientId: nil, refreshToken: nil)
     }
 
     /// A new token for `user` carrying at most `user.role`, of an OAuth client or of none
-    /// (`generateToken`'s): one table, one check (`check(token:)`).
-    func issueToken(for user: ServerUser, minutes: Int, clientId: String?) throws -> (token: String, expires: Int64) {
+    /// (`generateToken`'s): one table, one check (`check(token:)`). With `refreshToken`, it
+    /// joins that token's family (revoking the family ends it).
+    func issueToken(for user: ServerUser, minutes: Int, clientId: String?, refreshToken: String?) throws -> (token: String, expires: Int64) {
         let token = Credentials.newToken()
         let now = clock.milliseconds()
         let expires = now + Int64(minutes) * 60_000
         try pool.write { db in
             try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
             try db.execute(
-                sql: "INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [Data(Credentials.tokenHash(token)), user.name, expires, now, clientId, user.role.rawValue])
+                sql: """
+                    INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role, refresh_family)
+                    VALUES (?, ?, ?, ?, ?, ?, (SELECT family FROM outpost_oauth_refresh_tokens WHERE token_hash = ?))
+                    """,
+                arguments: [
+                    Data(Credentials.tokenHash(token)), user.name, expires, now, clientId, user.role.rawValue,
+                    refreshToken.map { Data(Credentials.tokenHash($0)) },
+                ])
         }
         return (token, expires)
     }
 
+    /// One query: the token, its user and, for an API key's, its app (the key's owner's still),
+    /// whose privileges are read now.
     public func check(token: String) throws -> TokenCheck {
         let now = clock.milliseconds()
         return try pool.read { db in
@@ -84,15 +93,21 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT t.expires_at, u.name, u.role, t.role FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
+                        SELECT t.expires_at, u.name, u.role, t.role, t.api_slot, a.client_id, a.item_id, a.privileges, a.http_referrers
+                        FROM outpost_tokens t JOIN outpost_users u ON lower(u.name) = lower(t.user)
+                        LEFT JOIN outpost_oauth_apps a ON t.api_slot IS NOT NULL AND a.client_id = t.client_id AND lower(a.owner) = lower(t.user)
                         WHERE t.token_hash = ?
                         """, arguments: [Data(Credentials.tokenHash(token))])
             else { return .unknown }
+            let slot: Int? = row[4]
+            if slot != nil, (row[5] as String?) == nil { return .unknown }
             if (row[0] as Int64) <= now { return .expired }
             // The lower of the user's role now and the most the token may carry.
             let role = Credentials.effectiveRole(
                 user: UserRole(rawValue: row[2]) ?? .viewer, token: (row[3] as String?).flatMap(UserRole.init(rawValue:)))
-            return .valid(ServerUser(name: row[1], role: role))
+            guard let slot else { return .valid(ServerUser(name: row[1], role: role)) }
+            let scope = try APIKeyScope(clientId: row[5], itemId: row[6], slot: slot, storedPrivileges: row[7], storedHTTPReferrers: row[8])
+            return .valid(scope.user(named: row[1], role: role))
         }
     }
 }
