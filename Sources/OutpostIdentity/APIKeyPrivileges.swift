@@ -1,4 +1,5 @@
 import Foundation
+import OutpostStorage
 import OutpostWire
 
 /// The `privileges` of a registered app's API keys (`registerApp`, `oauth2/apps/<id>/update`),
@@ -9,7 +10,7 @@ public enum APIKeyPrivileges {
     public static let maximumCount = 64
     public static let maximumBytes = 200
     /// The prefix of a privilege naming one item the key reaches.
-    public static let itemPrefix = "portal:app:access:item:"
+    public static let itemPrefix = APIKeyScope.itemPrivilegePrefix
 
     /// A JSON array of privileges, duplicates dropped, in order; nil when `text` is nil.
     public static func parse(_ text: String?, parameter: String = "privileges") throws(ArcGISError) -> [String]? {
@@ -49,7 +50,11 @@ public enum APIKeyPrivileges {
         else { return false }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count >= 3, parts.allSatisfy({ !$0.isEmpty }) else { return false }
-        if text.hasPrefix(itemPrefix) { return parts.count == 5 }
+        // An item privilege exactly as the scope reads it: another spelling (`PORTAL:APP:…`, an
+        // id in capitals) would be kept, name no item, and widen the key to its owner's items.
+        if text.lowercased().hasPrefix(itemPrefix) {
+            return text.hasPrefix(itemPrefix) && parts.count == 5 && PortalNames.isValidId(String(parts[4]))
+        }
         return true
     }
 

@@ -6,7 +6,7 @@ import OutpostWire
 /// drift from it). Their ids are stable: derived from the service's name.
 public enum ServiceItems {
     /// Who owns the service items: the server itself, as `esri` owns Living Atlas content.
-    public static let owner = "outpost"
+    public static let owner = PortalNames.serverOwner
 
     /// Items for every service of `catalog`, with URLs below `server` (`https://host:port`).
     /// They are public without token security and shared with the organisation with it, as

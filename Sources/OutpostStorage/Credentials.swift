@@ -12,6 +12,7 @@ public enum Credentials {
         }
         // Paths take a user's name or id (32 hex digits): a name like an id would be ambiguous.
         guard !PortalNames.isValidId(name.lowercased()) else { throw UserFailure.nameLikeAnId(name) }
+        guard name.lowercased() != PortalNames.serverOwner else { throw UserFailure.reservedName(name) }
         guard password.count >= 8 else { throw UserFailure.weakPassword }
     }
 

@@ -87,6 +87,9 @@ public struct APIKeySlot: Sendable, Equatable {
         self.slot = slot
         self.expires = expires
     }
+
+    /// The slot kept with an app token (`issueAppToken`): scoped like a key, not a key's slot.
+    public static let appToken = 3
 }
 
 /// What presenting a refresh token came to.
@@ -142,9 +145,15 @@ public protocol OAuthGrantStore: Sendable {
     /// owner with the app's `APIKeyScope` (privileges read at each check; unknown once the app
     /// is removed).
     func issueAPIKeyToken(_ token: String, clientId: String, slot: Int, user: String, expires: Int64, sealed: String?) throws
-    /// Ends the token of `slot` (every slot's when nil); whether one was live.
+    /// A new app token (`client_credentials` without `apiToken`) of the app, naming its owner
+    /// `user`, valid for `minutes`: kept with slot 3, so `UserDirectory.check(token:)` answers
+    /// it with the app's `APIKeyScope` (`slot` 3) like a key, and at most a viewer. Not a key
+    /// slot: many live at once, `apiKeySlots` and `sealedAPIKey` ignore them, signing out leaves
+    /// them; they end with the app, `revokeAPIKeyTokens(slot: nil)`, their owner, or revoked.
+    func issueAppToken(clientId: String, user: String, minutes: Int) throws -> (token: String, expires: Int64)
+    /// Ends the token of `slot` (every slot's, app tokens' too, when nil); whether one was live.
     @discardableResult func revokeAPIKeyTokens(clientId: String, slot: Int?) throws -> Bool
-    /// The app's live API key tokens, by slot.
+    /// The app's live API key tokens, by slot (0, 1, 2; never its app tokens).
     func apiKeySlots(clientId: String) throws -> [APIKeySlot]
     /// The sealed `apiKey` (slot 0) while it is live.
     func sealedAPIKey(clientId: String) throws -> String?

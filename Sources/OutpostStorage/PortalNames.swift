@@ -1,5 +1,9 @@
 /// Names and ids of the portal's things.
 public enum PortalNames {
+    /// The server's own name: it owns the services' portal items (`ServiceItems.owner`), so no
+    /// user may take it (an API key naming no item reaches its owner's own items).
+    public static let serverOwner = "outpost"
+
     /// A new item or folder id: 32 lowercase hexadecimal digits, as ArcGIS portals make them.
     public static func newId() -> String {
         var generator = SystemRandomNumberGenerator()

@@ -46,6 +46,8 @@ public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConverti
     case invalidName(String)
     /// 32 hexadecimal digits: what a user's id looks like (docs/portal.md, "Users").
     case nameLikeAnId(String)
+    /// The server's own name (`PortalNames.serverOwner`), which owns the services' items.
+    case reservedName(String)
     case weakPassword
     case exists(String)
     case notFound(String)
@@ -55,6 +57,7 @@ public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConverti
         case .invalidName(let name): "'\(name)' is not a valid user name (letters, digits, '_', '.', '-', 1 to 64)"
         case .nameLikeAnId(let name):
             "'\(name)' cannot be a user name: user ids are 32 hexadecimal digits, and a name like one would be taken for a user's id"
+        case .reservedName(let name): "'\(name)' cannot be a user name: it is the server's own, which owns the services' items"
         case .weakPassword: "passwords have at least 8 characters"
         case .exists(let name): "user \(name) exists already"
         case .notFound(let name): "no user \(name)"

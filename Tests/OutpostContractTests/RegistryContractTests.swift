@@ -113,12 +113,12 @@ import Testing
     func resultFilesBelongToWhoeverRecordedThemUntilForgotten(_ backend: RecordsContractBackend) throws {
         let store = try backend.open(ManualClock()).records
         #expect(try store.resultFiles.resultFileOwner("unknown.json") == "")
-        try store.resultFiles.recordResultFile("a.json", owner: "ada")
+        try store.resultFiles.recordResultFile("a.json", owner: "ada", service: nil)
         #expect(try store.resultFiles.resultFileOwner("a.json") == "ada")
         try store.resultFiles.forgetResultFiles(["a.json"])
         #expect(try store.resultFiles.resultFileOwner("a.json") == "")
-        try store.resultFiles.recordResultFile("b.json", owner: "")
-        try store.resultFiles.recordResultFile("b.json", owner: "grace")
+        try store.resultFiles.recordResultFile("b.json", owner: "", service: nil)
+        try store.resultFiles.recordResultFile("b.json", owner: "grace", service: nil)
         #expect(try store.resultFiles.resultFileOwner("b.json") == "grace")
     }
 

@@ -7,14 +7,18 @@ import Testing
 @Suite struct APIKeyRulesTests {
     @Test func privilegesAreAJSONArrayOfWellFormedNames() throws {
         let parsed = try APIKeyPrivileges.parse(
-            #"["premium:user:geocode","portal:app:access:item:abc123","features:user:edit","features:user:edit"]"#)
-        #expect(parsed == ["premium:user:geocode", "portal:app:access:item:abc123", "features:user:edit"])
+            #"["premium:user:geocode","portal:app:access:item:0123456789abcdef0123456789abcdef","features:user:edit","features:user:edit"]"#)
+        #expect(parsed == ["premium:user:geocode", "portal:app:access:item:0123456789abcdef0123456789abcdef", "features:user:edit"])
         #expect(try APIKeyPrivileges.parse(nil) == nil && APIKeyPrivileges.parse("[]") == [])
-        #expect(APIKeyPrivileges.itemIds(parsed ?? []) == ["abc123"])
+        #expect(APIKeyPrivileges.itemIds(parsed ?? []) == ["0123456789abcdef0123456789abcdef"])
         for bad in [
             "premium:user:geocode", #"{"a":1}"#, #"["geocode"]"#, #"["premium:geocode"]"#, #"["premium::geocode"]"#, #"["premium:user:geo code"]"#,
             #"["premium:user:geo/code"]"#, #"["portal:app:access:item:"]"#, #"["portal:app:access:item:a:b"]"#, #"[1]"#,
             "[\"a:b:\(String(repeating: "c", count: 200))\"]",
+            // An item privilege spelt otherwise would name no item and widen the key: refused.
+            #"["PORTAL:APP:ACCESS:ITEM:0123456789abcdef0123456789abcdef"]"#, #"["Portal:app:access:item:0123456789abcdef0123456789abcdef"]"#,
+            #"["portal:app:access:item:0123456789ABCDEF0123456789ABCDEF"]"#,
+            #"["portal:app:access:item:abc123"]"#,
             "[" + (0...64).map { "\"a:b:c\($0)\"" }.joined(separator: ",") + "]",
         ] {
             #expect(throws: ArcGISError.self, "\(bad.prefix(60))") { try APIKeyPrivileges.parse(bad) }
@@ -58,10 +62,10 @@ import Testing
     @Test func registrationTakesAPIKeysPrivilegesAndReferrers() throws {
         let asked = try AppRegistration.parse(
             RequestParameters([
-                ("itemId", "abc"), ("appType", "apikey"), ("privileges", #"["portal:app:access:item:def"]"#),
+                ("itemId", "abc"), ("appType", "apikey"), ("privileges", #"["portal:app:access:item:fedcba9876543210fedcba9876543210"]"#),
                 ("httpReferrers", #"["https://*.foo.com/*","http://bar.example/app/"]"#),
             ]))
-        #expect(asked.appType == "apikey" && asked.privileges == ["portal:app:access:item:def"])
+        #expect(asked.appType == "apikey" && asked.privileges == ["portal:app:access:item:fedcba9876543210fedcba9876543210"])
         #expect(asked.httpReferrers == ["https://*.foo.com/*", "http://bar.example/app/"] && asked.redirectURIs.isEmpty)
         for bad in [
             #"["ftp://foo.com"]"#, #"["foo.com"]"#, #"["https://"]"#, #"["https://a b.com"]"#, #"["https://foo.com/#x"]"#, #"["https://u@foo.com"]"#,

@@ -37,6 +37,7 @@ import Testing
         ("Ada Lovelace", "Ada_Lovelace"), ("adà", "ad_"), ("a/b\\c", "a_b_c"), ("日本語", "___"), ("..", "__"), (".", "_"),
         ("a.b-c_d", "a.b-c_d"), ("0123456789abcdef0123456789ABCDEF", "0123456789abcdef0123456789ABCDEF_"),
         (String(repeating: "x", count: 100), String(repeating: "x", count: 64)), ("👩‍💻x", "_x"),
+        ("OutPost", "OutPost_"),
     ])
     func namesAreMadeValidUserNames(from: String, expected: String) throws {
         let name = try Self.user(["preferred_username": .string(from)]).name

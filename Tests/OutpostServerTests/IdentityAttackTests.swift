@@ -130,6 +130,14 @@ import Testing
         for name in [String(adaId.dropLast()), adaId + "0", "g" + adaId.dropFirst()] {
             try store.users.addUser(name, role: .viewer, password: "viewer-password", rounds: 1000)
         }
+        // The server's own name owns every service's item: an API key of a user so named that
+        // names no item would reach every service.
+        for name in ["outpost", "OutPost"] {
+            #expect(throws: UserFailure.reservedName(name)) {
+                try store.users.addUser(name, role: .editor, password: "mallory-password", rounds: 1000)
+            }
+        }
+        try store.users.addUser("outposts", role: .viewer, password: "viewer-password", rounds: 1000)
     }
 
     /// The other half of the fix above: a user added before names like ids were refused (here

@@ -337,7 +337,7 @@ func path(of url: String) -> String {
         let name = ResultFiles.newName(extension: "json")
         _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
         try files.publish(name)
-        try store.resultFiles.recordResultFile(name, owner: "ada")
+        try store.resultFiles.recordResultFile(name, owner: "ada", service: nil)
         let sweeper = ResultFileSweeper(
             files: files, store: store, interval: .milliseconds(20), logger: Logger(label: "test"))
         let group = ServiceGroup(services: [sweeper], logger: Logger(label: "test"))
@@ -365,7 +365,7 @@ func path(of url: String) -> String {
                 resultQuotaBytes: 0, logger: .outpostDefault)
             let name = ResultFiles.newName(extension: "json")
             _ = FileManager.default.createFile(atPath: try files.temporaryPath(for: name), contents: Data("{}".utf8))
-            try store.resultFiles.recordResultFile(name, owner: "eve")
+            try store.resultFiles.recordResultFile(name, owner: "eve", service: nil)
             try files.publish(name)
             #expect(try store.resultFiles.resultFileOwner(name) == "eve")
             try await Task.sleep(for: .milliseconds(20))

@@ -33,6 +33,7 @@ import Testing
             }
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN client_id")
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN role")
+            try db.execute(sql: "ALTER TABLE outpost_result_file_owners DROP COLUMN service")
             for identifier in addedSinceTheLastRelease {
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [identifier])
             }

@@ -36,11 +36,11 @@ public struct OIDCUserMapping: Sendable, Equatable {
 
     /// `text` as `Credentials.check` takes a name: ASCII letters, digits, '_', '.', '-' (each
     /// other character becomes '_'), at most 64 characters, never 32 hex digits (an id's form:
-    /// '_' is appended) nor only dots (a path's `.` and `..`: they become '_').
+    /// '_' is appended), nor the server's own name (`outpost`: '_' appended), nor only dots (a path's `.` and `..`: they become '_').
     public static func userName(from text: String) -> String {
         var name = String(text.prefix(64).map { $0.isASCII && ($0.isLetter || $0.isNumber || "_.-".contains($0)) ? $0 : "_" })
         if name.isEmpty || name.allSatisfy({ $0 == "." }) { name = String(repeating: "_", count: max(1, name.count)) }
-        if PortalNames.isValidId(name.lowercased()) { name += "_" }
+        if PortalNames.isValidId(name.lowercased()) || name.lowercased() == PortalNames.serverOwner { name += "_" }
         return name
     }
 

@@ -46,11 +46,27 @@ extension PostgresOAuthGrants {
             SELECT \(Credentials.tokenHash(token)), \(user)::text, \(expires)::bigint, \(now)::bigint, client_id, \(slot)::integer,
                 \(kept)::text
             FROM outpost_oauth_apps WHERE client_id = \(clientId)
-            ON CONFLICT (client_id, api_slot) WHERE api_slot IS NOT NULL DO UPDATE SET
+            ON CONFLICT (client_id, api_slot) WHERE api_slot IN (0, 1, 2) DO UPDATE SET
                 token_hash = excluded.token_hash, user_name = excluded.user_name, expires_at = excluded.expires_at,
                 created_at = excluded.created_at, api_key_sealed = excluded.api_key_sealed, role = NULL, refresh_family = NULL
             """)
         guard issued.affectedRows > 0 else { throw PortalFailure.invalid("No app has the client id \(clientId).") }
+    }
+
+    /// Only while the app exists; at most a viewer's role, whatever the app's privileges.
+    public func issueAppToken(clientId: String, user: String, minutes: Int) throws -> (token: String, expires: Int64) {
+        let token = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        let issued = try pool.query(
+            """
+            INSERT INTO outpost_tokens(token_hash, user_name, expires_at, created_at, client_id, role, api_slot)
+            SELECT \(Credentials.tokenHash(token)), \(user)::text, \(expires)::bigint, \(now)::bigint, client_id, \(UserRole.viewer.rawValue)::text,
+                \(APIKeySlot.appToken)::integer
+            FROM outpost_oauth_apps WHERE client_id = \(clientId)
+            """)
+        guard issued.affectedRows > 0 else { throw PortalFailure.invalid("No app has the client id \(clientId).") }
+        return (token, expires)
     }
 
     @discardableResult public func revokeAPIKeyTokens(clientId: String, slot: Int?) throws -> Bool {
@@ -68,7 +84,7 @@ extension PostgresOAuthGrants {
         try pool.query(
             """
             SELECT api_slot, expires_at FROM outpost_tokens
-            WHERE client_id = \(clientId) AND api_slot IS NOT NULL AND expires_at > \(clock.milliseconds()) ORDER BY api_slot
+            WHERE client_id = \(clientId) AND api_slot IN (0, 1, 2) AND expires_at > \(clock.milliseconds()) ORDER BY api_slot
             """
         ).rows.map { APIKeySlot(slot: try $0.required(0, $0.int), expires: try $0.required(1, $0.int64)) }
     }

@@ -6,11 +6,11 @@ public struct PostgresResultFiles: ResultFileRegistry {
     let pool: PostgresPool
     let clock: any WallClock
 
-    public func recordResultFile(_ name: String, owner: String) throws {
+    public func recordResultFile(_ name: String, owner: String, service: String?) throws {
         try pool.query(
             """
-            INSERT INTO outpost_result_file_owners(name, owner, created_at) VALUES (\(name), \(owner), \(clock.milliseconds()))
-            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, created_at = excluded.created_at
+            INSERT INTO outpost_result_file_owners(name, owner, service, created_at) VALUES (\(name), \(owner), \(service)::text, \(clock.milliseconds()))
+            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, service = excluded.service, created_at = excluded.created_at
             """)
     }
 
@@ -25,5 +25,9 @@ public struct PostgresResultFiles: ResultFileRegistry {
 
     public func resultFileOwner(_ name: String) throws -> String {
         try pool.query("SELECT owner FROM outpost_result_file_owners WHERE name = \(name)").first?.string(0) ?? ""
+    }
+
+    public func resultFileService(_ name: String) throws -> String? {
+        try pool.query("SELECT service FROM outpost_result_file_owners WHERE name = \(name)").first?.string(0)
     }
 }

@@ -49,7 +49,9 @@ extension PostgresMigrations {
     /// referrers), its secret sealed so its owner reads it again, the expiration dates of its
     /// `apiToken` slots. A key's token is a user directory token of the app's client with its
     /// slot (one live per slot), the `apiKey` (slot 0) sealed. An access token names the
-    /// refresh token family it came with, so revoking the family ends it.
+    /// refresh token family it came with, so revoking the family ends it. Slot 3 marks an app
+    /// token (`client_credentials`: scoped like the keys, many live at once, so not unique). A
+    /// result file keeps the service it was made for (null: made before, owner alone).
     static let apiKeys = PostgresMigration(
         version: 13, name: "API keys",
         statements: [
@@ -58,10 +60,11 @@ extension PostgresMigrations {
             "ALTER TABLE outpost_oauth_apps ADD COLUMN secret_sealed text",
             "ALTER TABLE outpost_oauth_apps ADD COLUMN token1_expires_at bigint",
             "ALTER TABLE outpost_oauth_apps ADD COLUMN token2_expires_at bigint",
-            "ALTER TABLE outpost_tokens ADD COLUMN api_slot integer CHECK (api_slot IN (0, 1, 2))",
+            "ALTER TABLE outpost_tokens ADD COLUMN api_slot integer CHECK (api_slot IN (0, 1, 2, 3))",
             "ALTER TABLE outpost_tokens ADD COLUMN api_key_sealed text",
             "ALTER TABLE outpost_tokens ADD COLUMN refresh_family text",
-            "CREATE UNIQUE INDEX outpost_tokens_api_slot ON outpost_tokens (client_id, api_slot) WHERE api_slot IS NOT NULL",
+            "CREATE UNIQUE INDEX outpost_tokens_api_slot ON outpost_tokens (client_id, api_slot) WHERE api_slot IN (0, 1, 2)",
             "CREATE INDEX outpost_tokens_refresh_family ON outpost_tokens (refresh_family) WHERE refresh_family IS NOT NULL",
+            "ALTER TABLE outpost_result_file_owners ADD COLUMN service text",
         ])
 }

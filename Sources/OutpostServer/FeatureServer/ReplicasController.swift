@@ -99,8 +99,9 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
     /// The result file the path names and its published copy, if the caller may have it.
     private func resultFilePath(_ context: OutpostRequestContext) throws -> (name: String, path: String) {
         let serviceName = try store.service(named: try context.serviceName()).definition.name
+        // Only below the service it was made for: a key reaching this service reaches its files alone.
         guard let name = context.parameters.get("file"), ResultFiles.isValidName(name),
-            context.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(name)),
+            let owner = try store.resultFiles.resultFileOwner(name, under: serviceName), context.mayManage(replicaOwner: owner),
             let path = files.open(name)
         else {
             throw ArcGISError(

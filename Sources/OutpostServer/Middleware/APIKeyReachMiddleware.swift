@@ -45,7 +45,6 @@ struct APIKeyReachMiddleware: RouterMiddleware {
             guard let item = try Self.serviceItem(request.uri.path, context: context),
                 PortalCaller.user(user).maySee(Self.serviceItem(id: item, requireAuth: requireAuth))
             else { throw Self.denied }
-            if user.role < .editor, Self.sendsEdits(request.uri.path, context.form.parameters) { throw Self.denied }
         }
         return try await next(request, context)
     }
@@ -67,16 +66,5 @@ struct APIKeyReachMiddleware: RouterMiddleware {
     /// A service's item as `ServiceItems` makes it, for the sharing rule.
     static func serviceItem(id: String, requireAuth: Bool) -> PortalItem {
         PortalItem(id: id, owner: ServiceItems.owner, title: "", type: "Feature Service", access: requireAuth ? .org : .public, created: 0)
-    }
-
-    /// Whether a sync sends edits up: a key without an edit privilege only downloads (its
-    /// replica may be bidirectional, made while it could edit).
-    static func sendsEdits(_ path: String, _ p: RequestParameters) -> Bool {
-        guard path.hasSuffix("/synchronizeReplica") else { return false }
-        if p.string("editsUploadID") != nil { return true }
-        guard let text = p.string("edits"), let json = try? JSONParser.parse(text),
-            let edits = try? SynchronizeReplicaRequest.parseEdits(json, parameter: "edits")
-        else { return p.string("edits") != nil }
-        return edits.contains { !$0.adds.isEmpty || !$0.updates.isEmpty || !$0.deletes.isEmpty || !($0.attachments?.isEmpty ?? true) }
     }
 }

@@ -33,7 +33,9 @@ extension PortalController {
             else { throw refused("no export output at \(url.path).") }
             (file, name) = (result, parts[5])
         } else if parts.count >= 6, parts.starts(with: ["arcgis", "rest", "services"]), parts[parts.count - 2] == "replicafiles",
-            ResultFiles.isValidName(parts[parts.count - 1]), c.mayManage(replicaOwner: try store.resultFiles.resultFileOwner(parts[parts.count - 1]))
+            ResultFiles.isValidName(parts[parts.count - 1]),
+            let owner = try store.resultFiles.resultFileOwner(parts[parts.count - 1], under: parts[3..<(parts.count - 2)].joined(separator: "/")),
+            c.mayManage(replicaOwner: owner)
         {
             (file, name) = (parts[parts.count - 1], parts[parts.count - 1])
         } else {

@@ -68,10 +68,10 @@ extension OAuthController {
                 throw OAuthRefusal.invalidClient("Invalid client_id or client_secret")
             }
             guard let owner = try store.users.user(named: app.owner) else { throw OAuthRefusal.invalidClient("The app's owner is no longer a user") }
-            // The app reads what its owner may read, and never edits: at most a viewer's role.
+            // An app token: scoped by the app's privileges and referrers like its keys, and
+            // never editing (at most a viewer's role); each call a new one, others stay live.
             let minutes = capped(minutes)
-            let access = try store.oauth.issueAccessToken(
-                for: ServerUser(name: owner.name, role: .viewer), clientId: clientId, minutes: minutes, refreshToken: nil)
+            let access = try store.oauth.issueAppToken(clientId: app.clientId, user: owner.name, minutes: minutes)
             return ["access_token": .string(access.token), "expires_in": .int(Int64(minutes) * 60), "token_type": "Bearer", "ssl": ssl]
         case .apiToken(let clientId, let secret, let slot):
             return try issueAPIToken(clientId: clientId, secret: secret, slot: slot)
@@ -116,6 +116,13 @@ extension OAuthController {
         guard let clientId = p.string("client_id"), try client(clientId) != nil else { throw OAuthRefusal.invalidClient() }
         if let slot = p.string("apiToken") { return try revokeAPIToken(clientId: clientId, slot: slot, p) }
         guard let token = p.string("token"), token.utf8.count <= 256 else { throw OAuthRefusal.invalidRequest("token is required") }
+        // An app's token (an API key's) sits in pages anyone reads: holding it is no right to
+        // end it. Only its app does, with its secret (RFC 7009, 2.1: the client it was issued to).
+        if case .valid(let holder) = try store.users.check(token: token), let scope = holder.apiKey {
+            guard clientId == scope.clientId, let secret = p.string("client_secret"), secret.utf8.count <= 256,
+                try store.oauth.verifyAppSecret(clientId: clientId, secret: secret)
+            else { throw OAuthRefusal.invalidClient("An app's token ends only with its app's client_id and client_secret") }
+        }
         if try !store.oauth.revokeRefreshToken(token) { try store.oauth.revokeAccessToken(token) }
         return RESTResponse.json(["success": true], parameters: p)
     }

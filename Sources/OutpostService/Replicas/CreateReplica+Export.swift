@@ -43,7 +43,7 @@ extension CreateReplica {
             if definition.name != plan.definition.name, plan.dataFormat == .sqlite {
                 try ReplicaFile.setReplicaName(definition.name, in: try files.temporaryPath(for: name))
             }
-            try backend.resultFiles.recordResultFile(name, owner: plan.definition.owner)
+            try backend.resultFiles.recordResultFile(name, owner: plan.definition.owner, service: plan.definition.serviceName)
             try files.publish(name)
             return (definition, name)
         } catch {

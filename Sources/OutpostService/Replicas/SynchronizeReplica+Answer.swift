@@ -62,7 +62,7 @@ extension SynchronizeReplica {
             do {
                 summary = try answer(upload, to: try files.temporaryPath(for: name), serviceURL: serviceURL)
                 if summary.responseType != .noEdits || keepEmpty {
-                    try backend.resultFiles.recordResultFile(name, owner: plan.replica.owner)
+                    try backend.resultFiles.recordResultFile(name, owner: plan.replica.owner, service: plan.replica.serviceName)
                     try files.publish(name)
                     fileName = name
                 } else {

@@ -40,6 +40,14 @@ extension SynchronizeReplica {
         try self.init(
             backend: backend, request: request, replica: replica, service: service, edits: edits, editBytes: editBytes, limits: limits,
             editor: editor)
+        // Planned first (a download-only replica's edits are refused as such); then a viewer
+        // syncs down only, even a replica made while they could edit: a demoted user,
+        // an API key without an edit privilege (docs/identity.md, "API keys: what a key reaches").
+        if let user = caller.user, user.role < .editor, (edits ?? []).contains(where: { $0.count > 0 || $0.attachments?.isEmpty == false }) {
+            var refusal = ArcGISError.forbidden
+            refusal.details = ["A viewer's sync sends no edits: sync with syncDirection=download."]
+            throw refusal
+        }
     }
 
     /// What identifies an upload for retries: the replica, each layer's generation and

@@ -32,7 +32,8 @@ extension ExportTiles {
             }
             progress(JobProgress(done: plan.tileCount, total: plan.tileCount))
             try files.publish(name)
-            try backend.resultFiles.recordResultFile(name, owner: owner)
+            // Served at `arcgisoutput` by its job; no feature service's `replicafiles` path matches this key.
+            try backend.resultFiles.recordResultFile(name, owner: owner, service: "\(set.kind.serviceKind):\(set.name)")
         } catch {
             files.discard(name)
             throw error

@@ -53,7 +53,9 @@ extension SpatiaLiteBackend {
             // its owner reads it again, the expiration dates of its `apiToken` slots. A key's
             // token is a user directory token of the app's client with its slot (one live per
             // slot), the `apiKey` (slot 0) sealed. An access token names the refresh token
-            // family it came with, so revoking the family ends it.
+            // family it came with, so revoking the family ends it. Slot 3 marks an app token
+            // (`client_credentials`: scoped like the keys, many live at once, so not unique). A
+            // result file keeps the service it was made for (nil: made before, owner alone).
             try db.execute(
                 sql: """
                     ALTER TABLE outpost_oauth_apps ADD COLUMN privileges TEXT NOT NULL DEFAULT '[]';
@@ -61,11 +63,12 @@ extension SpatiaLiteBackend {
                     ALTER TABLE outpost_oauth_apps ADD COLUMN secret_sealed TEXT;
                     ALTER TABLE outpost_oauth_apps ADD COLUMN token1_expires_at INTEGER;
                     ALTER TABLE outpost_oauth_apps ADD COLUMN token2_expires_at INTEGER;
-                    ALTER TABLE outpost_tokens ADD COLUMN api_slot INTEGER CHECK (api_slot IN (0, 1, 2));
+                    ALTER TABLE outpost_tokens ADD COLUMN api_slot INTEGER CHECK (api_slot IN (0, 1, 2, 3));
                     ALTER TABLE outpost_tokens ADD COLUMN api_key_sealed TEXT;
                     ALTER TABLE outpost_tokens ADD COLUMN refresh_family TEXT;
-                    CREATE UNIQUE INDEX outpost_tokens_api_slot ON outpost_tokens(client_id, api_slot) WHERE api_slot IS NOT NULL;
+                    CREATE UNIQUE INDEX outpost_tokens_api_slot ON outpost_tokens(client_id, api_slot) WHERE api_slot IN (0, 1, 2);
                     CREATE INDEX outpost_tokens_refresh_family ON outpost_tokens(refresh_family) WHERE refresh_family IS NOT NULL;
+                    ALTER TABLE outpost_result_file_owners ADD COLUMN service TEXT;
                     """)
         }
     }

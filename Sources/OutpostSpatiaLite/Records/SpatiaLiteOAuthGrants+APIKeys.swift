@@ -63,6 +63,24 @@ extension SpatiaLiteOAuthGrants {
         }
     }
 
+    /// Only while the app exists; at most a viewer's role, whatever the app's privileges.
+    public func issueAppToken(clientId: String, user: String, minutes: Int) throws -> (token: String, expires: Int64) {
+        let token = Credentials.newToken()
+        let now = clock.milliseconds()
+        let expires = now + Int64(minutes) * 60_000
+        try pool.write { db in
+            try db.execute(sql: "DELETE FROM outpost_tokens WHERE expires_at <= ?", arguments: [now])
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_tokens(token_hash, user, expires_at, created_at, client_id, role, api_slot)
+                    SELECT ?, ?, ?, ?, client_id, ?, ? FROM outpost_oauth_apps WHERE client_id = ?
+                    """,
+                arguments: [Data(Credentials.tokenHash(token)), user, expires, now, UserRole.viewer.rawValue, APIKeySlot.appToken, clientId])
+            guard db.changesCount > 0 else { throw PortalFailure.invalid("No app has the client id \(clientId).") }
+        }
+        return (token, expires)
+    }
+
     @discardableResult public func revokeAPIKeyTokens(clientId: String, slot: Int?) throws -> Bool {
         let now = clock.milliseconds()
         return try pool.write { db in
@@ -81,7 +99,7 @@ extension SpatiaLiteOAuthGrants {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT api_slot, expires_at FROM outpost_tokens WHERE client_id = ? AND api_slot IS NOT NULL AND expires_at > ? ORDER BY api_slot
+                    SELECT api_slot, expires_at FROM outpost_tokens WHERE client_id = ? AND api_slot IN (0, 1, 2) AND expires_at > ? ORDER BY api_slot
                     """, arguments: [clientId, now]
             ).map { APIKeySlot(slot: $0[0], expires: $0[1]) }
         }

@@ -6,11 +6,11 @@ public struct SpatiaLiteResultFiles: ResultFileRegistry, StoreRepository {
     public let database: StoreDatabase
 
     /// Remembers who may download a result file.
-    public func recordResultFile(_ name: String, owner: String) throws {
+    public func recordResultFile(_ name: String, owner: String, service: String?) throws {
         try pool.write { db in
             try db.execute(
-                sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, created_at) VALUES (?, ?, ?)",
-                arguments: [name, owner, clock.milliseconds()])
+                sql: "INSERT OR REPLACE INTO outpost_result_file_owners(name, owner, service, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [name, owner, service, clock.milliseconds()])
         }
     }
 
@@ -29,5 +29,11 @@ public struct SpatiaLiteResultFiles: ResultFileRegistry, StoreRepository {
     /// The owner of a result file ('' when it was made without a user, or before owners were kept).
     public func resultFileOwner(_ name: String) throws -> String {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) } ?? ""
+    }
+
+    public func resultFileService(_ name: String) throws -> String? {
+        try pool.read { db in
+            try String.fetchOne(db, sql: "SELECT service FROM outpost_result_file_owners WHERE name = ?", arguments: [name])
+        }
     }
 }
