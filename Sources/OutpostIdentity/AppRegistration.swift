@@ -57,10 +57,11 @@ public struct AppRegistration: Sendable, Equatable {
     }
 
     /// An `http://` or `https://` URL or prefix of at most 2,048 bytes, without white space,
-    /// control characters or a fragment; `*` stands for any run of characters.
+    /// control characters or a fragment; `*` stands for any run of characters, at most
+    /// `ReferrerRule.maximumStars` times (a match's work grows with them).
     public static func isReferrer(_ text: String) -> Bool {
         guard (1...2048).contains(text.utf8.count), text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value != 0x7F && $0.isASCII }),
-            !text.contains("#")
+            !text.contains("#"), text.utf8.count(where: { $0 == UInt8(ascii: "*") }) <= ReferrerRule.maximumStars
         else { return false }
         let lowered = text.lowercased()
         guard let scheme = ["https://", "http://"].first(where: lowered.hasPrefix) else { return false }

@@ -7,6 +7,11 @@
 /// `https://foo.com.evil.example/`.
 public struct ReferrerRule: Sendable, Equatable {
     public var entries: [String]
+    /// The most `*` an entry may hold (`AppRegistration.isReferrer`).
+    public static let maximumStars = 4
+    /// The longest page address compared: a longer `Referer` matches nothing (browsers send
+    /// at most 4,096 bytes), so one request costs at most entries × this × an entry's length.
+    public static let maximumPageBytes = 4096
 
     public init(_ entries: [String]) {
         self.entries = entries
@@ -25,6 +30,7 @@ public struct ReferrerRule: Sendable, Equatable {
         } else {
             return false
         }
+        guard page.utf8.count <= Self.maximumPageBytes else { return false }
         return entries.contains { Self.matches(entry: $0, page: page) }
     }
 

@@ -66,6 +66,16 @@ import Testing
         #expect(!rule.allows(referer: nil, origin: "https://foo.com"))
     }
 
+    /// The work of a match is bounded: at most 4 stars an entry (registration refuses more),
+    /// and a page over 4,096 bytes matches nothing, even an entry that takes any page.
+    @Test func aMatchsWorkIsBounded() {
+        let busy = "https://" + String(repeating: "*a", count: 4) + "/"
+        #expect(AppRegistration.isReferrer(busy) && !AppRegistration.isReferrer("https://*a*a*a*a*a/"))
+        let long = "https://h/" + String(repeating: "a", count: ReferrerRule.maximumPageBytes)
+        #expect(!ReferrerRule(["https://*"]).allows(referer: long, origin: nil))
+        #expect(ReferrerRule(["https://*"]).allows(referer: String(long.prefix(ReferrerRule.maximumPageBytes)), origin: nil))
+    }
+
     @Test func longPagesAreMatchedWithoutBlowingUp() {
         let rule = ReferrerRule(["https://*.foo.com/*a*a*a*a*a*a*b"])
         let page = "https://x.foo.com/" + String(repeating: "a", count: 20_000)

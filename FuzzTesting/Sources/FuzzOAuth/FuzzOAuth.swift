@@ -61,6 +61,13 @@ func fuzzAPIKeys(_ parameters: RequestParameters) {
         fuzzCheck(registration.privileges.allSatisfy(APIKeyPrivileges.isPrivilege), "a malformed privilege was taken")
         fuzzCheck(
             registration.httpReferrers.count <= 32 && registration.httpReferrers.allSatisfy(AppRegistration.isReferrer), "a bad referrer was taken")
+        // Any page against the taken entries: the match ends (bounded work), and a page that
+        // is an entry without its stars matches it.
+        let rule = ReferrerRule(registration.httpReferrers)
+        _ = rule.allows(referer: parameters.string("referer"), origin: parameters.string("origin"))
+        for entry in registration.httpReferrers where !entry.contains("*") {
+            fuzzCheck(ReferrerRule.matches(entry: entry, page: entry), "\(entry) does not match itself")
+        }
     }
     if let listed = try? APIKeyPrivileges.parseList(parameters.string("privilege")) {
         fuzzCheck(listed.allSatisfy { $0.utf8.count <= APIKeyPrivileges.maximumBytes }, "a privilege over 200 bytes was taken")
