@@ -44,10 +44,14 @@ public struct APIKeyScope: Sendable, Equatable {
 
     /// Whether the key reaches the item `itemId` owned by `owner`, a key of `keyOwner`:
     /// beyond the item's sharing, which the caller checks as well (a public item is every
-    /// key's).
+    /// key's). Naming no item, a key reaches its owner's own items, and an app token
+    /// (`client_credentials`) what its owner may see (ArcGIS: "all items of app owner can be
+    /// accessed if the privileges list is not configured"); it stays a key's caller all the
+    /// same: refused where keys are, never managing keys or signing anyone out.
     public func reaches(itemId: String, owner: String, keyOwner: String) -> Bool {
         let named = items
-        return named.isEmpty ? owner.caseInsensitiveCompare(keyOwner) == .orderedSame : named.contains(itemId)
+        guard named.isEmpty else { return named.contains(itemId) }
+        return slot == APIKeySlot.appToken || owner.caseInsensitiveCompare(keyOwner) == .orderedSame
     }
 }
 

@@ -75,14 +75,20 @@ import Testing
 
     /// An app configuring neither privileges nor referrers: its tokens read what its owner may
     /// (ArcGIS: "all items of app owner can be accessed if the privileges list is not
-    /// configured"), still as a viewer and still an app token (ended with the app).
+    /// configured"), still as a viewer and still an app token with its scope (refused where
+    /// keys are; ended with the app).
     @Test(arguments: RecordsContractBackend.all)
     func anAppConfiguringNothingGivesItsOwnersViewerReach(_ backend: RecordsContractBackend) throws {
         let store = try APIKeyContractTests.opened(backend, clock: ManualClock()).records
         let app = APIKeyContractTests.app("EvesApp123456789", owner: "eve")
         try store.oauth.registerApp(app, secret: "secret", sealedSecret: nil)
         let token = try store.oauth.issueAppToken(clientId: app.clientId, user: "eve", minutes: 60).token
-        #expect(try store.users.check(token: token) == .valid(ServerUser(name: "eve", role: .viewer)))
+        let scope = APIKeyScope(clientId: app.clientId, itemId: app.itemId, slot: APIKeySlot.appToken, privileges: [])
+        #expect(try store.users.check(token: token) == .valid(ServerUser(name: "eve", role: .viewer, apiKey: scope)))
+        #expect(scope.reaches(itemId: "0123456789abcdef0123456789abcdee", owner: "ada", keyOwner: "eve"), "what its owner may see")
+        var key = scope
+        key.slot = 1
+        #expect(!key.reaches(itemId: "0123456789abcdef0123456789abcdee", owner: "ada", keyOwner: "eve"), "a key naming none: its owner's own")
         try store.oauth.signOut(user: "eve", clientId: nil)
         #expect(try store.users.check(token: token) != .unknown)
         try store.oauth.revokeAPIKeyTokens(clientId: app.clientId, slot: nil)
