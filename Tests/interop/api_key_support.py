@@ -20,6 +20,7 @@ PARCELS = "rest/services/Parcels/FeatureServer/0"
 EDIT = "features:user:edit"
 ITEM = "portal:app:access:item:"
 DENIED = "Token is valid but access is denied."
+OOB = "urn:ietf:wg:oauth:2.0:oob"
 # Each module portal's data folder, by its base URL (users are added and removed there).
 DATA = {}
 WEB_MAP = '{"operationalLayers": [], "baseMap": {"baseMapLayers": [], "title": "None"}}'
@@ -141,3 +142,16 @@ def new_key(base, owner, privileges, referrers=None, password=None):
     info = app_info(base, token, owner, item_id)
     assert str(info.get("apiKey", "")).startswith("AAPK"), info
     return item_id, info, info["apiKey"]
+
+
+def credentials(base, privileges, referrers=()):
+    """An app as ArcGIS REST JS's `createApiKey` registers one (an `Application` item,
+    `appType=multiple`), alice's; its id and secret as `registeredAppInfo` shows them."""
+    token = token_of(base, "alice")
+    item_id = add_item(base, token, "alice", "Application", tags="rest-js")
+    registered = sharing(base, "oauth2/registerApp", token=token, itemId=item_id, appType="multiple", redirect_uris=[OOB],
+                         privileges=privileges, httpReferrers=list(referrers))
+    assert registered.get("client_id"), registered
+    info = app_info(base, token, "alice", item_id)
+    assert info.get("client_secret"), info
+    return info["client_id"], info["client_secret"]

@@ -5,12 +5,11 @@ import uuid
 
 import pytest
 
-from api_key_support import (CITIES, DATA, ITEM, PARCELS, WEB_MAP, add_item, app_info, call, count, denied, new_key, portal,  # noqa: F401
+from api_key_support import (CITIES, OOB, credentials, DATA, ITEM, PARCELS, WEB_MAP, add_item, app_info, call, count, denied, new_key, portal,  # noqa: F401
                              refused, service_item, sharing, token_of, users)
 
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 
-OOB = "urn:ietf:wg:oauth:2.0:oob"
 GOOD = "https://good.example/*"
 WORLD = '{"xmin":-180,"ymin":-90,"xmax":180,"ymax":90}'
 
@@ -18,19 +17,6 @@ WORLD = '{"xmin":-180,"ymin":-90,"xmax":180,"ymax":90}'
 @pytest.fixture(scope="module")
 def demo(portal):
     return f"{ITEM}{service_item(portal, token_of(portal, 'alice'), 'Demo')}"
-
-
-def credentials(base, privileges, referrers=()):
-    """An app as ArcGIS REST JS's `createApiKey` registers one (an `Application` item,
-    `appType=multiple`), alice's; its id and secret as `registeredAppInfo` shows them."""
-    token = token_of(base, "alice")
-    item_id = add_item(base, token, "alice", "Application", tags="rest-js")
-    registered = sharing(base, "oauth2/registerApp", token=token, itemId=item_id, appType="multiple", redirect_uris=[OOB],
-                         privileges=privileges, httpReferrers=list(referrers))
-    assert registered.get("client_id"), registered
-    info = app_info(base, token, "alice", item_id)
-    assert info.get("client_secret"), info
-    return info["client_id"], info["client_secret"]
 
 
 def test_the_apps_secret_buys_no_token_beyond_the_apps_privileges(portal, demo):

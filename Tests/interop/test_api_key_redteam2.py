@@ -6,12 +6,11 @@ import uuid
 
 import pytest
 
-from api_key_support import (CITIES, EDIT, ITEM, add_item, app_info, call, count, new_key, portal,  # noqa: F401
+from api_key_support import (CITIES, OOB, credentials, EDIT, ITEM, add_item, call, count, new_key, portal,  # noqa: F401
                              refused, service_item, sharing, token_of)
 
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 
-OOB = "urn:ietf:wg:oauth:2.0:oob"
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +21,8 @@ def demo(portal):
 def app_token(base, privileges, referrers=()):
     """alice's app as ArcGIS REST JS's `createApiKey` registers one, and a token its secret buys
     (`client_credentials`, no `apiToken`): what a server holding the secret gets."""
-    token = token_of(base, "alice")
-    item_id = add_item(base, token, "alice", "Application", tags="rest-js")
-    registered = sharing(base, "oauth2/registerApp", token=token, itemId=item_id, appType="multiple", redirect_uris=[OOB],
-                         privileges=privileges, httpReferrers=list(referrers))
-    assert registered.get("client_id"), registered
-    info = app_info(base, token, "alice", item_id)
-    answer = sharing(base, "oauth2/token", client_id=info["client_id"], client_secret=info["client_secret"], grant_type="client_credentials")
+    client_id, secret = credentials(base, privileges, referrers)
+    answer = sharing(base, "oauth2/token", client_id=client_id, client_secret=secret, grant_type="client_credentials")
     assert answer.get("access_token"), answer
     return answer["access_token"]
 
