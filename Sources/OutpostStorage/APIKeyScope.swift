@@ -1,4 +1,5 @@
 import Foundation
+import OutpostWire
 
 /// What a token of an API key reaches (docs/identity.md, "API keys"): the registered app it
 /// belongs to and the privileges registered with that app, read with the token on every
@@ -39,8 +40,9 @@ public struct APIKeyScope: Sendable, Equatable {
     /// Whether the key may edit features (and sync edits up).
     public var mayEdit: Bool { privileges.contains("features:user:edit") || privileges.contains("features:user:fullEdit") }
 
-    /// The most a token of this key carries, whatever its owner's role.
-    public var roleCap: UserRole { mayEdit ? .editor : .viewer }
+    /// The most a token of this key carries, whatever its owner's role: an app token
+    /// (`client_credentials`) never edits, whatever the app's privileges.
+    public var roleCap: UserRole { mayEdit && slot != APIKeySlot.appToken ? .editor : .viewer }
 
     /// Whether the key reaches the item `itemId` owned by `owner`, a key of `keyOwner`:
     /// beyond the item's sharing, which the caller checks as well (a public item is every
@@ -69,14 +71,26 @@ extension APIKeyScope {
         String(decoding: try JSONEncoder().encode(list), as: UTF8.self)
     }
 
-    /// A list kept by `json(_:)`. Unreadable text throws rather than reading as none: a key
-    /// with no privileges reaches more (its owner's items) than one naming items.
+    /// A list kept by `json(_:)`, read at every check of a key's token (so with the server's
+    /// own parser, not Foundation's decoder). Unreadable text throws rather than reading as
+    /// none: a key with no privileges reaches more (its owner's items) than one naming items.
     public static func list(stored text: String) throws -> [String] {
-        try JSONDecoder().decode([String].self, from: Data(text.utf8))
+        guard let array = try JSONParser.parse(text).arrayValue else { throw StoredListError(text: text) }
+        return try array.map { value in
+            guard let string = value.stringValue else { throw StoredListError(text: text) }
+            return string
+        }
     }
 
-    /// The caller a token of this key signs in: its owner, with `role` (the owner's role now,
-    /// as capped by the token) lowered to the key's cap.
+    /// A stored list that is not a JSON array of strings.
+    struct StoredListError: Error {
+        var text: String
+    }
+
+    /// The caller a token of this key (or app token) signs in: its owner, with `role` (the
+    /// owner's role now, as capped by the token) lowered to the key's cap, always with the
+    /// scope, so every rule for keys holds for app tokens too (second red-team pass: without
+    /// it, an app configuring nothing read its owner's keys and signed them out).
     public func user(named name: String, role: UserRole) -> ServerUser {
         ServerUser(name: name, role: min(role, roleCap), apiKey: self)
     }

@@ -101,6 +101,6 @@ public struct PostgresUserDirectory: UserDirectory {
         let scope = try APIKeyScope(
             clientId: try row.required(5, row.string), itemId: try row.required(6, row.string), slot: slot,
             storedPrivileges: try row.required(7, row.string), storedHTTPReferrers: try row.required(8, row.string))
-        return .valid(scope.appTokenUser(named: name, role: role))
+        return .valid(scope.user(named: name, role: role))
     }
 }

@@ -107,7 +107,7 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
                 user: UserRole(rawValue: row[2]) ?? .viewer, token: (row[3] as String?).flatMap(UserRole.init(rawValue:)))
             guard let slot else { return .valid(ServerUser(name: row[1], role: role)) }
             let scope = try APIKeyScope(clientId: row[5], itemId: row[6], slot: slot, storedPrivileges: row[7], storedHTTPReferrers: row[8])
-            return .valid(scope.appTokenUser(named: row[1], role: role))
+            return .valid(scope.user(named: row[1], role: role))
         }
     }
 }
