@@ -50,6 +50,11 @@ public struct ServerOptions: Sendable {
     public var crossOrigin: CrossOriginPolicy
     /// Single sign-on with the organisation's OpenID provider (`--oidc-issuer`); nil: none.
     public var oidc: OIDCSettings?
+    /// `serve --test-target` (docs/testing-your-app.md): the control API below `/_outpost`,
+    /// faults, the journal; nil (the default): none of them exists.
+    public var testTarget: TestTarget?
+    /// Called once the server listens, with the port it listens on (`--port 0` picks a free one).
+    public var onServerRunning: (@Sendable (Int) async -> Void)?
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
     let tileCache = TileCache()
 
@@ -93,6 +98,7 @@ public func buildApplication(
         server: .http1(idleTimeout: options.idleTimeAmount, fastPath: tileFastPath(options, logger: logger)),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
+        onServerRunning: { channel in await options.onServerRunning?(channel.localAddress?.port ?? port) },
         logger: logger)
     application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
     return application
@@ -109,14 +115,16 @@ public func buildTLSApplication(
             .http1(idleTimeout: options.idleTimeAmount, fastPath: tileFastPath(options, logger: logger)), tlsConfiguration: try tls.configuration()),
         configuration: .init(address: .hostname(host, port: port), serverName: "Outpost"),
         services: backgroundServices(store: store, options: options, logger: logger),
+        onServerRunning: { channel in await options.onServerRunning?(channel.localAddress?.port ?? port) },
         logger: logger)
     application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
     return application
 }
 
-/// Cached tiles answered before the router, unless tiles need a token (token security).
+/// Cached tiles answered before the router, unless tiles need a token (token security) or a
+/// test target may fault them or journals every request.
 func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
-    options.requireAuth
+    options.requireAuth || options.testTarget != nil
         ? nil : TileFastPath(cache: options.tileCache, metrics: options.metrics, crossOrigin: options.crossOrigin, logger: logger)
 }
 
@@ -128,12 +136,18 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 /// first request is accepted.
 func backgroundServices(store: some OutpostBackend, options: ServerOptions, logger: Logger) -> [any Service] {
     let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
+    let sweeper = ResultFileSweeper(files: files, store: store, interval: .seconds(60), logger: logger)
+    let refresher = ScheduledRefresher(
+        store: store, files: files, maxExportTiles: options.maxExportTiles, requireAuth: options.requireAuth, interval: .seconds(60),
+        logger: logger)
+    // A test target's clock moved: what these do at their intervals happens at once.
+    options.testTarget?.onClockMoved { (try? await StoreCall.run { refresher.tick() }).map { $0.map { "refreshed \($0)" } } ?? [] }
+    options.testTarget?.onClockMoved {
+        _ = try? await StoreCall.run { sweeper.sweep() }
+        return []
+    }
     return store.backgroundServices + [
-        ResultFileSweeper(files: files, store: store, interval: .seconds(60), logger: logger),
-        StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger),
-        ScheduledRefresher(
-            store: store, files: files, maxExportTiles: options.maxExportTiles, requireAuth: options.requireAuth, interval: .seconds(60),
-            logger: logger),
+        sweeper, StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger), refresher,
     ]
 }
 
@@ -149,6 +163,7 @@ public func buildRouter(
 ) -> Router<OutpostRequestContext> {
     let router = Router(context: OutpostRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
+    if let target = options.testTarget { router.add(middleware: RequestJournalMiddleware(journal: target.journal)) }
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
     router.add(middleware: ServerOriginMiddleware(origin: options.origin))
@@ -169,16 +184,18 @@ public func buildRouter(
     }
     let arcgis = answersInArcGISForms(router.group("arcgis"))
     // After the admission, what an API key reaches by the route's row (`APIKeyReachMiddleware`).
+    // A test target's faults fire once a request is admitted, as the route would answer.
     func admitted(
-        _ group: RouterGroup<OutpostRequestContext>, role: UserRole?, identifies: Bool = false
+        _ group: RouterGroup<OutpostRequestContext>, role: UserRole?, identifies: Bool = false, faults: Bool = true
     ) -> RouterGroup<OutpostRequestContext> {
-        group.add(
+        let admitted = group.add(
             middleware: FormAdmissionMiddleware(
                 role: role, identifies: identifies, authenticator: authenticator, limits: options.limits,
                 temporaryDirectory: store.temporaryDirectory)
         )
         .add(middleware: APIKeyReachMiddleware(requireAuth: options.requireAuth))
-        .add(middleware: HTMLFormMiddleware())
+        if faults, let target = options.testTarget { admitted.add(middleware: FaultMiddleware(board: target.faults)) }
+        return admitted.add(middleware: HTMLFormMiddleware())
     }
 
     let open = RouteCollection(context: OutpostRequestContext.self)
@@ -272,6 +289,15 @@ public func buildRouter(
         admitted(group.group(), role: nil).addRoutes(oauth.open)
         admitted(group.group(), role: nil, identifies: true).addRoutes(oauth.identified)
         admitted(group.group(), role: .editor).addRoutes(oauth.editors)
+    }
+
+    // The test target's control API (docs/testing-your-app.md): only when asked for; an admin's
+    // under token security; never faulted itself.
+    if let target = options.testTarget {
+        let control = RouteCollection(context: OutpostRequestContext.self)
+        TestTargetController(store: store, target: target).addRoutes(to: control)
+        let group = router.group(RouterPath(TestTargetPaths.root)).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
+        admitted(group.group(), role: .admin, faults: false).addRoutes(control)
     }
     return router
 }

@@ -1,3 +1,5 @@
+import OutpostWire
+
 /// Names and ids of the portal's things.
 public enum PortalNames {
     /// The server's own name: it owns the services' portal items (`ServiceItems.owner`), so no
@@ -6,7 +8,7 @@ public enum PortalNames {
 
     /// A new item or folder id: 32 lowercase hexadecimal digits, as ArcGIS portals make them.
     public static func newId() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = IdentifierSeed.Generator()
         return (0..<4).map { _ in
             let value = generator.next() as UInt32
             let hex = String(value, radix: 16)

@@ -26,3 +26,25 @@ public final class ManualClock: WallClock, @unchecked Sendable {
 
     public func advance(milliseconds: Int64) { lock.withLock { now += milliseconds } }
 }
+
+/// The system's clock moved by an offset that can be changed while it runs (`serve
+/// --test-target`): time goes on as usual, and a test can jump it forward or set it.
+public final class SettableClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var offset: Int64 = 0
+
+    public init() {}
+
+    public func milliseconds() -> Int64 { SystemClock().milliseconds() + lock.withLock { offset } }
+
+    /// How far the clock is ahead of the system's (negative: behind).
+    public var offsetMilliseconds: Int64 { lock.withLock { offset } }
+
+    public func advance(milliseconds: Int64) { lock.withLock { offset += milliseconds } }
+
+    /// Makes the clock read `milliseconds` now, and go on from there.
+    public func set(milliseconds: Int64) { lock.withLock { offset = milliseconds - SystemClock().milliseconds() } }
+
+    /// Back to the system's time.
+    public func reset() { lock.withLock { offset = 0 } }
+}

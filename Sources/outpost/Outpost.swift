@@ -94,6 +94,7 @@ struct Serve: AsyncParsableCommand {
     )
     var publicUrl: String?
     @OptionGroup var oidcOptions: OIDCOptions
+    @OptionGroup var testTargetOptions: TestTargetOptions
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
@@ -104,6 +105,7 @@ struct Serve: AsyncParsableCommand {
         var demo, selfSigned, requireAuth: Bool
         var resultFileIdleMinutes: Double
         var oidc: OIDCSettings?
+        var testTarget = TestTargetOptions.Resolved(testTarget: false)
         var summary: String
     }
 
@@ -142,13 +144,14 @@ struct Serve: AsyncParsableCommand {
             summary: "")
         var settings = s
         settings.oidc = try oidcOptions.resolve(&layers)
+        settings.testTarget = try testTargetOptions.resolve(&layers)
         settings.summary = layers.summary
         if settings.objectStore != nil && settings.database == nil {
             throw ValidationError("object-store goes with database: a SpatiaLite data folder keeps its own files.")
         }
         if (settings.tlsCert == nil) != (settings.tlsKey == nil) { throw ValidationError("tls-cert and tls-key go together.") }
         if settings.selfSigned && settings.tlsCert != nil { throw ValidationError("Give self-signed or tls-cert/tls-key, not both.") }
-        if !(1...65535).contains(settings.port) { throw ValidationError("port must be between 1 and 65535.") }
+        if !(0...65535).contains(settings.port) { throw ValidationError("port must be between 0 (any free port) and 65535.") }
         if settings.maxUploadMb < 1 { throw ValidationError("max-upload-mb must be at least 1.") }
         if settings.resultFileIdleMinutes <= 0 { throw ValidationError("result-file-idle-minutes must be positive.") }
         if settings.maxJobs < 1 { throw ValidationError("max-jobs must be at least 1.") }
@@ -186,13 +189,16 @@ struct Serve: AsyncParsableCommand {
             ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost", factory: { TextLogHandler(label: $0) })
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
+        // A test target's clock can be moved; every part of the store reads it.
+        let target = settings.testTarget.testTarget ? TestTarget(seed: settings.testTarget.seed) : nil
+        let clock: any WallClock = target?.clock ?? SystemClock()
         if let database = settings.database {
             let location: PostgresLocation
             do { location = try PostgresLocation(database) } catch { throw ValidationError("database: \(error)") }
             // One connection per request being answered at once, and some for jobs.
             let bucket = try bucket(settings.objectStore, option: "object-store")
             let store = try PostgresBackend(
-                location, dataDirectory: settings.data, objectStore: bucket, maximumConnections: 16 + settings.maxJobs)
+                location, dataDirectory: settings.data, objectStore: bucket, maximumConnections: 16 + settings.maxJobs, clock: clock)
             defer { store.close() }
             // Processes starting together on an empty database: one seeds, the others then find it seeded.
             if settings.demo { try store.exclusively("outpost demo seed") { try seedDemo(store, settings, logger) } }
@@ -200,10 +206,11 @@ struct Serve: AsyncParsableCommand {
                 "files in \($0), this process's own in \(settings.data)"
             }
             try await serve(
-                store, describedAs: "\(location.redactedDescription) (PostgreSQL) with \(files ?? "files in \(settings.data)")", settings, logger)
+                store, describedAs: "\(location.redactedDescription) (PostgreSQL) with \(files ?? "files in \(settings.data)")", settings, logger,
+                testTarget: target)
         } else {
-            let store = try SpatiaLiteBackend(dataDirectory: settings.data)
-            try await serve(store, describedAs: "\(store.path) (\(store.libraryVersions))", settings, logger)
+            let store = try SpatiaLiteBackend(dataDirectory: settings.data, clock: clock)
+            try await serve(store, describedAs: "\(store.path) (\(store.libraryVersions))", settings, logger, testTarget: target)
         }
     }
 
@@ -218,8 +225,11 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    func serve(_ store: some OutpostBackend, describedAs description: String, _ settings: Settings, _ logger: Logger) async throws {
+    func serve(
+        _ store: some OutpostBackend, describedAs description: String, _ settings: Settings, _ logger: Logger, testTarget: TestTarget? = nil
+    ) async throws {
         try seedDemo(store, settings, logger)
+        if let folder = settings.testTarget.seedData { try TestTargetSeeding.restore(folder, into: store, logger: logger) }
         let limits = UploadLimits(maxBodyBytes: settings.maxUploadMb * 1024 * 1024)
         var tls: TLSSetup?
         if let tlsCert = settings.tlsCert, let tlsKey = settings.tlsKey { tls = .files(certificate: tlsCert, privateKey: tlsKey) }
@@ -238,6 +248,16 @@ struct Serve: AsyncParsableCommand {
             crossOrigin: CrossOriginPolicy(allowedOrigins: settings.allowedOrigins) ?? .anyOrigin,
             publicURL: settings.publicUrl.flatMap(ServerOrigin.publicURL))
         options.oidc = settings.oidc
+        options.testTarget = testTarget
+        let readyFile = settings.testTarget.readyFile
+        options.onServerRunning = { port in
+            let url = "\(scheme)://\(settings.host):\(port)"
+            if testTarget != nil { TestTargetOptions.warn(logger, at: url, seed: testTarget?.seed) }
+            guard let readyFile else { return }
+            do { try TestTargetOptions.writeReadyFile(readyFile, url: url) } catch {
+                logger.error("cannot write the ready file \(readyFile): \(error)")
+            }
+        }
         if settings.requireAuth, try !store.users.hasUsers {
             logger.warning("require-auth with no users: every service request will be refused; add one with `outpost users add`")
         }

@@ -65,7 +65,7 @@ public enum GlobalID {
     }
 
     public static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
+        var generator = IdentifierSeed.Generator()
         return make(using: &generator)
     }
 }
