@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
         .library(name: "OutpostPostgres", targets: ["OutpostPostgres"]),
         .library(name: "OutpostObjectStorage", targets: ["OutpostObjectStorage"]),
+        .library(name: "OutpostTesting", targets: ["OutpostTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -217,6 +218,20 @@ let package = Package(
             name: "outpost-bench",
             dependencies: ["OutpostClient", "OutpostGeometry", "OutpostWire"]
         ),
+        // An in-process test target for an app's Swift tests (docs/testing-your-app.md).
+        .target(
+            name: "OutpostTesting",
+            dependencies: [
+                "OutpostServer", "OutpostClient", "OutpostStorage", "OutpostSpatiaLite", "OutpostPostgres", "OutpostDataTools", "OutpostSync",
+                "OutpostWire", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .testTarget(
+            name: "OutpostTestingTests",
+            dependencies: [
+                "OutpostTesting", "OutpostClient", "OutpostWire", "OutpostGeoPackage", "OutpostTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
         // Fixtures the test targets share (test data, temporary folders removed at exit, stores).
         .target(
             name: "OutpostTestSupport",

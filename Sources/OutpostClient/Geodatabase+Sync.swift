@@ -25,6 +25,8 @@ extension Geodatabase {
         public var objectIdsAssigned: Int
         /// Uploaded edits the server refused: they stay in the change log.
         public var failedEdits: [DeltaEditResult]
+        /// Fields the service's layers have and this file's tables lack (`SchemaChange`).
+        public var schemaChanges: [SchemaChange] = []
     }
 
     /// Imports a download delta of this replica made elsewhere — a packager's scheduled update
@@ -59,7 +61,8 @@ extension Geodatabase {
         }
         return AppliedDelta(
             changesApplied: outcome.changesApplied, changesDeferred: outcome.changesDeferred, objectIdsAssigned: outcome.objectIdsAssigned,
-            failedEdits: outcome.failedEdits)
+            failedEdits: outcome.failedEdits,
+            schemaChanges: outcome.newFields.sorted { $0.key < $1.key }.map { SchemaChange(layerId: $0.key, addedFields: $0.value) })
     }
 
     /// Records a new replica id and name (after registering a copied file).

@@ -55,6 +55,10 @@ public struct ReplicaDeltaMerge: Sendable, Equatable {
         public var objectIdsAssigned = 0
         /// Uploaded edits the server refused: they stay in the change log.
         public var failedEdits: [DeltaEditResult] = []
+        /// Per layer, the columns the delta's table has and the file's lacks: fields added to
+        /// the service's layer after the file was made, not merged (docs/sync-semantics.md,
+        /// "Schema changes").
+        public var newFields: [Int: [String]] = [:]
 
         public init() {}
     }
@@ -160,9 +164,12 @@ public struct ReplicaDeltaMerge: Sendable, Equatable {
         var sharedColumns: [Int: [String]] = [:]
         for (layerId, source) in deltaTable {
             guard let table = tables[layerId] else { continue }
-            let local = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table.tableName]))
-            sharedColumns[layerId] = try String.fetchAll(db, sql: "SELECT name FROM delta.pragma_table_info(?)", arguments: [source.features])
-                .filter { local.contains($0) }
+            // The schema as the pragma's argument: `delta.pragma_table_info` reads main's table of that name.
+            let local = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'main')", arguments: [table.tableName]))
+            let remote = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'delta')", arguments: [source.features])
+            sharedColumns[layerId] = remote.filter { local.contains($0) }
+            let added = remote.filter { !local.contains($0) }
+            if !added.isEmpty { outcome.newFields[layerId] = added }
         }
         for change in changes {
             let layerId: Int = change[0]

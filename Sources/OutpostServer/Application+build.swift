@@ -100,7 +100,7 @@ public func buildApplication(
         services: backgroundServices(store: store, options: options, logger: logger),
         onServerRunning: { channel in await options.onServerRunning?(channel.localAddress?.port ?? port) },
         logger: logger)
-    application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
+    application.beforeServerStarts { try await prelude(store: store, options: options, logger: logger) }
     return application
 }
 
@@ -117,8 +117,15 @@ public func buildTLSApplication(
         services: backgroundServices(store: store, options: options, logger: logger),
         onServerRunning: { channel in await options.onServerRunning?(channel.localAddress?.port ?? port) },
         logger: logger)
-    application.beforeServerStarts { try await StartupHousekeeping.run(store: store, logger: logger) }
+    application.beforeServerStarts { try await prelude(store: store, options: options, logger: logger) }
     return application
+}
+
+/// What ends before the first request is accepted: the start-up housekeeping, then a test
+/// target's `start` snapshot (of the data as housekept).
+func prelude(store: some OutpostBackend, options: ServerOptions, logger: Logger) async throws {
+    try await StartupHousekeeping.run(store: store, logger: logger)
+    try await options.testTarget?.prepareSnapshots(store: store, options: options)
 }
 
 /// Cached tiles answered before the router, unless tiles need a token (token security) or a
@@ -167,7 +174,7 @@ public func buildRouter(
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
     router.add(middleware: ServerOriginMiddleware(origin: options.origin))
-    let runner = JobRunner(limits: options.jobLimits, logger: logger)
+    let runner = JobRunner(limits: options.jobLimits, logger: logger, gate: options.testTarget?.faults)
     let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
     let authenticator = Authenticator(
         store: store, required: options.requireAuth, defaultMinutes: options.tokenMinutes,
@@ -257,6 +264,11 @@ public func buildRouter(
         admitted(arcgis.group(RouterPath(prefix)), role: .editor).addRoutes(routes.editors)
     }
 
+    // Layers' administrative definitions (`addToDefinition`): an admin's.
+    let definitions = RouteCollection(context: OutpostRequestContext.self)
+    LayerDefinitionController(store: store).addRoutes(to: definitions)
+    admitted(arcgis.group(), role: .admin).addRoutes(definitions)
+
     // The portal: anyone may ask (item sharing decides what they see), a token names them;
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
     let portal = PortalController(
@@ -298,6 +310,7 @@ public func buildRouter(
         TestTargetController(store: store, target: target).addRoutes(to: control)
         let group = router.group(RouterPath(TestTargetPaths.root)).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
         admitted(group.group(), role: .admin, faults: false).addRoutes(control)
+        TestTargetPage.addRoutes(to: router)
     }
     return router
 }

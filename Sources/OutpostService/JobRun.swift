@@ -8,9 +8,12 @@ import OutpostWire
 /// status request and a restart always see where it is (`JobRecord` decides the transitions).
 public struct JobRun<Backend: OutpostBackend>: Sendable {
     public let backend: Backend
+    /// What may fail the job after a step (a test target's faults); nil: nothing does.
+    public let gate: (any JobGate)?
 
-    public init(backend: Backend) {
+    public init(backend: Backend, gate: (any JobGate)? = nil) {
         self.backend = backend
+        self.gate = gate
     }
 
     /// What the work reports while it runs.
@@ -29,10 +32,16 @@ public struct JobRun<Backend: OutpostBackend>: Sendable {
         _ job: JobRecord, saveFailed: @escaping (JobRecord, any Error) -> Void = { _, _ in }, work: (Steps) throws -> JobEvent
     ) -> JobRecord {
         var record = job
-        func advance(_ event: JobEvent) {
-            guard let next = try? record.applying(event, at: backend.clock.milliseconds()) else { return }
+        func save(_ event: JobEvent) -> Bool {
+            guard let next = try? record.applying(event, at: backend.clock.milliseconds()) else { return false }
             record = next
             do { try backend.jobs.saveJob(next) } catch { saveFailed(next, error) }
+            return true
+        }
+        // A failure the gate gives is applied at once; the failed record ignores later events.
+        func advance(_ event: JobEvent) {
+            guard save(event), let failure = gate?.check(record) else { return }
+            _ = save(.failed(failure))
         }
         advance(.started)
         do {

@@ -13,6 +13,9 @@ public protocol CatalogStore: Sendable {
     func catalog() throws(StoreError) -> Catalog
     func createService(_ service: ServiceDefinition) throws -> StoredService
     func deleteService(named name: String) throws
+    /// Adds nullable fields to a layer (`addToDefinition`, `SchemaRules.checkAddable`): one
+    /// transaction, existing rows hold null, the layer's last edit date moves.
+    func addFields(_ fields: [FieldDefinition], service: String, layer layerId: Int) throws -> StoredLayer
 }
 
 extension CatalogStore {
@@ -199,12 +202,15 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     associatedtype Maintenance: StoreMaintenance
     associatedtype Portal: PortalStore
     associatedtype Tiles: TileSetStore
+    associatedtype Snapshots: StateSnapshots
 
     var versions: Versions { get }
     var uploads: Uploads { get }
     var maintenance: Maintenance { get }
     var portal: Portal { get }
     var tiles: Tiles { get }
+    /// Named copies of the whole state, restored in place (test targets, `StateSnapshots`).
+    var snapshots: Snapshots { get }
     /// What the backend needs run while a server uses it, in the server's service group
     /// (service-lifecycle): the SpatiaLite backend's WAL checkpointer; a networked backend's
     /// connection pool. The backend works without them running (the CLI, tests).

@@ -20,7 +20,7 @@ struct Outpost: AsyncParsableCommand {
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
         subcommands: [
             Serve.self, Import.self, Export.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
-            OfflineMap.self, MigrateToPostgres.self, Migrate.self, Backup.self, Restore.self,
+            OfflineMap.self, MigrateToPostgres.self, Migrate.self, Backup.self, Restore.self, TestTargetCommands.self,
         ])
 }
 
@@ -190,7 +190,7 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
         // A test target's clock can be moved; every part of the store reads it.
-        let target = settings.testTarget.testTarget ? TestTarget(seed: settings.testTarget.seed) : nil
+        let target = settings.testTarget.testTarget ? TestTarget(seed: settings.testTarget.seed, seedsIdentifiers: true) : nil
         let clock: any WallClock = target?.clock ?? SystemClock()
         if let database = settings.database {
             let location: PostgresLocation

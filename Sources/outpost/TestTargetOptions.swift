@@ -50,10 +50,3 @@ struct TestTargetOptions: ParsableArguments {
         guard rename(partial, path) == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path]) }
     }
 }
-
-/// `--seed-data DIR` (stub: the snapshot helper's).
-enum TestTargetSeeding {
-    static func restore(_ folder: String, into store: some OutpostBackend, logger: Logger) throws {
-        throw ValidationError("seed-data is not built yet")
-    }
-}

@@ -19,11 +19,17 @@ import Testing
 /// as an anonymous caller (and as a viewer where editors are needed), and the job steps run.
 @Suite struct AuthorizationMatrixTests {
     /// Token security; a job share big enough for the matrix's own jobs.
-    static var options: ServerOptions { ServerOptions(requireAuth: true, jobLimits: JobLimits(running: 2, queued: 64, perUser: 16)) }
+    /// A test target too, so its control API is in the matrix (`testTargetCases`).
+    static var options: ServerOptions {
+        var options = ServerOptions(requireAuth: true, jobLimits: JobLimits(running: 2, queued: 64, perUser: 16))
+        options.testTarget = TestTarget()
+        return options
+    }
 
     static var cases: [MatrixCase] {
         MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.packagingCases
             + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases + MatrixCase.oauthCases
+            + MatrixCase.testTargetCases + MatrixCase.adminCases
     }
 
     @Test func everyRowHasACase() {
@@ -116,7 +122,7 @@ import Testing
         let table = AuthorizationTable.server
         for route in AuthorizationTableTests.routes {
             guard let row = table.row(method: route.method, routerPath: route.path) else { continue }
-            for who in row.admission == .editor ? [Who.anonymous, .viewer] : [.anonymous] {
+            for who in [.editor, .admin].contains(row.admission) ? [Who.anonymous, .viewer] : [.anonymous] {
                 let answer = try await session.send(Probe(method: route.method, path: fill(route.path), fields: [("f", "json")]), as: who)
                 tally.swept += 1
                 // A route open to anyone may still ask for a token (its right, `signedIn` with 499).

@@ -11,9 +11,16 @@ import Testing
 /// The authorization table against the router (issue 43): a route without a row fails, and so
 /// does a row no route matches. `AuthorizationMatrixTests` then requests every row.
 @Suite struct AuthorizationTableTests {
-    /// Every method and path the router holds with token security on.
+    /// Token security, and a test target so its control API's routes are there too.
+    static var options: ServerOptions {
+        var options = ServerOptions(requireAuth: true)
+        options.testTarget = TestTarget()
+        return options
+    }
+
+    /// Every method and path the router holds with token security on and a test target.
     static let routes: [(method: HTTPRequest.Method, path: String)] = {
-        let router = buildRouter(store: try! makeTemporaryStore(), options: ServerOptions(requireAuth: true))
+        let router = buildRouter(store: try! makeTemporaryStore(), options: options)
         return router.routes.map { ($0.method, $0.path.description) }
     }()
 
@@ -72,6 +79,16 @@ import Testing
         let replica = try #require(table.row("FeatureServer/replicas/:replica"))
         #expect(replica.refusal(.get, caller: editor, subject: .init(owner: "")) == .notFound)
         #expect(table.jobSteps.count >= 7)
+        // The test target's control API: an admin's alone; a key is its owner, never an admin.
+        let faults = try #require(table.row("_outpost/faults"))
+        let admin = ServerUser(name: "ada", role: .admin)
+        #expect(faults.refusal(.post, caller: nil, subject: nil) == .tokenRequired)
+        #expect(faults.refusal(.post, caller: viewer, subject: nil) == .forbidden)
+        #expect(faults.refusal(.post, caller: editor, subject: nil) == .forbidden)
+        #expect(faults.refusal(.post, caller: admin, subject: nil) == nil)
+        let adminsKey = ServerUser(name: "ada", role: .admin, apiKey: APIKeyScope(clientId: "c", itemId: "i", slot: 0, privileges: []))
+        #expect(faults.refusal(.get, caller: adminsKey, subject: nil) == .keyDenied)
+        #expect(try #require(table.row("_outpost/clock/advance")).refusal(.get, caller: admin, subject: nil) == .methodNotAllowed)
     }
 
     /// The middleware's groups (`admitted(…, keys:)` in `buildRouter`) and the rows' `apiKeys`
@@ -84,7 +101,7 @@ import Testing
         let services = ["Field", "Field/Points"].flatMap { [$0, "MapServer:\($0)", "VectorTileServer:\($0)"] }.map(TestAPIKey.service)
         let key = try TestAPIKey.issue(store, owner: "eve", privileges: [TestAPIKey.edit] + services)
         let table = AuthorizationTable.server
-        let app = Application(router: buildRouter(store: store, options: ServerOptions(requireAuth: true)))
+        let app = Application(router: buildRouter(store: store, options: Self.options))
         let (disagreements, counts) = try await app.test(.router) { client in
             var disagreements: [String] = []
             var counts: [AuthorizationTable.KeyReach: Int] = [:]
@@ -99,7 +116,10 @@ import Testing
                     body: route.method == .post ? ByteBuffer(string: "f=json") : nil
                 ) { String(buffer: $0.body) }
                 let json = (try? JSONParser.parse(answer)) ?? .null
-                let denied = json["error"]?["code"] == 403 && json["error"]?["message"]?.stringValue == APIKeyReachMiddleware.deniedMessage
+                // An admin's route refuses a key of a non-admin at its admission, with a plain 403.
+                let forbidden = json["error"]?["code"] == 403
+                let denied =
+                    forbidden && (json["error"]?["message"]?.stringValue == APIKeyReachMiddleware.deniedMessage || row.admission == .admin)
                 if denied != (row.apiKeys == .refused) {
                     disagreements.append("\(route.method) \(route.path) (\(row.apiKeys)): \(answer.prefix(200))")
                 }
@@ -121,6 +141,8 @@ import Testing
         #expect(try #require(table.row("rest/services")).apiKeys == .refused)
         #expect(try #require(table.row("oauth2/registerApp")).apiKeys == .refused)
         #expect(try #require(table.row("oauth2/token")).apiKeys == .open)
+        #expect(try #require(table.row("_outpost/faults")).apiKeys == .refused)
+        #expect(try #require(table.row("_outpost/page.js")).apiKeys == .open)
         // A key is its owner, never an admin; it reaches an item its scope names that its owner may see.
         let scope = APIKeyScope(clientId: "c", itemId: "i", slot: 0, privileges: [TestAPIKey.edit])
         let adminKey = ServerUser(name: "ada", role: .editor, apiKey: scope)

@@ -125,7 +125,8 @@ extension JobEngine {
             SyncResult(
                 editsUploaded: document.editsUploaded, changesApplied: applied.changesApplied, changesDeferred: applied.changesDeferred,
                 objectIdsAssigned: applied.objectIdsAssigned,
-                failedEdits: applied.failedEdits.map { "\($0.layerId):\($0.result.globalId ?? "?"): \($0.result.error?.description ?? "")" }))
+                failedEdits: applied.failedEdits.map { "\($0.layerId):\($0.result.globalId ?? "?"): \($0.result.error?.description ?? "")" },
+                schemaChanges: applied.schemaChanges.isEmpty ? nil : applied.schemaChanges))
     }
 
     func openGeodatabase() throws -> Geodatabase {

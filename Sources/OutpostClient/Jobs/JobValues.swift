@@ -22,6 +22,9 @@ public struct SyncResult: Sendable, Codable, Equatable {
     public var objectIdsAssigned: Int
     /// Uploaded edits the server refused (they stay pending): "layer:GlobalID: reason".
     public var failedEdits: [String]
+    /// Layers whose fields changed on the service since the geodatabase was made (nil: none);
+    /// the new fields' values are not in the file: download a new geodatabase to get them.
+    public var schemaChanges: [SchemaChange]? = nil
 }
 
 /// What every job of the library offers a caller that drives and watches it (`Job`,

@@ -11,24 +11,35 @@ public protocol HTTPTransport: Sendable {
     /// Sends one request. A failure worth retrying (no route, connection lost, timed out) is
     /// `TransportError.unreachable`; cancellation is `CancellationError`.
     func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse)
+    /// Sends a ranged download (`Range:`); a connection broken mid-answer throws
+    /// `TransportError.cut` with the bytes that arrived, so the next range starts after them.
+    /// By default as `data(for:)` (what arrived is lost: the range is asked for again).
+    func rangedData(for request: URLRequest) async throws -> (Data, HTTPURLResponse)
+}
+
+extension HTTPTransport {
+    public func rangedData(for request: URLRequest) async throws -> (Data, HTTPURLResponse) { try await data(for: request) }
 }
 
 public enum TransportError: Error, Sendable, Equatable {
     /// The server could not be reached, or the connection broke: the request may be retried.
     case unreachable(String)
+    /// The connection broke mid-answer after `received` bytes of a `status` answer with these
+    /// headers (`rangedData(for:)` only); worth retrying from the next byte.
+    case cut(received: Data, status: Int, headers: [String: String])
 }
 
 /// `URLSession`, ephemeral, no cache, 120 s per request.
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    let allowsUntrustedCertificates: Bool
 
     /// `allowsUntrustedCertificates` trusts any certificate (self-signed test servers only).
     /// Apple platforms only: on Linux, FoundationNetworking offers no server-trust hook and
     /// certificates are checked as usual.
     public init(allowsUntrustedCertificates: Bool = false) {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 120
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        self.allowsUntrustedCertificates = allowsUntrustedCertificates
+        let configuration = Self.configuration
         session = URLSession(configuration: configuration, delegate: allowsUntrustedCertificates ? TrustingDelegate() : nil, delegateQueue: nil)
     }
 
@@ -42,6 +53,13 @@ public struct URLSessionTransport: HTTPTransport {
         } catch let error as URLError where error.code == .cancelled {
             throw CancellationError()
         }
+    }
+
+    static var configuration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 120
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
     }
 
     static func isTransient(_ error: URLError) -> Bool {
@@ -58,12 +76,19 @@ private final class TrustingDelegate: NSObject, URLSessionDelegate, Sendable {
         _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        #if canImport(Darwin)
-            if let trust = challenge.protectionSpace.serverTrust {
-                completionHandler(.useCredential, URLCredential(trust: trust))
-                return
-            }
-        #endif
-        completionHandler(.performDefaultHandling, nil)
+        trustAnyCertificate(challenge, completionHandler: completionHandler)
     }
+}
+
+/// Trusts the server's certificate whatever it is (Apple platforms; elsewhere the usual checks).
+func trustAnyCertificate(
+    _ challenge: URLAuthenticationChallenge, completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+) {
+    #if canImport(Darwin)
+        if let trust = challenge.protectionSpace.serverTrust {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+            return
+        }
+    #endif
+    completionHandler(.performDefaultHandling, nil)
 }

@@ -89,7 +89,7 @@ public struct ServiceConnection: Sendable {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
         request.setValue("bytes=\(offset)-\(offset + length - 1)", forHTTPHeaderField: "Range")
-        let (data, response) = try await send(request)
+        let (data, response) = try await send(request, ranged: true)
         switch response.statusCode {
         case 206:
             let total = (response.value(forHTTPHeaderField: "Content-Range")?.split(separator: "/").last).flatMap { Int($0) }
@@ -156,7 +156,9 @@ public struct ServiceConnection: Sendable {
     }
 
     /// Sends with retries for transient failures within the retry window.
-    func send(_ original: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    /// `ranged`: a download whose answer, cut on the way, counts as far as it came (a range
+    /// of 206 only: the caller asks for the rest from the next byte).
+    func send(_ original: URLRequest, ranged: Bool = false) async throws -> (Data, HTTPURLResponse) {
         var request = original
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "X-Esri-Authorization") }
         let clock = ContinuousClock()
@@ -169,7 +171,7 @@ public struct ServiceConnection: Sendable {
             // request is sent again then (at least 1 s, at most 60 s later).
             var retryAfter: Duration?
             do {
-                let (data, http) = try await transport.data(for: request)
+                let (data, http) = try await ranged ? transport.rangedData(for: request) : transport.data(for: request)
                 if http.statusCode == 429 {
                     let seconds = http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? 1
                     retryAfter = .seconds(min(max(seconds, 1), 60))
@@ -179,6 +181,13 @@ public struct ServiceConnection: Sendable {
                 failure = "HTTP \(http.statusCode)"
             } catch TransportError.unreachable(let reason) {
                 failure = reason
+            } catch TransportError.cut(let received, let status, let headers) {
+                if status == 206, !received.isEmpty, let url = request.url,
+                    let http = HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers)
+                {
+                    return (received, http)
+                }
+                failure = "connection lost after \(received.count) bytes"
             }
             let now = clock.now
             let started = firstFailure ?? now

@@ -49,6 +49,7 @@ extension ReplicasController {
         context.record.note("edits", done.edits)
         context.record.note("conflicts", done.conflicts)
         context.record.note("changes", done.answer.changes)
+        context.record.note(generations: done.answer.generations)
     }
 }
 

@@ -41,6 +41,7 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
         }
         let plan = planned.plan
         let serviceName = plan.definition.serviceName
+        context.record.note(replicaId: plan.definition.id)
 
         // Registering existing data: no data, just an id and generations (§4.7).
         if plan.registration != nil {

@@ -15,7 +15,9 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            var response = RESTResponse.error(from: error, parameters: context.exchange.parameters, logger: logger)
+            let answer = RESTResponse.arcGISError(from: error, logger: logger)
+            context.record.note(errorCode: answer.code)
+            var response = RESTResponse.error(answer, parameters: context.exchange.parameters)
             if !context.exchange.bodyRead && request.mayHaveBody {
                 context.stopReadingBody()
                 response.headers[.connection] = "close"

@@ -31,6 +31,7 @@ struct FormAdmissionMiddleware: RouterMiddleware {
         context.exchange.parameters = form.parameters
         context.exchange.bodyRead = true
         context.record.note(replicaId: form.parameters.string("replicaID"))
+        context.record.note(form: form, user: admission.user?.name)
         var context = context
         context.user = admission.user
         context.form = form

@@ -13,6 +13,8 @@ public final class RequestRecord: Sendable {
 
     public let id: String
     private let facts = Mutex(Facts())
+    /// What a test target's journal keeps of the request; nil (nothing kept) unless journaling.
+    let journalFacts = Mutex<JournalFacts?>(nil)
 
     init(id: String) { self.id = id }
 

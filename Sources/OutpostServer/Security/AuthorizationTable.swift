@@ -5,7 +5,7 @@ import OutpostStorage
 /// what each touches and the right it needs, under token security (`serve --require-auth`).
 ///
 /// Two layers decide. `buildRouter` mounts each route behind an admission (`Admission`: open,
-/// identifying, viewer, editor), which answers before any body byte is read; the handler then
+/// identifying, viewer, editor, admin), which answers before any body byte is read; the handler then
 /// checks the object it touches (`Right`): an item's sharing (`PortalCaller.maySee`,
 /// `mayChange`), a user's content (`mayCreate(for:)`, `maySeeFolders(of:)`), the owner of a
 /// replica, job, result file, upload or version (`Caller.mayManage`). This table says both for
@@ -23,7 +23,8 @@ public struct AuthorizationTable: Sendable {
 
     /// The server's table.
     public static let server = AuthorizationTable(
-        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + packagingRows + portalRows + oauthRows,
+        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + packagingRows + portalRows + oauthRows
+            + testTargetRows + adminRows,
         jobSteps: jobStepRows)
 
     /// The row a route of the router (`RouteDescription.path.description`, a method) belongs to.
@@ -49,6 +50,9 @@ extension AuthorizationTable {
         case viewer
         /// An editor's or an admin's token: as `viewer`, and a viewer's is refused with 403.
         case editor
+        /// An admin's token: as `viewer`, and a viewer's or an editor's is refused with 403 (a
+        /// test target's control API, which reaches every user's requests and the whole state).
+        case admin
     }
 
     /// The HTTP methods a route answers.
@@ -258,6 +262,9 @@ extension AuthorizationTable {
             case .editor:
                 guard let caller else { return .tokenRequired }
                 return caller.role < .editor ? .forbidden : nil
+            case .admin:
+                guard let caller else { return .tokenRequired }
+                return caller.role < .admin ? .forbidden : nil
             }
         }
 

@@ -17,15 +17,22 @@ public final class TestTarget: Sendable {
     /// What runs when the clock moves: the background services' passes (scheduled map-area
     /// refreshes, result-file expiry), run at once rather than at their next interval.
     private let housekeeping = Mutex<[@Sendable () async -> [String]]>([])
+    /// What in memory a restore of a snapshot leaves stale, forgotten after one (the tile cache).
+    let afterRestore = Mutex<[@Sendable () -> Void]>([])
 
-    /// A test target whose ids and fault probabilities follow `seed` (nil: random). Seeding
-    /// is process-wide (`IdentifierSeed`): one seeded test target per process.
-    public init(clock: SettableClock = SettableClock(), seed: UInt64? = nil, journalCapacity: Int = RequestJournal.defaultCapacity) {
+    /// A test target whose fault probabilities follow `seed` (nil: random). Ids follow it too
+    /// when `seedsIdentifiers`: that is process-wide (`IdentifierSeed`), so only one seeded
+    /// server may run in a process at a time (`serve --seed` does; tests running servers side
+    /// by side leave it off, or two stores could be handed the same ids).
+    public init(
+        clock: SettableClock = SettableClock(), seed: UInt64? = nil, seedsIdentifiers: Bool = false,
+        journalCapacity: Int = RequestJournal.defaultCapacity
+    ) {
         self.clock = clock
         self.seed = seed
         faults = FaultBoard(seed: seed)
-        journal = RequestJournal(capacity: journalCapacity)
-        if let seed { IdentifierSeed.seed(seed) }
+        journal = RequestJournal(capacity: journalCapacity, clock: clock)
+        if let seed, seedsIdentifiers { IdentifierSeed.seed(seed) }
     }
 
     /// Adds a pass to run whenever the clock is moved; it returns what it did (refreshed areas, …).

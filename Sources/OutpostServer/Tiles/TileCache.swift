@@ -73,6 +73,12 @@ final class TileCache: Sendable {
 
     var byteCount: Int { state.withLock { $0.bytes } }
 
+    /// Forgets every tile and set (a test target's snapshot restore: sets may have come or gone).
+    func removeAll() {
+        state.withLock { $0 = State() }
+        sets.withLock { $0 = [:] }
+    }
+
     /// Tiles answered by the fast path (tests and metrics tell its answers from the router's by it).
     let fastAnswers = Atomic<Int>(0)
 }

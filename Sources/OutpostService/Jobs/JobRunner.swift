@@ -12,14 +12,17 @@ public final class JobRunner: Sendable {
     private let queue: JobQueue
     private let executor: any BlockingExecutor
     private let logger: Logger
+    /// What may hold or fail a job between its steps (a test target's faults).
+    private let gate: (any JobGate)?
 
     public var limits: JobLimits { queue.limits }
 
     /// `executor` runs the jobs' blocking work (saving records, the work itself).
-    public init(limits: JobLimits, executor: any BlockingExecutor, logger: Logger) {
+    public init(limits: JobLimits, executor: any BlockingExecutor, logger: Logger, gate: (any JobGate)? = nil) {
         queue = JobQueue(limits: limits)
         self.executor = executor
         self.logger = logger
+        self.gate = gate
     }
 
     /// A new job's id: `j` and 32 lowercase hex digits.
@@ -36,28 +39,39 @@ public final class JobRunner: Sendable {
         work: @escaping @Sendable (JobRun<Backend>.Steps) throws -> JobEvent
     ) async throws {
         let ticket = try queue.admit(caller: caller)
+        gate?.submitted(job)
         do {
             try await executor.run { try backend.jobs.saveJob(job) }
         } catch {
             queue.cancel(ticket)
             throw error
         }
-        let (executor, logger) = (self.executor, self.logger)
+        let (executor, logger, gate) = (self.executor, self.logger, self.gate)
         queue.submit(ticket) {
-            await Self.run(job, in: backend, executor: executor, logger: logger, work: work)
+            await Self.run(job, in: backend, executor: executor, logger: logger, gate: gate, work: work)
         }
     }
 
     /// Runs a job's work on the blocking pool through `JobRun`; a server fault is logged whole,
     /// and every failure by the job's id.
     private static func run<Backend: OutpostBackend>(
-        _ job: JobRecord, in backend: Backend, executor: any BlockingExecutor, logger: Logger,
+        _ job: JobRecord, in backend: Backend, executor: any BlockingExecutor, logger: Logger, gate: (any JobGate)?,
         work: @escaping @Sendable (JobRun<Backend>.Steps) throws -> JobEvent
     ) async {
-        let last = try? await executor.run {
-            JobRun(backend: backend).perform(job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }) {
-                steps in
+        var job = job
+        var failure: ArcGISError?
+        // A held job is started (executing) and waits here, suspended: no pool thread is taken.
+        if let gate, gate.holds(job), let started = try? job.applying(.started, at: backend.clock.milliseconds()) {
+            job = started
+            _ = try? await executor.run { try backend.jobs.saveJob(started) }
+            failure = await gate.hold(started)
+        }
+        let last = try? await executor.run { [job, failure] in
+            JobRun(backend: backend, gate: gate).perform(
+                job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }
+            ) { steps in
                 do {
+                    if let failure { throw failure }
                     return try work(steps)
                 } catch {
                     if ArcGISError(answering: error).code >= 500 { logger.error("server fault: \(String(reflecting: error))") }

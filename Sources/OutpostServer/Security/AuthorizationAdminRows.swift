@@ -1,0 +1,13 @@
+/// The rows of the administrative resources below `/arcgis/rest/admin` (issue 47): a layer's
+/// `addToDefinition` changes the schema every user and every replica sees, so under token
+/// security only an admin's token is admitted and API keys are refused.
+extension AuthorizationTable {
+    static let adminRows: [Row] = [
+        Row(
+            .arcgis, "rest/admin/services/:service/FeatureServer/:layer/addToDefinition", .change, .admin, .layer, .admitted,
+            "adds nullable fields to the layer (SchemaRules.checkAddable); a missing layer is 404"),
+        Row(
+            .arcgis, "rest/admin/services/:service/:serviceInFolder/FeatureServer/:layer/addToDefinition", .change, .admin, .layer,
+            .admitted, "the same through a folder"),
+    ]
+}
