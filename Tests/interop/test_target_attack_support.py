@@ -5,8 +5,6 @@ import http.client
 import json
 import os
 import signal
-import socket
-import ssl
 import subprocess
 import tempfile
 import time
