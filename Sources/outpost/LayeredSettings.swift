@@ -107,6 +107,7 @@ struct LayeredSettings {
         ("max-export-tiles", false), ("max-map-areas", false), ("max-result-mb-per-user", false), ("max-item-mb-per-user", false),
         ("allowed-origins", false), ("public-url", false), ("database", true),
         ("object-store", true), ("oidc-issuer", false), ("oidc-client-id", false), ("oidc-client-secret", true), ("oidc-name", false),
-        ("oidc-username-claim", false), ("oidc-role-claim", false),
+        ("oidc-username-claim", false), ("oidc-role-claim", false), ("test-target", false), ("seed", false), ("seed-data", false),
+        ("ready-file", false),
     ]
 }
