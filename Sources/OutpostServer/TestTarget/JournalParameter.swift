@@ -1,3 +1,4 @@
+import Foundation
 import OutpostWire
 
 /// One parameter (or header) as the journal keeps it: a secret's value masked as `***`, any
@@ -18,14 +19,56 @@ struct JournalParameter: Sendable, Equatable {
     static let secretNames: Set<String> = [
         "token", "password", "client_secret", "refresh_token", "code", "code_verifier", "apikey", "api_key",
     ]
-    /// Headers that carry credentials (lowercase).
-    static let secretHeaders: Set<String> = ["authorization", "x-esri-authorization", "cookie", "set-cookie"]
+    /// Headers that carry credentials (lowercase), besides any name `isSecretHeader` matches by a part.
+    static let secretHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "x-esri-authorization", "cookie", "set-cookie", "x-api-key",
+    ]
+    /// Parts of a header's name that make it a credential's (`X-Auth-Token`, `X-Client-Secret`).
+    static let secretHeaderParts = ["token", "secret", "api-key", "apikey", "auth"]
+    /// Headers whose value is a URL: its query and fragment are masked as a request's parameters.
+    static let urlHeaders: Set<String> = ["referer", "location", "content-location"]
 
     /// Whether a parameter named `name` holds a secret: one of `secretNames`, or any name with
     /// `secret`, `password` or `token` in it (`new_password`, `client_secret2`, `access_token`).
     static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return secretNames.contains(lowered) || ["secret", "password", "token"].contains { lowered.contains($0) }
+    }
+
+    /// Whether a header named `name` carries a credential: one of `secretHeaders`, or any name
+    /// with one of `secretHeaderParts` in it.
+    static func isSecretHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return secretHeaders.contains(lowered) || secretHeaderParts.contains { lowered.contains($0) }
+    }
+
+    /// `url` with the values of its query's and fragment's secret parameters (`isSecret`, the
+    /// rule of a request's own parameters) masked: a `Referer` of a page opened as `?token=…`,
+    /// an OAuth redirect's `?code=…` or `#access_token=…`. The rest is kept as written.
+    static func maskingSecrets(inURL url: String) -> String {
+        var result = ""
+        var rest = Substring(url)
+        // The part before the query (or the fragment) is kept; then each `?…` and `#…` part.
+        let base = rest.prefix { $0 != "?" && $0 != "#" }
+        result += base
+        rest = rest[base.endIndex...]
+        while let separator = rest.first {
+            let part = rest.dropFirst().prefix { $0 != "#" || separator == "#" }
+            result.append(separator)
+            result += maskingSecrets(inPairs: part)
+            rest = rest[part.endIndex...]
+        }
+        return result
+    }
+
+    /// `name=value&…` with each secret parameter's value masked (its name percent-decoded first).
+    static func maskingSecrets(inPairs text: Substring) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+            let rawName = pair[..<equals]
+            let name = String(rawName).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(rawName)
+            return isSecret(name) ? "\(rawName)=\(mask)" : String(pair)
+        }.joined(separator: "&")
     }
 
     init(name: String, value: String, truncatedFrom: Int? = nil) {
@@ -62,9 +105,12 @@ struct JournalParameter: Sendable, Equatable {
         pairs.prefix(maximumCount).map { JournalParameter(name: $0.0, keeping: $0.1, secret: isSecret($0.0)) }
     }
 
-    /// Headers in order, credentials masked, values capped.
+    /// Headers in order, credentials masked (whole, or a URL's secret parameters), values capped.
     static func masked(headers: [(String, String)]) -> [JournalParameter] {
-        headers.prefix(maximumCount).map { JournalParameter(name: $0.0, keeping: $0.1, secret: secretHeaders.contains($0.0.lowercased())) }
+        headers.prefix(maximumCount).map { name, value in
+            let kept = urlHeaders.contains(name.lowercased()) ? maskingSecrets(inURL: value) : value
+            return JournalParameter(name: name, keeping: kept, secret: isSecretHeader(name))
+        }
     }
 
     /// Roughly what the entry holds in memory, for the journal's byte budget.
