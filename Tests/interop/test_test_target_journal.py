@@ -4,11 +4,9 @@ against each: each journal lists exactly the client's requests, in order; the tw
 same ids (all drawn from the seed) and, service by service, the same requests but for timings;
 `outpost test journal` prints them.
 
-The client takes the map's services offline concurrently, and the order in which two
-concurrent requests (or a background job) draw from the one seeded stream of ids is the
-machine's: so which service gets which of the drawn ids, and how requests of different
-services interleave, may differ between runs. Within a service, apart from the ids' names,
-the requests are the same."""
+The client takes the map's services offline concurrently: how requests of different services
+interleave is the machine's, but each service's requests draw their ids from the service's own
+seeded stream (`IdentifierSeed`), so service by service the requests, ids included, are equal."""
 import itertools
 import json
 import os
@@ -61,17 +59,15 @@ def ids(entries):
 
 
 def by_service(entries):
-    """Each service's requests (the portal's under None), ids renamed in order of appearance,
-    consecutive identical ones (a client polling a job's status: how many polls a job takes
-    depends on the machine's speed) as one, timings and `seq` (services interleave) left out."""
+    """Each service's requests (the portal's under None), ids as drawn, consecutive identical
+    ones (a client polling a job's status: how many polls a job takes depends on the machine's
+    speed) as one, timings and `seq` (services interleave) left out."""
     services = {}
     for entry in entries:
         services.setdefault(entry["service"], []).append(entry)
     canonical = {}
     for service, requests in services.items():
-        names = {}
-        texts = [ID.sub(lambda found: names.setdefault(found.group().replace("-", "").lower(), f"ID{len(names)}"),
-                        json.dumps({**without_timings(e), "seq": None}, sort_keys=True)) for e in requests]
+        texts = [json.dumps({**without_timings(e), "seq": None}, sort_keys=True) for e in requests]
         canonical[service] = [text for text, _ in itertools.groupby(texts)]
     return canonical
 
@@ -109,8 +105,8 @@ def test_a_take_offline_is_journaled_the_same_on_two_seeded_servers(tmp_path):
     replicas = {entry["replicaId"] for entry in first if entry["operation"] == "createReplica"}
     assert replicas and None not in replicas, replicas
 
-    # The same run on another seeded server draws the same ids, and journals the same
-    # requests service by service, timings aside.
+    # The same run on another seeded server journals the same requests with the same ids,
+    # service by service, timings aside.
     assert ids(first) == ids(second), ids(first) ^ ids(second)
     left, right = by_service(first), by_service(second)
     assert left.keys() == right.keys()

@@ -1,4 +1,5 @@
 import NIOPosix
+import OutpostWire
 
 /// The server's one way to blocking work: every call into the backend (the store, its users,
 /// jobs and result files), and file I/O and password hashing, made from an `async` function
@@ -7,6 +8,11 @@ import NIOPosix
 /// whole handler so (`ArcGISRoutes`); `SourceRulesTests` holds the rest of the server to it.
 enum StoreCall {
     static func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await NIOThreadPool.singleton.runIfActive(work)
+        // A seeded test target's request draws its ids from its service's stream, on whichever
+        // thread its work runs (`IdentifierSeed`); nil everywhere else.
+        if let stream = IdentifierSeed.stream {
+            return try await NIOThreadPool.singleton.runIfActive { try IdentifierSeed.drawing(in: stream, work) }
+        }
+        return try await NIOThreadPool.singleton.runIfActive(work)
     }
 }
