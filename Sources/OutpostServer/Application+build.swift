@@ -171,6 +171,7 @@ public func buildRouter(
     let router = Router(context: OutpostRequestContext.self)
     router.add(middleware: RequestLogMiddleware(logger: logger, metrics: options.metrics))
     if let target = options.testTarget { router.add(middleware: RequestJournalMiddleware(journal: target.journal)) }
+    if options.testTarget != nil, IdentifierSeed.isSeeded { router.add(middleware: IdentifierStreamMiddleware()) }
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
     router.add(middleware: ServerOriginMiddleware(origin: options.origin))
@@ -308,9 +309,10 @@ public func buildRouter(
     if let target = options.testTarget {
         let control = RouteCollection(context: OutpostRequestContext.self)
         TestTargetController(store: store, target: target).addRoutes(to: control)
-        let group = router.group(RouterPath(TestTargetPaths.root)).add(middleware: ErrorEnvelopeMiddleware(logger: logger))
+        let group = router.group(RouterPath(TestTargetPaths.root)).add(middleware: ControlAPIGuard(publicURL: options.publicURL))
+            .add(middleware: ErrorEnvelopeMiddleware(logger: logger))
         admitted(group.group(), role: .admin, faults: false).addRoutes(control)
-        TestTargetPage.addRoutes(to: router)
+        TestTargetPage.addRoutes(to: group)
     }
     return router
 }

@@ -17,9 +17,14 @@ public protocol UserDirectory: UserDetails {
     /// A new token for `user`, valid for `minutes`.
     func issueToken(for user: ServerUser, minutes: Int) throws -> (token: String, expires: Int64)
     func check(token: String) throws -> TokenCheck
+    /// `check(token:)`, a token outliving what its kind can be issued with (`longest`) expired.
+    func check(token: String, longest: TokenLifetimes) throws -> TokenCheck
 }
 
 extension UserDirectory {
+    /// A directory that cannot tell a token's kind and life (a wrapper) checks as it checks.
+    public func check(token: String, longest: TokenLifetimes) throws -> TokenCheck { try check(token: token) }
+
     /// The user of that name (names compare without case), if any.
     public func user(named name: String) throws -> ServerUser? {
         try users().first { $0.name.caseInsensitiveCompare(name) == .orderedSame }

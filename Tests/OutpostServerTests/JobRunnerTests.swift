@@ -74,6 +74,21 @@ import Testing
         #expect(logged.contains { $0.contains("job \(job.id) (exportTiles) failed") }, "\(logged)")
     }
 
+    @Test func aHeldJobTakesNoRunningSlotWhileItWaits() async throws {
+        let store = try makeTemporaryStore()
+        let (held, other) = (Self.job(store), Self.job(store))
+        let gate = HoldingJobGate(holding: [held.id])
+        let runner = JobRunner(
+            limits: JobLimits(running: 1, queued: 1, perUser: 2), executor: TestExecutor(), logger: Logger(label: "test"), gate: gate)
+        try await runner.submit(held, for: "user:ada", in: store) { _ in .answered(.null) }
+        try await runner.submit(other, for: "user:bob", in: store) { _ in .answered(.null) }
+        // The one slot is free for the other job while the first is held (its record executing).
+        #expect(try await Self.finished(other.id, in: store).status == .completed)
+        #expect(try store.jobs.job(id: held.id)?.status == .inProgress, "started, held")
+        gate.release(held.id)
+        #expect(try await Self.finished(held.id, in: store).status == .completed)
+    }
+
     @Test func newJobIdsAreUniqueAndShapedAsBefore() {
         let ids = (0..<100).map { _ in JobRunner.newJobId() }
         #expect(Set(ids).count == 100)

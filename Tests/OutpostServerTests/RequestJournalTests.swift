@@ -103,6 +103,34 @@ import Testing
         #expect(headers.map(\.value) == ["***", "***", "***", "*/*"])
     }
 
+    @Test func credentialHeadersAreMaskedByNameAndByAPartOfIt() {
+        let given = [
+            "Proxy-Authorization", "Set-Cookie", "X-API-Key", "X-Auth-Token", "X-Client-Secret", "My-Api-Key", "X-Apikey", "WWW-Authenticate",
+        ]
+        let headers = JournalParameter.masked(headers: given.map { ($0, "credential-47") })
+        #expect(headers.map(\.value) == Array(repeating: "***", count: given.count))
+        let kept = JournalParameter.masked(headers: [("Accept", "*/*"), ("Content-Type", "text/plain"), ("User-Agent", "app/1")])
+        #expect(kept.map(\.value) == ["*/*", "text/plain", "app/1"])
+    }
+
+    @Test(arguments: [
+        ("https://app.example/map.html?token=T47&x=1", "https://app.example/map.html?token=***&x=1"),
+        ("https://app.example/cb?code=C47&state=s", "https://app.example/cb?code=***&state=s"),
+        ("https://app.example/cb#access_token=A47&expires_in=7200", "https://app.example/cb#access_token=***&expires_in=7200"),
+        ("https://a.example/p?access%5Ftoken=A47&f=json#refresh_token=R47", "https://a.example/p?access%5Ftoken=***&f=json#refresh_token=***"),
+        ("https://app.example/a?b=1#frag", "https://app.example/a?b=1#frag"),
+        ("/relative?password=P47", "/relative?password=***"),
+        ("https://app.example/", "https://app.example/"),
+    ])
+    func urlHeadersKeepTheirURLWithSecretParametersMasked(_ url: String, _ expected: String) {
+        #expect(JournalParameter.maskingSecrets(inURL: url) == expected)
+        for name in ["Referer", "Location", "Content-Location"] {
+            #expect(JournalParameter.masked(headers: [(name, url)]).first?.value == expected, "\(name)")
+        }
+        // Any other header's value is kept as written.
+        #expect(JournalParameter.masked(headers: [("Link", url)]).first?.value == url)
+    }
+
     @Test func longValuesAreCutTo4KiBOnACharacterAndSaySo() {
         let long = String(repeating: "é", count: 5000)  // 10,000 bytes
         let kept = JournalParameter(name: "edits", keeping: long, secret: false)

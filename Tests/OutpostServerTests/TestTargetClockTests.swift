@@ -88,6 +88,9 @@ import Testing
                 ("clock/advance", [("hours", "0")]), ("clock/advance", [("hours", "soon")]), ("clock/advance", [("days", "4000")]),
                 ("clock/advance", [("hours", "nan")]), ("clock/set", []), ("clock/set", [("time", "yesterday")]),
                 ("clock/set", [("time", "-5")]), ("clock/set", [("time", "999999999999999999")]), ("clock/set", [("time", "2027-01-31")]),
+                // An ISO date is held to the milliseconds' range: 1970 to 9999.
+                ("clock/set", [("time", "1969-12-31T23:59:59Z")]), ("clock/set", [("time", "0001-01-01T00:00:00Z")]),
+                ("clock/set", [("time", "-0001-01-01T00:00:00Z")]), ("clock/set", [("time", "99999-01-01T00:00:00Z")]),
             ]
             for (path, fields) in refused {
                 let before = try await Self.clock(client).offset
@@ -95,6 +98,12 @@ import Testing
                 #expect(answer["error"]?["code"] == 400 && answer["error"]?["message"] != nil, "\(path) \(fields): \(answer)")
                 #expect(try await Self.clock(client).offset == before, "\(path) \(fields) moved the clock")
             }
+            // The range's ends, as dates, are taken.
+            for (text, milliseconds) in [("1970-01-01T00:00:00Z", Int64(0)), ("9999-12-31T23:59:59Z", Int64(253_402_300_799_000))] {
+                let set = try await Self.send(client, .post, "/_outpost/clock/set", [("time", text)])
+                #expect((milliseconds..<milliseconds + 5_000).contains(set["now"]?.int64Value ?? -1), "\(text): \(set)")
+            }
+            _ = try await Self.send(client, .post, "/_outpost/clock/reset")
             // A change's GET is refused as ArcGIS refuses it, and moves nothing.
             let get = try await Self.send(client, .get, "/_outpost/clock/advance?hours=1&f=json")
             #expect(get["error"]?["code"] == 405, "\(get)")
@@ -106,7 +115,8 @@ import Testing
         try await Self.withTarget(backend, requireAuth: true) { client, store, _ in
             try store.users.addUser("ada", role: .admin, password: "ada-password", rounds: 1000)
             try store.users.addUser("eve", role: .editor, password: "eve-password", rounds: 1000)
-            let admin = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 60 * 24 * 30).token
+            // At most the server's longest token life (a longer one would be refused as minted in another time).
+            let admin = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 60 * 24).token
             let (eve, expires) = try store.users.issueToken(for: ServerUser(name: "eve", role: .editor), minutes: 60)
             let query = "/arcgis/rest/services/Demo/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json"
             #expect(try await Self.send(client, .get, query, token: eve)["count"] != nil)
@@ -120,6 +130,24 @@ import Testing
             // Back to the wall clock: the token is valid again (the clock decides, nothing was deleted).
             _ = try await Self.send(client, .post, "/_outpost/clock/reset", token: admin)
             #expect(try await Self.send(client, .get, query, token: eve)["count"] != nil)
+        }
+    }
+
+    @Test(arguments: ["SpatiaLite", "PostgreSQL"])
+    func aTokenMintedWhileTheClockIsFarAheadIsRefusedOnceItIsBack(_ backend: String) async throws {
+        try await Self.withTarget(backend, requireAuth: true) { client, store, _ in
+            try store.users.addUser("ada", role: .admin, password: "ada-password", rounds: 1000)
+            let admin = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 60).token
+            let query = "/arcgis/rest/services/Demo/FeatureServer/0/query?where=1%3D1&returnCountOnly=true&f=json"
+            _ = try await Self.send(client, .post, "/_outpost/clock/set", [("time", "253402300799000")], token: admin)
+            let future = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 60).token
+            #expect(try await Self.send(client, .get, query, token: future)["count"] != nil, "valid in its own time")
+            _ = try await Self.send(client, .post, "/_outpost/clock/reset", token: future)
+            let refused = try await Self.send(client, .get, query, token: future)
+            #expect(refused["error"]?["code"] == 498, "a year-9999 token outlives any token's life: \(refused)")
+            // Tokens that had expired by year 9999 may have been swept meanwhile: one issued now works.
+            let fresh = try store.users.issueToken(for: ServerUser(name: "ada", role: .admin), minutes: 60).token
+            #expect(try await Self.send(client, .get, query, token: fresh)["count"] != nil, "a token of now still works")
         }
     }
 
@@ -146,14 +174,16 @@ import Testing
     func aResultFileIsGoneAfterItsIdleTime(_ backend: String) async throws {
         try await Self.withTarget(backend) { client, store, options in
             let files = ResultFiles(of: store, idleTime: options.resultFileIdleTime)
+            // Set relative to the publication: the clock goes on with the wall clock, however slow the run.
+            let published = store.clock.milliseconds()
             let name = ResultFiles.newName(extension: "json")
             try Data("{}".utf8).write(to: URL(fileURLWithPath: try files.temporaryPath(for: name)))
             try files.publish(name)
             let path = try files.file(name)
             #expect(files.exists(name) && FileManager.default.fileExists(atPath: path))
-            _ = try await Self.send(client, .post, "/_outpost/clock/advance", [("minutes", "9")])
+            _ = try await Self.send(client, .post, "/_outpost/clock/set", [("time", String(published + 9 * 60_000))])
             #expect(files.exists(name) && FileManager.default.fileExists(atPath: path), "not idle yet")
-            _ = try await Self.send(client, .post, "/_outpost/clock/advance", [("minutes", "2")])
+            _ = try await Self.send(client, .post, "/_outpost/clock/set", [("time", String(published + 11 * 60_000))])
             // Expired by the clock, and swept by the housekeeping the move ran: no file left.
             #expect(!files.exists(name))
             #expect(!FileManager.default.fileExists(atPath: path), "the sweep ran when the clock moved")

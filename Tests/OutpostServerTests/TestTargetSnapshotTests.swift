@@ -326,6 +326,28 @@ import Testing
             #expect(try await Self.control(served, "snapshots/gone/restore").status == 404)
         }
     }
+
+    /// `start` is the server's own snapshot: saving over it or deleting it through the API is
+    /// refused (400, saying so) and changes nothing; restoring it and `reset` still work.
+    @Test(arguments: DemoBackend.all)
+    func theStartSnapshotIsTheServersOwn(_ backend: DemoBackend) async throws {
+        try await Self.withTarget(backend) { served in
+            let cities = try await Self.cityCount(served)
+            _ = try await Self.addCity(served, "Later")
+            for (path, fields) in [("snapshots", [("name", "start")]), ("snapshots", [("name", "START")]), ("snapshots/start/delete", [])] {
+                let answer = try await Self.control(served, path, post: fields)
+                #expect(answer.status == 400, "\(path) \(fields): \(answer.json)")
+                let text = "\(answer.json["error"]?["details"]?[0]?.stringValue ?? "")"
+                #expect(text.contains("server's own snapshot"), "\(answer.json)")
+            }
+            let restored = try await Self.control(served, "snapshots/start/restore")
+            #expect(restored.status == 200 && restored.json["restored"]?.stringValue == "start", "\(restored.json)")
+            #expect(try await Self.cityCount(served) == cities)
+            _ = try await Self.addCity(served, "Later again")
+            #expect(try await Self.control(served, "reset").status == 200)
+            #expect(try await Self.cityCount(served) == cities)
+        }
+    }
 }
 
 /// A flag one task sets and another reads.

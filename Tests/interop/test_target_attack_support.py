@@ -30,7 +30,7 @@ class Target:
             if isinstance(body, dict):
                 body = urllib.parse.urlencode(body).encode()
                 headers = {"Content-Type": "application/x-www-form-urlencoded", **(headers or {})}
-            connection.putrequest(method, path, skip_accept_encoding=True)
+            connection.putrequest(method, path, skip_accept_encoding=True, skip_host="host" in {name.lower() for name in (headers or {})})
             for name, value in (headers or {}).items():
                 connection.putheader(name, value)
             if body is not None:

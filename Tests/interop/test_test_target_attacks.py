@@ -189,6 +189,10 @@ def test_a_foreign_web_page_cannot_read_the_journal_or_drive_the_control_api():
             assert preflight.get("access-control-allow-origin") not in (origin, "*"), origin
             t.raw("POST", "/_outpost/clock/advance", b"hours=5&f=json", headers={"Origin": origin, "Content-Type": "application/x-www-form-urlencoded"})
         assert t.control("clock")["offset"] == 0, "a cross-site form moved the clock"
+        # DNS rebinding: the page's name resolves here and is its own origin, but the Host gives it away.
+        for host in ("rebound.example", f"rebound.example:{t.port}"):
+            status, _, body = t.raw("GET", "/_outpost/clock?f=json", headers={"Host": host})
+            assert status == 403 and b'"now"' not in body, (host, status, body[:200])
 
 
 def test_a_token_minted_while_the_clock_is_far_ahead_does_not_outlive_the_test():

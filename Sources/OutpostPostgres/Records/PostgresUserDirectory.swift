@@ -79,7 +79,9 @@ public struct PostgresUserDirectory: UserDirectory {
 
     /// One round trip (every request's): the token, its user and, for an API key's, its app
     /// (the key's owner's still), whose privileges are read now.
-    public func check(token: String) throws -> TokenCheck {
+    public func check(token: String) throws -> TokenCheck { try check(token: token, longest: .standard) }
+
+    public func check(token: String, longest: TokenLifetimes) throws -> TokenCheck {
         guard
             let row = try pool.query(
                 """
@@ -92,7 +94,8 @@ public struct PostgresUserDirectory: UserDirectory {
         else { return .unknown }
         let slot = try row.int(4)
         if slot != nil, row.isNull(5) { return .unknown }
-        if try row.required(0, row.int64) <= clock.milliseconds() { return .expired }
+        let (expires, now) = (try row.required(0, row.int64), clock.milliseconds())
+        if expires <= now || longest.mintedInAnotherTime(expires: expires, now: now, apiSlot: slot) { return .expired }
         // The lower of the user's role now and the most the token may carry.
         let role = Credentials.effectiveRole(
             user: row.string(2).flatMap(UserRole.init(rawValue:)) ?? .viewer, token: row.string(3).flatMap(UserRole.init(rawValue:)))

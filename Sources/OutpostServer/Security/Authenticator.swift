@@ -60,8 +60,8 @@ struct Authenticator: Sendable {
 
     /// What a token is worth: a read of the user directory, on the blocking pool.
     func check(token: String) async throws -> TokenCheck {
-        let users = users
-        return try await StoreCall.run { try users.check(token: token) }
+        let (users, longest) = (users, TokenLifetimes(userTokenMinutes: maximumMinutes))
+        return try await StoreCall.run { try users.check(token: token, longest: longest) }
     }
 
     /// The caller a token names, or nil when anonymous is fine (security off).

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import ServiceLifecycle
 
 /// How a fault shapes an answer's body: at most `bytesPerSecond`, and cut (the connection
 /// closed mid-body) after `cutAfter` bytes.
@@ -7,6 +8,14 @@ struct BodyShaping: Sendable {
     var bytesPerSecond: Int?
     var cutAfter: Int?
     let channel: any Channel
+
+    /// Waits until `due`, or less when the server shuts down (graceful shutdown reaches the
+    /// requests' tasks, children of the server's): a slowed answer then goes out at once.
+    static func wait(until due: ContinuousClock.Instant) async {
+        try? await cancelWhenGracefulShutdown { try await Task.sleep(until: due, clock: .continuous) }
+    }
+
+    static func wait(for duration: Duration) async { await wait(until: .now + duration) }
 
     /// The body, cut off with an error (the server then drops the connection) once the cut is reached.
     struct Cut: Error {}
@@ -54,7 +63,7 @@ struct BodyShaping: Sendable {
                 written += slice.readableBytes
                 try await target.write(slice)
                 let due = started + .milliseconds(Int64(Double(written) / Double(rate) * 1000))
-                if due > ContinuousClock.now { try await Task.sleep(until: due, clock: .continuous) }
+                if due > ContinuousClock.now { await BodyShaping.wait(until: due) }
             }
         }
 

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import OutpostWire
+import ServiceLifecycle
 
 /// Applies the fault rules to the requests they match, once admitted (the form parsed): a
 /// reset closes the connection unanswered; a latency waits before the route runs; an error
@@ -22,7 +23,7 @@ struct FaultMiddleware: RouterMiddleware {
             context.channel.close(promise: nil)
             return Response(status: .ok, body: ResponseBody { _ in throw BodyShaping.Cut() })
         }
-        if decision.latencyMilliseconds > 0 { try await Task.sleep(for: .milliseconds(decision.latencyMilliseconds)) }
+        if decision.latencyMilliseconds > 0 { await BodyShaping.wait(for: .milliseconds(decision.latencyMilliseconds)) }
         if let error = decision.error {
             context.record.note(errorCode: error.code)
             var response = RESTResponse.json(error.envelope, parameters: context.form.parameters)

@@ -14,7 +14,7 @@ extension TestTargetController {
                 try await restoreSnapshot(try Self.snapshotName(c.parameters.get("name") ?? ""), c.form.parameters)
             }
             .change("snapshots/:name/delete") { _, c in
-                let name = try Self.snapshotName(c.parameters.get("name") ?? "")
+                let name = try Self.changeableSnapshotName(c.parameters.get("name") ?? "")
                 try await StoreCall.run { try TestTargetSnapshots.serially { try store.snapshots.delete(name) } }
                 return RESTResponse.json(["success": true, "deleted": .string(name.text)], parameters: c.form.parameters)
             }
@@ -28,7 +28,7 @@ extension TestTargetController {
 
     func saveSnapshot(_ parameters: RequestParameters) async throws -> Response {
         guard let text = parameters["name"] else { throw ArcGISError.missingParameter("name") }
-        let name = try Self.snapshotName(text)
+        let name = try Self.changeableSnapshotName(text)
         let saved = try await StoreCall.run { try TestTargetSnapshots.serially { try store.snapshots.save(name) } }
         return RESTResponse.json(["snapshot": Self.json(saved)], parameters: parameters)
     }
@@ -45,6 +45,16 @@ extension TestTargetController {
     /// A name from the request, checked before anything else is done with it.
     static func snapshotName(_ text: String) throws -> SnapshotName {
         do { return try SnapshotName(text) } catch { throw ArcGISError.invalidParameter("name", error.description) }
+    }
+
+    /// A name to save or delete: not `start`, the server's own snapshot that `reset` restores.
+    static func changeableSnapshotName(_ text: String) throws -> SnapshotName {
+        let name = try snapshotName(text)
+        guard name.text.lowercased() != SnapshotName.start.text else {
+            throw ArcGISError.invalidParameter(
+                "name", "'start' is the server's own snapshot, taken as the test target started (reset restores it): save under another name.")
+        }
+        return name
     }
 
     static func json(_ info: SnapshotInfo) -> JSONValue {

@@ -67,13 +67,22 @@ struct TestTargetController<Backend: OutpostBackend>: Sendable {
 
     /// Epoch milliseconds (1970 to 9999) or an ISO 8601 date with a zone.
     static func time(_ text: String) -> Int64? {
-        if let milliseconds = Int64(text) { return (0...253_402_300_799_000).contains(milliseconds) ? milliseconds : nil }
+        if let milliseconds = Int64(text) { return settableRange.contains(milliseconds) ? milliseconds : nil }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return Int64(date.timeIntervalSince1970 * 1000) }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text).map { Int64($0.timeIntervalSince1970 * 1000) }
+        var date = formatter.date(from: text)
+        if date == nil {
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            date = formatter.date(from: text)
+        }
+        // A date is held to the milliseconds' range: a year before 1970 or after 9999 is refused.
+        guard let seconds = date?.timeIntervalSince1970, seconds.isFinite, (0...Double(settableRange.upperBound) / 1000).contains(seconds)
+        else { return nil }
+        return Int64((seconds * 1000).rounded())
     }
+
+    /// The times `clock/set` takes: 1970-01-01 to 9999-12-31T23:59:59Z, in milliseconds.
+    static var settableRange: ClosedRange<Int64> { 0...253_402_300_799_000 }
 }
 
 /// Paths of the control API.

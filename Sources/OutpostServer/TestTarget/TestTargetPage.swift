@@ -14,11 +14,11 @@ enum TestTargetPage {
         "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; "
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
-    /// Adds the page (at `/_outpost` and `/_outpost/`) and its script, outside any admission:
-    /// neither carries anything of the server's.
-    static func addRoutes(to router: Router<OutpostRequestContext>) {
-        router.get(RouterPath(TestTargetPaths.root)) { _, _ in page() }
-        router.get(RouterPath(String(scriptPath.dropFirst()))) { _, _ in
+    /// Adds the page (at `/_outpost` and `/_outpost/`) and its script to the control API's group
+    /// (behind its `ControlAPIGuard`), outside any admission: neither carries anything of the server's.
+    static func addRoutes(to group: RouterGroup<OutpostRequestContext>) {
+        group.get("") { _, _ in page() }
+        group.get(RouterPath(String(scriptPath.dropFirst(TestTargetPaths.root.count + 2)))) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(string: script)))

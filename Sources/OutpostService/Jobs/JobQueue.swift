@@ -49,9 +49,18 @@ final class JobQueue: Sendable {
 
     /// Starts an admitted job once a slot is free and returns at once.
     func submit(_ ticket: Ticket, _ work: @escaping @Sendable () async -> Void) {
+        submit(ticket, beforeSlot: {}, { _ in await work() })
+    }
+
+    /// Runs `beforeSlot` at once, outside the running slots (a held job's wait: it keeps its
+    /// place in the queue's bounds, not a slot), then `work` with its result once a slot is free.
+    func submit<Prepared: Sendable>(
+        _ ticket: Ticket, beforeSlot: @escaping @Sendable () async -> Prepared, _ work: @escaping @Sendable (Prepared) async -> Void
+    ) {
         Task {
+            let prepared = await beforeSlot()
             await self.acquire()
-            await work()
+            await work(prepared)
             self.release(ticket)
         }
     }

@@ -47,25 +47,32 @@ public final class JobRunner: Sendable {
             throw error
         }
         let (executor, logger, gate) = (self.executor, self.logger, self.gate)
-        queue.submit(ticket) {
-            await Self.run(job, in: backend, executor: executor, logger: logger, gate: gate, work: work)
+        // A held job waits before it takes a running slot: other jobs run meanwhile.
+        queue.submit(
+            ticket, beforeSlot: { await Self.hold(job, in: backend, executor: executor, gate: gate) },
+            { held in
+                await Self.run(held.job, failure: held.failure, in: backend, executor: executor, logger: logger, gate: gate, work: work)
+            })
+    }
+
+    /// A held job is started (its record executing) and waits here, suspended, outside the
+    /// running slots: the job as it then is, and the failure to apply instead of its work.
+    private static func hold<Backend: OutpostBackend>(
+        _ job: JobRecord, in backend: Backend, executor: any BlockingExecutor, gate: (any JobGate)?
+    ) async -> (job: JobRecord, failure: ArcGISError?) {
+        guard let gate, gate.holds(job), let started = try? job.applying(.started, at: backend.clock.milliseconds()) else {
+            return (job, nil)
         }
+        _ = try? await executor.run { try backend.jobs.saveJob(started) }
+        return (started, await gate.hold(started))
     }
 
     /// Runs a job's work on the blocking pool through `JobRun`; a server fault is logged whole,
     /// and every failure by the job's id.
     private static func run<Backend: OutpostBackend>(
-        _ job: JobRecord, in backend: Backend, executor: any BlockingExecutor, logger: Logger, gate: (any JobGate)?,
+        _ job: JobRecord, failure: ArcGISError?, in backend: Backend, executor: any BlockingExecutor, logger: Logger, gate: (any JobGate)?,
         work: @escaping @Sendable (JobRun<Backend>.Steps) throws -> JobEvent
     ) async {
-        var job = job
-        var failure: ArcGISError?
-        // A held job is started (executing) and waits here, suspended: no pool thread is taken.
-        if let gate, gate.holds(job), let started = try? job.applying(.started, at: backend.clock.milliseconds()) {
-            job = started
-            _ = try? await executor.run { try backend.jobs.saveJob(started) }
-            failure = await gate.hold(started)
-        }
         let last = try? await executor.run { [job, failure] in
             JobRun(backend: backend, gate: gate).perform(
                 job, saveFailed: { record, error in logger.error("job \(record.id): cannot save status: \(error)") }

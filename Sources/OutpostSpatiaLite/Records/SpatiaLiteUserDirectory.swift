@@ -86,7 +86,9 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
 
     /// One query: the token, its user and, for an API key's, its app (the key's owner's still),
     /// whose privileges are read now.
-    public func check(token: String) throws -> TokenCheck {
+    public func check(token: String) throws -> TokenCheck { try check(token: token, longest: .standard) }
+
+    public func check(token: String, longest: TokenLifetimes) throws -> TokenCheck {
         let now = clock.milliseconds()
         return try pool.read { db in
             guard
@@ -101,7 +103,8 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
             else { return .unknown }
             let slot: Int? = row[4]
             if slot != nil, (row[5] as String?) == nil { return .unknown }
-            if (row[0] as Int64) <= now { return .expired }
+            let expires: Int64 = row[0]
+            if expires <= now || longest.mintedInAnotherTime(expires: expires, now: now, apiSlot: slot) { return .expired }
             // The lower of the user's role now and the most the token may carry.
             let role = Credentials.effectiveRole(
                 user: UserRole(rawValue: row[2]) ?? .viewer, token: (row[3] as String?).flatMap(UserRole.init(rawValue:)))
