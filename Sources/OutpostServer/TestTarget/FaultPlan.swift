@@ -24,11 +24,11 @@ struct FaultPlan: Sendable {
 
     private(set) var rules: [FaultRule] = []
     private(set) var fired: [String: Int] = [:]
-    private var random: SplitMix64
+    private var random: SeededGenerator
     private var nextNumber = 1
 
     init(seed: UInt64?) {
-        random = SplitMix64(seed: seed ?? UInt64.random(in: .min ... .max))
+        random = SeededGenerator(seed: seed ?? UInt64.random(in: .min ... .max))
     }
 
     /// Adds `rule` under a new id (`f1`, `f2`, …, never reused); refused past the maximum.

@@ -12,7 +12,7 @@ import Foundation
 public enum IdentifierSeed {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var seed: UInt64?
-    nonisolated(unsafe) private static var streams: [String: SplitMix64] = [:]
+    nonisolated(unsafe) private static var streams: [String: SeededGenerator] = [:]
     private static let threadKey = "outpost.identifier-stream"
 
     /// The stream ids drawn in this task come from (nil: the process's main stream).
@@ -46,7 +46,7 @@ public enum IdentifierSeed {
                 return system.next()
             }
             let name = Thread.current.threadDictionary[threadKey] as? String ?? stream ?? ""
-            var generator = streams[name] ?? SplitMix64(seed: seed ^ fnv1a(name))
+            var generator = streams[name] ?? SeededGenerator(seed: seed ^ fnv1a(name))
             let value = generator.next()
             streams[name] = generator
             return value
@@ -62,21 +62,5 @@ public enum IdentifierSeed {
     public struct Generator: RandomNumberGenerator {
         public init() {}
         public mutating func next() -> UInt64 { IdentifierSeed.next() }
-    }
-}
-
-/// SplitMix64 (Steele, Lea and Flood): a small, fast generator with a 64-bit state, good enough
-/// for reproducible identifiers and seeded fault probabilities (never for secrets).
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
