@@ -304,6 +304,14 @@ public func buildRouter(
         admitted(group.group(), role: .editor).addRoutes(oauth.editors)
     }
 
+    // The organisation's home in the browser (docs/home.md): a client of the routes above,
+    // reaching them in process through the finished router; it reads no token itself.
+    let home = HomeController(gateway: HomeGateway(logger: logger), origin: options.origin)
+    home.addRoutes(
+        to: router,
+        admission: FormAdmissionMiddleware(
+            role: nil, identifies: false, authenticator: authenticator, limits: options.limits, temporaryDirectory: store.temporaryDirectory))
+
     // The test target's control API (docs/testing-your-app.md): only when asked for; an admin's
     // under token security; never faulted itself.
     if let target = options.testTarget {
@@ -314,6 +322,7 @@ public func buildRouter(
         admitted(group.group(), role: .admin, faults: false).addRoutes(control)
         TestTargetPage.addRoutes(to: group)
     }
+    home.gateway.install(router.buildResponder())
     return router
 }
 

@@ -24,7 +24,7 @@ public struct AuthorizationTable: Sendable {
     /// The server's table.
     public static let server = AuthorizationTable(
         rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + packagingRows + portalRows + oauthRows
-            + testTargetRows + adminRows,
+            + testTargetRows + adminRows + homeRows,
         jobSteps: jobStepRows)
 
     /// The row a route of the router (`RouteDescription.path.description`, a method) belongs to.
@@ -127,6 +127,10 @@ extension AuthorizationTable {
         /// Several objects named in the form, each changed only if changeable; each refusal is
         /// a failed entry of a 200 answer (`shareItems`).
         case eachChangeable
+        /// A form of the home (docs/home.md): refused with 403, whoever sends it, unless it
+        /// carries the browser's forms' secret from this origin; the REST operation it then
+        /// calls decides as for the signed-in user (a token in the form counts for nothing).
+        case homeForm
     }
 
     /// A refusal: the ArcGIS error code (HTTP status for plain answers), and the start of the
@@ -279,9 +283,10 @@ extension AuthorizationTable {
             if method == .get, methods == .change || methods == .stateChanging { return .methodNotAllowed }
             if right == .nothingHere { return .notFound }
             if case .signedIn(let refusal) = right, caller == nil { return refusal }
+            if right == .homeForm { return .forbidden }
             guard let subject else { return nil }
             switch right {
-            case .admitted, .nothingHere, .signedIn, .lists, .eachChangeable:
+            case .admitted, .nothingHere, .signedIn, .lists, .eachChangeable, .homeForm:
                 return nil
             case .visible(let hidden):
                 return subject.isVisible(to: caller) ? nil : hidden

@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import OutpostStorage
+import OutpostWire
+
+/// Who is using the home, as the portal answers `portals/self` for the token the browser's
+/// cookie holds, and the per-browser secret its forms carry against cross-site requests.
+///
+/// The cookies are the home's alone (`Path=/arcgis/home`, HttpOnly): `outpost_home` holds the
+/// access token, `outpost_home_refresh` the refresh token of the sign-in (the token is renewed
+/// with it when it ends), `outpost_home_csrf` the forms' secret (SameSite=Strict; a POST must
+/// carry the same value as its `csrf` field and come from this origin).
+struct HomeSession: Sendable {
+    /// The signed-in user; nil: nobody signed in.
+    var user: User?
+    /// The access token the home sends on the user's behalf.
+    var token: String?
+    /// Whether the server requires a token (`serve --require-auth`): without it, anyone may
+    /// do what the REST API lets anyone do.
+    var securityOn: Bool
+    /// The value every form of the page carries as `csrf`.
+    var csrf: String
+    /// Cookies the page's answer sets (a renewed token, a new forms' secret, a spent message).
+    var setCookies: [String] = []
+    /// A message the previous action left for this page.
+    var flash: HomeFlash?
+    /// Whether the home's cookies are marked `Secure` (the server is reached over HTTPS).
+    var secureCookies = false
+
+    struct User: Sendable, Equatable {
+        var username: String
+        var fullName: String
+        /// ArcGIS's role: `org_admin`, `org_publisher`, `org_user`.
+        var role: String
+
+        var isAdmin: Bool { role == "org_admin" }
+        /// May create content (an editor's or an admin's role).
+        var mayCreate: Bool { role == "org_admin" || role == "org_publisher" }
+    }
+
+    /// Whether the page may offer what needs an editor: a signed-in editor or admin, or
+    /// anyone while token security is off (the REST API still decides).
+    var mayCreate: Bool { user?.mayCreate ?? !securityOn }
+    /// Whether the page may offer the organisation's administration.
+    var isAdmin: Bool { user?.isAdmin ?? !securityOn }
+
+    static let tokenCookie = "outpost_home"
+    static let refreshCookie = "outpost_home_refresh"
+    static let csrfCookie = "outpost_home_csrf"
+    static let flashCookie = "outpost_home_flash"
+    static let path = "/arcgis/home"
+
+    /// The value of the cookie `name` the request carries, if any.
+    static func cookie(_ name: String, of request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0] == name, !parts[1].isEmpty, parts[1].utf8.count <= 4096 { return parts[1] }
+            }
+        }
+        return nil
+    }
+
+    /// A `Set-Cookie` value for one of the home's cookies; nil `value` removes it.
+    static func setCookie(_ name: String, _ value: String?, secure: Bool, sameSite: String = "Lax", maxAge: Int? = nil) -> String {
+        var parts = ["\(name)=\(value ?? "")", "Path=\(path)", "HttpOnly", "SameSite=\(sameSite)"]
+        if value == nil {
+            parts.append("Max-Age=0")
+        } else if let maxAge {
+            parts.append("Max-Age=\(maxAge)")
+        }
+        if secure { parts.append("Secure") }
+        return parts.joined(separator: "; ")
+    }
+
+    /// A new forms' secret: 24 random bytes, base64url.
+    static func newSecret() -> String {
+        Data(Credentials.randomBytes(24)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Whether `given` is the session's forms' secret, compared in constant time.
+    func acceptsCSRF(_ given: String?) -> Bool {
+        guard let given, !csrf.isEmpty else { return false }
+        let a = Array(given.utf8)
+        let b = Array(csrf.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The user `portals/self` names, read from its answer.
+    static func user(fromPortalSelf json: JSONValue) -> User? {
+        guard let user = json["user"], let name = user["username"]?.stringValue else { return nil }
+        return User(username: name, fullName: user["fullName"]?.stringValue ?? name, role: user["role"]?.stringValue ?? "org_user")
+    }
+}
+
+/// A one-time message an action leaves for the page it sends the browser to.
+struct HomeFlash: Sendable, Equatable {
+    enum Kind: String, Sendable { case done, failed }
+    var kind: Kind
+    var text: String
+
+    /// As the cookie carries it: the kind, then the text in base64url.
+    var cookieValue: String {
+        kind.rawValue + "."
+            + Data(text.prefix(500).utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    init(kind: Kind, text: String) {
+        self.kind = kind
+        self.text = text
+    }
+
+    init?(cookieValue: String) {
+        let parts = cookieValue.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let kind = Kind(rawValue: parts[0]) else { return nil }
+        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+        self.init(kind: kind, text: text)
+    }
+}
