@@ -23,6 +23,29 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Sources/OutpostServer/Application+build.swift").path))
     }
 
+    /// Issue 48: the home is a client of the server's own REST API (`HomeGateway`): nothing
+    /// below Sources/OutpostServer/Home names the store, a backend or the storage module, so no
+    /// page or action has a second path to the data.
+    @Test func theHomeReachesDataOnlyThroughTheRESTAPI() throws {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let forbidden = try Regex(#"\bstore(\.|:)|OutpostBackend|SyncBackend|import OutpostStorage|import OutpostService\b|StoreCall"#)
+        for line in ["let items = try store.portal.items()", "import OutpostStorage", "try await StoreCall.run {"] {
+            #expect(line.contains(forbidden), "\(line)")
+        }
+        let files = try Self.swiftFiles(in: "Sources/OutpostServer").filter { $0.hasPrefix("Home/") }
+        #expect(files.count >= 8, "the home's files: \(files)")
+        var offenders: [String] = []
+        for name in files {
+            let text = try String(contentsOf: root.appendingPathComponent("Sources/OutpostServer/\(name)"), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(forbidden) && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                offenders.append("\(name):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(offenders.isEmpty, "\(offenders.joined(separator: "\n"))")
+    }
+
     /// SQL text, as `noSQLTextInTheServerOrTheCLI` finds it.
     static let sqlText = #"sql:|\bSELECT\s|\bINSERT\s+INTO\b|\bDELETE\s+FROM\b|\bCREATE\s+(TABLE|INDEX|TRIGGER)\b|\bPRAGMA\s|\bUPDATE\s+\S+\s+SET\b"#
 

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import OutpostIdentity
-import OutpostStorage
 import OutpostWire
 
 /// Signing in to the home is the portal's OAuth 2.0 sign-in, as ArcGIS's own home does it:

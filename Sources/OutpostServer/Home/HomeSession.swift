@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import OutpostStorage
 import OutpostWire
 
 /// Who is using the home, as the portal answers `portals/self` for the token the browser's
@@ -73,9 +72,10 @@ struct HomeSession: Sendable {
         return parts.joined(separator: "; ")
     }
 
-    /// A new forms' secret: 24 random bytes, base64url.
+    /// A new forms' secret: 24 random bytes (the system's generator: the kernel's), base64url.
     static func newSecret() -> String {
-        Data(Credentials.randomBytes(24)).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<24).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
