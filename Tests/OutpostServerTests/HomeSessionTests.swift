@@ -132,4 +132,15 @@ import Testing
             #expect(missing.status == 404)
         }
     }
+
+    @Test func withoutTokenSecurityTheHomeSaysSoAndOffersTheOrganization() async throws {
+        try await OAuthFlows.with(options: ServerOptions(scheme: "https", requireAuth: false)) { client, _, _ in
+            var browser = HomeBrowser(client)
+            let page = try await browser.open("index.html")
+            #expect(page.visibleText.contains("Token security is off"), "\(page)")
+            #expect(page.text.contains("organization.html\""))
+            let organization = try await browser.open("organization.html")
+            #expect(organization.status == 200, "\(organization)")
+        }
+    }
 }
