@@ -70,6 +70,9 @@ enum HomeAssets {
         .facts dd { margin: 0; }
         .thumb { width: 100px; height: 66px; object-fit: cover; border: 1px solid var(--line); }
         .idle { background: #fff4d6; }
+        .thumb.placeholder { display: inline-block; background: var(--soft); }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        a.button.danger { background: var(--failed); border-color: var(--failed); }
         .inline { display: inline; }
         progress { width: 100%; height: 1.25rem; }
         iframe.preview { width: 100%; height: 24rem; border: 1px solid var(--line); }

@@ -1,9 +1,193 @@
+import Foundation
 import Hummingbird
+import OutpostWire
 
-// Part Content of the home (content): its pages and actions.
+/// "My content" (`content.html`): the signed-in user's items and folders, as the portal's
+/// `content/users/<user>` answers them, with folders made, items shared and deleted through
+/// the portal's own operations.
 extension HomeController {
-    var contentPages: [String: Page] { [:] }
-    var contentActions: [String: Action] { [:] }
+    var contentPages: [String: Page] { ["content.html": { try await contentPage($0) }] }
+
+    var contentActions: [String: Action] {
+        [
+            "createFolder": { try await createFolder($0) }, "share": { try await share($0) },
+            "deleteItem": { try await deleteItem($0) },
+        ]
+    }
+
+    /// Items per page of the listing.
+    static let contentPageSize = 100
+
+    func contentPage(_ home: HomeRequest) async throws -> HomePage {
+        guard let user = home.session.user else {
+            if home.session.securityOn { return signInNeeded(home, page: "content.html") }
+            return try await serverContentPage(home)
+        }
+        let folder = home.form.string("folder").flatMap { $0.isEmpty ? nil : $0 }
+        let start = max(1, (home.form.string("start").flatMap(Int.init) ?? 1))
+        let path = HomeRequest.portal + "/content/users/\(HTMLText.query(user.username))" + (folder.map { "/\(HTMLText.query($0))" } ?? "")
+        let answer = try await home.get(path, [("start", "\(start)"), ("num", "\(Self.contentPageSize)")])
+        let here = "content.html" + (folder.map { "?folder=\(HTMLText.query($0))" } ?? "")
+        if home.form.string("confirm") == "delete", let id = home.form.string("id") {
+            return try await deleteConfirmation(home, id: id, back: here)
+        }
+        var main = ""
+        if let current = answer["currentFolder"], let title = current["title"]?.stringValue {
+            main += "<p>Folder <strong>\(HTMLText.escape(title))</strong> · <a href=\"/arcgis/home/content.html\">All my content</a></p>"
+        }
+        main += folderList(answer, user: user.username)
+        main += itemTable(answer, home: home, here: here, caption: "Items of \(user.fullName)")
+        main += pager(answer, here: here)
+        if home.session.mayCreate, folder == nil { main += folderForm(home.session) }
+        return HomePage(title: "My content", section: .content, session: home.session, main: main)
+    }
+
+    /// Without token security and nobody signed in: the server's items, read-only.
+    private func serverContentPage(_ home: HomeRequest) async throws -> HomePage {
+        let answer = try await home.get(HomeRequest.portal + "/search", [("q", "*"), ("num", "\(Self.contentPageSize)"), ("sortField", "title")])
+        let main =
+            "<p>Token security is off and nobody is signed in: these are the server's items.</p>"
+            + itemTable(["items": answer["results"] ?? .array([])], home: home, here: "content.html", caption: "The server's items")
+        return HomePage(title: "Content", section: .content, session: home.session, main: main)
+    }
+
+    private func folderList(_ answer: JSONValue, user: String) -> String {
+        guard let folders = answer["folders"]?.arrayValue, !folders.isEmpty else { return "" }
+        var out = "<nav aria-label=\"Folders\"><h2>Folders</h2><ul>"
+        for folder in folders {
+            let id = folder["id"]?.stringValue ?? ""
+            let title = folder["title"]?.stringValue ?? id
+            out += "<li><a href=\"/arcgis/home/content.html?folder=\(HTMLText.query(id))\">\(HTMLText.escape(title))</a></li>"
+        }
+        return out + "</ul></nav>"
+    }
+
+    /// The items as a table: thumbnail, title, type, sharing, size, modified, and the owner's controls.
+    func itemTable(_ answer: JSONValue, home: HomeRequest, here: String, caption: String) -> String {
+        let items = answer["items"]?.arrayValue ?? []
+        guard !items.isEmpty else { return "<p>There are no items here yet.</p>" }
+        var out = "<div class=\"table-wrap\"><table id=\"items\"><caption>\(HTMLText.escape(caption))</caption><thead><tr>"
+        out += "<th scope=\"col\">Thumbnail</th><th scope=\"col\">Title</th><th scope=\"col\">Type</th><th scope=\"col\">Shared with</th>"
+        out += "<th scope=\"col\">Size</th><th scope=\"col\">Modified</th>"
+        let controls = home.session.mayCreate && home.session.user != nil
+        if controls { out += "<th scope=\"col\">Actions</th>" }
+        out += "</tr></thead><tbody>"
+        for item in items {
+            let id = item["id"]?.stringValue ?? ""
+            let title = item["title"]?.stringValue ?? id
+            out += "<tr><td>\(thumbnail(item))</td>"
+            out += "<th scope=\"row\"><a href=\"/arcgis/home/item.html?id=\(HTMLText.query(id))\">\(HTMLText.escape(title))</a></th>"
+            out += "<td>\(HTMLText.escape(item["type"]?.stringValue ?? ""))</td><td>\(Self.sharing(item["access"]?.stringValue))</td>"
+            out += "<td>\(HTMLText.bytes(item["size"]?.int64Value ?? 0))</td><td>\(HTMLText.date(milliseconds: item["modified"]?.int64Value))</td>"
+            if controls { out += "<td>\(itemControls(item, home: home, here: here))</td>" }
+            out += "</tr>"
+        }
+        return out + "</tbody></table></div>"
+    }
+
+    private func thumbnail(_ item: JSONValue) -> String {
+        guard let id = item["id"]?.stringValue, let name = item["thumbnail"]?.stringValue, !name.isEmpty else {
+            return "<span class=\"thumb placeholder\" aria-hidden=\"true\"></span>"
+        }
+        return "<img class=\"thumb\" alt=\"\" src=\"\(HomeRequest.portal)/content/items/\(HTMLText.query(id))/info/\(HTMLText.escape(name))\">"
+    }
+
+    static func sharing(_ access: String?) -> String {
+        switch access {
+        case "public": "Everyone"
+        case "org", "shared": "Organization"
+        default: "Private (owner)"
+        }
+    }
+
+    /// Sharing and delete for an item the signed-in user owns (or any, for an admin).
+    private func itemControls(_ item: JSONValue, home: HomeRequest, here: String) -> String {
+        let id = item["id"]?.stringValue ?? ""
+        let title = item["title"]?.stringValue ?? id
+        guard item["owner"]?.stringValue == home.session.user?.username || home.session.isAdmin else { return "" }
+        var out = "<form method=\"post\" action=\"/arcgis/home/actions/share\" class=\"inline\">\(HTMLText.csrfField(home.session))"
+        out +=
+            "<input type=\"hidden\" name=\"id\" value=\"\(HTMLText.escape(id))\"><input type=\"hidden\" name=\"return\" value=\"\(HTMLText.escape(here))\">"
+        out += "<label for=\"share-\(HTMLText.escape(id))\">Share '\(HTMLText.escape(title))' with</label>"
+        out += "<select id=\"share-\(HTMLText.escape(id))\" name=\"access\">"
+        for (value, label) in [("private", "Private (owner)"), ("org", "Organization"), ("public", "Everyone")] {
+            let selected = Self.sharing(item["access"]?.stringValue) == label ? " selected" : ""
+            out += "<option value=\"\(value)\"\(selected)>\(label)</option>"
+        }
+        out += "</select> <button type=\"submit\">Share</button></form> "
+        let separator = here.contains("?") ? "&" : "?"
+        out += "<a class=\"button danger\" href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)confirm=delete&amp;id=\(HTMLText.query(id))\">"
+        return out + "Delete<span class=\"visually-hidden\"> '\(HTMLText.escape(title))'</span></a>"
+    }
+
+    private func pager(_ answer: JSONValue, here: String) -> String {
+        let start = Int(answer["start"]?.int64Value ?? 1)
+        let total = Int(answer["total"]?.int64Value ?? 0)
+        let next = Int(answer["nextStart"]?.int64Value ?? -1)
+        guard total > Self.contentPageSize else { return "" }
+        let separator = here.contains("?") ? "&amp;" : "?"
+        var out = "<nav aria-label=\"Pages\"><p>Items \(start)–\(min(total, start + Self.contentPageSize - 1)) of \(total). "
+        if start > 1 {
+            out += "<a href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)start=\(max(1, start - Self.contentPageSize))\">Previous</a> "
+        }
+        if next > 0 { out += "<a href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)start=\(next)\">Next</a>" }
+        return out + "</p></nav>"
+    }
+
+    private func folderForm(_ session: HomeSession) -> String {
+        "<section aria-labelledby=\"new-folder\"><h2 id=\"new-folder\">New folder</h2>"
+            + "<form method=\"post\" action=\"/arcgis/home/actions/createFolder\">\(HTMLText.csrfField(session))"
+            + "<input type=\"hidden\" name=\"return\" value=\"content.html\"><label for=\"folder-title\">Folder name</label>"
+            + "<input id=\"folder-title\" name=\"title\" required maxlength=\"120\"> <button type=\"submit\">Create folder</button></form></section>"
+    }
+
+    /// The second step of a delete: what will go, and the button that does it.
+    private func deleteConfirmation(_ home: HomeRequest, id: String, back: String) async throws -> HomePage {
+        let item = try await home.get(HomeRequest.portal + "/content/items/\(HTMLText.query(id))")
+        let title = item["title"]?.stringValue ?? id
+        var main = "<div class=\"panel\" role=\"alert\"><p>Delete <strong>\(HTMLText.escape(title))</strong> "
+        main += "(\(HTMLText.escape(item["type"]?.stringValue ?? "item")))? This cannot be undone.</p>"
+        main += "<form method=\"post\" action=\"/arcgis/home/actions/deleteItem\">\(HTMLText.csrfField(home.session))"
+        main +=
+            "<input type=\"hidden\" name=\"id\" value=\"\(HTMLText.escape(id))\"><input type=\"hidden\" name=\"return\" value=\"\(HTMLText.escape(back))\">"
+        main += "<button type=\"submit\" class=\"danger\" id=\"confirm-delete\">Delete '\(HTMLText.escape(title))'</button> "
+        main += "<a href=\"/arcgis/home/\(HTMLText.escape(back))\">Cancel</a></form></div>"
+        return HomePage(title: "Delete an item", section: .content, session: home.session, main: main)
+    }
+
+    // MARK: - Actions
+
+    /// The owner of an item, as the portal answers it (the path of its changes names them).
+    private func owner(of id: String, _ home: HomeRequest) async throws -> String {
+        let item = try await home.get(HomeRequest.portal + "/content/items/\(HTMLText.query(id))")
+        return item["owner"]?.stringValue ?? ""
+    }
+
+    func createFolder(_ home: HomeRequest) async throws -> Response {
+        let user = home.session.user?.username ?? ""
+        let title = home.form.string("title") ?? ""
+        _ = try await home.post(HomeRequest.portal + "/content/users/\(HTMLText.query(user))/createFolder", [("title", title)])
+        return home.redirect(to: "content.html", done: "Folder '\(title)' created.")
+    }
+
+    func share(_ home: HomeRequest) async throws -> Response {
+        let id = home.form.string("id") ?? ""
+        let access = home.form.string("access") ?? "private"
+        let owner = try await owner(of: id, home)
+        _ = try await home.post(
+            HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/share",
+            [("everyone", access == "public" ? "true" : "false"), ("org", access == "private" ? "false" : "true")])
+        return home.redirect(to: home.returnPath ?? "content.html", done: "Sharing changed: \(Self.sharing(access)).")
+    }
+
+    func deleteItem(_ home: HomeRequest) async throws -> Response {
+        let id = home.form.string("id") ?? ""
+        let item = try await home.get(HomeRequest.portal + "/content/items/\(HTMLText.query(id))")
+        let owner = item["owner"]?.stringValue ?? ""
+        _ = try await home.post(HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/delete")
+        let back = (home.returnPath ?? "content.html").split(separator: "?").first.map(String.init) ?? "content.html"
+        return home.redirect(to: back, done: "'\(item["title"]?.stringValue ?? id)' deleted.")
+    }
 }
 
 extension HomeAssets {

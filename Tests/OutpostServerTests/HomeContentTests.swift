@@ -1,0 +1,98 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OutpostWire
+import Testing
+
+@testable import OutpostServer
+
+/// "My content" (`content.html`, docs/home.md): the user's items with their sharing, folders,
+/// sharing and deleting through the portal's own operations, refused to whom the portal refuses.
+@Suite struct HomeContentTests {
+    static let portal = "/arcgis/sharing/rest"
+
+    static func addItem(_ client: any TestClientProtocol, _ token: String, owner: String, title: String) async throws -> String {
+        let added = try await post(
+            client, "\(portal)/content/users/\(owner)/addItem",
+            [("f", "json"), ("token", token), ("type", "Web Mapping Application"), ("title", title), ("url", "https://example.com")])
+        return try #require(added["id"]?.stringValue, "\(added)")
+    }
+
+    static func item(_ client: any TestClientProtocol, _ token: String, _ id: String) async throws -> JSONValue {
+        try await post(client, "\(portal)/content/items/\(id)", [("f", "json"), ("token", token)])
+    }
+
+    @Test(arguments: DemoBackend.all)
+    func theListingShowsOnesOwnItemsAndTheirSharing(_ backend: DemoBackend) async throws {
+        try await OAuthFlows.with(backend) { client, _, tokens in
+            _ = try await Self.addItem(client, tokens["eve"]!, owner: "eve", title: "Eve's notes")
+            _ = try await Self.addItem(client, tokens["ed"]!, owner: "ed", title: "Ed's secret")
+            var browser = HomeBrowser(client)
+            _ = try await browser.signIn("eve")
+            let page = try await browser.open("content.html")
+            #expect(page.visibleText.contains("Eve's notes") && page.visibleText.contains("Private (owner)"), "\(page)")
+            #expect(!page.visibleText.contains("Ed's secret"))
+            #expect(page.text.contains("action=\"/arcgis/home/actions/share\""))
+        }
+    }
+
+    @Test func foldersAreMadeSharingChangedAndItemsDeletedThroughTheForms() async throws {
+        try await OAuthFlows.with { client, _, tokens in
+            let id = try await Self.addItem(client, tokens["eve"]!, owner: "eve", title: "Field app")
+            var browser = HomeBrowser(client)
+            _ = try await browser.signIn("eve")
+            _ = try await browser.open("content.html")
+            let made = try await browser.submit("createFolder", [("title", "Surveys"), ("return", "content.html")])
+            #expect(made.visibleText.contains("Folder 'Surveys' created"), "\(made)")
+            let content = try await post(client, "\(Self.portal)/content/users/eve", [("f", "json"), ("token", tokens["eve"]!)])
+            #expect(content["folders"]?.arrayValue?.contains { $0["title"]?.stringValue == "Surveys" } == true, "\(content)")
+            _ = try await browser.submit("share", [("id", id), ("access", "org"), ("return", "content.html")])
+            #expect(try await Self.item(client, tokens["eve"]!, id)["access"]?.stringValue == "org")
+            let shared = try await browser.submit("share", [("id", id), ("access", "public"), ("return", "content.html")])
+            #expect(shared.visibleText.contains("Sharing changed: Everyone"), "\(shared)")
+            #expect(try await Self.item(client, tokens["eve"]!, id)["access"]?.stringValue == "public")
+            let confirm = try await browser.open("content.html?confirm=delete&id=\(id)")
+            #expect(confirm.text.contains("id=\"confirm-delete\"") && confirm.visibleText.contains("Delete 'Field app'"), "\(confirm)")
+            let deleted = try await browser.submit("deleteItem", [("id", id), ("return", "content.html")])
+            #expect(deleted.visibleText.contains("'Field app' deleted"), "\(deleted)")
+            #expect(try await Self.item(client, tokens["eve"]!, id)["error"] != nil, "gone from the portal")
+        }
+    }
+
+    @Test(arguments: DemoBackend.all)
+    func aViewerSeesNoControlsAndTheFormsPostedByHandChangeNothing(_ backend: DemoBackend) async throws {
+        try await OAuthFlows.with(backend) { client, _, tokens in
+            let id = try await Self.addItem(client, tokens["eve"]!, owner: "eve", title: "Eve's map")
+            _ = try await post(client, "\(Self.portal)/content/items/\(id)/share", [("f", "json"), ("token", tokens["eve"]!), ("org", "true")])
+            var viewer = HomeBrowser(client)
+            _ = try await viewer.signIn("vic")
+            let page = try await viewer.open("content.html")
+            #expect(!page.text.contains("actions/share") && !page.text.contains("actions/createFolder"), "\(page)")
+            let refused = try await viewer.submit("deleteItem", [("id", id), ("return", "content.html")])
+            #expect(refused.text.contains("role=\"alert\""), "\(refused)")
+            let shared = try await viewer.submit("share", [("id", id), ("access", "public"), ("return", "content.html")])
+            #expect(shared.text.contains("class=\"flash failed\""), "\(shared)")
+            var editor = HomeBrowser(client)
+            _ = try await editor.signIn("ed")
+            _ = try await editor.open("content.html")
+            let other = try await editor.submit("deleteItem", [("id", id), ("return", "content.html")])
+            #expect(other.text.contains("class=\"flash failed\""), "\(other)")
+            let item = try await Self.item(client, tokens["eve"]!, id)
+            #expect(item["title"]?.stringValue == "Eve's map" && item["access"]?.stringValue == "org", "unchanged: \(item)")
+        }
+    }
+
+    @Test func aLongListingIsPaged() async throws {
+        try await OAuthFlows.with { client, _, tokens in
+            for n in 0..<105 { _ = try await Self.addItem(client, tokens["eve"]!, owner: "eve", title: "Item \(n)") }
+            var browser = HomeBrowser(client)
+            _ = try await browser.signIn("eve")
+            let first = try await browser.open("content.html")
+            #expect(first.visibleText.contains("Items 1–100 of 105"), "\(first)")
+            #expect(first.text.contains("content.html?start=101\">Next"))
+            let second = try await browser.open("content.html?start=101")
+            #expect(second.visibleText.contains("Items 101–105 of 105") && second.text.contains(">Previous<"), "\(second)")
+        }
+    }
+}
