@@ -72,6 +72,11 @@ enum HomeAssets {
         .idle { background: #fff4d6; }
         .thumb.placeholder { display: inline-block; background: var(--soft); }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+        .thumb.large { width: 200px; height: 133px; }
+        .item-head { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
+        .description { white-space: pre-wrap; }
+        ul.codes { margin: 0; padding-left: 1rem; }
+        details.inline { display: inline-block; }
         a.button.danger { background: var(--failed); border-color: var(--failed); }
         .inline { display: inline; }
         progress { width: 100%; height: 1.25rem; }

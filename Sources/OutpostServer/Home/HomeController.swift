@@ -39,7 +39,7 @@ struct HomeController: Sendable {
     /// The actions, by name below `/arcgis/home/actions/`.
     var actions: [String: Action] {
         var actions: [String: Action] = ["signout": { try await signOut($0) }]
-        for part in [contentActions, itemActions, webMapActions, uploadActions, deviceActions, memberActions, operationActions] {
+        for part in [contentActions, itemActions, mapAreaActions, webMapActions, uploadActions, deviceActions, memberActions, operationActions] {
             for (name, action) in part { actions[name] = action }
         }
         return actions
