@@ -306,7 +306,7 @@ public func buildRouter(
 
     // The organisation's home in the browser (docs/home.md): a client of the routes above,
     // reaching them in process through the finished router; it reads no token itself.
-    let home = HomeController(gateway: HomeGateway(logger: logger), origin: options.origin)
+    let home = HomeController(gateway: HomeGateway(logger: logger), origin: options.origin, clock: store.clock)
     home.addRoutes(
         to: router,
         admission: FormAdmissionMiddleware(

@@ -119,6 +119,9 @@ struct ReplicasController<Backend: OutpostBackend>: Sendable {
     func list(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {
         // Each caller sees their own replicas; admins (and everyone with security off) all of them.
         let replicas = try ReplicaAdministration(backend: store).replicas(service: try context.serviceName(), for: context.caller)
+        // `returnDetails=true` (Outpost's): each as `replicas/<id>` answers it, in one request
+        // (the home's devices page); without it ArcGIS's plain list.
+        if try p.bool("returnDetails", default: false) { return RESTResponse.json(.array(replicas.map(\.infoJSON)), parameters: p) }
         return RESTResponse.json(.array(replicas.map { ["replicaName": .string($0.name), "replicaID": .string($0.id)] }), parameters: p)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import OutpostSync
 import OutpostWire
 
 /// The organisation's home in the browser (`/arcgis/home/`, docs/home.md): pages rendered by
@@ -14,6 +15,8 @@ import OutpostWire
 struct HomeController: Sendable {
     let gateway: HomeGateway
     let origin: ServerOrigin
+    /// The server's clock (a test target's moves), for what a page says of ages.
+    let clock: any WallClock
 
     /// What an action does with the checked request: it answers (a redirect, most often).
     typealias Action = @Sendable (HomeRequest) async throws -> Response
