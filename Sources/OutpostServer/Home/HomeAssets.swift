@@ -77,6 +77,7 @@ enum HomeAssets {
         .description { white-space: pre-wrap; }
         ul.codes { margin: 0; padding-left: 1rem; }
         details.inline { display: inline-block; }
+        label.inline { display: inline; font-weight: normal; }
         a.button.danger { background: var(--failed); border-color: var(--failed); }
         .inline { display: inline; }
         progress { width: 100%; height: 1.25rem; }

@@ -1,9 +1,123 @@
+import Foundation
 import Hummingbird
+import OutpostWire
 
-// Part WebMap of the home (making a web map): its pages and actions.
+/// "Make a web map" (`webmap.html`): layers the user can see and a basemap, saved through the
+/// portal's `addItem` as Map Viewer saves a web map, ready for offline use when asked (the
+/// `Offline` keyword and `applicationProperties.offline`, as the demo's map and
+/// docs/map-areas.md have them).
 extension HomeController {
-    var webMapPages: [String: Page] { [:] }
-    var webMapActions: [String: Action] { [:] }
+    var webMapPages: [String: Page] { ["webmap.html": { try await webMapPage($0) }] }
+
+    var webMapActions: [String: Action] { ["createWebMap": { try await createWebMap($0) }] }
+
+    /// Services the page offers layers of, at most.
+    static let webMapServiceLimit = 50
+
+    func webMapPage(_ home: HomeRequest) async throws -> HomePage {
+        if home.session.user == nil, home.session.securityOn { return signInNeeded(home, page: "webmap.html") }
+        guard home.session.mayCreate else {
+            let main = "<p role=\"alert\">Your role does not create content: ask an administrator to make you a publisher.</p>"
+            return HomePage(title: "Make a web map", section: .map, session: home.session, main: main)
+        }
+        let services = try await home.get(
+            HomeRequest.portal + "/search", [("q", "type:\"Feature Service\""), ("num", "\(Self.webMapServiceLimit)"), ("sortField", "title")])
+        let basemaps = try await home.get(
+            HomeRequest.portal + "/search", [("q", "type:\"Map Service\" OR type:\"Vector Tile Service\""), ("num", "50"), ("sortField", "title")])
+        var main = "<form method=\"post\" action=\"/arcgis/home/actions/createWebMap\" id=\"webmap-form\">\(HTMLText.csrfField(home.session))"
+        main += "<input type=\"hidden\" name=\"return\" value=\"webmap.html\">"
+        main += "<label for=\"map-title\">Title</label><input id=\"map-title\" name=\"title\" required maxlength=\"250\">"
+        main += "<label for=\"map-snippet\">Summary</label><input id=\"map-snippet\" name=\"snippet\" maxlength=\"2048\">"
+        main += "<label for=\"map-tags\">Tags <span class=\"hint\">(separated by commas)</span></label><input id=\"map-tags\" name=\"tags\">"
+        main += "<h2>Layers</h2>"
+        var index = 0
+        for service in services["results"]?.arrayValue ?? [] {
+            guard let path = Self.serverPath(service["url"]?.stringValue), path.hasSuffix("/FeatureServer") else { continue }
+            let info = try await home.get(path)
+            let layers = (info["layers"]?.arrayValue ?? []) + (info["tables"]?.arrayValue ?? [])
+            guard !layers.isEmpty else { continue }
+            main += "<fieldset><legend>\(HTMLText.escape(service["title"]?.stringValue ?? path))</legend>"
+            for layer in layers {
+                guard let id = layer["id"]?.int64Value else { continue }
+                let name = layer["name"]?.stringValue ?? "Layer \(id)"
+                index += 1
+                main +=
+                    "<div><input type=\"checkbox\" id=\"layer-\(index)\" name=\"layer-\(index)\" value=\"\(HTMLText.escape("\(path)/\(id)|\(name)"))\">"
+                main += " <label class=\"inline\" for=\"layer-\(index)\">\(HTMLText.escape(name))</label></div>"
+            }
+            main += "</fieldset>"
+        }
+        main += "<label for=\"map-basemap\">Basemap</label><select id=\"map-basemap\" name=\"basemap\"><option value=\"\">None</option>"
+        for basemap in basemaps["results"]?.arrayValue ?? [] {
+            guard let path = Self.serverPath(basemap["url"]?.stringValue) else { continue }
+            main +=
+                "<option value=\"\(HTMLText.escape("\(path)|\(basemap["title"]?.stringValue ?? path)"))\">\(HTMLText.escape(basemap["title"]?.stringValue ?? path))</option>"
+        }
+        main += "</select><div><input type=\"checkbox\" id=\"map-offline\" name=\"offline\" value=\"true\" checked>"
+        main += " <label class=\"inline\" for=\"map-offline\">Ready for offline use (map areas and devices may take it offline)</label></div>"
+        main += "<p><button type=\"submit\">Save web map</button></p></form>"
+        return HomePage(title: "Make a web map", section: .map, session: home.session, main: main)
+    }
+
+    /// A chosen layer or basemap: `path|title`, the path one of this server's services.
+    static func choice(_ value: String, layer: Bool) -> (path: String, title: String)? {
+        let parts = value.split(separator: "|", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let path = serverPath(parts[0]) ?? (parts[0].hasPrefix("/arcgis/rest/services/") ? parts[0] : nil) else { return nil }
+        let tail = path.split(separator: "/").suffix(2)
+        if layer {
+            guard tail.first == "FeatureServer", tail.last.flatMap({ Int($0) }) != nil else { return nil }
+        } else {
+            guard let kind = tail.last, kind == "MapServer" || kind == "VectorTileServer" else { return nil }
+        }
+        return (path, String(parts[1].prefix(250)))
+    }
+
+    /// `createWebMap`: the web map's JSON as Map Viewer saves it, through `addItem`.
+    func createWebMap(_ home: HomeRequest) async throws -> Response {
+        let user = home.session.user?.username ?? ""
+        let chosen = home.form.names.filter { $0.lowercased().hasPrefix("layer-") }.prefix(200)
+            .compactMap { home.form.string($0).flatMap { Self.choice($0, layer: true) } }
+        guard !chosen.isEmpty else { throw HomeFailure(message: "Choose at least one layer.", code: 400) }
+        let operational = chosen.enumerated().map { n, layer -> JSONValue in
+            [
+                "id": .string("layer-\(n)"), "title": .string(layer.title), "layerType": "ArcGISFeatureLayer", "url": .string(layer.path),
+                "visibility": true, "opacity": 1,
+            ]
+        }
+        var map: JSONObject = [
+            "operationalLayers": .array(operational), "spatialReference": ["wkid": 102100, "latestWkid": 3857], "version": "2.31",
+            "authoringApp": "Outpost", "authoringAppVersion": "1.0",
+            "initialState": ["viewpoint": ["targetGeometry": WebMercatorTiling.extent([-180, -70, 180, 80])]],
+        ]
+        var basemapLayers: [JSONValue] = []
+        if let basemap = home.form.string("basemap").flatMap({ Self.choice($0, layer: false) }) {
+            let type = basemap.path.hasSuffix("VectorTileServer") ? "VectorTileLayer" : "ArcGISTiledMapServiceLayer"
+            basemapLayers.append(
+                [
+                    "id": "basemap", "title": .string(basemap.title), "layerType": .string(type), "url": .string(basemap.path), "visibility": true,
+                    "opacity": 1,
+                ])
+        }
+        map["baseMap"] = ["baseMapLayers": .array(basemapLayers), "title": basemapLayers.isEmpty ? "None" : basemapLayers[0]["title"] ?? "Basemap"]
+        var keywords = ["ArcGIS Online", "Explorer Web Map", "Map", "Online Map", "Web Map"]
+        if home.form.string("offline") == "true" {
+            keywords.append("Offline")
+            map["applicationProperties"] = [
+                "offline": [
+                    "editableLayers": ["download": "features", "sync": "syncFeaturesAndAttachments"], "readonlyLayers": ["downloadAttachments": true],
+                ]
+            ]
+        }
+        let added = try await home.post(
+            HomeRequest.portal + "/content/users/\(HTMLText.query(user))/addItem",
+            [
+                ("type", "Web Map"), ("title", home.form.string("title") ?? "Web map"), ("snippet", home.form.string("snippet") ?? ""),
+                ("tags", home.form.string("tags") ?? ""), ("typeKeywords", keywords.joined(separator: ",")), ("text", JSONValue.object(map).jsonText),
+                ("extent", "-180,-90,180,90"),
+            ])
+        guard let id = added["id"]?.stringValue else { throw HomeFailure(message: "The portal made no item.", code: 500) }
+        return home.redirect(to: "item.html?id=\(HTMLText.query(id))", done: "Web map saved.")
+    }
 }
 
 extension HomeAssets {
