@@ -279,6 +279,10 @@ public func buildRouter(
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)
     portal.addChangeRoutes(to: portalChanges)
+    portal.addMemberReadRoutes(to: portalReads)
+    // The organisation's members: an administrator's to add, change and remove.
+    let portalAdmin = RouteCollection(context: OutpostRequestContext.self)
+    portal.addMemberAdminRoutes(to: portalAdmin)
     let portalTokens = RouteCollection(context: OutpostRequestContext.self)
         .stateChanging("generateToken", postOnly: options.requireAuth) { request, c in
             try await authenticator.generateToken(
@@ -293,6 +297,7 @@ public func buildRouter(
         admitted(root.group(), role: nil).addRoutes(portalTokens)
         admitted(root.group(), role: nil, identifies: true).addRoutes(portalReads)
         admitted(root.group(), role: .editor).addRoutes(portalChanges)
+        admitted(root.group(), role: .admin).addRoutes(portalAdmin)
     }
 
     // The portal's OAuth 2.0 (docs/identity.md): pages and token endpoints, outside the HTML directory.

@@ -10,6 +10,9 @@ public protocol UserDirectory: UserDetails {
     func addUser(_ name: String, role: UserRole, password: String, rounds: Int) throws
     /// Removes the user and their tokens; `UserFailure.notFound` when there is none.
     func removeUser(_ name: String) throws
+    /// Gives the user `role`, which their tokens carry from their next check;
+    /// `UserFailure.notFound` when there is none.
+    func setRole(_ role: UserRole, of name: String) throws
     func users() throws -> [ServerUser]
     var hasUsers: Bool { get throws }
     /// The user, when the password is theirs.

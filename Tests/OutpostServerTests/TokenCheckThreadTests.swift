@@ -77,6 +77,7 @@ struct WatchedUsers: UserDirectory {
         try inner.addUser(name, role: role, password: password, rounds: rounds)
     }
     func removeUser(_ name: String) throws { try inner.removeUser(name) }
+    func setRole(_ role: UserRole, of name: String) throws { try inner.setRole(role, of: name) }
     func users() throws -> [ServerUser] { try inner.users() }
     var hasUsers: Bool { get throws { try inner.hasUsers } }
     func verify(user name: String, password: String) throws -> ServerUser? {

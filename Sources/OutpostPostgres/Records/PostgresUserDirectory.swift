@@ -33,6 +33,12 @@ public struct PostgresUserDirectory: UserDirectory {
         }
     }
 
+    public func setRole(_ role: UserRole, of name: String) throws {
+        guard try pool.query("UPDATE outpost_users SET role = \(role.rawValue) WHERE lower(name) = lower(\(name))").affectedRows > 0 else {
+            throw UserFailure.notFound(name)
+        }
+    }
+
     public func users() throws -> [ServerUser] {
         try pool.query("SELECT name, role FROM outpost_users ORDER BY lower(name) COLLATE \"C\"").rows.map { row in
             ServerUser(name: try row.required(0, row.string), role: row.string(1).flatMap(UserRole.init(rawValue:)) ?? .viewer)

@@ -9,6 +9,16 @@ extension AuthorizationTable {
         Row(
             .portal, "portals/:portal/roles", .read, .identifies, .nothing, .signedIn(refusal: .forbidden),
             "'self' or the portal's id; custom roles: none"),
+        Row(.portal, "portals/:portal/users", .read, .identifies, .user, .signedIn(refusal: .forbidden), "the members, to a member"),
+        Row(
+            .portal, "portals/:portal/invite", .change, .admin, .user, .admitted,
+            "built-in members with passwords; a taken name or a weak password is listed in notInvited"),
+        Row(
+            .portal, "portals/:portal/updateuserrole", .change, .admin, .user, .admitted,
+            "a member's role; the organisation keeps an administrator"),
+        Row(
+            .portal, "community/users/:user/delete", .change, .admin, .user, .admitted,
+            "a member without items; not oneself, not the last administrator"),
         Row(
             .portal, "portals/self/apiKeys", .read, .identifies, .user, .signedIn(refusal: .tokenRequired), apiKeys: .refused,
             "the caller's apps with API keys (an admin's: everyone's); never a token or secret; never an API key"),

@@ -31,6 +31,13 @@ public struct SpatiaLiteUserDirectory: UserDirectory, StoreRepository {
         }
     }
 
+    public func setRole(_ role: UserRole, of name: String) throws {
+        try pool.write { db in
+            try db.execute(sql: "UPDATE outpost_users SET role = ? WHERE lower(name) = lower(?)", arguments: [role.rawValue, name])
+            guard db.changesCount > 0 else { throw UserFailure.notFound(name) }
+        }
+    }
+
     public func users() throws -> [ServerUser] {
         try pool.read { db in
             try Row.fetchAll(db, sql: "SELECT name, role FROM outpost_users ORDER BY name").map {
