@@ -41,14 +41,14 @@ enum HomeAssets {
         header .who { margin-left: auto; display: flex; gap: .75rem; align-items: center; }
         header form { margin: 0; }
         header button { background: transparent; border: 1px solid var(--brand-ink); border-radius: 4px; padding: .2rem .6rem; cursor: pointer; }
-        main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+        main { max-width: 72rem; margin: 0 auto; padding: 1rem; overflow-wrap: break-word; }
         footer { border-top: 1px solid var(--line); padding: .5rem 1rem; color: var(--muted); }
         h1 { font-size: 1.6rem; margin: .5rem 0 1rem; }
         h2 { font-size: 1.25rem; margin: 1.5rem 0 .5rem; }
         table { border-collapse: collapse; width: 100%; }
         th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
         th { background: var(--soft); }
-        .table-wrap { overflow-x: auto; }
+        .table-wrap { overflow-x: auto; position: relative; }
         .panel { border: 1px solid var(--line); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
         .flash { padding: .5rem 1rem; border-radius: 4px; border-left: 6px solid; }
         .flash.done { border-color: var(--done); background: #e8f5eb; }

@@ -61,7 +61,6 @@ extension HomeController {
         out += HTMLText.csrfField(session) + Self.backToOrganization
         out +=
             "<label for=\"member-name\">User name</label><input id=\"member-name\" name=\"username\" required maxlength=\"64\" autocomplete=\"off\">"
-        out += "<label for=\"member-full\">Full name</label><input id=\"member-full\" name=\"fullname\" maxlength=\"128\">"
         out += "<label for=\"member-password\">Password <span class=\"hint\">(at least 12 characters; tell it to them yourself)</span></label>"
         out += "<input id=\"member-password\" name=\"password\" type=\"password\" required minlength=\"12\" autocomplete=\"new-password\">"
         out += "<label for=\"member-role\">Role</label><select id=\"member-role\" name=\"role\">"

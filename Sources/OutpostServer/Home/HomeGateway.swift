@@ -60,7 +60,8 @@ final class HomeGateway: Sendable {
             requestBody = RequestBody(buffer: ByteBuffer(string: encoded))
         }
         let head = HTTPRequest(method: method, scheme: original.head.scheme, authority: original.head.authority, path: target, headerFields: fields)
-        let context = OutpostRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
+        var context = OutpostRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
+        context.ownsConnection = false
         let response = try await responder.respond(to: Request(head: head, body: requestBody), context: context)
         let collected = Collected()
         try await response.body.write(Collector(into: collected, limit: Self.maximumAnswerBytes))

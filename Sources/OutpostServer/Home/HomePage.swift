@@ -53,6 +53,9 @@ struct HomePage: Sendable {
         var headers: HTTPFields = [
             .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .contentSecurityPolicy: Self.contentSecurityPolicy,
         ]
+        // `same-origin`: the forms' POSTs carry this origin (`no-referrer` would make it `null`),
+        // and nothing of the home's addresses goes to another site.
+        headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         for cookie in session.setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }

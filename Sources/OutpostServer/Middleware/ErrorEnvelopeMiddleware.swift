@@ -18,7 +18,7 @@ struct ErrorEnvelopeMiddleware: RouterMiddleware {
             let answer = RESTResponse.arcGISError(from: error, logger: logger)
             context.record.note(errorCode: answer.code)
             var response = RESTResponse.error(answer, parameters: context.exchange.parameters)
-            if !context.exchange.bodyRead && request.mayHaveBody {
+            if !context.exchange.bodyRead && request.mayHaveBody && context.ownsConnection {
                 context.stopReadingBody()
                 response.headers[.connection] = "close"
             }

@@ -17,7 +17,9 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         if response.headers[.contentType]?.hasPrefix("text/html") == true {
             if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy }
             response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
-            response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+            // A page may keep its own: the home's forms need the browser's `Origin` (which
+            // `no-referrer` turns to `null` on a POST).
+            if response.headers[HTTPField.Name("Referrer-Policy")!] == nil { response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer" }
         }
         return response
     }

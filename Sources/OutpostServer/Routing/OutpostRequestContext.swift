@@ -18,6 +18,9 @@ public struct OutpostRequestContext: RequestContext {
     public let exchange = RequestExchange()
     /// The connection, to stop reading a body that is refused (see `stopReadingBody`).
     let channel: any Channel
+    /// False for the home's sub-requests (`HomeGateway`): they borrow the page's connection,
+    /// which a refused sub-request must leave open.
+    var ownsConnection = true
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -31,6 +34,7 @@ public struct OutpostRequestContext: RequestContext {
     /// the server neither stores nor drains what the client goes on sending; the answer is
     /// still written, then the connection closes.
     func stopReadingBody() {
+        guard ownsConnection else { return }
         let channel = self.channel
         channel.eventLoop.execute {
             // NIOSSL refuses a half close (`operationUnsupported`), which left TLS bodies read
