@@ -11,6 +11,8 @@ import ServiceLifecycle
 
 /// What the routes need to know beyond the store.
 public struct ServerOptions: Sendable {
+    /// The server's own backups (`serve --backup-dir`), below `/arcgis/rest/admin/backups`.
+    public var backups: ServerBackups?
     public var limits: UploadLimits
     /// How long a replica result file stays downloadable after its last download (ArcGIS: 10 min).
     public var resultFileIdleTime: TimeInterval
@@ -268,6 +270,7 @@ public func buildRouter(
     // Layers' administrative definitions (`addToDefinition`): an admin's.
     let definitions = RouteCollection(context: OutpostRequestContext.self)
     LayerDefinitionController(store: store).addRoutes(to: definitions)
+    BackupsController(backups: options.backups).addRoutes(to: definitions)
     admitted(arcgis.group(), role: .admin).addRoutes(definitions)
 
     // The portal: anyone may ask (item sharing decides what they see), a token names them;

@@ -108,6 +108,6 @@ struct LayeredSettings {
         ("allowed-origins", false), ("public-url", false), ("database", true),
         ("object-store", true), ("oidc-issuer", false), ("oidc-client-id", false), ("oidc-client-secret", true), ("oidc-name", false),
         ("oidc-username-claim", false), ("oidc-role-claim", false), ("test-target", false), ("seed", false), ("seed-data", false),
-        ("ready-file", false),
+        ("ready-file", false), ("backup-dir", false), ("backup-keep", false),
     ]
 }

@@ -95,6 +95,7 @@ struct Serve: AsyncParsableCommand {
     var publicUrl: String?
     @OptionGroup var oidcOptions: OIDCOptions
     @OptionGroup var testTargetOptions: TestTargetOptions
+    @OptionGroup var backupOptions: BackupDirOptions
 
     /// The effective settings, each from the first layer that has it.
     struct Settings {
@@ -106,6 +107,7 @@ struct Serve: AsyncParsableCommand {
         var resultFileIdleMinutes: Double
         var oidc: OIDCSettings?
         var testTarget = TestTargetOptions.Resolved(testTarget: false)
+        var backups = BackupDirOptions.Resolved()
         var summary: String
     }
 
@@ -145,6 +147,7 @@ struct Serve: AsyncParsableCommand {
         var settings = s
         settings.oidc = try oidcOptions.resolve(&layers)
         settings.testTarget = try testTargetOptions.resolve(&layers)
+        settings.backups = try backupOptions.resolve(&layers)
         settings.summary = layers.summary
         if settings.objectStore != nil && settings.database == nil {
             throw ValidationError("object-store goes with database: a SpatiaLite data folder keeps its own files.")
@@ -249,6 +252,7 @@ struct Serve: AsyncParsableCommand {
             publicURL: settings.publicUrl.flatMap(ServerOrigin.publicURL))
         options.oidc = settings.oidc
         options.testTarget = testTarget
+        options.backups = BackupDirOptions.backups(settings.backups, data: settings.data, database: settings.database, clock: store.clock)
         let readyFile = settings.testTarget.readyFile
         options.onServerRunning = { port in
             let url = "\(scheme)://\(settings.host):\(port)"

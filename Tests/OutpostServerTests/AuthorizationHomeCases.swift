@@ -10,7 +10,7 @@ import Testing
 /// whoever sends it, a token in it counting for nothing, and changes nothing.
 extension MatrixCase {
     static var homeCases: [MatrixCase] {
-        memberCases + [
+        memberCases + backupCases + [
             .read("arcgis/home") { _ in "/arcgis/home" },
             .read("arcgis/home/signin.html") { _ in "/arcgis/home/signin.html" },
             .read("arcgis/home/postsignin.html") { _ in "/arcgis/home/postsignin.html?code=forged&state=forged" },

@@ -9,5 +9,8 @@ extension AuthorizationTable {
         Row(
             .arcgis, "rest/admin/services/:service/:serviceInFolder/FeatureServer/:layer/addToDefinition", .change, .admin, .layer,
             .admitted, "the same through a folder"),
+        Row(.arcgis, "rest/admin/backups", .read, .admin, .server, .admitted, "the backups with their manifests' summaries"),
+        Row(.arcgis, "rest/admin/backups/create", .change, .admin, .server, .admitted, "an online backup now, one at a time"),
+        Row(.arcgis, "rest/admin/backups/:backup", .read, .admin, .server, .admitted, "one backup's manifest; an unknown name is 404"),
     ]
 }

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OutpostDataTools
+import OutpostSpatiaLite
+import OutpostStorage
+import OutpostTestSupport
+import OutpostWire
+import Testing
+
+@testable import OutpostServer
+
+/// The server's backups (`serve --backup-dir`, `/arcgis/rest/admin/backups`; docs/operations.md,
+/// "Backups from the server") and the home's organisation page that takes them.
+@Suite struct BackupRoutesTests {
+    static func withServer(
+        take: Bool = true, _ body: @Sendable (any TestClientProtocol, SpatiaLiteBackend, String, [String: String]) async throws -> Void
+    ) async throws {
+        let data = TestFolders.make("backups-data")
+        let folder = TestFolders.make("backups")
+        let store = try SpatiaLiteBackend(dataDirectory: data)
+        try DemoData.seed(store, testdataDirectory: TestFolders.testdata)
+        var tokens: [String: String] = [:]
+        for (name, role) in [("ada", UserRole.admin), ("eve", .editor), ("ed", .editor), ("vic", .viewer)] {
+            try store.users.addUser(name, role: role, password: "\(name)-password", rounds: 1000)
+            tokens[name] = try store.users.issueToken(for: ServerUser(name: name, role: role), minutes: 30).token
+        }
+        var options = ServerOptions(scheme: "https", requireAuth: true)
+        let taking: (@Sendable () throws -> BackupManifest)? = { try SpatiaLiteBackup.backup(data: data, into: folder).manifest }
+        options.backups = ServerBackups(directory: folder, take: take ? taking : nil)
+        let issued = tokens
+        let app = Application(router: buildRouter(store: store, options: options))
+        try await app.test(.router) { client in try await body(client, store, folder, issued) }
+    }
+
+    static let root = "/arcgis/rest/admin/backups"
+
+    @Test func anAdminTakesABackupThatListsAndVerifies() async throws {
+        try await Self.withServer { client, _, folder, tokens in
+            let made = try await post(client, "\(Self.root)/create", [("f", "json"), ("token", tokens["ada"]!)])
+            let name = try #require(made["backup"]?["name"]?.stringValue, "\(made)")
+            #expect((made["backup"]?["files"]?.int64Value ?? 0) >= 1, "\(made)")
+            let listed = try await post(client, Self.root, [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(listed["backups"]?.arrayValue?.map { $0["name"]?.stringValue } == [name], "\(listed)")
+            let manifest = try await post(client, "\(Self.root)/\(name)", [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(manifest["files"]?.arrayValue?.isEmpty == false, "\(manifest)")
+            // What the server wrote is a backup `outpost restore` takes: its manifest and checksums hold.
+            let restored = TestFolders.make("backups-restored")
+            try FileManager.default.removeItem(atPath: restored)
+            let (_, identity) = try SpatiaLiteBackup.restore((folder as NSString).appendingPathComponent(name), into: restored)
+            #expect(identity.epoch >= 1)
+            let missing = try await post(client, "\(Self.root)/outpost-backup-nothing", [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(missing["error"]?["code"]?.int64Value == 404, "\(missing)")
+        }
+    }
+
+    @Test func othersAreRefusedAndTakeNothing() async throws {
+        try await Self.withServer { client, _, folder, tokens in
+            for user in ["eve", "vic"] {
+                let refused = try await post(client, "\(Self.root)/create", [("f", "json"), ("token", tokens[user]!)])
+                #expect(refused["error"]?["code"]?.int64Value == 403, "\(user): \(refused)")
+            }
+            let anonymous = try await post(client, "\(Self.root)/create", [("f", "json")])
+            #expect(anonymous["error"]?["code"]?.int64Value == 499, "\(anonymous)")
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).isEmpty)
+        }
+    }
+
+    @Test func withoutTakingTheServerSaysHowAndTheHomeOffersNoButton() async throws {
+        try await Self.withServer(take: false) { client, _, _, tokens in
+            let refused = try await post(client, "\(Self.root)/create", [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(refused["error"]?["details"]?.jsonText.contains("pg_basebackup") == true, "\(refused)")
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada", password: "ada-password")
+            let page = try await admin.open("organization.html")
+            #expect(page.visibleText.contains("Backups") && !page.text.contains("actions/takeBackup"), "\(page)")
+        }
+    }
+
+    @Test func theHomesOrganizationPageTakesAndListsBackups() async throws {
+        try await Self.withServer { client, _, _, _ in
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada", password: "ada-password")
+            let page = try await admin.open("organization.html")
+            #expect(page.text.contains("id=\"backup-form\""), "\(page)")
+            let taken = try await admin.submit("takeBackup", [("return", "organization.html")])
+            #expect(taken.visibleText.contains("Backup outpost-backup-") && taken.text.contains("id=\"backups\""), "\(taken)")
+            var editor = HomeBrowser(client)
+            _ = try await editor.signIn("eve", password: "eve-password")
+            _ = try await editor.open("index.html")
+            let refused = try await editor.submit("takeBackup", [("return", "organization.html")])
+            #expect(refused.text.contains("class=\"flash failed\""), "\(refused)")
+        }
+    }
+}
