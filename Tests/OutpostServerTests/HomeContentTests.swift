@@ -90,9 +90,39 @@ import Testing
             _ = try await browser.signIn("eve")
             let first = try await browser.open("content.html")
             #expect(first.visibleText.contains("Items 1–100 of 105"), "\(first)")
-            #expect(first.text.contains("content.html?start=101\">Next"))
-            let second = try await browser.open("content.html?start=101")
+            #expect(first.text.contains("content.html?page=2\">Next"), "\(first)")
+            let second = try await browser.open("content.html?page=2")
             #expect(second.visibleText.contains("Items 101–105 of 105") && second.text.contains(">Previous<"), "\(second)")
+        }
+    }
+
+    @Test(arguments: DemoBackend.all)
+    func theListingSortsThroughThePortalAndAnAdministratorReachesAllItems(_ backend: DemoBackend) async throws {
+        try await OAuthFlows.with(backend) { client, _, tokens in
+            for title in ["Bravo", "Charlie", "Alpha"] {
+                _ = try await Self.addItem(client, tokens["eve"]!, owner: "eve", title: title)
+                // Modified times a millisecond apart at least, so "newest first" has one answer.
+                try await Task.sleep(for: .milliseconds(3))
+            }
+            _ = try await Self.addItem(client, tokens["ed"]!, owner: "ed", title: "Delta of Ed")
+            var browser = HomeBrowser(client)
+            _ = try await browser.signIn("eve")
+            let byTitle = try await browser.open("content.html?sort=title").visibleText
+            let alpha = try #require(byTitle.range(of: "Alpha"))
+            let bravo = try #require(byTitle.range(of: "Bravo"))
+            let charlie = try #require(byTitle.range(of: "Charlie"))
+            #expect(alpha.lowerBound < bravo.lowerBound && bravo.lowerBound < charlie.lowerBound, "\(byTitle)")
+            let newest = try await browser.open("content.html?sort=modified").visibleText
+            #expect(try #require(newest.range(of: "Alpha")).lowerBound < #require(newest.range(of: "Bravo")).lowerBound, "\(newest)")
+            let refused = try await post(
+                client, "\(Self.portal)/content/users/eve", [("f", "json"), ("token", tokens["eve"]!), ("sortField", "colour")])
+            #expect(refused["error"]?["code"]?.int64Value == 400, "\(refused)")
+            #expect(!(try await browser.open("content.html").text.contains("id=\"all-items\"")), "only an administrator")
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada")
+            #expect(try await admin.open("content.html").text.contains("id=\"all-items\""))
+            let all = try await admin.open("content.html?view=all")
+            #expect(all.visibleText.contains("Delta of Ed") && all.visibleText.contains("Alpha"), "\(all)")
         }
     }
 }

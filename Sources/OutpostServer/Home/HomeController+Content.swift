@@ -23,11 +23,15 @@ extension HomeController {
             if home.session.securityOn { return signInNeeded(home, page: "content.html") }
             return try await serverContentPage(home)
         }
+        if home.form.string("view") == "all", home.session.isAdmin { return try await allItemsPage(home) }
         let folder = home.form.string("folder").flatMap { $0.isEmpty ? nil : $0 }
-        let start = max(1, (home.form.string("start").flatMap(Int.init) ?? 1))
+        let sort = Self.contentSorts.first { $0.key == home.form.string("sort") }
         let path = HomeRequest.portal + "/content/users/\(HTMLText.query(user.username))" + (folder.map { "/\(HTMLText.query($0))" } ?? "")
-        let answer = try await home.get(path, [("start", "\(start)"), ("num", "\(Self.contentPageSize)")])
-        let here = "content.html" + (folder.map { "?folder=\(HTMLText.query($0))" } ?? "")
+        var query = [("start", "\(Self.start(home))"), ("num", "\(Self.contentPageSize)")]
+        if let sort { query += [("sortField", sort.field), ("sortOrder", sort.order)] }
+        let answer = try await home.get(path, query)
+        let parameters = [folder.map { "folder=\(HTMLText.query($0))" }, sort.map { "sort=\($0.key)" }].compactMap { $0 }
+        let here = "content.html" + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
         if home.form.string("confirm") == "delete", let id = home.form.string("id") {
             return try await deleteConfirmation(home, id: id, back: here)
         }
@@ -35,11 +39,50 @@ extension HomeController {
         if let current = answer["currentFolder"], let title = current["title"]?.stringValue {
             main += "<p>Folder <strong>\(HTMLText.escape(title))</strong> · <a href=\"/arcgis/home/content.html\">All my content</a></p>"
         }
+        if home.session.isAdmin {
+            main += "<p><a id=\"all-items\" href=\"/arcgis/home/content.html?view=all\">All the organisation's items</a></p>"
+        }
         main += folderList(answer, user: user.username)
+        main += sortLinks(folder: folder, current: sort?.key)
         main += itemTable(answer, home: home, here: here, caption: "Items of \(user.fullName)")
         main += pager(answer, here: here)
         if home.session.mayCreate, folder == nil { main += folderForm(home.session) }
+        // The uploads part (HomeController+Upload.swift) defines `uploadForm`; until it does:
+        // if home.session.mayCreate { main += uploadForm(session: home.session, folder: folder) }
         return HomePage(title: "My content", section: .content, session: home.session, main: main)
+    }
+
+    /// The orders the listing offers: the page's `sort` value, the portal's `sortField` and `sortOrder`.
+    static let contentSorts: [(key: String, field: String, order: String, label: String)] = [
+        ("title", "title", "asc", "Title"), ("modified", "modified", "desc", "Modified (newest first)"), ("type", "type", "asc", "Type"),
+    ]
+
+    /// The first item of the page `page` (1-based) asks for.
+    static func start(_ home: HomeRequest) -> Int {
+        let page = max(1, min(home.form.string("page").flatMap(Int.init) ?? 1, 100_000))
+        return (page - 1) * contentPageSize + 1
+    }
+
+    private func sortLinks(folder: String?, current: String?) -> String {
+        var out = "<nav aria-label=\"Sort\" id=\"sort\"><p>Sort by: "
+        out += Self.contentSorts.map { sort in
+            let href = "/arcgis/home/content.html?" + (folder.map { "folder=\(HTMLText.query($0))&amp;" } ?? "") + "sort=\(sort.key)"
+            let currentMark = sort.key == current ? " aria-current=\"true\"" : ""
+            return "<a href=\"\(href)\"\(currentMark)>\(sort.label)</a>"
+        }.joined(separator: " · ")
+        return out + "</p></nav>"
+    }
+
+    /// An administrator's view of every item of the organisation, through `search`.
+    private func allItemsPage(_ home: HomeRequest) async throws -> HomePage {
+        let answer = try await home.get(
+            HomeRequest.portal + "/search",
+            [("q", "*"), ("start", "\(Self.start(home))"), ("num", "\(Self.contentPageSize)"), ("sortField", "title")])
+        var main = "<p><a href=\"/arcgis/home/content.html\">My content</a></p>"
+        main += itemTable(
+            ["items": answer["results"] ?? .array([])], home: home, here: "content.html?view=all", caption: "All the organisation's items")
+        main += pager(answer, here: "content.html?view=all")
+        return HomePage(title: "All items", section: .content, session: home.session, main: main)
     }
 
     /// Without token security and nobody signed in: the server's items, read-only.
@@ -115,22 +158,23 @@ extension HomeController {
             out += "<option value=\"\(value)\"\(selected)>\(label)</option>"
         }
         out += "</select> <button type=\"submit\">Share</button></form> "
-        let separator = here.contains("?") ? "&" : "?"
+        let separator = here.contains("?") ? "&amp;" : "?"
         out += "<a class=\"button danger\" href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)confirm=delete&amp;id=\(HTMLText.query(id))\">"
         return out + "Delete<span class=\"visually-hidden\"> '\(HTMLText.escape(title))'</span></a>"
     }
 
     private func pager(_ answer: JSONValue, here: String) -> String {
         let start = Int(answer["start"]?.int64Value ?? 1)
+        let page = (start - 1) / Self.contentPageSize + 1
         let total = Int(answer["total"]?.int64Value ?? 0)
         let next = Int(answer["nextStart"]?.int64Value ?? -1)
         guard total > Self.contentPageSize else { return "" }
         let separator = here.contains("?") ? "&amp;" : "?"
         var out = "<nav aria-label=\"Pages\"><p>Items \(start)–\(min(total, start + Self.contentPageSize - 1)) of \(total). "
         if start > 1 {
-            out += "<a href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)start=\(max(1, start - Self.contentPageSize))\">Previous</a> "
+            out += "<a id=\"previous-page\" href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)page=\(page - 1)\">Previous</a> "
         }
-        if next > 0 { out += "<a href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)start=\(next)\">Next</a>" }
+        if next > 0 { out += "<a id=\"next-page\" href=\"/arcgis/home/\(HTMLText.escape(here))\(separator)page=\(page + 1)\">Next</a>" }
         return out + "</p></nav>"
     }
 

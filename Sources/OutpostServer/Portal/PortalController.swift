@@ -237,9 +237,10 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             current = found.json
         }
         let folderId = current["id"]?.stringValue
-        let items = try store.portal.items().filter {
-            $0.owner.caseInsensitiveCompare(owner) == .orderedSame && $0.ownerFolder == folderId && caller.maySee($0)
-        }
+        let items = try Self.sorted(
+            store.portal.items().filter {
+                $0.owner.caseInsensitiveCompare(owner) == .orderedSame && $0.ownerFolder == folderId && caller.maySee($0)
+            }, c.form.parameters)
         let page = try Paging(c.form.parameters, total: items.count)
         return RESTResponse.json(
             page.answer([
