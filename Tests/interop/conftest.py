@@ -45,6 +45,17 @@ UNVERIFIED.check_hostname = False
 UNVERIFIED.verify_mode = ssl.CERT_NONE
 
 
+def eventually(check, what, seconds=15, every=0.2):
+    """`check()`'s value once it is true, polled until `seconds` pass (then the test fails)."""
+    deadline = time.time() + seconds
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.time() < deadline, f"timed out waiting for {what}"
+        time.sleep(every)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

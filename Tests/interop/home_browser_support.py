@@ -6,11 +6,10 @@ import json
 import os
 import subprocess
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 
-from conftest import BINARY, ROOT, on_backend, running_server
+from conftest import BINARY, ROOT, eventually, on_backend, running_server  # noqa: F401 (eventually: for the tests)
 
 USERS = {"ada": "admin", "eve": "editor", "vic": "viewer"}
 SCREENSHOTS = os.path.join(ROOT, "docs", "home")
@@ -49,16 +48,6 @@ def rest(root, path, form=None, key=None):
         return json.loads(response.read())
 
 
-def eventually(check, what, seconds=30):
-    deadline = time.time() + seconds
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.3)
-
-
 def sign_in(driver, root, user, secret=None):
     """Signs in through the home's sign-in link, the portal's page and back, as a person does."""
     from selenium.webdriver.common.by import By
@@ -66,11 +55,11 @@ def sign_in(driver, root, user, secret=None):
     driver.delete_all_cookies()
     driver.get(f"{root}/home/index.html")
     driver.find_element(By.LINK_TEXT, "Sign in").click()
-    eventually(lambda: driver.find_elements(By.NAME, "username"), "the portal's sign-in page")
+    eventually(lambda: driver.find_elements(By.NAME, "username"), "the portal's sign-in page", 30)
     driver.find_element(By.NAME, "username").send_keys(user)
     driver.find_element(By.NAME, "password").send_keys(secret or password(user))
     driver.find_element(By.CSS_SELECTOR, "form [type=submit]").click()
-    eventually(lambda: "/arcgis/home/" in driver.current_url and "Sign out" in driver.page_source, f"{user} signed in")
+    eventually(lambda: "/arcgis/home/" in driver.current_url and "Sign out" in driver.page_source, f"{user} signed in", 30)
 
 
 def serious_violations(driver):

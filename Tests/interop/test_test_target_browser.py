@@ -3,13 +3,12 @@
 server sends (the journal live, faults, the clock's buttons, by keyboard too), and a web app on
 another origin reads an injected fault as ArcGIS shapes errors."""
 import json
-import time
 import urllib.parse
 import urllib.request
 
 import pytest
 
-from conftest import headless_chromium, needs_chromium, running_server  # noqa: E402
+from conftest import eventually, headless_chromium, needs_chromium, running_server  # noqa: E402
 from test_cors import FETCH, TREES, page_origin  # noqa: E402
 
 pytestmark = needs_chromium
@@ -28,16 +27,6 @@ def api(root, path, form=None):
     url = f"{root}/_outpost/{path}" + ("" if data else ("&" if "?" in path else "?") + "f=json")
     with urllib.request.urlopen(urllib.request.Request(url, data=data), timeout=10) as response:
         return json.loads(response.read())
-
-
-def eventually(check, what, seconds=15):
-    deadline = time.time() + seconds
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.time() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.2)
 
 
 def table_rows(browser, table):

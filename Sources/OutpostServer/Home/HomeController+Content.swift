@@ -226,9 +226,7 @@ extension HomeController {
 
     func deleteItem(_ home: HomeRequest) async throws -> Response {
         let id = home.form.string("id") ?? ""
-        let item = try await home.get(HomeRequest.portal + "/content/items/\(HTMLText.query(id))")
-        let owner = item["owner"]?.stringValue ?? ""
-        _ = try await home.post(HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/delete")
+        let item = try await home.deletePortalItem(id)
         let back = (home.returnPath ?? "content.html").split(separator: "?").first.map(String.init) ?? "content.html"
         return home.redirect(to: back, done: "'\(item["title"]?.stringValue ?? id)' deleted.")
     }

@@ -116,9 +116,7 @@ extension HomeController {
 
     func deleteMapArea(_ home: HomeRequest) async throws -> Response {
         let area = home.form.string("area") ?? ""
-        let item = try await home.get(HomeRequest.portal + "/content/items/\(HTMLText.query(area))")
-        let owner = item["owner"]?.stringValue ?? ""
-        _ = try await home.post(HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(area))/delete")
+        let item = try await home.deletePortalItem(area)
         return home.redirect(to: home.returnPath ?? "content.html", done: "Map area '\(item["title"]?.stringValue ?? area)' deleted.")
     }
 

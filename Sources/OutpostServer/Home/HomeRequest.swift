@@ -24,6 +24,15 @@ struct HomeRequest: Sendable {
         try await gateway.json(.post, path, form, body: body, session: session, original: request, context: context)
     }
 
+    /// Deletes a portal item as a client does (the portal's `delete`, below its owner's
+    /// content); answers the item as it was.
+    func deletePortalItem(_ id: String) async throws -> JSONValue {
+        let item = try await get(Self.portal + "/content/items/\(HTMLText.query(id))")
+        let owner = item["owner"]?.stringValue ?? ""
+        _ = try await post(Self.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/delete")
+        return item
+    }
+
     /// The portal's REST root.
     static let portal = "/arcgis/sharing/rest"
 
