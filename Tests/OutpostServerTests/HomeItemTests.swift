@@ -86,6 +86,12 @@ import Testing
                 client, "\(Self.portal)/content/items/\(map)/relatedItems",
                 [("f", "json"), ("token", tokens["ada"]!), ("relationshipTypes", "Map2Area"), ("direction", "forward")])
             let area = try #require(related["relatedItems"]?.arrayValue?.first?["id"]?.stringValue, "\(related)")
+            // Refreshed once its packages exist (SetupMapArea runs on after the page answered).
+            for _ in 0..<600 {
+                let item = try await HomeContentTests.item(client, tokens["ada"]!, area)
+                if item["properties"]?["status"]?.stringValue == "complete" { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
             let refreshed = try await admin.submit("refreshMapArea", [("area", area), ("return", "item.html?id=\(map)")])
             #expect(refreshed.visibleText.contains("being refreshed"), "\(refreshed)")
             let deleted = try await admin.submit("deleteMapArea", [("area", area), ("return", "item.html?id=\(map)")])

@@ -74,7 +74,6 @@ def test_a_new_organisations_first_hour(root, driver):
     from selenium.webdriver.support.ui import Select
     select = Select(driver.find_element(by("ID"), "map-basemap"))
     select.select_by_index(1)
-    screenshot(driver, "webmap")
     submit_form(driver, "webmap-form")
     assert "Web map saved." in flash(driver)
     query = urllib.parse.parse_qs(urllib.parse.urlsplit(driver.current_url).query)
@@ -136,7 +135,6 @@ def test_a_viewer_sees_no_controls_and_the_same_forms_by_hand_are_refused(root, 
                         "area-form"):
             assert control not in source, f"{page} offers {control} to a viewer"
     assert "organization.html" not in driver.find_element(by("TAG_NAME"), "nav").get_attribute("innerHTML")
-    screenshot(driver, "viewer-content")
     # The forms posted by hand, with the viewer's cookies and the page's own secret.
     session = requests.Session()
     for name, value in cookies_of(driver).items():

@@ -110,6 +110,9 @@ extension HomeController {
         let packages = (related["relatedItems"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }.map {
             JSONValue.object(["itemId": .string($0)])
         }
+        guard !packages.isEmpty else {
+            throw HomeFailure(message: "The area has no packages yet: refresh it once it is complete.", code: 400)
+        }
         _ = try await home.post(Self.packaging + "/RefreshMapAreaPackage/submitJob", [("packages", JSONValue.array(packages).jsonText)])
         return home.redirect(to: home.returnPath ?? "content.html", done: "The area's packages are being refreshed.")
     }
