@@ -123,6 +123,10 @@ def main():
             "organization": ("/arcgis/home/organization.html", f"{portal}/portals/self?f=json"),
             "user": ("/arcgis/home/user.html", f"{portal}/portals/self?f=json"),
         }
+        # Each page as the signed-in admin sees it, before timing: a sign-in prompt would be faster.
+        for name, (page, _) in pages.items():
+            status, _, body = browser.send("GET", page)
+            assert status == 200 and b"Sign out" in body and b"Sign in to see" not in body, (name, body[:300])
         samples = {name: {"page": [], "floor": []} for name in pages}
         for round_ in range(args.rounds):
             order = list(pages.items())
