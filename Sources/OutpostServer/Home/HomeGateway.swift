@@ -35,8 +35,8 @@ final class HomeGateway: Sendable {
     /// A request to `path` (from the server's root, `/arcgis/…`) as `session`'s user, on the
     /// connection of the page's request `original` (its address counts for per-address limits).
     func send(
-        _ method: HTTPRequest.Method, _ path: String, form: [(String, String)] = [], body: HomeRequestBody? = nil,
-        session: HomeSession, original: Request, context: OutpostRequestContext
+        _ method: HTTPRequest.Method, _ path: String, form: [(String, String)] = [], session: HomeSession, original: Request,
+        context: OutpostRequestContext
     ) async throws -> Answer {
         guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
         var fields = HTTPFields()
@@ -46,15 +46,9 @@ final class HomeGateway: Sendable {
         let encoded = HomeGateway.formEncoded([("f", "json")] + form)
         var target = path
         var requestBody = RequestBody(buffer: ByteBuffer())
-        switch (method, body) {
-        case (_, .some(let body)):
+        if method == .get {
             target += "?" + encoded
-            fields[.contentType] = body.contentType
-            fields[.contentLength] = String(body.bytes.readableBytes)
-            requestBody = RequestBody(buffer: body.bytes)
-        case (.get, nil):
-            target += "?" + encoded
-        default:
+        } else {
             fields[.contentType] = "application/x-www-form-urlencoded"
             fields[.contentLength] = String(encoded.utf8.count)
             requestBody = RequestBody(buffer: ByteBuffer(string: encoded))
@@ -71,10 +65,10 @@ final class HomeGateway: Sendable {
     /// A JSON answer, or the ArcGIS error it carries (as the status or as a 200 envelope)
     /// thrown as a `HomeFailure`.
     func json(
-        _ method: HTTPRequest.Method, _ path: String, _ form: [(String, String)] = [], body: HomeRequestBody? = nil,
+        _ method: HTTPRequest.Method, _ path: String, _ form: [(String, String)] = [],
         session: HomeSession, original: Request, context: OutpostRequestContext
     ) async throws -> JSONValue {
-        let answer = try await send(method, path, form: form, body: body, session: session, original: original, context: context)
+        let answer = try await send(method, path, form: form, session: session, original: original, context: context)
         let json = try? JSONParser.parse(answer.text)
         if let error = json?["error"], error.objectValue != nil {
             throw HomeFailure(envelope: error, status: Int(answer.status.code))
@@ -117,12 +111,6 @@ final class HomeGateway: Sendable {
 
         consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
     }
-}
-
-/// A body the home sends as it is (a multipart upload it built).
-struct HomeRequestBody: Sendable {
-    var contentType: String
-    var bytes: ByteBuffer
 }
 
 /// What a sub-request refused, as ArcGIS said it: shown to the user as it is.

@@ -20,8 +20,8 @@ struct HomeRequest: Sendable {
     }
 
     /// A REST operation, as the user.
-    func post(_ path: String, _ form: [(String, String)] = [], body: HomeRequestBody? = nil) async throws -> JSONValue {
-        try await gateway.json(.post, path, form, body: body, session: session, original: request, context: context)
+    func post(_ path: String, _ form: [(String, String)] = []) async throws -> JSONValue {
+        try await gateway.json(.post, path, form, session: session, original: request, context: context)
     }
 
     /// Deletes a portal item as a client does (the portal's `delete`, below its owner's
