@@ -19,7 +19,7 @@ start)
     if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir"; fi
     as_owner "$BIN/initdb" -D "$dir/data" -U outpost --auth=trust -E UTF8 --no-instructions >/dev/null
     as_owner "$BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB" start >/dev/null
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB -c max_wal_size=256MB -c min_wal_size=64MB" start >/dev/null
     "$BIN/psql" -q -h 127.0.0.1 -p "$port" -U outpost -d postgres -c "CREATE DATABASE outpost_test" >/dev/null
     echo "postgres://outpost@127.0.0.1:$port/outpost_test"
     ;;

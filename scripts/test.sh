@@ -12,9 +12,15 @@ swift build --build-tests
 # `prebuilt` stage): the command its `source` stage runs (the Swift runtime linked in, no debug
 # information). scripts/serve.sh shares this build.
 swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug
+# Everything the run writes outside .build (test stores, servers' data folders, the
+# PostgreSQL cluster, browsers' profiles) goes below one folder that is removed when the run
+# ends, passed or failed: a suite that leaves gigabytes behind fills the disk of the next run.
+RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/outpost-run.XXXXXX")
+chmod 755 "$RUN_DIR"
 # A throwaway PostgreSQL + PostGIS on loopback for the PostgreSQL backend's tests.
-PG_DIR="${TMPDIR:-/tmp}/outpost-test-postgres"
-trap 'scripts/postgres.sh stop "$PG_DIR"' EXIT
+PG_DIR="$RUN_DIR/postgres"
+trap 'scripts/postgres.sh stop "$PG_DIR" || true; rm -rf "$RUN_DIR"' EXIT
+export TMPDIR="$RUN_DIR"
 export OUTPOST_TEST_POSTGRES OUTPOST_TEST_POSTGRES_DIR="$PG_DIR"
 OUTPOST_TEST_POSTGRES=$(scripts/postgres.sh start "$PG_DIR" 55432)
 swift test --skip-build 2>&1 | tee .build/swift-test.log
