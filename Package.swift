@@ -120,11 +120,14 @@ let package = Package(
             ]
         ),
         // The data tools of the CLI, over any backend: import (GeoJSON, GeoPackage, anything GDAL
-        // reads), the demo seed, export through GDAL. SpatiaLite only for the demo's seed path.
+        // reads), the demo seed, export through GDAL, the portal's publish job. SpatiaLite only
+        // for the demo's seed path.
         .target(
             name: "OutpostDataTools",
             dependencies: [
                 "OutpostStorage", "OutpostSpatiaLite", "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage",
+                // Publishing runs as a job (`PublishWork`).
+                "OutpostService",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
@@ -153,6 +156,8 @@ let package = Package(
             name: "OutpostServer",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostService", "OutpostIdentity",
+                // The portal's `publish` imports as the CLI does.
+                "OutpostDataTools",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -37,6 +37,7 @@ let package = Package(
         fuzzTarget("FuzzQuantization", ["OutpostWire", "OutpostGeometry"]),
         fuzzTarget("FuzzRequestHead", ["OutpostWire"]),
         fuzzTarget("FuzzOAuth", ["OutpostWire", "OutpostIdentity", "OutpostStorage"]),
+        fuzzTarget("FuzzZipDirectory", ["OutpostWire"]),
         fuzzTarget(
             "FuzzIDToken", ["OutpostWire", "OutpostIdentity", "OutpostStorage"],
             extra: [.product(name: "Crypto", package: "swift-crypto")]),

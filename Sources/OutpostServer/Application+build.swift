@@ -282,6 +282,7 @@ public func buildRouter(
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)
     portal.addChangeRoutes(to: portalChanges)
+    PublishingController(portal: portal, runner: runner, scratchDirectory: store.temporaryDirectory).addRoutes(to: portalChanges)
     portal.addMemberReadRoutes(to: portalReads)
     // The organisation's members: an administrator's to add, change and remove.
     let portalAdmin = RouteCollection(context: OutpostRequestContext.self)

@@ -18,13 +18,13 @@ public enum JobLeases {
 
     /// Exports write nothing a client or another replica sees until they succeed, so one is run
     /// again once; anything that may have changed data (a sync's upload, a map area's
-    /// packages) fails instead, as a restart failed it before (`JobEvent.serverRestarted`):
+    /// packages, a published service) fails instead, as a restart failed it before (`JobEvent.serverRestarted`):
     /// the client sends the request again, and receipts make that harmless.
     public static func onExpiry(kind: JobKind, attempts: Int) -> Expiry {
         let rerunnable: Bool =
             switch kind {
             case .createReplica, .exportTiles, .estimateExportTilesSize: true
-            case .synchronizeReplica, .createMapArea, .setupMapArea, .refreshMapAreaPackage: false
+            case .synchronizeReplica, .createMapArea, .setupMapArea, .refreshMapAreaPackage, .publish: false
             }
         return rerunnable && attempts < maximumAttempts ? .requeue : .fail
     }

@@ -12,12 +12,20 @@ public enum JobKind: String, Sendable, Equatable {
     case createMapArea = "CreateMapArea"
     case setupMapArea = "SetupMapArea"
     case refreshMapAreaPackage = "RefreshMapAreaPackage"
+    /// A file item published as a feature service (the portal's `publish`).
+    case publish
 
     /// Answered in the geoprocessing form (`jobStatus`, `results`), not the replica one.
     public var isGeoprocessing: Bool { self != .createReplica && self != .synchronizeReplica }
 
     /// What the job's progress counts.
-    var progressUnit: String { self == .exportTiles ? "tiles written" : "packages made" }
+    var progressUnit: String {
+        switch self {
+        case .exportTiles: "tiles written"
+        case .publish: "percent"
+        default: "packages made"
+        }
+    }
 }
 
 /// How far a job is: units of work done of the total (tiles, for exports).

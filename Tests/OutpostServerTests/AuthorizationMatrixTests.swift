@@ -29,7 +29,7 @@ import Testing
     static var cases: [MatrixCase] {
         MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.packagingCases
             + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases + MatrixCase.oauthCases
-            + MatrixCase.testTargetCases + MatrixCase.adminCases + MatrixCase.homeCases
+            + MatrixCase.testTargetCases + MatrixCase.adminCases + MatrixCase.homeCases + MatrixCase.publishCases
     }
 
     @Test func everyRowHasACase() {

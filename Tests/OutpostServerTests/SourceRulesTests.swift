@@ -29,8 +29,10 @@ import Testing
     @Test func theHomeReachesDataOnlyThroughTheRESTAPI() throws {
         var root = URL(fileURLWithPath: #filePath)
         for _ in 0..<3 { root.deleteLastPathComponent() }
-        let forbidden = try Regex(#"\bstore(\.|:)|OutpostBackend|SyncBackend|import OutpostStorage|import OutpostService\b|StoreCall"#)
-        for line in ["let items = try store.portal.items()", "import OutpostStorage", "try await StoreCall.run {"] {
+        let forbidden = try Regex(
+            #"\bstore(\.|:)|OutpostBackend|SyncBackend|import OutpostStorage|import OutpostService\b|import OutpostDataTools|FeatureImporter|StoreCall"#
+        )
+        for line in ["let items = try store.portal.items()", "import OutpostStorage", "try await StoreCall.run {", "import OutpostDataTools"] {
             #expect(line.contains(forbidden), "\(line)")
         }
         let files = try Self.swiftFiles(in: "Sources/OutpostServer").filter { $0.hasPrefix("Home/") }

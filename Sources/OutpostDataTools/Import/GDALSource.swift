@@ -19,16 +19,22 @@ enum GDALSource {
 
     /// Writes `source` into a new GeoPackage at `target`, reprojected to EPSG `srs` when given.
     /// `progress` hears GDAL's own percentage of the copy.
-    static func convert(_ source: String, to target: String, srs: Int? = nil, progress: (@Sendable (Int) -> Void)? = nil) async throws {
+    /// `csv` says the source is CSV whatever its name; `onlyDriver` is the one GDAL driver that
+    /// may open it (an upload's); past `timeLimit`, GDAL is stopped and the conversion fails.
+    static func convert(
+        _ source: String, to target: String, srs: Int? = nil, csv: Bool = false, onlyDriver: String? = nil, timeLimit: Duration? = nil,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws {
         var arguments = ["ogr2ogr", "-f", "GPKG", target, source]
-        if source.lowercased().hasSuffix(".csv") {
+        let csv = csv || source.lowercased().hasSuffix(".csv")
+        if csv {
             // Coordinates from the usual column names, or WKT; the columns' types guessed from their values.
             arguments += [
                 "-oo", "X_POSSIBLE_NAMES=x,lon,lng,long,longitude,easting", "-oo", "Y_POSSIBLE_NAMES=y,lat,latitude,northing",
                 "-oo", "GEOM_POSSIBLE_NAMES=wkt,geometry,geom,the_geom", "-oo", "KEEP_GEOM_COLUMNS=NO", "-oo", "AUTODETECT_TYPE=YES",
             ]
         }
-        if source.lowercased().hasSuffix(".csv") {
+        if csv {
             // A CSV file says nothing of its coordinates: they are WGS 84, as their column names
             // (longitude, latitude) say; reprojecting needs that said.
             arguments += srs.map { ["-s_srs", "EPSG:4326", "-t_srs", "EPSG:\($0)"] } ?? ["-a_srs", "EPSG:4326"]
@@ -36,7 +42,7 @@ enum GDALSource {
             arguments += ["-t_srs", "EPSG:\(srs)"]
         }
         if progress != nil { arguments.append("-progress") }
-        try await run(Array(arguments.dropFirst()), what: "read \(source)", progress: progress)
+        try await run(Array(arguments.dropFirst()), what: "read \(source)", onlyDriver: onlyDriver, timeLimit: timeLimit, progress: progress)
     }
 
     /// Whether `path` names a File Geodatabase (a `.gdb` folder, or one zipped).
@@ -48,11 +54,15 @@ enum GDALSource {
 
     /// The relationship classes of a File Geodatabase, read from the definitions of its
     /// `GDB_Items` table, which `ogr2ogr` copies into a scratch GeoPackage at `scratch`.
-    static func geodatabaseCatalog(_ source: String, scratch: String) async throws -> GeodatabaseCatalog {
+    static func geodatabaseCatalog(
+        _ source: String, scratch: String, onlyDriver: String? = nil, timeLimit: Duration? = nil
+    ) async throws
+        -> GeodatabaseCatalog
+    {
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         try await run(
             ["-f", "GPKG", scratch, source, "-oo", "LIST_ALL_TABLES=YES", "-sql", "SELECT Name, Definition FROM GDB_Items", "-nln", "items"],
-            what: "read the definitions of \(source)")
+            what: "read the definitions of \(source)", onlyDriver: onlyDriver, timeLimit: timeLimit)
         var configuration = Configuration()
         configuration.readonly = true
         let items = try await DatabaseQueue(path: scratch, configuration: configuration).read { db in
@@ -70,10 +80,34 @@ enum GDALSource {
     ///
     /// Both pipes are read as they fill, so neither can stall GDAL; of standard error the first
     /// 64 KiB are kept (GDAL can warn once per feature). Cancelling the task ends the process.
-    static func run(_ arguments: [String], what: String, progress: (@Sendable (Int) -> Void)? = nil) async throws {
+    static func run(
+        _ arguments: [String], what: String, onlyDriver: String? = nil, timeLimit: Duration? = nil, progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws {
+        let skip: String? = if let onlyDriver { try await skipping(allBut: onlyDriver) } else { nil }
+        guard let timeLimit else { return try await runOnce(arguments, what: what, skip: skip, progress: progress) }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await runOnce(arguments, what: what, skip: skip, progress: progress)
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeLimit)
+                return false
+            }
+            let finished = try await group.next() ?? false
+            // Cancelling the other task ends GDAL's process when the time ran out first.
+            group.cancelAll()
+            guard finished else { throw StoreError.importFailed("GDAL did not \(what) within \(timeLimit.components.seconds) s.") }
+        }
+    }
+
+    private static func runOnce(_ arguments: [String], what: String, skip: String?, progress: (@Sendable (Int) -> Void)?) async throws {
+        let environment = skip.map { Environment.inherit.updating(["GDAL_SKIP": $0]) } ?? .inherit
         let result: ExecutionResult<String, SequenceOutput, SequenceOutput>
         do {
-            result = try await Subprocess.run(.name("ogr2ogr"), arguments: Arguments(arguments), input: .none, output: .sequence, error: .sequence) {
+            result = try await Subprocess.run(
+                .name("ogr2ogr"), arguments: Arguments(arguments), environment: environment, input: .none, output: .sequence, error: .sequence
+            ) {
                 execution in
                 async let percentages: Void = {
                     var reader = ProgressReader()
@@ -96,6 +130,35 @@ enum GDALSource {
         guard result.terminationStatus.isSuccess else {
             let text = result.closureResult.trimmingCharacters(in: .whitespacesAndNewlines)
             throw StoreError.importFailed("GDAL could not \(what): \(text)")
+        }
+    }
+}
+
+extension GDALSource {
+    /// The installed GDAL's drivers, as `ogr2ogr --formats` names them (asked once).
+    private static let installedDrivers = DriverList()
+
+    /// `GDAL_SKIP`'s value that leaves only `driver` (and GPKG, which writes): every other driver, comma-separated (names
+    /// may hold spaces). GDAL then cannot take a file for something else (a VRT pointing at
+    /// other files, a URL, a database).
+    static func skipping(allBut driver: String) async throws -> String {
+        try await installedDrivers.names().filter { $0 != driver && $0 != "GPKG" }.joined(separator: ",")
+    }
+
+    private actor DriverList {
+        var cached: [String]?
+
+        func names() async throws -> [String] {
+            if let cached { return cached }
+            let result = try await Subprocess.run(.name("ogr2ogr"), arguments: ["--formats"], output: .string(limit: 1 << 20), error: .discarded)
+            // "  ESRI Shapefile -vector- (rw+v): ESRI Shapefile": the name ends at " -".
+            let names = result.standardOutput.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("  "), let end = line.range(of: " -") else { return nil }
+                return line[..<end.lowerBound].trimmingCharacters(in: .whitespaces)
+            }
+            guard !names.isEmpty else { throw StoreError.importFailed("GDAL's ogr2ogr lists no drivers.") }
+            cached = names
+            return names
         }
     }
 }

@@ -47,8 +47,7 @@ extension HomeController {
         main += itemTable(answer, home: home, here: here, caption: "Items of \(user.fullName)")
         main += pager(answer, here: here)
         if home.session.mayCreate, folder == nil { main += folderForm(home.session) }
-        // The uploads part (HomeController+Upload.swift) defines `uploadForm`; until it does:
-        // if home.session.mayCreate { main += uploadForm(session: home.session, folder: folder) }
+        if home.session.mayCreate, folder == nil { main += uploadForm(session: home.session) }
         return HomePage(title: "My content", section: .content, session: home.session, main: main)
     }
 

@@ -35,8 +35,8 @@ final class HomeGateway: Sendable {
     /// A request to `path` (from the server's root, `/arcgis/…`) as `session`'s user, on the
     /// connection of the page's request `original` (its address counts for per-address limits).
     func send(
-        _ method: HTTPRequest.Method, _ path: String, form: [(String, String)] = [], session: HomeSession, original: Request,
-        context: OutpostRequestContext
+        _ method: HTTPRequest.Method, _ path: String, form: [(String, String)] = [], file: HomeUpload? = nil, session: HomeSession,
+        original: Request, context: OutpostRequestContext
     ) async throws -> Answer {
         guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
         var fields = HTTPFields()
@@ -46,7 +46,13 @@ final class HomeGateway: Sendable {
         let encoded = HomeGateway.formEncoded([("f", "json")] + form)
         var target = path
         var requestBody = RequestBody(buffer: ByteBuffer())
-        if method == .get {
+        if let file {
+            // A file goes as a client sends one: multipart, streamed from where the page's request left it.
+            let body = try file.multipart(fields: [("f", "json")] + form)
+            fields[.contentType] = "multipart/form-data; boundary=\(body.boundary)"
+            fields[.contentLength] = String(body.length)
+            requestBody = RequestBody(asyncSequence: body.parts)
+        } else if method == .get {
             target += "?" + encoded
         } else {
             fields[.contentType] = "application/x-www-form-urlencoded"
@@ -65,10 +71,10 @@ final class HomeGateway: Sendable {
     /// A JSON answer, or the ArcGIS error it carries (as the status or as a 200 envelope)
     /// thrown as a `HomeFailure`.
     func json(
-        _ method: HTTPRequest.Method, _ path: String, _ form: [(String, String)] = [],
+        _ method: HTTPRequest.Method, _ path: String, _ form: [(String, String)] = [], file: HomeUpload? = nil,
         session: HomeSession, original: Request, context: OutpostRequestContext
     ) async throws -> JSONValue {
-        let answer = try await send(method, path, form: form, session: session, original: original, context: context)
+        let answer = try await send(method, path, form: form, file: file, session: session, original: original, context: context)
         let json = try? JSONParser.parse(answer.text)
         if let error = json?["error"], error.objectValue != nil {
             throw HomeFailure(envelope: error, status: Int(answer.status.code))

@@ -20,8 +20,8 @@ struct HomeRequest: Sendable {
     }
 
     /// A REST operation, as the user.
-    func post(_ path: String, _ form: [(String, String)] = []) async throws -> JSONValue {
-        try await gateway.json(.post, path, form, session: session, original: request, context: context)
+    func post(_ path: String, _ form: [(String, String)] = [], file: HomeUpload? = nil) async throws -> JSONValue {
+        try await gateway.json(.post, path, form, file: file, session: session, original: request, context: context)
     }
 
     /// Deletes a portal item as a client does (the portal's `delete`, below its owner's

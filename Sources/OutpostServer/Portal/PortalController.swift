@@ -146,7 +146,15 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             ["item": answerJSON(item, request), "sharing": ["access": .string(item.access.rawValue), "groups": []]], parameters: c.form.parameters)
     }
 
+    /// An item's status, or with `jobId` a publish job's (its own and admins' to read).
     private func status(_ c: OutpostRequestContext) throws -> Response {
+        let id = c.parameters.get("item") ?? ""
+        if let jobId = c.form.parameters.string("jobId"), !jobId.isEmpty {
+            guard let job = try store.jobs.job(id: jobId), job.kind == .publish, job.replicaId == id, c.mayManage(replicaOwner: job.owner) else {
+                throw ArcGISError(kind: .notFound, message: "Job not found.", details: ["No publish job '\(jobId)' for item '\(id)'."])
+            }
+            return RESTResponse.json(PublishStatus(job).json, parameters: c.form.parameters)
+        }
         let item = try visibleItem(c)
         return RESTResponse.json(["status": "completed", "statusMessage": "", "itemId": .string(item.id)], parameters: c.form.parameters)
     }

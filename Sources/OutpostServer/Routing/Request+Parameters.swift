@@ -17,7 +17,8 @@ struct ReceivedForm: Sendable {
     var files: [UploadedFile]
 
     func file(named field: String) -> UploadedFile? {
-        files.first { $0.field.lowercased() == field.lowercased() }
+        for file in files where file.field.lowercased() == field.lowercased() { return file }
+        return nil
     }
 
     /// Removes the temporary files that a handler did not take over.

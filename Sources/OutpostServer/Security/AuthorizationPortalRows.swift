@@ -67,6 +67,9 @@ extension AuthorizationTable {
         Row(.portal, "content/users/:user/shareItems", .change, .editor, .item, .eachChangeable),
         Row(.portal, "content/users/:user/createFolder", .change, .editor, .userContent, .createsFor),
         Row(
+            .portal, "content/users/:user/publish", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            "of the file item (itemID); the service it makes is the organisation's, its name new"),
+        Row(
             .portal, "content/users/:user/addRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),
             "of the origin item; the destination must be visible"),
         Row(
