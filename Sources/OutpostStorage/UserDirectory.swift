@@ -73,7 +73,7 @@ public enum UserFailure: ArcGISErrorConvertible, Equatable, CustomStringConverti
     }
 
     public var arcGISError: ArcGISError {
-        if case .notFound = self { return ArcGISError(kind: .notFound, message: "User not found.", details: [description]) }
+        if case .notFound = self { return ArcGISError(kind: .notFound, message: "User does not exist or is inaccessible.", details: [description]) }
         return ArcGISError(kind: .invalidParameter, message: "Unable to complete operation.", details: [description])
     }
 }

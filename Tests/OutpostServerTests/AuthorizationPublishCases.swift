@@ -10,9 +10,9 @@ import OutpostWire
 /// makes its service (the job is polled for a bounded count); a refused one makes none.
 extension MatrixCase {
     static var publishCases: [MatrixCase] {
-        ["private", "org"].map { access in
+        [("private", false), ("org", false), ("private", true)].map { access, inFolder in
             .post(
-                "content/users/:user/publish", access, subject: item(access),
+                "content/users/:user/publish", inFolder ? "\(access), in a folder" : access, subject: item(access),
                 make: { s, _ in
                     let file = TestFolders.file("point.geojson")
                     try
@@ -24,7 +24,7 @@ extension MatrixCase {
                     try s.store.portal.addItem(item, data: .file(name: "point.geojson", path: file))
                     let name = s.unique("Published").filter { $0.isLetter || $0.isNumber }
                     return Probe(
-                        path: "\(portal)/content/users/\(eve)/publish",
+                        path: "\(portal)/content/users/\(eve)/\(inFolder ? "\(s.objects.folderId)/" : "")publish",
                         fields: [("f", "json"), ("itemID", item.id), ("filetype", "geojson"), ("publishParameters", #"{"name":"\#(name)"}"#)],
                         object: name)
                 },

@@ -23,10 +23,18 @@ extension PortalController {
 
     /// `community/users/<name or id>`: any user, to any signed-in caller (or anyone while
     /// token security is off).
+    /// The server's own account (`outpost`, the owner of the service items) answers a public
+    /// profile, as `esri` does on ArcGIS Online: clients look up an item's owner (the ArcGIS
+    /// API for Python's `Item` does on every item it loads). Nobody signs in as it.
     func communityUser(_ c: OutpostRequestContext) throws -> Response {
         let name = try pathUser(c)
-        guard caller(c) != .anonymous, let user = try store.users.user(named: name) else { throw UserFailure.notFound(name) }
-        return RESTResponse.json(try userJSON(user, for: c.user), parameters: c.form.parameters)
+        guard caller(c) != .anonymous else { throw UserFailure.notFound(name) }
+        if let user = try store.users.user(named: name) {
+            return RESTResponse.json(try userJSON(user, for: c.user), parameters: c.form.parameters)
+        }
+        guard name.caseInsensitiveCompare(ServiceItems.owner) == .orderedSame else { throw UserFailure.notFound(name) }
+        let server = PortalUserJSON(user: ServerUser(name: ServiceItems.owner, role: .viewer), organization: Self.organizationId)
+        return RESTResponse.json(server.json, parameters: c.form.parameters)
     }
 
     /// The user name the path's `:user` segment names: a user's id (`PortalUserJSON.id(of:)`;

@@ -22,7 +22,10 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
     var store: Backend { portal.store }
 
     func addRoutes(to routes: RouteCollection<OutpostRequestContext>) {
-        routes.change("content/users/:user/publish") { request, c in try await publish(request, c) }
+        // The ArcGIS API for Python adds the item's folder to the path.
+        for owner in ["content/users/:user", "content/users/:user/:folder"] {
+            routes.change(RouterPath(owner + "/publish")) { request, c in try await publish(request, c) }
+        }
     }
 
     private func publish(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
@@ -69,6 +72,9 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         options.scratchDirectory = scratchDirectory
         if let count = parameters["maxRecordCount"]?.int64Value, count > 0 { options.maxRecordCount = Int(min(count, 100_000)) }
         if let wkid = parameters["targetSR"]?["wkid"]?.int64Value { options.srs = Int(wkid) }
+        if let capabilities = parameters["layerInfo"]?["capabilities"]?.stringValue {
+            options.capabilities = Self.capabilities(capabilities)
+        }
         let job = JobRecord(
             id: JobRunner.newJobId(), serviceName: name, kind: .publish, replicaId: ServiceItems.id(forService: name), replicaName: item.id,
             submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
@@ -76,6 +82,14 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
             store: store, source: source, displayName: fileName, options: options, timeLimit: timeLimit, serviceItemId: job.replicaId,
             dataItemId: item.id)
         return (work, job, item.size)
+    }
+
+    /// `layerInfo.capabilities` ("Query", "Create,Update,Query"…) as the service's: the known
+    /// ones, Query always (ArcGIS's clients ask a Query-only service of static data).
+    static func capabilities(_ text: String) -> [String] {
+        let asked = Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        let known = ServiceDefinition.defaultCapabilities.filter { asked.contains($0.lowercased()) }
+        return known.contains("Query") ? known : ["Query"] + known
     }
 
     /// A name from an item's title: its letters, digits, `_` and `-`, spaces as `_`.

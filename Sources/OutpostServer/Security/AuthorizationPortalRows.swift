@@ -67,7 +67,7 @@ extension AuthorizationTable {
         Row(.portal, "content/users/:user/shareItems", .change, .editor, .item, .eachChangeable),
         Row(.portal, "content/users/:user/createFolder", .change, .editor, .userContent, .createsFor),
         Row(
-            .portal, "content/users/:user/publish", .change, .editor, .item, .changeable(hidden: .itemHidden),
+            .portal, "content/users/:user/publish", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true,
             "of the file item (itemID); the service it makes is the organisation's, its name new"),
         Row(
             .portal, "content/users/:user/addRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),

@@ -152,7 +152,7 @@ extension AuthorizationTable {
         /// The portal's answer for an item that does not exist or that the caller may not see.
         public static let itemHidden = Refusal(400, "Item does not exist or is inaccessible.")
         public static let folderHidden = Refusal(400, "Folder not found.")
-        public static let userHidden = Refusal(404, "User not found.")
+        public static let userHidden = Refusal(404, "User does not exist or is inaccessible.")
 
         public var description: String { message.map { "\(code) \($0)" } ?? "\(code)" }
 
