@@ -22,16 +22,16 @@ WRITE_SHOTS = os.environ.get("OUTPOST_SCREENSHOTS") == "1"
 
 
 @contextlib.contextmanager
-def home_server(binary=BINARY):
-    """`outpost serve --require-auth` with USERS added to its data folder (or database) first;
-    yields the base address `http://127.0.0.1:PORT/arcgis`."""
+def home_server(*extra, binary=BINARY):
+    """`outpost serve --require-auth` (and `extra`) with USERS added to its data folder (or
+    database) first; yields the base address `http://127.0.0.1:PORT/arcgis`."""
     data = tempfile.mkdtemp(prefix="outpost-home-")
     environment = {**os.environ, "OUTPOST_PASSWORD": PASSWORD}
     for name, role in USERS.items():
         subprocess.run(on_backend([binary, "users", "add", name, "--role", role, "--data", data]), env=environment, check=True,
                        capture_output=True, timeout=120)
     try:
-        with running_server(data, "--require-auth", "--backup-dir", os.path.join(data, "backups"), binary=binary) as base:
+        with running_server(data, "--require-auth", "--backup-dir", os.path.join(data, "backups"), *extra, binary=binary) as base:
             yield base
     finally:
         shutil.rmtree(data, ignore_errors=True)
@@ -143,6 +143,18 @@ def shapefile_zip_and_gdb(folder, name="Wells"):
     subprocess.run(["ogr2ogr", "-f", "OpenFileGDB", gdb, geojson, "-nln", f"{name}Gdb"], check=True, capture_output=True)
     shutil.make_archive(os.path.join(folder, f"{name}Gdb.gdb"), "zip", folder, f"{name}Gdb.gdb")
     return os.path.join(folder, f"{name}.zip"), os.path.join(folder, f"{name}Gdb.gdb.zip")
+
+
+def upload_item(base, token, owner, path, item_type):
+    """`addItem` with the file at `path`, as a client uploads one; the new item's id."""
+    import requests
+
+    with open(path, "rb") as file:
+        answer = requests.post(f"{base}/sharing/rest/content/users/{owner}/addItem", timeout=60,
+                               data={"f": "json", "token": token, "type": item_type, "title": os.path.basename(path)},
+                               files={"file": (os.path.basename(path), file)}).json()
+    assert answer.get("success"), answer
+    return answer["id"]
 
 
 def wait_for_text(driver, text, timeout=30):

@@ -1,6 +1,7 @@
 """The home's pages in headless Chromium are usable without a mouse and by assistive technology
 (docs/home.md, "Accessibility"): axe-core finds no serious or critical violation on any page,
-the keyboard alone makes a folder, and no page scrolls sideways on a phone."""
+the keyboard alone makes a folder and uploads a file that becomes a service, and no page
+scrolls sideways on a phone."""
 import pytest
 from conftest import needs_chromium
 
@@ -16,18 +17,24 @@ def base():
 
 
 @pytest.fixture(scope="module")
-def items(base):
-    """The demo's feature service and web map: their item ids."""
-    results = h.rest(base, "/sharing/rest/search", h.token(base, "ada"), q="*", num="100")["results"]
+def items(base, tmp_path_factory):
+    """The demo's feature service and web map, and a file ada published: their item ids (and the job's)."""
+    admin = h.token(base, "ada")
+    results = h.rest(base, "/sharing/rest/search", admin, q="*", num="100")["results"]
     by_type = {r["type"]: r["id"] for r in results}
-    return {"service": by_type["Feature Service"], "map": by_type["Web Map"]}
+    shapefile, _ = h.shapefile_zip_and_gdb(str(tmp_path_factory.mktemp("a11y")), name="AxeWells")
+    added = h.upload_item(base, admin, "ada", shapefile, "Shapefile")
+    published = h.rest(base, "/sharing/rest/content/users/ada/publish", admin,
+                       data={"itemID": added, "filetype": "shapefile", "publishParameters": '{"name": "AxeWells"}'})["services"][0]
+    return {"service": by_type["Feature Service"], "map": by_type["Web Map"],
+            "publishing": f"publishing.html?id={published['serviceItemId']}&job={published['jobId']}"}
 
 
 def test_no_serious_violation_on_any_page(base, items):
     from selenium.webdriver.common.by import By
 
     pages = ["index.html", "content.html", f"item.html?id={items['service']}", f"item.html?id={items['map']}", "webmap.html",
-             "devices.html", "organization.html", "user.html"]
+             "devices.html", "organization.html", "user.html", items["publishing"]]
     found = {}
     with h.browser() as driver:
         driver.get(h.home(base, "index.html"))
@@ -71,6 +78,36 @@ def test_keyboard_makes_a_folder(base):
         h.wait_for_text(driver, "Keyboard folder")
     folders = h.rest(base, "/sharing/rest/content/users/erin", h.token(base, "erin"))["folders"]
     assert [f["title"] for f in folders] == ["Keyboard folder"]
+
+
+def test_keyboard_uploads_a_file_that_becomes_a_service(base, tmp_path):
+    """Tab reaches the upload form's fields in order; the file is typed into its field (what a
+    keyboard user's file dialog does), Space sends the form, and the service exists afterwards."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    shapefile, _ = h.shapefile_zip_and_gdb(str(tmp_path), name="KeyWells")
+    with h.browser() as driver:
+        h.sign_in(driver, base, "erin", page="content.html")
+        keys = ActionChains(driver)
+        for _ in range(250):
+            keys.send_keys(Keys.TAB).perform()
+            if driver.execute_script("return document.activeElement.id") == "upload-kind":
+                break
+        else:
+            pytest.fail("Tab never reached the upload form")
+        order = []
+        for text in (None, shapefile, "Wells by keyboard", "Keyboard_wells"):
+            order.append(driver.execute_script("return document.activeElement.id"))
+            if text:
+                driver.switch_to.active_element.send_keys(text)
+            keys.send_keys(Keys.TAB).perform()
+        assert order == ["upload-kind", "upload-file", "upload-title", "upload-name"], order
+        assert driver.execute_script("return document.activeElement.id") == "upload-submit"
+        keys.send_keys(Keys.SPACE).perform()
+        h.wait_for_text(driver, "The service Keyboard_wells is published.", timeout=60)
+    count = h.rest(base, "/rest/services/Keyboard_wells/FeatureServer/0/query", h.token(base, "erin"), where="1=1", returnCountOnly="true")
+    assert count == {"count": 3}, count
 
 
 def test_phone_width_has_no_sideways_scroll(base):

@@ -1,8 +1,8 @@
 """The issue's "first hour" in headless Chromium (docs/home.md): the admin signs in and adds an
-editor; the editor makes an offline-ready web map of the demo's layers (uploading files that
-become services is not built yet) and a map area; a device (the `outpost replica`
-client) takes a service offline and syncs, and appears on the devices page; the admin
-unregisters it there and takes a backup. Every step is checked in the page and through the
+editor; the editor uploads a zipped Shapefile and a zipped File Geodatabase and sees them become
+services (the first held by the test target, so its progress shows), makes an offline-ready web
+map of them and a map area; a device (the `outpost replica` client) takes a service offline and
+syncs, and appears on the devices page; the admin unregisters it there and takes a backup. Every step is checked in the page and through the
 REST API, and photographed for docs/home.md (OUTPOST_SCREENSHOTS=1).
 
 The steps are tests of their own, in order, sharing `journey`."""
@@ -21,7 +21,8 @@ EDITOR, EDITOR_PASSWORD = "fern", "fern-password-1"
 
 @pytest.fixture(scope="module")
 def base():
-    with h.home_server() as base:
+    # The test target holds a publish job while the page shows its progress.
+    with h.home_server("--test-target") as base:
         yield base
 
 
@@ -81,11 +82,60 @@ def test_1_admin_signs_in_and_adds_an_editor(base, driver, journey):
     journey["editor"] = h.token(base, EDITOR, EDITOR_PASSWORD)
 
 
+def upload(driver, path, kind, title, name):
+    """content.html's upload form, filled in and sent as a person would."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element(By.ID, "upload-kind")).select_by_value(kind)
+    driver.find_element(By.ID, "upload-file").send_keys(path)
+    driver.find_element(By.ID, "upload-title").send_keys(title)
+    driver.find_element(By.ID, "upload-name").send_keys(name)
+    submit(driver, "form[action$='actions/upload']")
+
+
+def control(base, path, data=None):
+    """The test target's control API (an admin's under token security)."""
+    root = base[: -len("/arcgis")]
+    return h.rest(root, path, h.token(base, "ada"), data=data)
+
+
+UPLOADS = {"Wells": ("shapefile", 0), "Well_sites": ("fileGeodatabase", 1)}
+
+
+def test_2_editor_uploads_a_shapefile_and_a_geodatabase_that_become_services(base, driver, journey, tmp_path_factory):
+    from selenium.webdriver.common.by import By
+
+    files = h.shapefile_zip_and_gdb(str(tmp_path_factory.mktemp("uploads")))
+    # Portal requests are all "portal" to a rule; the publish is the one naming a filetype.
+    rule = '{"operation": "portal", "parameters": {"filetype": "shapefile"}, "job": {"hold": true}, "count": 1}'
+    control(base, "/_outpost/faults", {"rule": rule})
+    h.sign_in(driver, base, EDITOR, EDITOR_PASSWORD, page="content.html")
+    assert driver.find_elements(By.ID, "upload-file"), "content.html has no upload form for an editor"
+    upload(driver, files[0], "shapefile", "Wells survey", "Wells")
+    # Held: the page shows the job's progress, and its script follows it.
+    wait_until(lambda: driver.find_elements(By.ID, "publish-progress"), 30, "the publishing progress")
+    held = wait_until(lambda: control(base, "/_outpost/jobs")["held"], 30, "the held publish job")
+    h.screenshot(driver, "first-hour-publishing")
+    control(base, f"/_outpost/jobs/{held[0]['jobId']}/release", {})
+    h.wait_for_text(driver, "The service Wells is published.", timeout=60)
+    assert driver.find_elements(By.ID, "published-item")
+    h.screenshot(driver, "first-hour-published")
+    driver.get(h.home(base, "content.html"))
+    upload(driver, files[1], "fileGeodatabase", "Well sites", "Well_sites")
+    h.wait_for_text(driver, "The service Well_sites is published.", timeout=60)
+    for name in UPLOADS:
+        count = h.rest(base, f"/rest/services/{name}/FeatureServer/0/query", journey["editor"], where="1=1", returnCountOnly="true")
+        assert count == {"count": 3}, (name, count)
+    mine = h.rest(base, f"/sharing/rest/content/users/{EDITOR}", journey["editor"])["items"]
+    assert {"Shapefile", "File Geodatabase"} <= {item["type"] for item in mine}, mine
+
+
 def services_for_the_map(base, journey):
-    """The feature services the web map is made of: the demo's (uploads are not built yet)."""
-    found = [r for r in search(base, journey["editor"], 'title:Demo AND type:"Feature Service"') if r["title"] == "Demo"]
-    assert found, "the demo's feature service is not in the portal"
-    return found
+    """The feature services the web map is made of: the two the editor uploaded."""
+    found = [r for r in search(base, journey["editor"], 'type:"Feature Service"') if r["title"] in UPLOADS]
+    assert len(found) == len(UPLOADS), f"the uploaded services are not in the portal: {found}"
+    return sorted(found, key=lambda r: UPLOADS[r["title"]][1])
 
 
 def test_3_editor_makes_an_offline_ready_web_map(base, driver, journey):

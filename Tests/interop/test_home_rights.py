@@ -36,8 +36,11 @@ def state(base, item):
     admin = h.token(base, "ada")
     details = h.rest(base, f"/sharing/rest/content/items/{item}", admin)
     users = h.rest(base, "/sharing/rest/portals/self/users", admin, num="100")["users"]
+    services = h.rest(base, "/rest/services", admin)["services"]
+    found = h.rest(base, "/sharing/rest/search", admin, q="owner:vic", num="100")["results"]
     return {"title": details.get("title"), "snippet": details.get("snippet"), "access": details.get("access"),
-            "members": sorted((u["username"], u["role"]) for u in users)}
+            "members": sorted((u["username"], u["role"]) for u in users), "services": sorted(s["name"] for s in services),
+            "vic's items": len(found)}
 
 
 def hand_posts(base, item):
@@ -49,7 +52,12 @@ def hand_posts(base, item):
         "addMember": {"username": "mallory", "password": "mallory-password-1", "role": "org_admin", "fullname": "M", "return": "organization.html"},
         "changeRole": {"user": "vic", "role": "org_admin", "return": "organization.html"},
         "removeMember": {"user": "eddie", "return": "organization.html"},
+        "upload": {"filetype": "geojson", "title": "Forged upload", "name": "Forged"},
     }
+
+
+# The file a forged upload carries.
+FORGED_FILE = ("forged.geojson", b'{"type": "FeatureCollection", "features": []}', "application/geo+json")
 
 
 def post_as(driver, base, action, form):
@@ -59,6 +67,7 @@ def post_as(driver, base, action, form):
     with requests.Session() as session:
         session.cookies.update(h.cookies_of(driver))
         answer = session.post(h.home(base, f"actions/{action}"), data={**form, "csrf": h.csrf_of(driver)},
+                              files={"file": FORGED_FILE} if action == "upload" else None,
                               headers={"Origin": base.rsplit("/arcgis", 1)[0]}, allow_redirects=False, timeout=60)
         assert answer.status_code == 303, f"{action}: {answer.status_code} {answer.text[:300]}"
         # The page the action sends back to, with the message it left.

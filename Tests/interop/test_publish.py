@@ -4,9 +4,7 @@
 status polling), and reads the services it hands back; bob, another editor, cannot publish
 her file. HTTPS with `--require-auth`, on either backend (OUTPOST_INTEROP_BACKEND)."""
 import os
-import subprocess
 import tempfile
-import zipfile
 
 import pytest
 
@@ -15,12 +13,12 @@ from arcgis.gis import GIS  # noqa: E402
 
 from api_key_support import users  # noqa: E402
 from conftest import ROOT, running_server  # noqa: E402
+from home_support import shapefile_zip_and_gdb  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning", "ignore::DeprecationWarning")
 
 PASSWORDS = {"alice": "alice-password-1", "bob": "bob-password-1"}
 CITIES = os.path.join(ROOT, "testdata", "naturalearth_cities.geojson")
-COUNTRIES = os.path.join(ROOT, "testdata", "naturalearth_countries.geojson")
 
 
 @pytest.fixture(scope="module")
@@ -32,26 +30,11 @@ def portal():
         yield base
 
 
-def zipped(folder, name):
-    """`folder`'s files (or the folder itself, for a geodatabase) in a ZIP archive."""
-    target = os.path.join(os.path.dirname(folder), name)
-    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for directory, _, files in os.walk(folder):
-            for file in files:
-                path = os.path.join(directory, file)
-                archive.write(path, os.path.relpath(path, os.path.dirname(folder) if folder.endswith(".gdb") else folder))
-    return target
-
-
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    base = tmp_path_factory.mktemp("uploads")
-    shapefile = base / "cities"
-    shapefile.mkdir()
-    subprocess.run(["ogr2ogr", "-f", "ESRI Shapefile", str(shapefile / "cities.shp"), CITIES], check=True)
-    gdb = base / "countries.gdb"
-    subprocess.run(["ogr2ogr", "-f", "OpenFileGDB", "-nlt", "MULTIPOLYGON", str(gdb), COUNTRIES], check=True)
-    return {"shapefile": zipped(str(shapefile), "cities.zip"), "gdb": zipped(str(gdb), "countries.zip"), "geojson": CITIES}
+    """Three wells as a zipped Shapefile (wells.zip) and a zipped File Geodatabase, and the cities as GeoJSON."""
+    shapefile, gdb = shapefile_zip_and_gdb(str(tmp_path_factory.mktemp("uploads")), name="wells")
+    return {"shapefile": shapefile, "gdb": gdb, "geojson": CITIES}
 
 
 def signed_in(base, user):
@@ -66,11 +49,11 @@ def test_the_python_api_publishes_a_zipped_shapefile_as_a_feature_service(portal
     assert item.type == "Shapefile" and item.size == os.path.getsize(files["shapefile"])
     service = item.publish()
     assert service.type == "Feature Service"
-    assert service.url.endswith("/rest/services/cities/FeatureServer")
+    assert service.url.endswith("/rest/services/wells/FeatureServer")
     layer = service.layers[0]
-    assert layer.query(where="1=1", return_count_only=True) == 243
-    names = {feature.attributes["name"] for feature in layer.query(where="1=1", out_fields="name").features}
-    assert "Bern" in names
+    assert layer.query(where="1=1", return_count_only=True) == 3
+    wells = {f.attributes["label"]: f.attributes["depth"] for f in layer.query(where="1=1", out_fields="label,depth").features}
+    assert wells == {"well 0": 10.5, "well 1": 11.5, "well 2": 12.5}
     # The client asked for static data ("layerInfo": {"capabilities": "Query"}): no editing.
     assert "Create" not in service.layers[0].properties.capabilities
     assert [related.id for related in service.related_items("Service2Data", "forward")] == [item.id]
@@ -78,11 +61,11 @@ def test_the_python_api_publishes_a_zipped_shapefile_as_a_feature_service(portal
 
 def test_a_zipped_file_geodatabase_and_geojson_are_published_too(portal, files):
     alice = signed_in(portal, "alice")
-    gdb = alice.content.add({"type": "File Geodatabase", "title": "Countries upload"}, data=files["gdb"])
-    countries = gdb.publish()
-    assert countries.url.endswith("/rest/services/Countries_upload/FeatureServer")
-    assert countries.layers[0].properties.geometryType == "esriGeometryPolygon"
-    assert countries.layers[0].query(where="1=1", return_count_only=True) == 177
+    gdb = alice.content.add({"type": "File Geodatabase", "title": "Wells geodatabase"}, data=files["gdb"])
+    wells = gdb.publish()
+    assert wells.url.endswith("/rest/services/Wells_geodatabase/FeatureServer")
+    assert wells.layers[0].properties.geometryType == "esriGeometryPoint"
+    assert wells.layers[0].query(where="depth > 11", return_count_only=True) == 2
     geojson = alice.content.add({"type": "GeoJson", "title": "Cities GeoJSON"}, data=files["geojson"])
     cities = geojson.publish()
     assert cities.layers[0].query(where="1=1", return_count_only=True) == 243
