@@ -100,6 +100,21 @@ import Testing
         #expect(before == after)
     }
 
+    /// The service items' owner is a profile clients can look up; a missing user is said in ArcGIS's words.
+    @Test func theServersOwnAccountHasAPublicProfile() async throws {
+        try await PortalRoutesTests.withSecuredPortal { client, _, tokens in
+            let token = tokens["vic"]!
+            let service = try await get(client, "\(portalURL)/search?f=json&token=\(token)&q=title%3ADemo%20AND%20type%3A%22Feature%20Service%22")
+            #expect(service["results"]?[0]?["owner"]?.stringValue == "outpost", "\(service)")
+            let owner = try await get(client, "\(portalURL)/community/users/outpost?f=json&token=\(token)")
+            #expect(owner["username"]?.stringValue == "outpost" && owner["role"] == nil && owner["privileges"] == nil, "\(owner)")
+            let missing = try await get(client, "\(portalURL)/community/users/nobody?f=json&token=\(token)")
+            #expect(missing["error"]?["message"]?.stringValue == "User does not exist or is inaccessible.", "\(missing)")
+            let anonymous = try await get(client, "\(portalURL)/community/users/outpost?f=json")
+            #expect(anonymous["error"] != nil, "\(anonymous)")
+        }
+    }
+
     @Test func contentUsersTakesTheUsersIdAsTheSDKSendsIt() async throws {
         try await PortalRoutesTests.withSecuredPortal { client, store, tokens in
             let ada = tokens["ada"]!
