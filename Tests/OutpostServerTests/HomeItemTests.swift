@@ -43,6 +43,32 @@ import Testing
         }
     }
 
+    @Test func theOwnerGivesTheItemAThumbnailAndTheImageIsChecked() async throws {
+        try await OAuthFlows.with { client, _, tokens in
+            let id = try await HomeContentTests.addItem(client, tokens["eve"]!, owner: "eve", title: "Survey app")
+            var owner = HomeBrowser(client)
+            _ = try await owner.signIn("eve")
+            let page = try await owner.open("item.html?id=\(id)")
+            #expect(page.text.contains("id=\"item-thumbnail\"") && page.text.contains("enctype=\"multipart/form-data\""), "\(page)")
+            var picture = PNGImage(width: 4, height: 3, background: .init(1, 2, 3))
+            picture.set(0, 0, .init(200, 0, 0))
+            let saved = try await owner.submitMultipart(
+                "updateItem", [("id", id), ("title", "Survey app")], files: [("thumbnail", "survey.png", "image/png", picture.bytes)])
+            #expect(saved.visibleText.contains("Saved."), "\(saved)")
+            let item = try await HomeContentTests.item(client, tokens["eve"]!, id)
+            #expect(item["thumbnail"]?.stringValue == "thumbnail/survey.png", "\(item)")
+            let served = try await client.execute(
+                uri: "\(Self.portal)/content/items/\(id)/info/thumbnail/survey.png?token=\(tokens["eve"]!)", method: .get
+            ) { Array($0.body.readableBytesView) }
+            #expect(served == picture.bytes)
+            // Text named .png is not an image: refused, the thumbnail kept.
+            let refused = try await owner.submitMultipart(
+                "updateItem", [("id", id), ("title", "Survey app")], files: [("thumbnail", "evil.png", "image/png", Array("<svg/>".utf8))])
+            #expect(refused.text.contains("class=\"flash failed\""), "\(refused)")
+            #expect(try await HomeContentTests.item(client, tokens["eve"]!, id)["thumbnail"]?.stringValue == "thumbnail/survey.png")
+        }
+    }
+
     @Test func anItemOneMayNotSeeShowsNothingOfIt() async throws {
         try await OAuthFlows.with { client, _, tokens in
             let id = try await HomeContentTests.addItem(client, tokens["eve"]!, owner: "eve", title: "Eve's private plan")

@@ -34,6 +34,14 @@ import Testing
             #expect(data["operationalLayers"]?.arrayValue?.count == 2, "\(data)")
             #expect(data["baseMap"]?["baseMapLayers"]?[0]?["url"]?.stringValue?.hasSuffix("MapServer") == true, "\(data)")
             #expect(data["applicationProperties"]?["offline"] != nil)
+            // Saved with a thumbnail the server drew of the layers, and their extent.
+            let item = try await post(client, "\(Self.portal)/content/items/\(id)", [("f", "json"), ("token", tokens["eve"]!)])
+            let thumbnail = try #require(item["thumbnail"]?.stringValue, "\(item)")
+            #expect(item["extent"]?[0]?[0]?.doubleValue.map { $0 > -180 } == true, "not the whole world: \(item)")
+            let picture = try await client.execute(
+                uri: "\(Self.portal)/content/items/\(id)/info/\(thumbnail)?token=\(tokens["eve"]!)", method: .get
+            ) { Array($0.body.readableBytesView) }
+            #expect(Array(picture.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] && picture.count > 80_000, "\(picture.count) bytes")
             // Offline-ready as the packager reads it: a map area is made of it.
             let area = try await eve.submit("createMapArea", [("map", id), ("title", "Centre"), ("extent", "13.3, 52.4, 13.5, 52.6")])
             #expect(area.visibleText.contains("Map area 'Centre' created"), "\(area)")

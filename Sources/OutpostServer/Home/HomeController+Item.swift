@@ -143,7 +143,8 @@ extension HomeController {
         let id = item["id"]?.stringValue ?? ""
         let tags = item["tags"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
         var out = "<section aria-labelledby=\"edit\"><h2 id=\"edit\">Edit details</h2>"
-        out += "<form method=\"post\" action=\"/arcgis/home/actions/updateItem\" id=\"item-form\">\(HTMLText.csrfField(session))"
+        out += "<form method=\"post\" action=\"/arcgis/home/actions/updateItem\" id=\"item-form\" enctype=\"multipart/form-data\">"
+        out += HTMLText.csrfField(session)
         out += "<input type=\"hidden\" name=\"id\" value=\"\(HTMLText.escape(id))\">"
         out += "<input type=\"hidden\" name=\"return\" value=\"item.html?id=\(HTMLText.escape(HTMLText.query(id)))\">"
         out += "<label for=\"item-title\">Title</label><input id=\"item-title\" name=\"title\" required maxlength=\"250\" "
@@ -153,7 +154,10 @@ extension HomeController {
         out += "<label for=\"item-description\">Description</label><textarea id=\"item-description\" name=\"description\">"
         out += "\(HTMLText.escape(item["description"]?.stringValue ?? ""))</textarea>"
         out += "<label for=\"item-tags\">Tags <span class=\"hint\">(separated by commas)</span></label><input id=\"item-tags\" name=\"tags\" "
-        out += "value=\"\(HTMLText.escape(tags))\"><p><button type=\"submit\">Save</button></p></form></section>"
+        out += "value=\"\(HTMLText.escape(tags))\">"
+        out += "<label for=\"item-thumbnail\">New thumbnail <span class=\"hint\">(PNG, JPEG or GIF; 200 × 133 looks best)</span></label>"
+        out += "<input id=\"item-thumbnail\" type=\"file\" name=\"thumbnail\" accept=\".png,.jpg,.jpeg,.gif\">"
+        out += "<p><button type=\"submit\">Save</button></p></form></section>"
         return out
     }
 
@@ -166,7 +170,14 @@ extension HomeController {
         for name in ["title", "snippet", "description", "tags"] {
             if let value = home.form.string(name) { fields.append((name, value)) }
         }
-        _ = try await home.post(HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/update", fields)
+        // A new thumbnail goes on as the `update`'s `thumbnail` part; the portal checks it is the image its name says.
+        let picture = home.context.form.file(named: "thumbnail").flatMap { file -> HomeUpload? in
+            guard file.size > 0 else { return nil }
+            return HomeUpload(field: "thumbnail", filename: ((file.filename ?? "thumbnail.png") as NSString).lastPathComponent, path: file.path)
+        }
+        defer { home.context.form.discardFiles() }
+        _ = try await home.post(
+            HomeRequest.portal + "/content/users/\(HTMLText.query(owner))/items/\(HTMLText.query(id))/update", fields, file: picture)
         return home.redirect(to: "item.html?id=\(HTMLText.query(id))", done: "Saved.")
     }
 }

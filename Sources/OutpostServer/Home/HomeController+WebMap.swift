@@ -84,10 +84,12 @@ extension HomeController {
                 "visibility": true, "opacity": 1,
             ]
         }
+        let thumbnail = try await thumbnail(of: chosen, home)
+        let extent = thumbnail?.extent ?? [-180, -70, 180, 80]
         var map: JSONObject = [
             "operationalLayers": .array(operational), "spatialReference": ["wkid": 102100, "latestWkid": 3857], "version": "2.31",
             "authoringApp": "Outpost", "authoringAppVersion": "1.0",
-            "initialState": ["viewpoint": ["targetGeometry": WebMercatorTiling.extent([-180, -70, 180, 80])]],
+            "initialState": ["viewpoint": ["targetGeometry": WebMercatorTiling.extent(extent)]],
         ]
         var basemapLayers: [JSONValue] = []
         if let basemap = home.form.string("basemap").flatMap({ Self.choice($0, layer: false) }) {
@@ -108,15 +110,45 @@ extension HomeController {
                 ]
             ]
         }
+        // The thumbnail goes as a client's `thumbnail` part, from a scratch file of the home's.
+        let picture = thumbnail.map { _ in NSTemporaryDirectory() + "home-thumbnail-\(UUID().uuidString).png" }
+        defer { if let picture { try? FileManager.default.removeItem(atPath: picture) } }
+        if let picture, let thumbnail { try Data(thumbnail.png).write(to: URL(fileURLWithPath: picture)) }
         let added = try await home.post(
             HomeRequest.portal + "/content/users/\(HTMLText.query(user))/addItem",
             [
                 ("type", "Web Map"), ("title", home.form.string("title") ?? "Web map"), ("snippet", home.form.string("snippet") ?? ""),
                 ("tags", home.form.string("tags") ?? ""), ("typeKeywords", keywords.joined(separator: ",")), ("text", JSONValue.object(map).jsonText),
-                ("extent", "-180,-90,180,90"),
-            ])
+                ("extent", extent.map { String($0) }.joined(separator: ",")),
+            ], file: picture.map { HomeUpload(field: "thumbnail", filename: "thumbnail.png", path: $0) })
         guard let id = added["id"]?.stringValue else { throw HomeFailure(message: "The portal made no item.", code: 500) }
         return home.redirect(to: "item.html?id=\(HTMLText.query(id))", done: "Web map saved.")
+    }
+
+    /// Features per layer a thumbnail draws, at most.
+    static let thumbnailFeatures = 2_000
+
+    /// The chosen layers' features, as the user may read them, drawn as the map's thumbnail
+    /// (`MapThumbnail`), and their extent in degrees; nil when no layer has a feature to draw.
+    func thumbnail(of layers: [(path: String, title: String)], _ home: HomeRequest) async throws -> (png: [UInt8], extent: [Double])? {
+        var geometries: [(JSONValue, Int)] = []
+        for (index, layer) in layers.enumerated() {
+            let query = [("where", "1=1"), ("returnGeometry", "true"), ("outSR", "4326"), ("resultRecordCount", "\(Self.thumbnailFeatures)")]
+            // A layer the user cannot query leaves the picture, not the map.
+            guard let answer = try? await home.get(layer.path + "/query", query) else { continue }
+            for feature in (answer["features"]?.arrayValue ?? []).prefix(Self.thumbnailFeatures) {
+                if let geometry = feature["geometry"], geometry != .null { geometries.append((geometry, index)) }
+            }
+        }
+        guard let found = MapThumbnail.extent(of: geometries.map(\.0)) else { return nil }
+        // One point, or one line along a meridian, still makes an area to look at.
+        let pad = [max(0, 0.01 - (found[2] - found[0])) / 2, max(0, 0.01 - (found[3] - found[1])) / 2]
+        let extent = [
+            max(-180, found[0] - pad[0]), max(-85, found[1] - pad[1]), min(180, found[2] + pad[0]), min(85, found[3] + pad[1]),
+        ]
+        var picture = MapThumbnail(extent: extent)
+        for (geometry, index) in geometries { picture.draw(geometry, colour: MapThumbnail.palette[index % MapThumbnail.palette.count]) }
+        return (picture.png, extent)
     }
 }
 
