@@ -158,3 +158,23 @@ extension ReplicaFile {
         }
     }
 }
+
+/// A GeoPackage someone handed in to be published, checked before GDAL opens it (GDAL's GPKG
+/// driver loads SpatiaLite, whose virtual tables read other files: `VirtualText`, `VirtualShape`):
+/// readable defensively, no virtual table but a geometry column's R-tree, no view, no generated
+/// or hidden column (docs/portal.md, "Publishing").
+public enum UntrustedGeoPackage {
+    public static func check(_ path: String) throws(ReplicaChanges.Failure) {
+        try UntrustedFile.read(path, limits: .generous) { db, _ in
+            for table in try UntrustedFile.tables(db).virtual where !(table.name.hasPrefix("rtree_") && table.sql.contains("USING RTREE")) {
+                throw ReplicaChanges.Failure.invalid("virtual table \(table.name) is not a geometry column's R-tree")
+            }
+            if let view = try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE type = 'view' LIMIT 1") {
+                throw ReplicaChanges.Failure.invalid("view \(view): only tables are published")
+            }
+            guard try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'gpkg_contents' AND type = 'table'") == 1 else {
+                throw ReplicaChanges.Failure.invalid("it has no gpkg_contents table: it is not a GeoPackage")
+            }
+        }
+    }
+}

@@ -271,6 +271,7 @@ public func buildRouter(
     let definitions = RouteCollection(context: OutpostRequestContext.self)
     LayerDefinitionController(store: store).addRoutes(to: definitions)
     BackupsController(backups: options.backups).addRoutes(to: definitions)
+    JobsController(runner: runner).addRoutes(to: definitions)
     admitted(arcgis.group(), role: .admin).addRoutes(definitions)
 
     // The portal: anyone may ask (item sharing decides what they see), a token names them;

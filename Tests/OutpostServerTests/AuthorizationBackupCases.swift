@@ -16,6 +16,8 @@ extension MatrixCase {
                 row: "rest/admin/backups/create", lenient: true,
                 make: { _, _ in Probe(path: "/arcgis/rest/admin/backups/create", fields: [("f", "json")]) }),
             .read("rest/admin/backups/:backup", lenient: true) { _ in "/arcgis/rest/admin/backups/outpost-backup-none?f=json" },
+            .read("rest/admin/backups/:backup/download", lenient: true) { _ in "/arcgis/rest/admin/backups/outpost-backup-none/download" },
+            .read("rest/admin/jobs") { _ in "/arcgis/rest/admin/jobs?f=json" },
         ]
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -154,6 +155,76 @@ import Testing
                 #expect(!rows.jsonText.contains("TOPSECRET"), "\(rows)")
             }
             _ = store
+        }
+    }
+
+    /// A GeoPackage of the cities with `schema` added (a virtual table written into its
+    /// `sqlite_master` by hand, as a hostile uploader does), listed in `gpkg_contents` as attributes.
+    static func geoPackage(adding name: String, _ schema: String, type: String = "table") async throws -> [UInt8] {
+        let path = TestFolders.file("upload.gpkg")
+        let made = try await ExternalTool.run(
+            "/usr/bin/ogr2ogr", ["-f", "GPKG", path, TestFolders.testdata + "/naturalearth_cities.geojson"], mergingErrors: true)
+        #expect(made.exitCode == 0, "\(made.text)")
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            if schema.hasPrefix("CREATE VIRTUAL") {
+                // A module this SQLite lacks (SpatiaLite's): written into the schema as such a file holds it.
+                try db.execute(sql: "PRAGMA writable_schema = ON")
+                try db.execute(
+                    sql: "INSERT INTO sqlite_master(type, name, tbl_name, rootpage, sql) VALUES (?, ?, ?, 0, ?)",
+                    arguments: [type, name, name, schema])
+            } else {
+                try db.execute(sql: schema)
+            }
+            try db.execute(sql: "INSERT INTO gpkg_contents(table_name, data_type, identifier) VALUES (?, 'attributes', ?)", arguments: [name, name])
+        }
+        try queue.close()
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    /// SpatiaLite's virtual tables read other files (GDAL's GPKG driver loads SpatiaLite): a
+    /// GeoPackage holding one, or a view, is refused before GDAL opens it.
+    @Test func aGeoPackageCannotMakeSpatiaLiteReadAnotherFile() async throws {
+        try await OAuthFlows.with { client, store, tokens in
+            let eve = tokens["eve"]!
+            let secret = TestFolders.file("secret.txt")
+            try "TOPSECRET:x:0:0\n".write(toFile: secret, atomically: true, encoding: .utf8)
+            let hostile = [
+                ("vt", "CREATE VIRTUAL TABLE vt USING VirtualText('\(secret)', 'UTF-8', 0, POINT, NONE, ':')", "table"),
+                ("leak", "CREATE VIEW leak AS SELECT 1 AS fid", "view"),
+            ]
+            for (name, schema, type) in hostile {
+                let bytes = try await Self.geoPackage(adding: name, schema, type: type)
+                let item = try await Self.addFile(client, token: eve, owner: "eve", type: "GeoPackage", name: "\(name).gpkg", bytes: bytes)
+                let answer = try await Self.publish(client, token: eve, owner: "eve", item: item, filetype: "geoPackage", name: "Hostile_\(name)")
+                #expect(answer["error"]?["code"]?.int64Value == 400, "\(name): \(answer)")
+                #expect(!answer.jsonText.contains("TOPSECRET"))
+            }
+            #expect(try !store.catalog().services.contains { $0.definition.name.hasPrefix("Hostile") })
+            // A GeoPackage as GDAL writes one (its R-tree a virtual table) with an attribute table publishes.
+            let plain = try await Self.addFile(
+                client, token: eve, owner: "eve", type: "GeoPackage", name: "plain.gpkg",
+                bytes: try await Self.geoPackage(adding: "notes", "CREATE TABLE notes(fid INTEGER PRIMARY KEY, note TEXT)"))
+            let published = try await Self.publish(client, token: eve, owner: "eve", item: plain, filetype: "geoPackage", name: "Plain")
+            let status = try await Self.finished(client, token: eve, owner: "eve", published)
+            #expect(status["status"]?.stringValue == "completed", "\(status)")
+        }
+    }
+
+    @Test func anAnonymousCallerFollowsNoJobUnderTokenSecurity() async throws {
+        try await OAuthFlows.with { client, _, tokens in
+            let eve = tokens["eve"]!
+            let item = try await Self.addFile(
+                client, token: eve, owner: "eve", type: "GeoJson", name: "a.geojson",
+                bytes: Array(
+                    #"{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"a":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}"#
+                        .utf8))
+            let answer = try await Self.publish(client, token: eve, owner: "eve", item: item, filetype: "geojson", name: "Followed")
+            let service = try #require(answer["services"]?[0], "\(answer)")
+            let path = "\(Self.portal)/content/users/eve/items/\(service["serviceItemId"]?.stringValue ?? "")/status"
+            let anonymous = try await post(client, path, [("f", "json"), ("jobType", "publish"), ("jobId", service["jobId"]?.stringValue ?? "")])
+            #expect(anonymous["status"] == nil && anonymous["error"] != nil, "\(anonymous)")
+            _ = try await Self.finished(client, token: eve, owner: "eve", answer)
         }
     }
 

@@ -120,6 +120,23 @@ import Testing
         #expect(catalog.relationships.isEmpty)
     }
 
+    /// A definition is the uploader's: one declaring entities (an external one naming a file
+    /// on the server) is refused before it is parsed, and nothing of the file is read.
+    @Test func aDefinitionDeclaringEntitiesIsRefusedUnread() throws {
+        let secret = NSTemporaryDirectory() + "xxe-\(UUID().uuidString).txt"
+        try "TOPSECRET".write(toFile: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: secret) }
+        let hostile = Self.mains.replacingOccurrences(
+            of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+            with: """
+                <?xml version="1.0" encoding="UTF-8"?><!DOCTYPE r [<!ENTITY x SYSTEM "file://\(secret)">]>
+                """
+        ).replacingOccurrences(of: "Distribution main", with: "&x;")
+        #expect(throws: GeodatabaseCatalog.Unreadable.self) {
+            try GeodatabaseCatalog(items: [("Mains", hostile), ("MaterialCD", Self.materials), ("SmallDiameter", Self.smallDiameter)])
+        }
+    }
+
     @Test func aTableWithoutSubtypesHasNone() throws {
         let catalog = try GeodatabaseCatalog(items: [("Trees", GeodatabaseCatalogTests.featureClass)])
         #expect(catalog.subtypeClasses.isEmpty && catalog.subtypeClass(of: "Trees") == nil)

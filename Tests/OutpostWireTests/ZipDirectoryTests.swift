@@ -102,6 +102,21 @@ import Testing
         #expect(throws: expected, "\(label)") { try ZipDirectory(bytes: bytes) }
     }
 
+    /// An end record in another's comment (GDAL's minizip takes the last signature, a reader
+    /// that checks comment lengths an earlier one): two readers, two directories. Refused.
+    @Test func anArchiveWithTwoEndRecordsIsRefused() {
+        let honest = Self.archive([Declared(name: "x.shp")])
+        let inner = Array(honest.suffix(22))
+        var record = Array(honest.dropLast(22 + 0))
+        // The real end record's comment holds a copy of an end record and one byte more.
+        let comment = inner + [0x20]
+        record += Array(inner.prefix(20)) + [UInt8(comment.count & 0xFF), UInt8(comment.count >> 8)] + comment
+        #expect(throws: ZipDirectory.Refusal.ambiguous) { try ZipDirectory(bytes: record) }
+        // A signature in a comment ends nothing, yet it is refused all the same.
+        let quoted = Self.archive([Declared(name: "x.shp")], comment: [0x50, 0x4B, 0x05, 0x06])
+        #expect(throws: ZipDirectory.Refusal.ambiguous) { try ZipDirectory(bytes: quoted) }
+    }
+
     @Test func moreEntriesThanTheLimitAreRefusedBeforeTheyAreRead() throws {
         var limits = ZipDirectory.Limits()
         limits.maxEntries = 3

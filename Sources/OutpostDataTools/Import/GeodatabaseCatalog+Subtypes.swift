@@ -58,9 +58,15 @@ extension GeodatabaseCatalog {
     /// The domain named `name` (without case).
     public func domain(named name: String) -> FieldDomain? { domains[name.lowercased()] }
 
+    /// A definition's root element. A definition is the file's, so anyone's: a document type
+    /// (where entities are declared) is refused, and entities are never loaded — Foundation's
+    /// parser on Linux substitutes external entities (`file://`) unless told not to.
     static func root(_ xml: String, item: String) throws -> XMLElement {
+        guard xml.range(of: "<!DOCTYPE", options: .caseInsensitive) == nil, xml.range(of: "<!ENTITY", options: .caseInsensitive) == nil else {
+            throw Unreadable(item: item, reason: "it declares a document type or entities, which a geodatabase's definitions never do")
+        }
         let document: XMLDocument
-        do { document = try XMLDocument(xmlString: xml, options: []) } catch {
+        do { document = try XMLDocument(xmlString: xml, options: [.nodeLoadExternalEntitiesNever]) } catch {
             throw Unreadable(item: item, reason: "\(error)")
         }
         guard let root = document.rootElement() else { throw Unreadable(item: item, reason: "no root element") }

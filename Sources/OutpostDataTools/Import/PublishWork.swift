@@ -38,23 +38,20 @@ public struct PublishWork<Backend: OutpostBackend>: Sendable {
         try await runner.submit(job, for: caller, in: store) { steps in try run(progress: steps.progress) }
     }
 
-    /// The work, on the blocking pool: the import runs as a task while this thread reports its
-    /// progress (0–40 % GDAL, 40–100 % the rows) every half second; how the job ends.
+    /// The work, on the blocking pool: GDAL's conversion runs as a task while this thread
+    /// reports its progress every half second (0–40 %); then this thread imports the rows
+    /// (40–100 %) — the import is blocking work, never the cooperative threads'. How the job ends.
     func run(progress: (JobProgress) -> Void) throws -> JobEvent {
-        let state = Mutex((percent: 0, warnings: [String](), outcome: Result<StoredService, any Error>?.none))
-        var options = options
-        options.progress = { step in
-            let percent = step.isPercent ? step.loaded * 40 / 100 : 40 + (step.total > 0 ? step.loaded * 60 / step.total : 0)
-            state.withLock { $0.percent = max($0.percent, min(99, percent)) }
-        }
-        options.warn = { text in state.withLock { if $0.warnings.count < 100 { $0.warnings.append(text) } } }
+        let state = Mutex((percent: 0, outcome: Result<ConvertedUpload, any Error>?.none))
         let done = DispatchSemaphore(value: 0)
-        let (store, source, displayName, timeLimit) = (self.store, self.source, self.displayName, self.timeLimit)
-        Task { [options] in
-            let outcome: Result<StoredService, any Error>
+        let (source, displayName, options, timeLimit) = (self.source, self.displayName, self.options, self.timeLimit)
+        Task {
+            let outcome: Result<ConvertedUpload, any Error>
             do {
                 outcome = .success(
-                    try await FeatureImporter(store: store).importUpload(source, displayName: displayName, options: options, timeLimit: timeLimit))
+                    try await source.convert(
+                        displayName: displayName, scratchDirectory: options.scratchDirectory, srs: options.srs, timeLimit: timeLimit,
+                        progress: { percent in state.withLock { $0.percent = max($0.percent, min(40, percent * 40 / 100)) } }))
             } catch {
                 outcome = .failure(error)
             }
@@ -62,17 +59,27 @@ public struct PublishWork<Backend: OutpostBackend>: Sendable {
             done.signal()
         }
         var reported = -1
-        while done.wait(timeout: .now() + 0.5) == .timedOut {
-            let percent = state.withLock { $0.percent }
-            if percent != reported {
-                progress(JobProgress(done: percent, total: 100))
-                reported = percent
-            }
+        func report(_ percent: Int) {
+            guard percent != reported else { return }
+            progress(JobProgress(done: percent, total: 100))
+            reported = percent
         }
-        let (warnings, outcome) = state.withLock { ($0.warnings, $0.outcome) }
-        let service = try outcome!.get()
+        while done.wait(timeout: .now() + 0.5) == .timedOut { report(state.withLock { $0.percent }) }
+        let converted = try state.withLock { $0.outcome }!.get()
+        defer { try? FileManager.default.removeItem(atPath: converted.path) }
+        let warnings = Mutex([String]())
+        let loaded = Mutex(40)
+        var importing = options
+        importing.warn = { text in warnings.withLock { if $0.count < 100 { $0.append(text) } } }
+        importing.progress = { step in
+            guard !step.isPercent, step.total > 0 else { return }
+            loaded.withLock { $0 = max($0, min(99, 40 + step.loaded * 60 / step.total)) }
+        }
+        // The import reports through `loaded`; this thread saves it between tables and at the end.
+        let service = try FeatureImporter(store: store).importConverted(converted, displayName: displayName, options: importing)
+        report(loaded.withLock { $0 })
         try store.portal.addRelationship(ItemRelationship(origin: serviceItemId, destination: dataItemId, type: "Service2Data"))
-        progress(JobProgress(done: 100, total: 100))
-        return .answered(["layers": .int(Int64(service.definition.layers.count)), "warnings": .array(warnings.map(JSONValue.string))])
+        report(100)
+        return .answered(["layers": .int(Int64(service.definition.layers.count)), "warnings": .array(warnings.withLock { $0 }.map(JSONValue.string))])
     }
 }

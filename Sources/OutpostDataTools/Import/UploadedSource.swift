@@ -1,4 +1,5 @@
 import Foundation
+import OutpostGeoPackage
 import OutpostStorage
 import OutpostWire
 
@@ -17,6 +18,14 @@ public struct UploadedSource: Sendable, Equatable {
     public init(path: String, format: PublishFileType, limits: ZipDirectory.Limits = ZipDirectory.Limits()) throws {
         self.format = format
         guard format.isZipped else {
+            if format == .geoPackage {
+                do { try UntrustedGeoPackage.check(path) } catch {
+                    switch error {
+                    case .invalid(let reason): throw StoreError.importFailed("The GeoPackage cannot be published: \(reason).")
+                    case .unreadable(let reason): throw StoreError.importFailed("The file is not a readable GeoPackage: \(reason).")
+                    }
+                }
+            }
             gdalPath = path
             return
         }
@@ -51,36 +60,51 @@ public struct UploadedSource: Sendable, Equatable {
     }
 }
 
-extension FeatureImporter {
-    /// Publishes `source` as a new service: GDAL converts it (within `timeLimit`) into a
-    /// scratch GeoPackage, which is imported as the CLI imports one. `options.progress` hears
-    /// GDAL's percentage, then each table's rows.
+/// An upload GDAL has converted: the scratch GeoPackage (the caller removes it) and a File
+/// Geodatabase's relationship classes.
+public struct ConvertedUpload: Sendable {
+    public let path: String
+    let catalog: GeodatabaseCatalog
+}
+
+extension UploadedSource {
+    /// GDAL converts the file (within `timeLimit`) into a scratch GeoPackage in
+    /// `scratchDirectory`; `progress` hears GDAL's percentage. Only this runs on the caller's
+    /// task: the import that follows (`FeatureImporter.importConverted`) is blocking work.
     /// Errors name the file as `displayName`, never by where the server keeps it.
-    @discardableResult
-    public func importUpload(_ source: UploadedSource, displayName: String, options: Options, timeLimit: Duration) async throws -> StoredService {
-        do { return try await convertAndImport(source, options: options, timeLimit: timeLimit) } catch StoreError.importFailed(let reason) {
-            throw StoreError.importFailed(reason.replacingOccurrences(of: source.gdalPath, with: displayName))
+    public func convert(
+        displayName: String, scratchDirectory: String, srs: Int?, timeLimit: Duration, progress: @escaping @Sendable (Int) -> Void
+    ) async throws -> ConvertedUpload {
+        try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
+        let scratch = (scratchDirectory as NSString).appendingPathComponent("publish-\(UUID().uuidString)")
+        let converted = scratch + ".gpkg"
+        do {
+            let catalog =
+                format == .fileGeodatabase
+                ? try await GDALSource.geodatabaseCatalog(gdalPath, scratch: scratch + "-items.gpkg", onlyDriver: format.driver, timeLimit: timeLimit)
+                : GeodatabaseCatalog()
+            try await GDALSource.convert(
+                gdalPath, to: converted, srs: srs, csv: format == .csv, onlyDriver: format.driver, timeLimit: timeLimit, progress: progress)
+            return ConvertedUpload(path: converted, catalog: catalog)
+        } catch StoreError.importFailed(let reason) {
+            try? FileManager.default.removeItem(atPath: converted)
+            throw StoreError.importFailed(reason.replacingOccurrences(of: gdalPath, with: displayName))
+        } catch {
+            try? FileManager.default.removeItem(atPath: converted)
+            throw error
         }
     }
+}
 
-    private func convertAndImport(_ source: UploadedSource, options: Options, timeLimit: Duration) async throws -> StoredService {
-        try FileManager.default.createDirectory(atPath: options.scratchDirectory, withIntermediateDirectories: true)
-        let scratch = (options.scratchDirectory as NSString).appendingPathComponent("publish-\(UUID().uuidString)")
-        let converted = scratch + ".gpkg"
-        defer { try? FileManager.default.removeItem(atPath: converted) }
-        let driver = source.format.driver
-        let catalog =
-            source.format == .fileGeodatabase
-            ? try await GDALSource.geodatabaseCatalog(source.gdalPath, scratch: scratch + "-items.gpkg", onlyDriver: driver, timeLimit: timeLimit)
-            : GeodatabaseCatalog()
-        let progress = options.progress
-        let label = "GDAL " + source.format.itemType
-        try await GDALSource.convert(
-            source.gdalPath, to: converted, srs: options.srs, csv: source.format == .csv, onlyDriver: driver, timeLimit: timeLimit
-        ) {
-            progress(ImportProgress(layer: label, loaded: $0, total: 100, isPercent: true))
+extension FeatureImporter {
+    /// Imports an upload GDAL converted, as the CLI imports a GeoPackage (blocking);
+    /// `options.progress` hears each table's rows. Errors name the file as `displayName`.
+    @discardableResult
+    public func importConverted(_ converted: ConvertedUpload, displayName: String, options: Options) throws -> StoredService {
+        do { return try importGeoPackage(at: converted.path, options: options, catalog: converted.catalog) } catch StoreError.importFailed(let reason)
+        {
+            throw StoreError.importFailed(reason.replacingOccurrences(of: converted.path, with: displayName))
         }
-        return try importGeoPackage(at: converted, options: options, catalog: catalog)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import OutpostStorage
 import OutpostWire
 
@@ -14,6 +15,7 @@ struct BackupsController: Sendable {
         routes.read("rest/admin/backups") { _, c in try list(c) }
         routes.change("rest/admin/backups/create") { _, c in try await create(c) }
         routes.read("rest/admin/backups/:backup") { _, c in try manifest(c) }
+        routes.read("rest/admin/backups/:backup/download") { _, c in try download(c) }
     }
 
     private func configured() throws -> ServerBackups {
@@ -48,12 +50,56 @@ struct BackupsController: Sendable {
         return RESTResponse.json(["backup": Self.summary(name, manifest)], parameters: c.form.parameters)
     }
 
-    private func manifest(_ c: OutpostRequestContext) throws -> Response {
+    private func named(_ c: OutpostRequestContext) throws -> (name: String, manifest: BackupManifest) {
         let name = c.parameters.get("backup") ?? ""
         guard let found = try configured().listed().first(where: { $0.name == name }) else {
             throw ArcGISError(kind: .notFound, message: "Backup not found.", details: ["No backup named '\(name)'."])
         }
-        return RESTResponse.json(found.manifest.json, parameters: c.form.parameters)
+        return found
+    }
+
+    private func manifest(_ c: OutpostRequestContext) throws -> Response {
+        RESTResponse.json(try named(c).manifest.json, parameters: c.form.parameters)
+    }
+
+    /// The backup as one tar archive of its folder (`<name>/manifest.json`, then its files),
+    /// streamed as it is read; `tar -xf` then `outpost restore <name>` restores it.
+    private func download(_ c: OutpostRequestContext) throws -> Response {
+        let (name, manifest) = try named(c)
+        let folder = (try configured().directory as NSString).appendingPathComponent(name)
+        let entries = try ([BackupManifest.fileName] + manifest.files.map(\.path)).map { relative -> (path: String, file: String, size: Int64) in
+            let file = (folder as NSString).appendingPathComponent(relative)
+            let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? NSNumber)?.int64Value
+            guard let size else { throw ArcGISError.internalError("The backup '\(name)' lacks \(relative).") }
+            return (relative, file, size)
+        }
+        let headers = try entries.map { entry in
+            do { return try TarHeader(path: "\(name)/\(entry.path)", size: entry.size, modified: manifest.createdAt / 1000) } catch {
+                throw ArcGISError.internalError("The backup's file \(entry.path) cannot be put in a tar archive.")
+            }
+        }
+        let length = TarHeader.archiveLength(entries.map(\.size))
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            for (entry, header) in zip(entries, headers) {
+                try await writer.write(ByteBuffer(bytes: header.bytes))
+                guard let handle = FileHandle(forReadingAtPath: entry.file) else { throw ArcGISError.internalError("\(entry.path) went away.") }
+                defer { try? handle.close() }
+                var left = entry.size
+                while left > 0, let data = try handle.read(upToCount: Int(min(left, 1 << 16))), !data.isEmpty {
+                    left -= Int64(data.count)
+                    try await writer.write(ByteBuffer(bytes: data))
+                }
+                // A file that shrank since it was measured is padded: the archive keeps its length.
+                if left > 0 { try await writer.write(ByteBuffer(repeating: 0, count: Int(left))) }
+                try await writer.write(ByteBuffer(bytes: TarHeader.padding(after: entry.size)))
+            }
+            try await writer.write(ByteBuffer(bytes: TarHeader.end))
+            try await writer.finish(nil)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/x-tar", .contentDisposition: "attachment; filename=\"\(name).tar\"", .cacheControl: "no-store"],
+            body: body)
     }
 }
 

@@ -150,7 +150,10 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
     private func status(_ c: OutpostRequestContext) throws -> Response {
         let id = c.parameters.get("item") ?? ""
         if let jobId = c.form.parameters.string("jobId"), !jobId.isEmpty {
-            guard let job = try store.jobs.job(id: jobId), job.kind == .publish, job.replicaId == id, c.mayManage(replicaOwner: job.owner) else {
+            // Under token security a job is its owner's and the admins' to follow, never anonymous.
+            guard let job = try store.jobs.job(id: jobId), job.kind == .publish, job.replicaId == id, c.user != nil || !requireAuth,
+                c.mayManage(replicaOwner: job.owner)
+            else {
                 throw ArcGISError(kind: .notFound, message: "Job not found.", details: ["No publish job '\(jobId)' for item '\(id)'."])
             }
             return RESTResponse.json(PublishStatus(job).json, parameters: c.form.parameters)

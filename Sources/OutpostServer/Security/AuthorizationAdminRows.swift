@@ -12,5 +12,7 @@ extension AuthorizationTable {
         Row(.arcgis, "rest/admin/backups", .read, .admin, .server, .admitted, "the backups with their manifests' summaries"),
         Row(.arcgis, "rest/admin/backups/create", .change, .admin, .server, .admitted, "an online backup now, one at a time"),
         Row(.arcgis, "rest/admin/backups/:backup", .read, .admin, .server, .admitted, "one backup's manifest; an unknown name is 404"),
+        Row(.arcgis, "rest/admin/backups/:backup/download", .read, .admin, .server, .admitted, "one backup as a tar archive of its folder"),
+        Row(.arcgis, "rest/admin/jobs", .read, .admin, .server, .admitted, "the job queue: running, waiting, per caller, the limits"),
     ]
 }

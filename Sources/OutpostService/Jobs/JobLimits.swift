@@ -13,3 +13,12 @@ public struct JobLimits: Sendable, Equatable {
         self.perUser = max(1, perUser)
     }
 }
+
+/// How busy the job runner is: jobs running, waiting for a slot, and admitted per caller
+/// (`user:<name>`, or `address:<ip>` without token security).
+public struct JobLoad: Sendable, Equatable {
+    public var running: Int
+    public var queued: Int
+    public var perCaller: [String: Int]
+    public var limits: JobLimits
+}

@@ -106,4 +106,7 @@ final class JobQueue: Sendable {
     var load: (running: Int, queued: Int) {
         state.withLock { state in (state.running, state.admitted - state.running) }
     }
+
+    /// The jobs admitted (running or waiting) per caller.
+    var callers: [String: Int] { state.withLock { $0.perCaller } }
 }

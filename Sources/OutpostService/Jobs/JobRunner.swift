@@ -17,6 +17,12 @@ public final class JobRunner: Sendable {
 
     public var limits: JobLimits { queue.limits }
 
+    /// The queue now (metrics, the organisation page's "Jobs", `rest/admin/jobs`).
+    public var load: JobLoad {
+        let (running, queued) = queue.load
+        return JobLoad(running: running, queued: queued, perCaller: queue.callers, limits: queue.limits)
+    }
+
     /// `executor` runs the jobs' blocking work (saving records, the work itself).
     public init(limits: JobLimits, executor: any BlockingExecutor, logger: Logger, gate: (any JobGate)? = nil) {
         queue = JobQueue(limits: limits)
@@ -94,7 +100,4 @@ public final class JobRunner: Sendable {
             logger.warning("job \(job.id) (\(job.kind.rawValue)) failed: \(reason)")
         }
     }
-
-    /// Jobs running and jobs waiting for a slot (metrics).
-    public var load: (running: Int, queued: Int) { queue.load }
 }

@@ -39,6 +39,8 @@ public struct ZipDirectory: Sendable, Equatable {
         case unsafeName(String)
         case tooLarge(UInt64)
         case suspiciousRatio(String)
+        /// More than one end record, or one whose comment does not reach the end.
+        case ambiguous
 
         public var description: String {
             switch self {
@@ -49,6 +51,7 @@ public struct ZipDirectory: Sendable, Equatable {
             case .unsafeName(let name): "The ZIP archive has an entry named '\(name)', which points outside the archive."
             case .tooLarge(let bytes): "The ZIP archive would unpack to more than \(bytes) bytes."
             case .suspiciousRatio(let name): "The ZIP entry '\(name)' is compressed beyond what real data allows."
+            case .ambiguous: "The ZIP archive has more than one end record: readers would disagree on what it holds."
             }
         }
     }
@@ -87,13 +90,14 @@ public struct ZipDirectory: Sendable, Equatable {
     /// `tailStart`): the entries' count and the directory's size and offset.
     static func endRecord(tail: [UInt8], tailStart: UInt64, limits: Limits) throws(Refusal) -> (count: Int, size: Int, offset: UInt64) {
         guard tail.count >= endRecordLength else { throw .notAZip }
-        // The last signature whose comment length reaches exactly to the end.
-        var at = tail.count - endRecordLength
-        while at >= 0 {
-            if read32(tail, at) == 0x0605_4b50, at + endRecordLength + Int(read16(tail, at + 20)) == tail.count { break }
-            at -= 1
+        // The last signature, as GDAL's minizip (and unzip, and Python) take it; its comment
+        // must reach exactly to the end, and no other signature may be in the tail: otherwise
+        // this reader and GDAL's could read two different directories, one checked and one used.
+        let signatures = stride(from: tail.count - 4, through: 0, by: -1).filter { read32(tail, $0) == 0x0605_4b50 }
+        guard let at = signatures.first else { throw .notAZip }
+        guard signatures.count == 1, at <= tail.count - endRecordLength, at + endRecordLength + Int(read16(tail, at + 20)) == tail.count else {
+            throw .ambiguous
         }
-        guard at >= 0 else { throw .notAZip }
         let disk = read16(tail, at + 4)
         let directoryDisk = read16(tail, at + 6)
         let onDisk = Int(read16(tail, at + 8))
