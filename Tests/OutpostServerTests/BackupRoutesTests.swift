@@ -55,6 +55,44 @@ import Testing
         }
     }
 
+    /// A backup downloads as one tar archive of its folder, which `tar` unpacks into a backup
+    /// that verifies and restores.
+    @Test func aBackupDownloadsAsATarThatRestores() async throws {
+        try await Self.withServer { client, _, _, tokens in
+            let made = try await post(client, "\(Self.root)/create", [("f", "json"), ("token", tokens["ada"]!)])
+            let name = try #require(made["backup"]?["name"]?.stringValue, "\(made)")
+            let (headers, tar) = try await client.execute(uri: "\(Self.root)/\(name)/download?token=\(tokens["ada"]!)", method: .get) {
+                ($0.headers, Array($0.body.readableBytesView))
+            }
+            #expect(headers[.contentType] == "application/x-tar" && headers[.contentDisposition]?.contains("\(name).tar") == true)
+            #expect(tar.count % 512 == 0 && Array(tar.suffix(1024)) == [UInt8](repeating: 0, count: 1024))
+            let archive = TestFolders.file("backup.tar")
+            try Data(tar).write(to: URL(fileURLWithPath: archive))
+            let unpacked = TestFolders.make("backup-unpacked")
+            let untar = try await ExternalTool.run("/usr/bin/tar", ["-xf", archive, "-C", unpacked], mergingErrors: true)
+            #expect(untar.exitCode == 0, "\(untar.text)")
+            let folder = (unpacked as NSString).appendingPathComponent(name)
+            let manifest = try BackupManifest.load(folder: folder)
+            try manifest.verify(folder: folder)
+            let restored = TestFolders.make("backup-restored-from-tar")
+            try FileManager.default.removeItem(atPath: restored)
+            _ = try SpatiaLiteBackup.restore(folder, into: restored)
+            // Only an administrator downloads one.
+            let refused = try await client.execute(uri: "\(Self.root)/\(name)/download?f=json&token=\(tokens["eve"]!)", method: .get) { json($0) }
+            #expect(refused["error"]?["code"]?.int64Value == 403, "\(refused)")
+        }
+    }
+
+    @Test func theJobQueueIsAnAdministratorsToSee() async throws {
+        try await Self.withServer { client, _, _, tokens in
+            let queue = try await post(client, "/arcgis/rest/admin/jobs", [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(queue["running"]?.int64Value == 0 && queue["queued"]?.int64Value == 0, "\(queue)")
+            #expect(queue["limits"]?["running"]?.int64Value == 2 && queue["callers"]?.arrayValue == [], "\(queue)")
+            let refused = try await post(client, "/arcgis/rest/admin/jobs", [("f", "json"), ("token", tokens["eve"]!)])
+            #expect(refused["error"]?["code"]?.int64Value == 403, "\(refused)")
+        }
+    }
+
     @Test func othersAreRefusedAndTakeNothing() async throws {
         try await Self.withServer { client, _, folder, tokens in
             for user in ["eve", "vic"] {
@@ -91,6 +129,28 @@ import Testing
             _ = try await editor.open("index.html")
             let refused = try await editor.submit("takeBackup", [("return", "organization.html")])
             #expect(refused.text.contains("class=\"flash failed\""), "\(refused)")
+            // Each backup downloads from the page, as the administrator only.
+            let link = try #require(HomeBrowser.Page.firstMatch(#"href="/arcgis/home/(backup\.tar\?name=[^"]+)""#, in: taken.text), "\(taken)")
+            let tar = try await admin.open(link)
+            #expect(
+                tar.status == 200 && tar.headers[.contentType] == "application/x-tar" && tar.text.contains("/manifest.json"),
+                "\(tar.status) \(tar.visibleText.prefix(400))")
+            let notTheirs = try await editor.open(link)
+            #expect(notTheirs.headers[.contentType] != "application/x-tar" && !notTheirs.text.contains("manifest.json"), "\(notTheirs)")
+            let odd = try await admin.open("backup.tar?name=..%2Fetc")
+            #expect(odd.status == 404, "\(odd.status)")
+        }
+    }
+
+    @Test func theOrganizationPageShowsTheJobQueueAndStoragePerMember() async throws {
+        try await Self.withServer { client, _, _, tokens in
+            _ = try await HomeContentTests.addItem(client, tokens["eve"]!, owner: "eve", title: "Eve's app")
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada", password: "ada-password")
+            let page = try await admin.open("organization.html")
+            #expect(page.visibleText.contains("0 running (at most 2 at once), 0 waiting"), "\(page)")
+            let storage = try #require(page.text.range(of: "id=\"storage\"").map { String(page.text[$0.lowerBound...]) }, "\(page)")
+            #expect(storage.contains(">eve<") && storage.contains("outpost (the server"), "\(storage.prefix(2_000))")
         }
     }
 }

@@ -133,3 +133,30 @@ import Testing
         }
     }
 }
+
+/// `TarHeader` (a backup's download): ustar headers as tar reads them.
+@Suite struct TarHeaderTests {
+    @Test func aHeaderCarriesTheNameSizeAndChecksum() throws {
+        let header = try TarHeader(path: "outpost-backup-1/data/outpost.sqlite", size: 1_234, modified: 1_700_000_000).bytes
+        #expect(header.count == 512)
+        #expect(String(decoding: header[0..<36], as: UTF8.self) == "outpost-backup-1/data/outpost.sqlite")
+        #expect(String(decoding: header[124..<135], as: UTF8.self) == "00000002322")
+        #expect(String(decoding: header[257..<262], as: UTF8.self) == "ustar")
+        var blanked = header
+        for i in 148..<156 { blanked[i] = UInt8(ascii: " ") }
+        let sum = blanked.reduce(0) { $0 + Int($1) }
+        #expect(Int(String(decoding: header[148..<154], as: UTF8.self), radix: 8) == sum)
+        #expect(TarHeader.padding(after: 1_234).count == 302 && TarHeader.padding(after: 1_024).isEmpty)
+        #expect(TarHeader.archiveLength([1_234, 0]) == 512 + 1_536 + 512 + 1_024)
+    }
+
+    @Test func aLongPathIsSplitAtASlashOrRefused() throws {
+        let long = String(repeating: "d", count: 120) + "/" + String(repeating: "f", count: 90)
+        let header = try TarHeader(path: long, size: 0, modified: 0).bytes
+        #expect(String(decoding: header[0..<90], as: UTF8.self) == String(repeating: "f", count: 90))
+        #expect(String(decoding: header[345..<465], as: UTF8.self) == String(repeating: "d", count: 120))
+        #expect(throws: TarHeader.Refusal.nameTooLong(String(repeating: "x", count: 101))) {
+            try TarHeader(path: String(repeating: "x", count: 101), size: 0, modified: 0)
+        }
+    }
+}

@@ -2,8 +2,10 @@ import Foundation
 import Hummingbird
 import OutpostWire
 
-/// The organisation page's operations: whether the server is healthy (`rest/info/healthCheck`)
-/// and its backups (`rest/admin/backups`), one taken now (`rest/admin/backups/create`).
+/// The organisation page's operations: whether the server is healthy (`rest/info/healthCheck`),
+/// its backups (`rest/admin/backups`), one taken now (`rest/admin/backups/create`) or downloaded
+/// (`backup.tar`, the backup's `download` passed through), the job queue (`rest/admin/jobs`) and
+/// storage per member (`search`).
 extension HomeController {
     var operationActions: [String: Action] { ["takeBackup": { try await takeBackup($0) }] }
 
@@ -28,13 +30,15 @@ extension HomeController {
             out += "<p>No backup has been taken yet.</p>"
         } else {
             out += "<div class=\"table-wrap\"><table id=\"backups\"><caption>Backups, newest first</caption><thead><tr>"
-            for heading in ["Backup", "Taken", "Generation", "Store", "Files", "Size"] { out += "<th scope=\"col\">\(heading)</th>" }
+            for heading in ["Backup", "Taken", "Generation", "Store", "Files", "Size", "Download"] { out += "<th scope=\"col\">\(heading)</th>" }
             out += "</tr></thead><tbody>"
             for backup in backups {
-                out += "<tr><th scope=\"row\">\(HTMLText.escape(backup["name"]?.stringValue ?? ""))</th>"
+                let name = backup["name"]?.stringValue ?? ""
+                out += "<tr><th scope=\"row\">\(HTMLText.escape(name))</th>"
                 out += "<td>\(HTMLText.date(milliseconds: backup["created"]?.int64Value))</td><td>\(backup["generation"]?.int64Value ?? 0)</td>"
                 out += "<td>\(HTMLText.escape(backup["store"]?["id"]?.stringValue ?? "")) (epoch \(backup["store"]?["epoch"]?.int64Value ?? 0))</td>"
-                out += "<td>\(backup["files"]?.int64Value ?? 0)</td><td>\(HTMLText.bytes(backup["bytes"]?.int64Value ?? 0))</td></tr>"
+                out += "<td>\(backup["files"]?.int64Value ?? 0)</td><td>\(HTMLText.bytes(backup["bytes"]?.int64Value ?? 0))</td>"
+                out += "<td><a href=\"/arcgis/home/backup.tar?name=\(HTMLText.query(name))\">\(HTMLText.escape(name)).tar</a></td></tr>"
             }
             out += "</tbody></table></div>"
         }
@@ -44,7 +48,78 @@ extension HomeController {
         } else {
             out += "<p>This server's data is in PostgreSQL: back it up with PostgreSQL's tools (docs/operations.md).</p>"
         }
-        return out + "<p class=\"hint\">Restore one with <code>outpost restore</code> (docs/operations.md).</p></section>"
+        out +=
+            "<p class=\"hint\">Restore one with <code>tar -xf NAME.tar</code>, then <code>outpost restore NAME</code> (docs/operations.md).</p></section>"
+        return out + (try await jobsSection(home)) + (try await storageSection(home))
+    }
+
+    /// The job runner's queue (`rest/admin/jobs`).
+    func jobsSection(_ home: HomeRequest) async throws -> String {
+        var out = "<section aria-labelledby=\"jobs-heading\"><h2 id=\"jobs-heading\">Jobs</h2>"
+        let queue = try await home.get("/arcgis/rest/admin/jobs")
+        let limits = queue["limits"]
+        out += "<p id=\"jobs-now\">\(queue["running"]?.int64Value ?? 0) running (at most \(limits?["running"]?.int64Value ?? 0) at once), "
+        out += "\(queue["queued"]?.int64Value ?? 0) waiting (at most \(limits?["queued"]?.int64Value ?? 0)); "
+        out += "each member may have \(limits?["perUser"]?.int64Value ?? 0) running or waiting.</p>"
+        let callers = queue["callers"]?.arrayValue ?? []
+        if !callers.isEmpty {
+            out += "<div class=\"table-wrap\"><table id=\"jobs\"><caption>Jobs by who started them</caption><thead><tr>"
+            out += "<th scope=\"col\">Started by</th><th scope=\"col\">Jobs</th></tr></thead><tbody>"
+            for caller in callers {
+                let who = (caller["caller"]?.stringValue ?? "").replacingOccurrences(of: "user:", with: "")
+                out += "<tr><th scope=\"row\">\(HTMLText.escape(who))</th><td>\(caller["jobs"]?.int64Value ?? 0)</td></tr>"
+            }
+            out += "</tbody></table></div>"
+        }
+        return out + "</section>"
+    }
+
+    /// Items the organisation holds, at most, when storage per member is added up.
+    static let storageItemLimit = 10_000
+
+    /// Storage per member: their items and the bytes those hold, from the portal's `search`
+    /// (an administrator sees every item), and the services' feature counts are on their pages.
+    func storageSection(_ home: HomeRequest) async throws -> String {
+        var totals: [String: (items: Int, bytes: Int64)] = [:]
+        var start = 1
+        while start > 0, start <= Self.storageItemLimit {
+            let page = try await home.get(
+                HomeRequest.portal + "/search", [("q", "*"), ("num", "100"), ("start", "\(start)"), ("sortField", "owner")])
+            for item in page["results"]?.arrayValue ?? [] {
+                let owner = item["owner"]?.stringValue ?? ""
+                totals[owner, default: (0, 0)].items += 1
+                totals[owner, default: (0, 0)].bytes += max(0, item["size"]?.int64Value ?? 0)
+            }
+            start = Int(page["nextStart"]?.int64Value ?? -1)
+        }
+        var out = "<section aria-labelledby=\"storage-heading\"><h2 id=\"storage-heading\">Storage</h2>"
+        out += "<div class=\"table-wrap\"><table id=\"storage\"><caption>Items and their files by owner</caption><thead><tr>"
+        out += "<th scope=\"col\">Owner</th><th scope=\"col\">Items</th><th scope=\"col\">Size</th></tr></thead><tbody>"
+        for (owner, total) in totals.sorted(by: { $0.value.bytes != $1.value.bytes ? $0.value.bytes > $1.value.bytes : $0.key < $1.key }) {
+            let label = owner == "outpost" ? "outpost (the server's services)" : owner
+            out += "<tr><th scope=\"row\">\(HTMLText.escape(label))</th><td>\(total.items)</td><td>\(HTMLText.bytes(total.bytes))</td></tr>"
+        }
+        return out + "</tbody></table></div></section>"
+    }
+
+    /// `backup.tar?name=`: the backup's download from the REST API, as the signed-in user (an
+    /// administrator; anyone else gets the REST API's refusal).
+    func backupDownload(_ home: HomeRequest) async throws -> Response {
+        let name = home.form.string("name") ?? ""
+        // A backup folder's name: letters, digits, `-`, `_`, `.`; never `..` or a leading dot.
+        guard (1...128).contains(name.utf8.count), !name.hasPrefix("."), !name.contains(".."),
+            name.utf8.allSatisfy({
+                [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ".")].contains($0) || (48...57).contains($0)
+                    || (65...90).contains($0) || (97...122).contains($0)
+            })
+        else {
+            return HomePage(
+                title: "No such backup", section: nil, session: home.session, main: "<p role=\"alert\">No such backup.</p>", status: .notFound
+            )
+            .response
+        }
+        return try await home.gateway.passThrough(
+            "/arcgis/rest/admin/backups/\(name)/download", session: home.session, original: home.request, context: home.context)
     }
 
     func takeBackup(_ home: HomeRequest) async throws -> Response {

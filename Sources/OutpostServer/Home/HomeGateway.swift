@@ -68,6 +68,21 @@ final class HomeGateway: Sendable {
         return Answer(status: response.status, headers: response.headers, body: collected.buffer.withLock { $0 })
     }
 
+    /// The REST API's answer to a GET of `path` as `session`'s user, passed on as it streams
+    /// (a file: a backup's download), with what the home's pages send besides.
+    func passThrough(_ path: String, session: HomeSession, original: Request, context: OutpostRequestContext) async throws -> Response {
+        guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
+        var fields = HTTPFields()
+        if let token = session.token { fields[.init("X-Esri-Authorization")!] = "Bearer \(token)" }
+        fields[.userAgent] = "Outpost home"
+        let head = HTTPRequest(method: .get, scheme: original.head.scheme, authority: original.head.authority, path: path, headerFields: fields)
+        var context = OutpostRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
+        context.ownsConnection = false
+        var response = try await responder.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
     /// A JSON answer, or the ArcGIS error it carries (as the status or as a 200 envelope)
     /// thrown as a `HomeFailure`.
     func json(
