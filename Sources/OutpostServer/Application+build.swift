@@ -285,6 +285,8 @@ public func buildRouter(
     portal.addChangeRoutes(to: portalChanges)
     PublishingController(portal: portal, runner: runner, scratchDirectory: store.temporaryDirectory).addRoutes(to: portalChanges)
     portal.addMemberReadRoutes(to: portalReads)
+    // A member's own sign-ins: any signed-in user's, read and ended (their rows say whose).
+    portal.addSessionRoutes(to: portalReads)
     // The organisation's members: an administrator's to add, change and remove.
     let portalAdmin = RouteCollection(context: OutpostRequestContext.self)
     portal.addMemberAdminRoutes(to: portalAdmin)

@@ -92,6 +92,28 @@ public struct APIKeySlot: Sendable, Equatable {
     public static let appToken = 3
 }
 
+/// A sign-in as the portal keeps it: a refresh-token family (docs/identity.md, "Sessions").
+public struct SignInSession: Sendable, Equatable {
+    /// The family's id (not a credential: ending it needs the user's or an admin's rights).
+    public var family: String
+    public var clientId: String
+    public var user: String
+    /// When its first refresh token was issued, and its latest (milliseconds since 1970).
+    public var started: Int64
+    public var renewed: Int64
+    /// When its live refresh token ends.
+    public var expires: Int64
+
+    public init(family: String, clientId: String, user: String, started: Int64, renewed: Int64, expires: Int64) {
+        self.family = family
+        self.clientId = clientId
+        self.user = user
+        self.started = started
+        self.renewed = renewed
+        self.expires = expires
+    }
+}
+
 /// What presenting a refresh token came to.
 public enum RefreshOutcome: Sendable, Equatable {
     /// Valid, and still valid after this use (`grant_type=refresh_token`, as ArcGIS answers it:
@@ -192,6 +214,13 @@ public protocol OAuthGrantStore: Sendable {
     @discardableResult func revokeAccessToken(_ token: String) throws -> Bool
     /// Ends `user`'s access and refresh tokens of `clientId` (every client's when nil).
     func signOut(user: String, clientId: String?) throws
+
+    /// The live sign-ins: refresh-token families with a token neither spent nor expired, of
+    /// `user` (without case; everyone's when nil), the most recently renewed first.
+    func sessions(user: String?) throws -> [SignInSession]
+    /// Ends the sign-in `family` (of `user` only, when given) with the access tokens issued
+    /// from it; whether there was one.
+    @discardableResult func endSession(family: String, user: String?) throws -> Bool
 
     /// 32 random bytes made on first use and kept, the same for every process of the backend:
     /// the key that seals `oauth_state` (`SealedState`).

@@ -41,6 +41,15 @@ extension MatrixCase {
                     let name = try freshMember(s)
                     return Probe(path: "\(portalRoot)/community/users/\(name)/delete", fields: [("f", "json")], object: name)
                 }, happened: { s, p in try s.store.users.user(named: p.object) == nil }),
+            .read("community/users/:user/sessions", subject: owned) { _ in "\(portalRoot)/community/users/\(eve)/sessions?f=json" },
+            .post(
+                "community/users/:user/sessions/:session/revoke", subject: owned,
+                make: { s, _ in
+                    // A fresh sign-in of the owner's: the newest of her sessions.
+                    _ = try s.store.oauth.issueRefreshToken(RefreshGrant(clientId: "arcgisonline", user: eve, minutes: 30), minutes: 60)
+                    let family = try s.store.oauth.sessions(user: eve).first?.family ?? ""
+                    return Probe(path: "\(portalRoot)/community/users/\(eve)/sessions/\(family)/revoke", fields: [("f", "json")], object: family)
+                }, happened: { s, p in try !s.store.oauth.sessions(user: eve).contains { $0.family == p.object } }),
         ]
     }
 }

@@ -74,6 +74,35 @@ extension PostgresOAuthGrants {
         ).affectedRows > 0
     }
 
+    public func sessions(user: String?) throws -> [SignInSession] {
+        try pool.query(
+            """
+            SELECT family, min(client_id), min(user_name), min(created_at), max(created_at),
+                max(CASE WHEN spent_at IS NULL THEN expires_at END) AS live_until
+            FROM outpost_oauth_refresh_tokens WHERE \(user)::text IS NULL OR lower(user_name) = lower(\(user)::text)
+            GROUP BY family HAVING max(CASE WHEN spent_at IS NULL THEN expires_at END) > \(clock.milliseconds())
+            ORDER BY max(created_at) DESC, family
+            """
+        ).rows.map { row in
+            SignInSession(
+                family: try row.required(0, row.string), clientId: try row.required(1, row.string), user: try row.required(2, row.string),
+                started: try row.required(3, row.int64), renewed: try row.required(4, row.int64), expires: try row.required(5, row.int64))
+        }
+    }
+
+    /// One statement: the family (of `user` when given) and its access tokens go together.
+    @discardableResult public func endSession(family: String, user: String?) throws -> Bool {
+        try pool.query(
+            """
+            WITH family AS (
+                SELECT DISTINCT family FROM outpost_oauth_refresh_tokens
+                WHERE family = \(family) AND (\(user)::text IS NULL OR lower(user_name) = lower(\(user)::text))),
+                access AS (DELETE FROM outpost_tokens WHERE refresh_family IN (SELECT family FROM family))
+            DELETE FROM outpost_oauth_refresh_tokens WHERE family IN (SELECT family FROM family)
+            """
+        ).affectedRows > 0
+    }
+
     public func issueAccessToken(
         for user: ServerUser, clientId: String, minutes: Int, refreshToken: String?
     ) throws -> (token: String, expires: Int64) {

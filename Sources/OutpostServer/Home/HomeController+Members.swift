@@ -32,7 +32,7 @@ extension HomeController {
             out += "<td>\(HTMLText.escape(Self.roleName(role)))</td><td>\(HTMLText.date(milliseconds: member["created"]?.int64Value))</td><td>"
             out += roleForm(name: name, role: role, session: home.session)
             if name != home.session.user?.username { out += removeForm(name: name, session: home.session) }
-            out += "</td></tr>"
+            out += " <a href=\"/arcgis/home/user.html?user=\(HTMLText.query(name))\">Sign-ins</a></td></tr>"
         }
         out += "</tbody></table></div>" + addMemberForm(home.session)
         return out + "</section>"

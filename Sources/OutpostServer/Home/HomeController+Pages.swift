@@ -38,13 +38,19 @@ extension HomeController {
     }
 
     /// `user.html`: the signed-in user's profile.
+    /// `user.html`: one's profile and sign-ins; an administrator's `?user=<name>`: that member's sign-ins.
     func userPage(_ home: HomeRequest) async throws -> HomePage {
         guard let user = home.session.user else { return signInNeeded(home, page: "user.html") }
+        if let other = home.form.string("user"), !other.isEmpty, other.caseInsensitiveCompare(user.username) != .orderedSame {
+            let main = try await sessionsSection(home, user: other)
+            return HomePage(title: "Sign-ins of \(other)", section: .organization, session: home.session, main: main)
+        }
         var main = "<dl class=\"facts\">"
         main += "<dt>User name</dt><dd>\(HTMLText.escape(user.username))</dd>"
         main += "<dt>Full name</dt><dd>\(HTMLText.escape(user.fullName))</dd>"
         main += "<dt>Role</dt><dd>\(HTMLText.escape(Self.roleName(user.role)))</dd></dl>"
         main += "<p><a href=\"/arcgis/home/content.html\">My content</a></p>"
+        main += try await sessionsSection(home, user: user.username)
         return HomePage(title: "Profile", section: .user, session: home.session, main: main)
     }
 

@@ -42,7 +42,9 @@ struct HomeController: Sendable {
     /// The actions, by name below `/arcgis/home/actions/`.
     var actions: [String: Action] {
         var actions: [String: Action] = ["signout": { try await signOut($0) }]
-        for part in [contentActions, itemActions, mapAreaActions, webMapActions, uploadActions, deviceActions, memberActions, operationActions] {
+        for part in [
+            contentActions, itemActions, mapAreaActions, webMapActions, uploadActions, deviceActions, memberActions, operationActions, sessionActions,
+        ] {
             for (name, action) in part { actions[name] = action }
         }
         return actions

@@ -25,6 +25,12 @@ extension AuthorizationTable {
         Row(.portal, "generateToken", .stateChanging, .open, .user, .admitted, "as tokens/generateToken"),
         Row(.portal, "community/self", .read, .identifies, .user, .signedIn(refusal: .forbidden)),
         Row(.portal, "community/users/:user", .read, .identifies, .user, .signedIn(refusal: .userHidden), "any user's profile to any user"),
+        Row(
+            .portal, "community/users/:user/sessions", .read, .identifies, .user, .owner(refusal: .forbidden), apiKeys: .refused,
+            "the user's live sign-ins, to the user and administrators; never an API key"),
+        Row(
+            .portal, "community/users/:user/sessions/:session/revoke", .change, .identifies, .user, .owner(refusal: .forbidden),
+            apiKeys: .refused, "ends one of the user's sign-ins with its access tokens"),
         Row(.portal, "search", .read, .identifies, .item, .lists(.visible)),
         Row(.portal, "content/items/:item", .read, .identifies, .item, .visible(hidden: .itemHidden)),
         Row(.portal, "content/items/:item/data", .read, .identifies, .item, .visible(hidden: .itemHidden)),

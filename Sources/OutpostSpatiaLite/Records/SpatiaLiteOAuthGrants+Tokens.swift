@@ -74,6 +74,33 @@ extension SpatiaLiteOAuthGrants {
         }
     }
 
+    public func sessions(user: String?) throws -> [SignInSession] {
+        let now = clock.milliseconds()
+        return try pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT family, MIN(client_id), MIN(user), MIN(created_at), MAX(created_at),
+                        MAX(CASE WHEN spent_at IS NULL THEN expires_at END) AS live_until
+                    FROM outpost_oauth_refresh_tokens WHERE ? IS NULL OR lower(user) = lower(?)
+                    GROUP BY family HAVING live_until > ? ORDER BY MAX(created_at) DESC, family
+                    """, arguments: [user, user, now]
+            ).map { SignInSession(family: $0[0], clientId: $0[1], user: $0[2], started: $0[3], renewed: $0[4], expires: $0[5]) }
+        }
+    }
+
+    @discardableResult public func endSession(family: String, user: String?) throws -> Bool {
+        try pool.write { db in
+            let found =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM outpost_oauth_refresh_tokens WHERE family = ? AND (? IS NULL OR lower(user) = lower(?))",
+                    arguments: [family, user, user]) ?? 0
+            guard found > 0 else { return false }
+            try Self.revokeFamily(db, family)
+            return true
+        }
+    }
+
     /// A refresh token family goes with the access tokens issued from it, in the caller's write.
     private static func revokeFamily(_ db: Database, _ family: String) throws {
         try db.execute(sql: "DELETE FROM outpost_oauth_refresh_tokens WHERE family = ?", arguments: [family])
