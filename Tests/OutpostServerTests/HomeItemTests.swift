@@ -61,6 +61,15 @@ import Testing
                 uri: "\(Self.portal)/content/items/\(id)/info/thumbnail/survey.png?token=\(tokens["eve"]!)", method: .get
             ) { Array($0.body.readableBytesView) }
             #expect(served == picture.bytes)
+            // The page shows it through the home, as the signed-in owner (the REST API reads no cookie).
+            let shown = try await owner.open("item.html?id=\(id)")
+            let source = try #require(HomeBrowser.Page.firstMatch(#"<img class="thumb large"[^>]*src="([^"]+)""#, in: shown.text), "\(shown)")
+            let image = try await owner.open(source.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(image.status == 200 && image.headers[.contentType] == "image/png", "\(image.status) \(image.headers)")
+            var stranger = HomeBrowser(client)
+            _ = try await stranger.signIn("ed")
+            let hidden = try await stranger.open(source.replacingOccurrences(of: "&amp;", with: "&"))
+            #expect(hidden.headers[.contentType] != "image/png", "a private item's thumbnail to another user: \(hidden.status)")
             // Text named .png is not an image: refused, the thumbnail kept.
             let refused = try await owner.submitMultipart(
                 "updateItem", [("id", id), ("title", "Survey app")], files: [("thumbnail", "evil.png", "image/png", Array("<svg/>".utf8))])

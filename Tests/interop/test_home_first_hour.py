@@ -6,8 +6,10 @@ syncs, and appears on the devices page; the admin unregisters it there and takes
 REST API, and photographed for docs/home.md (OUTPOST_SCREENSHOTS=1).
 
 The steps are tests of their own, in order, sharing `journey`."""
+import io
 import subprocess
 import time
+import urllib.request
 
 import pytest
 from conftest import BACKEND, BINARY, needs_chromium
@@ -170,6 +172,12 @@ def test_3_editor_makes_an_offline_ready_web_map(base, driver, journey):
     assert "Offline" in item.get("typeKeywords", []), item.get("typeKeywords")
     data = h.rest(base, f"/sharing/rest/content/items/{maps[0]['id']}/data", journey["editor"])
     assert len(data["operationalLayers"]) == chosen, data
+    # Saved with a thumbnail the server drew of the wells: a PNG any reader opens, not one colour.
+    from PIL import Image
+
+    picture = urllib.request.urlopen(f"{base}/sharing/rest/content/items/{maps[0]['id']}/info/{item['thumbnail']}?token={journey['editor']}").read()
+    image = Image.open(io.BytesIO(picture))
+    assert image.size == (200, 133) and len(image.convert("RGB").getcolors(10_000)) > 1, image
     journey["map"] = maps[0]["id"]
 
 

@@ -131,7 +131,7 @@ extension HomeController {
         guard let id = item["id"]?.stringValue, let name = item["thumbnail"]?.stringValue, !name.isEmpty else {
             return "<span class=\"thumb placeholder\" aria-hidden=\"true\"></span>"
         }
-        return "<img class=\"thumb\" alt=\"\" src=\"\(HomeRequest.portal)/content/items/\(HTMLText.query(id))/info/\(HTMLText.escape(name))\">"
+        return "<img class=\"thumb\" alt=\"\" src=\"\(HTMLText.escape(Self.thumbnailSource(id: id, name: name)))\">"
     }
 
     static func sharing(_ access: String?) -> String {

@@ -43,7 +43,7 @@ extension HomeController {
         var out = "<div class=\"item-head\">"
         if let name = item["thumbnail"]?.stringValue, !name.isEmpty {
             out += "<img class=\"thumb large\" alt=\"Thumbnail of \(HTMLText.escape(item["title"]?.stringValue ?? ""))\" "
-            out += "src=\"\(HomeRequest.portal)/content/items/\(HTMLText.query(id))/info/\(HTMLText.escape(name))\">"
+            out += "src=\"\(HTMLText.escape(Self.thumbnailSource(id: id, name: name)))\">"
         }
         out += "<dl class=\"facts\">"
         let tags = item["tags"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
@@ -65,7 +65,11 @@ extension HomeController {
 
     /// A path of this server from one of its URLs (`https://host/arcgis/rest/…` → `/arcgis/rest/…`).
     static func serverPath(_ url: String?) -> String? {
-        guard let url, let components = URLComponents(string: url), components.path.hasPrefix("/arcgis/rest/services/") else { return nil }
+        guard let url, let components = URLComponents(string: url), components.path.hasPrefix("/arcgis/rest/services/"),
+            !components.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains(where: {
+                $0.isEmpty || $0 == "." || $0 == ".."
+            })
+        else { return nil }
         return components.path
     }
 

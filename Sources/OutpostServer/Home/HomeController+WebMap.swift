@@ -62,7 +62,8 @@ extension HomeController {
     /// A chosen layer or basemap: `path|title`, the path one of this server's services.
     static func choice(_ value: String, layer: Bool) -> (path: String, title: String)? {
         let parts = value.split(separator: "|", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let path = serverPath(parts[0]) ?? (parts[0].hasPrefix("/arcgis/rest/services/") ? parts[0] : nil) else { return nil }
+        // A URL of this server's or a path: either way `serverPath` checks its segments.
+        guard parts.count == 2, let path = serverPath(parts[0]) else { return nil }
         let tail = path.split(separator: "/").suffix(2)
         if layer {
             guard tail.first == "FeatureServer", tail.last.flatMap({ Int($0) }) != nil else { return nil }

@@ -64,6 +64,7 @@ struct HomeController: Sendable {
         group.get(":page") { request, context in
             let name = context.parameters.get("page") ?? ""
             if name == "backup.tar" { return try await backupDownload(try await homeRequest(request, context)) }
+            if name == "thumbnail" { return try await thumbnailImage(try await homeRequest(request, context)) }
             guard let page = pages[name] else { return try await notFound(request, context) }
             let home = try await homeRequest(request, context)
             do {

@@ -41,14 +41,20 @@ struct HomeRequest: Sendable {
     var returnPath: String? { Self.homePath(form.string("return")) }
 
     /// `text` if it is a page of the home (`content.html?folder=x`): no scheme, no host, no
-    /// `..`, no backslash.
+    /// `..`, no backslash; its query printable ASCII as a URL carries it (it goes into a
+    /// `Location` header: no control character, space or quote).
     static func homePath(_ text: String?) -> String? {
         guard let text, !text.isEmpty, text.utf8.count <= 1024 else { return nil }
         let page = text.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        guard page.hasSuffix(".html"), page.utf8.allSatisfy({ isPageByte($0) }), !text.contains("\\"), !text.contains("//"),
-            !text.contains("..")
+        guard page.hasSuffix(".html"), page.utf8.allSatisfy({ isPageByte($0) }), text.utf8.allSatisfy({ isQueryByte($0) }),
+            !text.contains("//"), !text.contains("..")
         else { return nil }
         return text
+    }
+
+    /// What a URL's query carries: letters, digits and `-._~%=&+,;:@/?!*'()$`.
+    private static func isQueryByte(_ byte: UInt8) -> Bool {
+        isPageByte(byte) || Array("_~%=&+,;:@/?!*'()$".utf8).contains(byte)
     }
 
     private static func isPageByte(_ byte: UInt8) -> Bool {
