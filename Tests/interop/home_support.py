@@ -157,6 +157,18 @@ def upload_item(base, token, owner, path, item_type):
     return answer["id"]
 
 
+def tab_to(driver, keys, element_id, what):
+    """Presses Tab (through `keys`, an ActionChains) until the element `element_id` has the focus."""
+    import pytest
+    from selenium.webdriver.common.keys import Keys
+
+    for _ in range(250):
+        keys.send_keys(Keys.TAB).perform()
+        if driver.execute_script("return document.activeElement.id") == element_id:
+            return
+    pytest.fail(f"Tab never reached {what}")
+
+
 def wait_for_text(driver, text, timeout=30):
     """Waits until the page's main landmark shows `text`."""
     from selenium.webdriver.support.ui import WebDriverWait

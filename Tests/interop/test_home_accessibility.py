@@ -66,12 +66,7 @@ def test_keyboard_makes_a_folder(base):
     with h.browser() as driver:
         h.sign_in(driver, base, "erin", page="content.html")
         keys = ActionChains(driver)
-        for _ in range(250):
-            keys.send_keys(Keys.TAB).perform()
-            if driver.execute_script("return document.activeElement.id") == "folder-title":
-                break
-        else:
-            pytest.fail("Tab never reached the new folder's name")
+        h.tab_to(driver, keys, "folder-title", "the new folder's name")
         keys.send_keys("Keyboard folder").send_keys(Keys.TAB).perform()
         assert driver.execute_script("return document.activeElement.type") == "submit"
         keys.send_keys(Keys.SPACE).perform()
@@ -90,12 +85,7 @@ def test_keyboard_uploads_a_file_that_becomes_a_service(base, tmp_path):
     with h.browser() as driver:
         h.sign_in(driver, base, "erin", page="content.html")
         keys = ActionChains(driver)
-        for _ in range(250):
-            keys.send_keys(Keys.TAB).perform()
-            if driver.execute_script("return document.activeElement.id") == "upload-kind":
-                break
-        else:
-            pytest.fail("Tab never reached the upload form")
+        h.tab_to(driver, keys, "upload-kind", "the upload form")
         order = []
         for text in (None, shapefile, "Wells by keyboard", "Keyboard_wells"):
             order.append(driver.execute_script("return document.activeElement.id"))
