@@ -272,6 +272,7 @@ public func buildRouter(
     LayerDefinitionController(store: store).addRoutes(to: definitions)
     BackupsController(backups: options.backups).addRoutes(to: definitions)
     JobsController(runner: runner).addRoutes(to: definitions)
+    StorageController(store: store).addRoutes(to: definitions)
     admitted(arcgis.group(), role: .admin).addRoutes(definitions)
 
     // The portal: anyone may ask (item sharing decides what they see), a token names them;

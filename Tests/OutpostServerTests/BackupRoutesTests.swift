@@ -144,11 +144,21 @@ import Testing
 
     @Test func theOrganizationPageShowsTheJobQueueAndStoragePerMember() async throws {
         try await Self.withServer { client, _, _, tokens in
-            _ = try await HomeContentTests.addItem(client, tokens["eve"]!, owner: "eve", title: "Eve's app")
+            _ = try await post(
+                client, "/arcgis/sharing/rest/content/users/eve/addItem",
+                [
+                    ("f", "json"), ("token", tokens["eve"]!), ("type", "Code Sample"), ("title", "Eve's notes"),
+                    ("text", String(repeating: "n", count: 2_000)),
+                ])
             var admin = HomeBrowser(client)
             _ = try await admin.signIn("ada", password: "ada-password")
             let page = try await admin.open("organization.html")
             #expect(page.visibleText.contains("0 running (at most 2 at once), 0 waiting"), "\(page)")
+            let usage = try await post(client, "/arcgis/rest/admin/storage", [("f", "json"), ("token", tokens["ada"]!)])
+            let eves = usage["owners"]?.arrayValue?.first { $0["owner"]?.stringValue == "eve" }
+            #expect(eves?["items"]?.int64Value == 1 && (eves?["bytes"]?.int64Value ?? 0) >= 2_000, "\(usage)")
+            let refused = try await post(client, "/arcgis/rest/admin/storage", [("f", "json"), ("token", tokens["eve"]!)])
+            #expect(refused["error"]?["code"]?.int64Value == 403, "\(refused)")
             let storage = try #require(page.text.range(of: "id=\"storage\"").map { String(page.text[$0.lowerBound...]) }, "\(page)")
             #expect(storage.contains(">eve<") && storage.contains("outpost (the server"), "\(storage.prefix(2_000))")
         }

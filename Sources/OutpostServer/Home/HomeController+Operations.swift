@@ -5,7 +5,7 @@ import OutpostWire
 /// The organisation page's operations: whether the server is healthy (`rest/info/healthCheck`),
 /// its backups (`rest/admin/backups`), one taken now (`rest/admin/backups/create`) or downloaded
 /// (`backup.tar`, the backup's `download` passed through), the job queue (`rest/admin/jobs`) and
-/// storage per member (`search`).
+/// storage per owner (`rest/admin/storage`).
 extension HomeController {
     var operationActions: [String: Action] { ["takeBackup": { try await takeBackup($0) }] }
 
@@ -74,30 +74,17 @@ extension HomeController {
         return out + "</section>"
     }
 
-    /// Items the organisation holds, at most, when storage per member is added up.
-    static let storageItemLimit = 10_000
-
-    /// Storage per member: their items and the bytes those hold, from the portal's `search`
-    /// (an administrator sees every item), and the services' feature counts are on their pages.
+    /// Storage per owner (`rest/admin/storage`): their items and the bytes those hold.
     func storageSection(_ home: HomeRequest) async throws -> String {
-        var totals: [String: (items: Int, bytes: Int64)] = [:]
-        var start = 1
-        while start > 0, start <= Self.storageItemLimit {
-            let page = try await home.get(
-                HomeRequest.portal + "/search", [("q", "*"), ("num", "100"), ("start", "\(start)"), ("sortField", "owner")])
-            for item in page["results"]?.arrayValue ?? [] {
-                let owner = item["owner"]?.stringValue ?? ""
-                totals[owner, default: (0, 0)].items += 1
-                totals[owner, default: (0, 0)].bytes += max(0, item["size"]?.int64Value ?? 0)
-            }
-            start = Int(page["nextStart"]?.int64Value ?? -1)
-        }
+        let answer = try await home.get("/arcgis/rest/admin/storage")
         var out = "<section aria-labelledby=\"storage-heading\"><h2 id=\"storage-heading\">Storage</h2>"
         out += "<div class=\"table-wrap\"><table id=\"storage\"><caption>Items and their files by owner</caption><thead><tr>"
         out += "<th scope=\"col\">Owner</th><th scope=\"col\">Items</th><th scope=\"col\">Size</th></tr></thead><tbody>"
-        for (owner, total) in totals.sorted(by: { $0.value.bytes != $1.value.bytes ? $0.value.bytes > $1.value.bytes : $0.key < $1.key }) {
-            let label = owner == "outpost" ? "outpost (the server's services)" : owner
-            out += "<tr><th scope=\"row\">\(HTMLText.escape(label))</th><td>\(total.items)</td><td>\(HTMLText.bytes(total.bytes))</td></tr>"
+        for owner in answer["owners"]?.arrayValue ?? [] {
+            let name = owner["owner"]?.stringValue ?? ""
+            let label = name == "outpost" ? "outpost (the server's own items)" : name
+            out += "<tr><th scope=\"row\">\(HTMLText.escape(label))</th><td>\(owner["items"]?.int64Value ?? 0)</td>"
+            out += "<td>\(HTMLText.bytes(owner["bytes"]?.int64Value ?? 0))</td></tr>"
         }
         return out + "</tbody></table></div></section>"
     }

@@ -14,5 +14,6 @@ extension AuthorizationTable {
         Row(.arcgis, "rest/admin/backups/:backup", .read, .admin, .server, .admitted, "one backup's manifest; an unknown name is 404"),
         Row(.arcgis, "rest/admin/backups/:backup/download", .read, .admin, .server, .admitted, "one backup as a tar archive of its folder"),
         Row(.arcgis, "rest/admin/jobs", .read, .admin, .server, .admitted, "the job queue: running, waiting, per caller, the limits"),
+        Row(.arcgis, "rest/admin/storage", .read, .admin, .server, .admitted, "items and their bytes per owner"),
     ]
 }
