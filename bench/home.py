@@ -86,6 +86,28 @@ def fill(connection, key):
         assert "replicaID" in answer or "replicaId" in answer, answer
 
 
+def published(port, key):
+    """A small GeoJSON file added and published (the home's "Add data"); its publishing page."""
+    import requests
+
+    base = f"http://127.0.0.1:{port}/arcgis/sharing/rest/content/users/{USER}"
+    points = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"n": n}, "geometry": {"type": "Point", "coordinates": [13 + n / 1000, 52]}} for n in range(100)]}
+    added = requests.post(f"{base}/addItem", data={"f": "json", "token": key, "type": "GeoJson", "title": "Bench points"},
+                          files={"file": ("points.geojson", json.dumps(points))}).json()
+    service = requests.post(f"{base}/publish", data={"f": "json", "token": key, "itemID": added["id"], "filetype": "geojson",
+                                                     "publishParameters": '{"name": "BenchPoints"}'}).json()["services"][0]
+    for _ in range(600):
+        status = requests.get(f"{base}/items/{service['serviceItemId']}/status",
+                              params={"f": "json", "token": key, "jobType": "publish", "jobId": service["jobId"]}).json()
+        if status["status"] != "processing":
+            break
+        time.sleep(0.05)
+    assert status["status"] == "completed", status
+    return f"/arcgis/home/publishing.html?id={service['serviceItemId']}&job={service['jobId']}", \
+        f"/arcgis/sharing/rest/content/users/{USER}/items/{service['serviceItemId']}/status?f=json&jobType=publish&jobId={service['jobId']}"
+
+
 def timed(send):
     began = time.perf_counter()
     status, _, body = send()
@@ -113,6 +135,7 @@ def main():
         search = json.loads(rest.send("GET", "/arcgis/sharing/rest/search?f=json&q=type:%22Feature%20Service%22&num=1",
                                       headers=bearer)[2])
         service_item = search["results"][0]["id"]
+        publishing, publish_status = published(port, key)
         portal = "/arcgis/sharing/rest"
         pages = {
             "index": ("/arcgis/home/index.html", f"{portal}/portals/self?f=json"),
@@ -122,6 +145,7 @@ def main():
             "devices": ("/arcgis/home/devices.html?service=Demo", "/arcgis/rest/services/Demo/FeatureServer/replicas?f=json"),
             "organization": ("/arcgis/home/organization.html", f"{portal}/portals/self?f=json"),
             "user": ("/arcgis/home/user.html", f"{portal}/portals/self?f=json"),
+            "publishing": (publishing, publish_status),
         }
         # Each page as the signed-in admin sees it, before timing: a sign-in prompt would be faster.
         for name, (page, _) in pages.items():

@@ -143,6 +143,15 @@ import Testing
     }
 
     @Test func theOrganizationPageShowsTheJobQueueAndStoragePerMember() async throws {
+        // Without backups configured too: the page goes on past their section.
+        try await OAuthFlows.with { client, _, _ in
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada")
+            let page = try await admin.open("organization.html")
+            let backups = page.text.range(of: "id=\"backups-heading\"").map { String(page.text[$0.lowerBound...].prefix(400)) } ?? ""
+            #expect(backups.contains("Backups are not configured"), "\(backups)")
+            #expect(page.text.contains("id=\"jobs-now\"") && page.text.contains("id=\"storage\""), "\(page.text.suffix(1_500))")
+        }
         try await Self.withServer { client, _, _, tokens in
             _ = try await post(
                 client, "/arcgis/sharing/rest/content/users/eve/addItem",

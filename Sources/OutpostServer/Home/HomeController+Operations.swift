@@ -18,7 +18,13 @@ extension HomeController {
         } catch let failure as HomeFailure {
             out += "<p role=\"alert\">The server is not ready: \(HTMLText.escape(failure.text))</p>"
         }
-        out += "</section><section aria-labelledby=\"backups-heading\"><h2 id=\"backups-heading\">Backups</h2>"
+        out += "</section>"
+        return out + (try await backupsSection(home)) + (try await jobsSection(home)) + (try await storageSection(home))
+    }
+
+    /// The backups (`rest/admin/backups`), or why there are none to show.
+    func backupsSection(_ home: HomeRequest) async throws -> String {
+        var out = "<section aria-labelledby=\"backups-heading\"><h2 id=\"backups-heading\">Backups</h2>"
         let answer: JSONValue
         do {
             answer = try await home.get("/arcgis/rest/admin/backups")
@@ -50,7 +56,7 @@ extension HomeController {
         }
         out +=
             "<p class=\"hint\">Restore one with <code>tar -xf NAME.tar</code>, then <code>outpost restore NAME</code> (docs/operations.md).</p></section>"
-        return out + (try await jobsSection(home)) + (try await storageSection(home))
+        return out
     }
 
     /// The job runner's queue (`rest/admin/jobs`).
