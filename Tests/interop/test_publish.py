@@ -4,30 +4,20 @@
 status polling), and reads the services it hands back; bob, another editor, cannot publish
 her file. HTTPS with `--require-auth`, on either backend (OUTPOST_INTEROP_BACKEND)."""
 import os
-import tempfile
 
 import pytest
 
 arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
 from arcgis.gis import GIS  # noqa: E402
 
-from api_key_support import users  # noqa: E402
-from conftest import ROOT, running_server  # noqa: E402
+# One HTTPS portal with token security and two editors, alice and bob (the API key tests' own).
+from api_key_support import PASSWORDS, portal  # noqa: E402,F401
+from conftest import ROOT  # noqa: E402
 from home_support import shapefile_zip_and_gdb  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning", "ignore::DeprecationWarning")
 
-PASSWORDS = {"alice": "alice-password-1", "bob": "bob-password-1"}
 CITIES = os.path.join(ROOT, "testdata", "naturalearth_cities.geojson")
-
-
-@pytest.fixture(scope="module")
-def portal():
-    data = tempfile.mkdtemp(prefix="outpost-publish-")
-    for name, password in PASSWORDS.items():
-        users(data, "add", name, "--role", "editor", password=password)
-    with running_server(data, "--require-auth", tls=True) as base:
-        yield base
 
 
 @pytest.fixture(scope="module")
