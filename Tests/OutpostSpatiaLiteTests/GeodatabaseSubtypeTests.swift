@@ -1,4 +1,6 @@
 import Foundation
+import OutpostStorage
+import OutpostTestSupport
 import OutpostWire
 import Testing
 
@@ -171,5 +173,20 @@ import Testing
         let catalog = try GeodatabaseCatalog(items: [("Mains", outside), ("MaterialCD", Self.materials), ("SmallDiameter", Self.smallDiameter)])
         #expect(catalog.layerSubtypes(of: "Mains", layer: try Self.layer(), fieldNames: Self.fieldNames, warn: { warnings.append($0) }) == nil)
         #expect(warnings.last?.contains("subtypes not kept") == true && warnings.last?.contains("diameter") == true)
+    }
+}
+
+/// GDAL's time limit (docs/portal.md, "Publishing"): past it the run ends in a failure that says so.
+@Suite struct GDALTimeLimitTests {
+    @Test func aConversionPastItsTimeLimitFailsSayingSo() async throws {
+        let target = NSTemporaryDirectory() + "limit-\(UUID().uuidString).gpkg"
+        defer { try? FileManager.default.removeItem(atPath: target) }
+        // A nanosecond: the limit ends the run before GDAL's process can have done anything.
+        do {
+            try await GDALSource.convert(TestFolders.testdata + "/naturalearth_cities.geojson", to: target, timeLimit: .nanoseconds(1))
+            Issue.record("the conversion outran a nanosecond")
+        } catch StoreError.importFailed(let reason) {
+            #expect(reason.hasPrefix("GDAL did not read ") && reason.hasSuffix(" within 0 s."), "\(reason)")
+        }
     }
 }

@@ -107,7 +107,7 @@ import Testing
     @Test func anArchiveWithTwoEndRecordsIsRefused() {
         let honest = Self.archive([Declared(name: "x.shp")])
         let inner = Array(honest.suffix(22))
-        var record = Array(honest.dropLast(22 + 0))
+        var record = Array(honest.dropLast(22))
         // The real end record's comment holds a copy of an end record and one byte more.
         let comment = inner + [0x20]
         record += Array(inner.prefix(20)) + [UInt8(comment.count & 0xFF), UInt8(comment.count >> 8)] + comment

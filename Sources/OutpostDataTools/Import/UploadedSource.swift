@@ -7,7 +7,8 @@ import OutpostWire
 /// GDAL's `ogr2ogr` in a process of its own, every driver but the one its type names skipped
 /// (a VRT or a URL inside cannot send GDAL elsewhere), under a time limit, into a GeoPackage that
 /// `FeatureImporter` then imports as it imports the CLI's files. A ZIP archive's directory is
-/// checked first (`ZipDirectory`). Nothing of the file is parsed in the server's process.
+/// checked first (`ZipDirectory`); a GeoPackage is opened defensively first (`UntrustedGeoPackage`).
+/// GDAL reads the rest of the file in its own process.
 public struct UploadedSource: Sendable, Equatable {
     public let format: PublishFileType
     /// What GDAL opens: the file, or a path inside it through `/vsizip/`.

@@ -38,11 +38,8 @@ final class HomeGateway: Sendable {
         _ method: HTTPRequest.Method, _ path: String, form: [(String, String)] = [], file: HomeUpload? = nil, session: HomeSession,
         original: Request, context: OutpostRequestContext
     ) async throws -> Answer {
-        guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
-        var fields = HTTPFields()
-        if let token = session.token { fields[.init("X-Esri-Authorization")!] = "Bearer \(token)" }
+        var fields = Self.fields(session)
         fields[.accept] = "application/json"
-        fields[.userAgent] = "Outpost home"
         let encoded = HomeGateway.formEncoded([("f", "json")] + form)
         var target = path
         var requestBody = RequestBody(buffer: ByteBuffer())
@@ -59,10 +56,7 @@ final class HomeGateway: Sendable {
             fields[.contentLength] = String(encoded.utf8.count)
             requestBody = RequestBody(buffer: ByteBuffer(string: encoded))
         }
-        let head = HTTPRequest(method: method, scheme: original.head.scheme, authority: original.head.authority, path: target, headerFields: fields)
-        var context = OutpostRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
-        context.ownsConnection = false
-        let response = try await responder.respond(to: Request(head: head, body: requestBody), context: context)
+        let response = try await respond(method, target, fields, requestBody, original: original, context: context)
         let collected = Collected()
         try await response.body.write(Collector(into: collected, limit: Self.maximumAnswerBytes))
         return Answer(status: response.status, headers: response.headers, body: collected.buffer.withLock { $0 })
@@ -71,16 +65,28 @@ final class HomeGateway: Sendable {
     /// The REST API's answer to a GET of `path` as `session`'s user, passed on as it streams
     /// (a file: a backup's download), with what the home's pages send besides.
     func passThrough(_ path: String, session: HomeSession, original: Request, context: OutpostRequestContext) async throws -> Response {
-        guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
+        var response = try await respond(.get, path, Self.fields(session), RequestBody(buffer: ByteBuffer()), original: original, context: context)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// The headers every sub-request carries: the user's token and who asks.
+    private static func fields(_ session: HomeSession) -> HTTPFields {
         var fields = HTTPFields()
         if let token = session.token { fields[.init("X-Esri-Authorization")!] = "Bearer \(token)" }
         fields[.userAgent] = "Outpost home"
-        let head = HTTPRequest(method: .get, scheme: original.head.scheme, authority: original.head.authority, path: path, headerFields: fields)
+        return fields
+    }
+
+    /// One sub-request through the router, on the page's connection (which it does not own).
+    private func respond(
+        _ method: HTTPRequest.Method, _ target: String, _ fields: HTTPFields, _ body: RequestBody, original: Request, context: OutpostRequestContext
+    ) async throws -> Response {
+        guard let responder = responder.withLock({ $0 }) else { throw HomeFailure(message: "The server is starting.", code: 503) }
+        let head = HTTPRequest(method: method, scheme: original.head.scheme, authority: original.head.authority, path: target, headerFields: fields)
         var context = OutpostRequestContext(source: ApplicationRequestContextSource(channel: context.channel, logger: logger))
         context.ownsConnection = false
-        var response = try await responder.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
-        response.headers[.cacheControl] = "no-store"
-        return response
+        return try await responder.respond(to: Request(head: head, body: body), context: context)
     }
 
     /// A JSON answer, or the ArcGIS error it carries (as the status or as a 200 envelope)

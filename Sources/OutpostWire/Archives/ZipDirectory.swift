@@ -8,7 +8,7 @@ import Foundation
 /// entries, no encryption. Names are refused when they could mean a place outside the archive
 /// (absolute, `..`, a backslash, a NUL), even though nothing is extracted: such an archive was
 /// made to attack something. The declared sizes bound the work before it starts
-/// (docs/home.md, "Publishing an upload").
+/// (docs/portal.md, "Publishing").
 public struct ZipDirectory: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         public var name: String
