@@ -38,6 +38,7 @@ let package = Package(
         fuzzTarget("FuzzRequestHead", ["OutpostWire"]),
         fuzzTarget("FuzzOAuth", ["OutpostWire", "OutpostIdentity", "OutpostStorage"]),
         fuzzTarget("FuzzZipDirectory", ["OutpostWire"]),
+        fuzzTarget("FuzzCSV", ["OutpostWire"]),
         fuzzTarget("FuzzHome", ["OutpostServer"]),
         fuzzTarget(
             "FuzzIDToken", ["OutpostWire", "OutpostIdentity", "OutpostStorage"],

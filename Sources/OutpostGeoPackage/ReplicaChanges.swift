@@ -47,6 +47,13 @@ public struct ReplicaChanges: Sendable, Equatable {
         case unreadable(String)
         case invalid(String)
 
+        /// The reason alone, without what kind of file was expected.
+        public var reason: String {
+            switch self {
+            case .unreadable(let reason), .invalid(let reason): reason
+            }
+        }
+
         public var description: String {
             switch self {
             case .unreadable(let reason): "not a readable GeoPackage: \(reason)"

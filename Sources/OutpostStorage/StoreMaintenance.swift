@@ -16,6 +16,10 @@ public protocol StoreMaintenance: Sendable {
     /// conflict log is kept. Contract: a copy of a replica unregistered before the purge can
     /// no longer be registered to sync deletes it never received.
     @discardableResult func compact() throws -> CompactReport
+    /// The bytes each of `tables` takes on disk with its indexes (and SpatiaLite's R*Tree of
+    /// its geometry), by the name given; a table that does not exist is left out. Storage per
+    /// service (`rest/admin/storage`) sums its layers' `StoredLayer.storageTables`.
+    func tableBytes(_ tables: [String]) throws -> [String: Int64]
 }
 
 public enum StoreHealth: Sendable, Equatable {

@@ -22,6 +22,8 @@ public struct StoredLayer: Sendable, Equatable {
     /// Rows of named versions (versioned services): whole rows, one per feature a version changed.
     public var versionTable: String { "\(tableName)__version_rows" }
     public var srid: Int { definition.spatialReference.epsg }
+    /// The tables holding the layer's rows and their companions, as `StoreMaintenance.tableBytes` takes them.
+    public var storageTables: [String] { [tableName, attachmentTable, historyTable, versionTable] }
 
     public init(definition: LayerDefinition, serviceName: String, tableName: String, isVersioned: Bool = false) {
         self.definition = definition

@@ -23,6 +23,8 @@ public protocol TileSetStore: Sendable {
     /// The tiles of a block with their sizes, in the order `readTiles` hands them (exports
     /// lay a bundle out from these before they read the bytes).
     func tileSizes(set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>) throws -> [StoredTile]
+    /// The bytes the set's tiles and style resources take on disk.
+    func storedBytes(set: String) throws -> Int64
     /// The tiles of a block, their bytes lent to `body` for the call only.
     func readTiles(
         set: String, level: Int, rows: ClosedRange<Int>, columns: ClosedRange<Int>, _ body: (StoredTile, UnsafeRawBufferPointer) throws -> Void

@@ -42,6 +42,15 @@ extension MBTilesFolder {
     }
 
     /// Removes a set's file and its resources (a listing that failed after the copy).
+    /// The file's bytes and its style resources'.
+    public func storedBytes(file: String) throws -> Int64 {
+        let files = FileManager.default
+        func size(_ path: String) -> Int64 { ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0 }
+        let resources = path(of: file) + ".resources"
+        let inside = files.enumerator(atPath: resources)?.compactMap { $0 as? String } ?? []
+        return size(path(of: file)) + inside.reduce(0) { $0 + size((resources as NSString).appendingPathComponent($1)) }
+    }
+
     public func remove(file: String) {
         try? FileManager.default.removeItem(atPath: path(of: file))
         try? FileManager.default.removeItem(atPath: path(of: file) + ".resources")

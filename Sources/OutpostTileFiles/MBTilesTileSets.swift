@@ -28,6 +28,8 @@ extension MBTilesTileSets {
         try files.readTiles(file: try file(of: set), level: level, rows: rows, columns: columns, body)
     }
 
+    public func storedBytes(set: String) throws -> Int64 { try files.storedBytes(file: try file(of: set)) }
+
     public func addStyleResources(set: String, from directory: String) throws -> [String] {
         try files.addStyleResources(file: try file(of: set), from: directory)
     }

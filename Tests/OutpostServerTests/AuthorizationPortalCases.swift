@@ -33,6 +33,9 @@ extension MatrixCase {
                 "\(portal)/portals/\(PortalController<SpatiaLiteBackend>.organizationId)/roles?f=json"
             },
             .read("**") { _ in "\(portal)/nothing/here?f=json" },
+            .read("portals/:portal/isServiceNameAvailable") { _ in
+                "\(portal)/portals/self/isServiceNameAvailable?name=Free&type=featureService&f=json"
+            },
             .read("community/self", subject: owned) { _ in "\(portal)/community/self?f=json" },
             .read("community/users/:user", subject: owned) { _ in "\(portal)/community/users/\(eve)?f=json" },
             .read("content/users/:user/:folder", subject: owned) { s in "\(portal)/content/users/\(eve)/\(s.objects.folderId)?f=json" },

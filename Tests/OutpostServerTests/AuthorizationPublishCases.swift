@@ -37,4 +37,22 @@ extension MatrixCase {
                 })
         }
     }
+
+    /// `content/features/analyze` of a fresh CSV item of the owner's: an allowed caller gets
+    /// its columns (a refused one the row's refusal).
+    static var analyzeCases: [MatrixCase] {
+        ["private", "org"].map { access in
+            .post(
+                "content/features/analyze", access, subject: item(access),
+                make: { s, _ in
+                    let file = TestFolders.file("points.csv")
+                    try "name,longitude,latitude\nA,13.4,52.5\n".write(toFile: file, atomically: true, encoding: .utf8)
+                    let item = PortalItem(
+                        id: PortalNames.newId(), owner: AuthorizationSession.owner, title: s.unique("points"), type: "CSV",
+                        access: ItemAccess(rawValue: access) ?? .private, created: s.store.clock.milliseconds())
+                    try s.store.portal.addItem(item, data: .file(name: "points.csv", path: file))
+                    return Probe(path: "\(portal)/content/features/analyze", fields: [("f", "json"), ("itemid", item.id), ("fileType", "csv")])
+                })
+        }
+    }
 }

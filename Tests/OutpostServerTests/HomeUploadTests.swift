@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostTestSupport
 import OutpostWire
 import Testing
 
@@ -46,6 +47,26 @@ import Testing
             let mine = try await post(client, "\(Self.portal)/content/users/eve", [("f", "json"), ("token", tokens["eve"]!)])
             let upload = mine["items"]?.arrayValue?.first { $0["title"]?.stringValue == "Cities of the world" }
             #expect(upload?["type"]?.stringValue == "Shapefile" && upload?["size"]?.int64Value == Int64(zip.count), "\(mine)")
+        }
+    }
+
+    /// MBTiles from the same form: a tile service, and the page links its item.
+    @Test func anMBTilesUploadBecomesATileService() async throws {
+        try await OAuthFlows.with { client, store, _ in
+            var eve = HomeBrowser(client)
+            _ = try await eve.signIn("eve")
+            let content = try await eve.open("content.html")
+            #expect(content.text.contains("<option value=\"mbtiles\">") && content.text.contains(".mbtiles"), "\(content)")
+            let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try MBTilesFixtures.make())))
+            let first = try await eve.submitMultipart(
+                "upload", [("filetype", "mbtiles"), ("title", "Orthophoto"), ("name", "Orthophoto")],
+                files: [("file", "ortho.mbtiles", "application/vnd.sqlite3", file)])
+            let done = try await Self.published(&eve, first)
+            #expect(done.visibleText.contains("The service Orthophoto is published."), "\(done)")
+            #expect(try store.tiles.tileSet(named: "Orthophoto")?.kind == .raster)
+            let item = try #require(HomeBrowser.Page.firstMatch(#"id="published-item" href="/arcgis/home/([^"]+)""#, in: done.text))
+            let itemPage = try await eve.open(item)
+            #expect(itemPage.visibleText.contains("Map Service"), "\(itemPage.visibleText.prefix(1_500))")
         }
     }
 

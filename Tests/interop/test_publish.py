@@ -74,3 +74,46 @@ def test_another_editor_cannot_publish_her_file_and_a_taken_name_is_refused(port
     with pytest.raises(Exception, match="already exists"):
         item.publish(publish_parameters={"name": "taken_ONCE"})
     assert [found.title for found in alice.content.search("Bobs_cities", item_type="Feature Service")] == []
+
+
+def test_a_csv_is_analyzed_then_published_as_the_python_api_does_it(portal, tmp_path):
+    """`Item.publish()` of a CSV item: the client asks `content/features/analyze` and
+    `portals/self/isServiceNameAvailable` first, then publishes with what analyze answered."""
+    alice = signed_in(portal, "alice")
+    csv = tmp_path / "inspections.csv"
+    csv.write_text("site;Longitude;Latitude;visits\nNorth gate;13.40;52.50;3\nPond;13.41;52.51;1\nBarn;13.42;52.52;2\n")
+    item = alice.content.add({"type": "CSV", "title": "Site inspections"}, data=str(csv))
+    analyzed = alice.content.analyze(item=item, file_type="csv")
+    assert analyzed["publishParameters"]["longitudeFieldName"] == "Longitude"
+    assert analyzed["publishParameters"]["columnDelimiter"] == ";"
+    assert alice.content.is_service_name_available("Site_inspections", "featureService")
+    service = item.publish()
+    assert service.url.endswith("/rest/services/Site_inspections/FeatureServer")
+    assert not alice.content.is_service_name_available("Site_inspections", "featureService")
+    layer = service.layers[0]
+    rows = {f.attributes["site"]: (f.attributes["visits"], round(f.geometry["x"], 2)) for f in layer.query(where="1=1", out_fields="*").features}
+    assert rows == {"North gate": (3, 13.40), "Pond": (1, 13.41), "Barn": (2, 13.42)}
+
+
+def test_an_mbtiles_file_made_by_gdal_becomes_a_map_service(portal, tmp_path):
+    """A raster GDAL wrote as MBTiles (`gdal_translate -of MBTILES`), added and published with
+    `file_type="mbtiles"` (Outpost's own): a tiled MapServer serving the file's tiles."""
+    import sqlite3
+    import subprocess
+
+    import requests
+
+    tif, mbtiles = str(tmp_path / "field.tif"), str(tmp_path / "field.mbtiles")
+    subprocess.run(["gdal_create", "-of", "GTiff", "-outsize", "256", "256", "-bands", "3", "-burn", "40", "-burn", "160", "-burn", "90",
+                    "-a_srs", "EPSG:3857", "-a_ullr", "-20037508", "20037508", "20037508", "-20037508", tif], check=True, capture_output=True)
+    subprocess.run(["gdal_translate", "-of", "MBTILES", tif, mbtiles], check=True, capture_output=True)
+    with sqlite3.connect(mbtiles) as db:
+        level, column, row, expected = db.execute("SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles ORDER BY zoom_level DESC LIMIT 1").fetchone()
+    alice = signed_in(portal, "alice")
+    item = alice.content.add({"type": "MBTiles", "title": "Field imagery"}, data=mbtiles)
+    service = item.publish(file_type="mbtiles", publish_parameters={"name": "Field_imagery"})
+    assert service.type == "Map Service" and service.url.endswith("/rest/services/Field_imagery/MapServer")
+    top_row = (1 << level) - 1 - row
+    tile = requests.get(f"{service.url}/tile/{level}/{top_row}/{column}", params={"token": alice._con.token}, verify=False, timeout=30)
+    assert tile.status_code == 200 and tile.content == bytes(expected)
+    assert [related.id for related in service.related_items("Service2Data", "forward")] == [item.id]

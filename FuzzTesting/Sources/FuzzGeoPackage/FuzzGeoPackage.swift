@@ -11,10 +11,13 @@ import OutpostWire
 // An uploaded GeoPackage (an upload delta or a replica file, `synchronizeReplica` with
 // `editsUploadFormat=sqlite`; a downloaded replica a client adopts): the input's bytes as a
 // file, read by ReplicaChanges.read with the server's kind of limits and checked by
-// ReplicaFile.checkUntrusted. Oracles: no crash, no more changes than the limit, and no more
-// attachment bytes than the file holds (with the reader's 64 KiB of slack).
+// ReplicaFile.checkUntrusted; as a published GeoPackage (UntrustedGeoPackage.check) and a
+// published MBTiles file (UntrustedMBTiles.rebuild). Oracles: no crash, no more changes than
+// the limit, no more attachment bytes than the file holds (with the reader's 64 KiB of
+// slack), and no more tiles than the file has bytes.
 
 private let path = scratchPath("upload.gpkg")
+private let rebuilt = scratchPath("rebuilt.mbtiles")
 private let limits = UntrustedFileLimits(maximumFileBytes: 1 << 20, maximumValueBytes: 1 << 20, maximumChanges: 10_000)
 
 private func write(_ bytes: [UInt8]) {
@@ -50,6 +53,14 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     let checked = Result { () throws(ReplicaChanges.Failure) in try ReplicaFile.checkUntrusted(path) }
     if verbose { print("checkUntrusted: \(checked)") }
+    let published = Result { () throws(ReplicaChanges.Failure) in try UntrustedGeoPackage.check(path) }
+    if verbose { print("UntrustedGeoPackage.check: \(published)") }
+    // The same bytes as an uploaded MBTiles file: every tile copied holds at least a byte.
+    unlink(rebuilt)
+    defer { unlink(rebuilt) }
+    let tiles = Result { () throws(ReplicaChanges.Failure) in try UntrustedMBTiles.rebuild(path, to: rebuilt) }
+    if verbose { print("UntrustedMBTiles.rebuild: \(tiles)") }
+    if case .success(let count) = tiles { fuzzCheck(count <= input.bytes.count, "\(count) tiles from a \(input.bytes.count)-byte file") }
     return 0
 }
 

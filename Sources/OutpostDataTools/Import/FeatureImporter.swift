@@ -324,6 +324,9 @@ public struct FeatureImportOptions: Sendable {
     public var capabilities = ServiceDefinition.defaultCapabilities
     /// Reproject a GDAL source to this EPSG code (nil: keep its spatial reference).
     public var srs: Int?
+    /// A CSV source's coordinate columns, when named (the portal's `longitudeFieldName` and
+    /// `latitudeFieldName`); otherwise the usual names are looked for.
+    public var csvCoordinates: (longitude: String, latitude: String)?
     /// Where a GDAL source's GeoPackage is written on its way in (the store's `tmp/` from the CLI).
     public var scratchDirectory = NSTemporaryDirectory()
     /// Hears what the import leaves out or cannot link (the CLI prints it).

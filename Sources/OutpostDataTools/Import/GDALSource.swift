@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostStorage
+import OutpostWire
 import Subprocess
 
 /// Any vector source GDAL reads (a File Geodatabase folder, a Shapefile, CSV with X/Y or WKT
@@ -22,15 +23,18 @@ enum GDALSource {
     /// `csv` says the source is CSV whatever its name; `onlyDriver` is the one GDAL driver that
     /// may open it (an upload's); past `timeLimit`, GDAL is stopped and the conversion fails.
     static func convert(
-        _ source: String, to target: String, srs: Int? = nil, csv: Bool = false, onlyDriver: String? = nil, timeLimit: Duration? = nil,
-        progress: (@Sendable (Int) -> Void)? = nil
+        _ source: String, to target: String, srs: Int? = nil, csv: Bool = false, csvCoordinates: (longitude: String, latitude: String)? = nil,
+        onlyDriver: String? = nil, timeLimit: Duration? = nil, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws {
         var arguments = ["ogr2ogr", "-f", "GPKG", target, source]
         let csv = csv || source.lowercased().hasSuffix(".csv")
         if csv {
-            // Coordinates from the usual column names, or WKT; the columns' types guessed from their values.
+            // Coordinates from the columns named, else the usual names (CSVAnalysis's), or WKT;
+            // the columns' types guessed from their values.
+            let longitude = csvCoordinates?.longitude ?? CSVAnalysis.longitudeNames.joined(separator: ",")
+            let latitude = csvCoordinates?.latitude ?? CSVAnalysis.latitudeNames.joined(separator: ",")
             arguments += [
-                "-oo", "X_POSSIBLE_NAMES=x,lon,lng,long,longitude,easting", "-oo", "Y_POSSIBLE_NAMES=y,lat,latitude,northing",
+                "-oo", "X_POSSIBLE_NAMES=\(longitude)", "-oo", "Y_POSSIBLE_NAMES=\(latitude)",
                 "-oo", "GEOM_POSSIBLE_NAMES=wkt,geometry,geom,the_geom", "-oo", "KEEP_GEOM_COLUMNS=NO", "-oo", "AUTODETECT_TYPE=YES",
             ]
         }

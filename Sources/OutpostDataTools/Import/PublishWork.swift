@@ -50,7 +50,8 @@ public struct PublishWork<Backend: OutpostBackend>: Sendable {
             do {
                 outcome = .success(
                     try await source.convert(
-                        displayName: displayName, scratchDirectory: options.scratchDirectory, srs: options.srs, timeLimit: timeLimit,
+                        displayName: displayName, scratchDirectory: options.scratchDirectory, srs: options.srs,
+                        csvCoordinates: options.csvCoordinates, timeLimit: timeLimit,
                         progress: { percent in state.withLock { $0.percent = max($0.percent, min(40, percent * 40 / 100)) } }))
             } catch {
                 outcome = .failure(error)

@@ -18,6 +18,7 @@ public struct UploadedSource: Sendable, Equatable {
     /// must hold (a `.shp`, a `.gdb` folder), refusing with `StoreError.importFailed`.
     public init(path: String, format: PublishFileType, limits: ZipDirectory.Limits = ZipDirectory.Limits()) throws {
         self.format = format
+        guard !format.isTiles else { throw StoreError.importFailed("An MBTiles file holds tiles, not features: it becomes a tile service.") }
         guard format.isZipped else {
             if format == .geoPackage {
                 do { try UntrustedGeoPackage.check(path) } catch {
@@ -74,7 +75,8 @@ extension UploadedSource {
     /// task: the import that follows (`FeatureImporter.importConverted`) is blocking work.
     /// Errors name the file as `displayName`, never by where the server keeps it.
     public func convert(
-        displayName: String, scratchDirectory: String, srs: Int?, timeLimit: Duration, progress: @escaping @Sendable (Int) -> Void
+        displayName: String, scratchDirectory: String, srs: Int?, csvCoordinates: (longitude: String, latitude: String)? = nil,
+        timeLimit: Duration, progress: @escaping @Sendable (Int) -> Void
     ) async throws -> ConvertedUpload {
         try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
         let scratch = (scratchDirectory as NSString).appendingPathComponent("publish-\(UUID().uuidString)")
@@ -85,7 +87,8 @@ extension UploadedSource {
                 ? try await GDALSource.geodatabaseCatalog(gdalPath, scratch: scratch + "-items.gpkg", onlyDriver: format.driver, timeLimit: timeLimit)
                 : GeodatabaseCatalog()
             try await GDALSource.convert(
-                gdalPath, to: converted, srs: srs, csv: format == .csv, onlyDriver: format.driver, timeLimit: timeLimit, progress: progress)
+                gdalPath, to: converted, srs: srs, csv: format == .csv, csvCoordinates: csvCoordinates, onlyDriver: format.driver,
+                timeLimit: timeLimit, progress: progress)
             return ConvertedUpload(path: converted, catalog: catalog)
         } catch StoreError.importFailed(let reason) {
             try? FileManager.default.removeItem(atPath: converted)
@@ -119,6 +122,8 @@ extension PublishFileType {
         case .geojson: "GeoJSON"
         case .geoPackage: "GPKG"
         case .kml: "KML"
+        // Never read by GDAL (`TilePublishWork` rebuilds it); no driver may open it.
+        case .mbtiles: "MBTiles"
         }
     }
 }

@@ -33,6 +33,22 @@ public struct PostgresMaintenance: StoreMaintenance {
         return StoreCounts(replicas: try row?.int(0) ?? 0, conflicts: try row?.int(1) ?? 0, databaseBytes: try row?.int(2) ?? 0)
     }
 
+    /// Each table's total size (`pg_total_relation_size`: its indexes and TOAST with it),
+    /// read from the catalog and the files' sizes, never by scanning rows.
+    public func tableBytes(_ tables: [String]) throws -> [String: Int64] {
+        let byLower = Dictionary(tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var bytes: [String: Int64] = [:]
+        for row in try pool.query(
+            """
+            SELECT lower(relname), pg_total_relation_size(oid) FROM pg_class
+            WHERE relnamespace = 'public'::regnamespace AND relkind = 'r' AND lower(relname) = ANY(\(PostgresTextArray(Array(byLower.keys))))
+            """
+        ).rows {
+            if let name = try row.string(0).flatMap({ byLower[$0] }) { bytes[name] = try row.int64(1) ?? 0 }
+        }
+        return bytes
+    }
+
     /// Purges the tombstones every replica that may still sync has seen (per service: those
     /// the oldest tick its registered replicas hold saw, and no newer than a tick taken for a
     /// replica still being created), the ticks no one can hold any more, and the receipts of

@@ -80,7 +80,8 @@ extension HomeController {
         return out + "</section>"
     }
 
-    /// Storage per owner (`rest/admin/storage`): their items and the bytes those hold.
+    /// Storage per owner (`rest/admin/storage`): their items and the bytes those hold; then
+    /// each service's bytes on disk.
     func storageSection(_ home: HomeRequest) async throws -> String {
         let answer = try await home.get("/arcgis/rest/admin/storage")
         var out = "<section aria-labelledby=\"storage-heading\"><h2 id=\"storage-heading\">Storage</h2>"
@@ -91,6 +92,13 @@ extension HomeController {
             let label = name == "outpost" ? "outpost (the server's own items)" : name
             out += "<tr><th scope=\"row\">\(HTMLText.escape(label))</th><td>\(owner["items"]?.int64Value ?? 0)</td>"
             out += "<td>\(HTMLText.bytes(owner["bytes"]?.int64Value ?? 0))</td></tr>"
+        }
+        out += "</tbody></table></div>"
+        out += "<div class=\"table-wrap\"><table id=\"service-storage\"><caption>Services on disk</caption><thead><tr>"
+        out += "<th scope=\"col\">Service</th><th scope=\"col\">Kind</th><th scope=\"col\">Size</th></tr></thead><tbody>"
+        for service in answer["services"]?.arrayValue ?? [] {
+            out += "<tr><th scope=\"row\">\(HTMLText.escape(service["name"]?.stringValue ?? ""))</th>"
+            out += "<td>\(HTMLText.escape(service["type"]?.stringValue ?? ""))</td><td>\(HTMLText.bytes(service["bytes"]?.int64Value ?? 0))</td></tr>"
         }
         return out + "</tbody></table></div></section>"
     }

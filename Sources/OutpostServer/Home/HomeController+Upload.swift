@@ -3,7 +3,7 @@ import Hummingbird
 import OutpostWire
 
 /// Data in (`content.html`'s upload form, `publishing.html`): a file becomes an item through
-/// the portal's `addItem`, then a feature service through its `publish`, as a client does it;
+/// the portal's `addItem`, then a feature or tile service through its `publish`, as a client does it;
 /// the publishing page follows the job through the item's `status` and shows its warnings.
 extension HomeController {
     var uploadPages: [String: Page] { ["publishing.html": { try await publishingPage($0) }] }
@@ -13,12 +13,12 @@ extension HomeController {
     static let uploadKinds: [(format: PublishFileType, label: String, accept: String)] = [
         (.shapefile, "Shapefile (zipped)", ".zip"), (.fileGeodatabase, "File Geodatabase (zipped)", ".zip"),
         (.geoPackage, "GeoPackage", ".gpkg"), (.csv, "CSV with coordinates (longitude, latitude or WKT)", ".csv"),
-        (.geojson, "GeoJSON", ".geojson,.json"), (.kml, "KML", ".kml"),
+        (.geojson, "GeoJSON", ".geojson,.json"), (.kml, "KML", ".kml"), (.mbtiles, "MBTiles (raster or vector tiles)", ".mbtiles"),
     ]
 
     func uploadForm(session: HomeSession) -> String {
         var out = "<section aria-labelledby=\"add-data\"><h2 id=\"add-data\">Add data</h2>"
-        out += "<p>The file becomes an item and a feature service others can take offline.</p>"
+        out += "<p>The file becomes an item and a service others can take offline: features, or tiles from an MBTiles file.</p>"
         out += "<form method=\"post\" action=\"/arcgis/home/actions/upload\" enctype=\"multipart/form-data\">\(HTMLText.csrfField(session))"
         out += "<p><label for=\"upload-kind\">Kind of file</label><select id=\"upload-kind\" name=\"filetype\">"
         for kind in Self.uploadKinds { out += "<option value=\"\(kind.format.rawValue)\">\(HTMLText.escape(kind.label))</option>" }

@@ -2,9 +2,10 @@ import Hummingbird
 import OutpostStorage
 import OutpostWire
 
-/// Storage per item owner at `/arcgis/rest/admin/storage` (docs/operations.md, "Storage"): each
-/// owner's items and the bytes their data, resources and thumbnails hold, as the portal counts
-/// them (`PortalItem.size`), largest first. An administrator's: one pass over the items.
+/// Storage per item owner and per service at `/arcgis/rest/admin/storage` (docs/operations.md,
+/// "Storage"): each owner's items and the bytes their data, resources and thumbnails hold, as
+/// the portal counts them (`PortalItem.size`), and each service's bytes on disk, largest first.
+/// An administrator's: one pass over the items.
 struct StorageController<Backend: OutpostBackend>: Sendable {
     let store: Backend
 
@@ -20,6 +21,19 @@ struct StorageController<Backend: OutpostBackend>: Sendable {
         }
         let owners = totals.sorted { $0.value.bytes != $1.value.bytes ? $0.value.bytes > $1.value.bytes : $0.key < $1.key }
             .map { JSONValue.object(["owner": .string($0.key), "items": .int($0.value.items), "bytes": .int($0.value.bytes)]) }
-        return ["owners": .array(owners)]
+        return ["owners": .array(owners), "services": .array(try serviceUsage())]
+    }
+
+    /// Each service's bytes on disk: a feature service's tables with their indexes (attachment
+    /// files in the blob store are not counted), a tile service's file; largest first.
+    func serviceUsage() throws -> [JSONValue] {
+        let services = try store.catalog().services
+        let tables = try store.maintenance.tableBytes(services.flatMap { $0.layers.flatMap(\.storageTables) })
+        var usage: [(name: String, type: String, bytes: Int64)] = services.map { service in
+            (service.definition.name, "FeatureServer", service.layers.flatMap(\.storageTables).reduce(0) { $0 + (tables[$1] ?? 0) })
+        }
+        for set in try store.tiles.tileSets() { usage.append((set.name, set.kind.serviceKind, try store.tiles.storedBytes(set: set.name))) }
+        return usage.sorted { $0.bytes != $1.bytes ? $0.bytes > $1.bytes : $0.name < $1.name }
+            .map { JSONValue.object(["name": .string($0.name), "type": .string($0.type), "bytes": .int($0.bytes)]) }
     }
 }

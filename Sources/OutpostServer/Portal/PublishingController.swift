@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import OutpostDataTools
+import OutpostGeoPackage
 import OutpostService
 import OutpostStorage
 import OutpostSync
@@ -8,7 +9,7 @@ import OutpostWire
 
 /// The portal's `publish` (docs/portal.md, "Publishing"): a file item of the caller's
 /// (zipped Shapefile, zipped File Geodatabase, CSV, GeoJSON, GeoPackage, KML) becomes a
-/// feature service through the CLI's import, as a job. The answer names the service, its
+/// feature service through the CLI's import, as a job; an MBTiles file becomes a tile service. The answer names the service, its
 /// item and the job at once; `content/users/<user>/items/<serviceItemId>/status?jobType=publish`
 /// follows it. Everything that can be refused is refused before the job starts.
 struct PublishingController<Backend: OutpostBackend>: Sendable {
@@ -26,22 +27,28 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         for owner in ["content/users/:user", "content/users/:user/:folder"] {
             routes.change(RouterPath(owner + "/publish")) { request, c in try await publish(request, c) }
         }
+        routes.read("content/features/analyze", store: { _, c in RESTResponse.json(try analyze(c), parameters: c.form.parameters) })
+        routes.read(
+            "portals/:portal/isServiceNameAvailable", store: { _, c in RESTResponse.json(try nameAvailable(c), parameters: c.form.parameters) })
     }
 
     private func publish(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
-        let (work, job, size) = try await StoreCall.run { try prepare(c) }
-        try await work.submit(job, runner: runner, caller: c.jobCaller)
-        let url = portal.server(request) + "/arcgis/rest/services/\(job.serviceName)/FeatureServer"
+        let plan = try await StoreCall.run { try prepare(c) }
+        switch plan.work {
+        case .features(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
+        case .tiles(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
+        }
+        let url = portal.server(request) + "/arcgis/rest/services/\(plan.job.serviceName)/\(plan.serviceKind)"
         let service: JSONObject = [
-            "type": "Feature Service", "serviceurl": .string(url), "encodedServiceURL": .string(url), "jobId": .string(job.id),
-            "serviceItemId": .string(job.replicaId), "size": .int(size),
+            "type": .string(plan.serviceType), "serviceurl": .string(url), "encodedServiceURL": .string(url), "jobId": .string(plan.job.id),
+            "serviceItemId": .string(plan.job.replicaId), "size": .int(plan.size),
         ]
         return RESTResponse.json(["services": [.object(service)]], parameters: c.form.parameters)
     }
 
     /// What a publish will do, checked: the caller's file item, its type, the new name; the
     /// job's record.
-    private func prepare(_ c: OutpostRequestContext) throws -> (work: PublishWork<Backend>, job: JobRecord, size: Int64) {
+    private func prepare(_ c: OutpostRequestContext) throws -> PublishPlan<Backend> {
         let p = c.form.parameters
         guard let itemId = p.string("itemID") ?? p.string("itemId"), !itemId.isEmpty else { throw ArcGISError.missingParameter("itemID") }
         // As any change of an item: one the caller may not see is not found, then not theirs forbidden.
@@ -63,6 +70,9 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         guard ServiceDefinition.isValidName(name), !name.contains("/") else {
             throw ArcGISError.invalidParameter("publishParameters", "'\(name)' is not a service name: use letters, digits, '_' and '-'.")
         }
+        if format.isTiles {
+            return try prepareTiles(item: item, fileName: fileName, path: path, name: name, c)
+        }
         if try store.catalog().services.contains(where: { $0.definition.name.caseInsensitiveCompare(name) == .orderedSame }) {
             throw StoreError.serviceExists(name)
         }
@@ -72,6 +82,16 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         options.scratchDirectory = scratchDirectory
         if let count = parameters["maxRecordCount"]?.int64Value, count > 0 { options.maxRecordCount = Int(min(count, 100_000)) }
         if let wkid = parameters["targetSR"]?["wkid"]?.int64Value { options.srs = Int(wkid) }
+        if format == .csv, let longitude = parameters["longitudeFieldName"]?.stringValue,
+            let latitude = parameters["latitudeFieldName"]?.stringValue
+        {
+            // GDAL takes a list of names, `*` as a wildcard: one plain name each.
+            for (name, value) in [("longitudeFieldName", longitude), ("latitudeFieldName", latitude)]
+            where value.isEmpty || value.count > 128 || value.contains(where: { $0 == "," || $0 == "*" || $0.isNewline || $0 == "\0" }) {
+                throw ArcGISError.invalidParameter("publishParameters", "\(name) '\(value.prefix(40))' is not a column name.")
+            }
+            options.csvCoordinates = (longitude, latitude)
+        }
         if let capabilities = parameters["layerInfo"]?["capabilities"]?.stringValue {
             options.capabilities = Self.capabilities(capabilities)
         }
@@ -81,7 +101,29 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         let work = PublishWork(
             store: store, source: source, displayName: fileName, options: options, timeLimit: timeLimit, serviceItemId: job.replicaId,
             dataItemId: item.id)
-        return (work, job, item.size)
+        return PublishPlan(work: .features(work), job: job, size: item.size, serviceKind: "FeatureServer", serviceType: "Feature Service")
+    }
+
+    /// An MBTiles file's publish: its metadata and tile count read defensively now (the
+    /// service's kind follows its format), the tiles rebuilt by the job.
+    private func prepareTiles(
+        item: PortalItem, fileName: String, path: String, name: String, _ c: OutpostRequestContext
+    ) throws -> PublishPlan<Backend> {
+        let summary: UntrustedMBTiles.Summary
+        do { summary = try UntrustedMBTiles.summary(of: path) } catch {
+            throw StoreError.importFailed("\(fileName) cannot be published: \(error.reason).")
+        }
+        guard try store.tiles.tileSet(named: name) == nil else { throw StoreError.serviceExists(name) }
+        let kind: TileSet.Kind = summary.format == "pbf" ? .vector : .raster
+        let job = JobRecord(
+            id: JobRunner.newJobId(), serviceName: name, kind: .publish, replicaId: ServiceItems.id(forService: "\(kind.serviceKind):\(name)"),
+            replicaName: item.id, submittedAt: store.clock.milliseconds(), owner: c.user?.name ?? "")
+        let work = TilePublishWork(
+            store: store, path: path, displayName: fileName, serviceName: name, description: item.snippet, tileCount: summary.tileCount,
+            scratchDirectory: scratchDirectory, serviceItemId: job.replicaId, dataItemId: item.id)
+        return PublishPlan(
+            work: .tiles(work), job: job, size: item.size, serviceKind: kind.serviceKind,
+            serviceType: kind == .raster ? "Map Service" : "Vector Tile Service")
     }
 
     /// `layerInfo.capabilities` ("Query", "Create,Update,Query"…) as the service's: the known
@@ -97,4 +139,18 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         let kept = title.map { $0 == " " ? "_" : $0 }.filter { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "_" || $0 == "-" }
         return kept.isEmpty ? "Published" : String(kept.prefix(100))
     }
+}
+
+/// A checked publish: the work, its job's record, the file's size and the service it makes.
+struct PublishPlan<Backend: OutpostBackend>: Sendable {
+    enum Work: Sendable {
+        case features(PublishWork<Backend>)
+        case tiles(TilePublishWork<Backend>)
+    }
+
+    let work: Work
+    let job: JobRecord
+    let size: Int64
+    let serviceKind: String
+    let serviceType: String
 }

@@ -9,6 +9,9 @@ extension AuthorizationTable {
         Row(
             .portal, "portals/:portal/roles", .read, .identifies, .nothing, .signedIn(refusal: .forbidden),
             "'self' or the portal's id; custom roles: none"),
+        Row(
+            .portal, "portals/:portal/isServiceNameAvailable", .read, .editor, .nothing, .admitted,
+            "whether publish would take a name (feature or tile service): a publisher's question"),
         Row(.portal, "portals/:portal/users", .read, .identifies, .user, .signedIn(refusal: .forbidden), "the members, to a member"),
         Row(
             .portal, "portals/:portal/invite", .change, .admin, .user, .admitted,
@@ -75,6 +78,9 @@ extension AuthorizationTable {
         Row(
             .portal, "content/users/:user/publish", .change, .editor, .item, .changeable(hidden: .itemHidden), inFolder: true,
             "of the file item (itemID); the service it makes is the organisation's, its name new"),
+        Row(
+            .portal, "content/features/analyze", .read, .editor, .item, .visible(hidden: .itemHidden),
+            "a CSV item's (itemid) or the text given, as publish will read it; changes nothing"),
         Row(
             .portal, "content/users/:user/addRelationship", .change, .editor, .item, .changeable(hidden: .itemHidden),
             "of the origin item; the destination must be visible"),

@@ -16,6 +16,36 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         }
     }
 
+    /// Each table's pages with its indexes and its geometry's R*Tree (`idx_<table>_shape_…`),
+    /// from SQLite's `dbstat` in aggregate mode: one row per b-tree, though it reads every page
+    /// of the file to count them (docs/operations.md, "Storage").
+    public func tableBytes(_ tables: [String]) throws -> [String: Int64] {
+        let byLower = Dictionary(tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        return try pool.read { db in
+            var bytes: [String: Int64] = [:]
+            let rows = try Row.fetchCursor(
+                db,
+                sql:
+                    "SELECT lower(m.tbl_name), lower(m.name), d.pgsize FROM dbstat AS d JOIN sqlite_master AS m ON m.name = d.name WHERE d.aggregate = 1"
+            )
+            while let row = try rows.next() {
+                let (owner, name, size): (String, String, Int64) = (row[0], row[1], row[2])
+                let table = byLower[owner] ?? Self.rtreeOwner(name).flatMap { byLower[$0] }
+                if let table { bytes[table, default: 0] += size }
+            }
+            return bytes
+        }
+    }
+
+    /// The table an R*Tree shadow table (`idx_<table>_shape_node`, `_parent`, `_rowid`) indexes.
+    static func rtreeOwner(_ name: String) -> String? {
+        guard name.hasPrefix("idx_") else { return nil }
+        for suffix in ["_shape_node", "_shape_parent", "_shape_rowid"] where name.hasSuffix(suffix) {
+            return String(name.dropFirst(4).dropLast(suffix.count))
+        }
+        return nil
+    }
+
     public func counts() throws -> StoreCounts {
         var counts = try pool.read { db in
             StoreCounts(

@@ -7,6 +7,9 @@ public enum PublishFileType: String, Sendable, CaseIterable {
     case geojson
     case geoPackage
     case kml
+    /// Outpost's own: ArcGIS publishes tiles from its packages (`tilePackage`,
+    /// `vectortilepackage`), which Outpost does not read; MBTiles is what open tools write.
+    case mbtiles
 
     /// From a `filetype` parameter, matched without case.
     public init?(filetype: String) {
@@ -23,9 +26,13 @@ public enum PublishFileType: String, Sendable, CaseIterable {
         case .geojson: "GeoJson"
         case .geoPackage: "GeoPackage"
         case .kml: "KML"
+        case .mbtiles: "MBTiles"
         }
     }
 
     /// Whether it comes zipped (a Shapefile's parts, a geodatabase's folder).
     public var isZipped: Bool { self == .shapefile || self == .fileGeodatabase }
+
+    /// Whether it becomes a tile service (a `MapServer` or `VectorTileServer`), not features.
+    public var isTiles: Bool { self == .mbtiles }
 }
