@@ -44,6 +44,9 @@ let package = Package(
         // Pure wire model: lenient JSON, Esri enums, fields, errors, the where-clause parser and
         // its checks against a layer's fields. No I/O, no SQL.
         .target(name: "OutpostWire"),
+        // A locator's matching model (docs/geocoding.md): normalisation, parsing, scoring,
+        // interpolation, ranking, suggestions, reverse geocoding. Pure values and functions.
+        .target(name: "OutpostGeocoding"),
         // `where` clauses as SQL, below the storage seam: the compiler core and the dialect
         // protocol, with SQLite's dialect (the SpatiaLite backend, the client); PostgreSQL's is
         // in OutpostPostgres.
@@ -246,6 +249,7 @@ let package = Package(
             ],
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
+        .testTarget(name: "OutpostGeocodingTests", dependencies: ["OutpostGeocoding"]),
         .testTarget(
             name: "OutpostIdentityTests",
             dependencies: [

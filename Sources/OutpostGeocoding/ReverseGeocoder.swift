@@ -1,0 +1,48 @@
+/// `reverseGeocode` over the entries an index's spatial search gathered near a point
+/// (docs/geocoding.md, "Reverse geocoding"): the nearest address point within the distance;
+/// else the nearest centre-line within it, with the house number its ranges give at the
+/// point's projection on the point's side (a StreetAddress), or without one when that side
+/// has no range (a StreetName); else nothing. Places, localities and postcodes are not answers.
+public enum ReverseGeocoder {
+    public struct Result: Hashable, Sendable {
+        public var entryId: String
+        public var entryKind: LocatorEntry.Kind
+        public var addressType: AddressType
+        public var matchAddress: String
+        /// The address point, or the point's projection on the centre-line.
+        public var location: PlanarPoint
+        public var houseNumber: HouseNumber?
+        public var side: StreetSide?
+        /// From the asked point to the entry (its point, or the line).
+        public var distance: Double
+    }
+
+    /// Ties in distance go to the smaller feature id.
+    public static func reverseGeocode(_ point: PlanarPoint, among entries: [LocatorEntry], maxDistance: Double) -> Result? {
+        guard point.x.isFinite, point.y.isFinite, maxDistance >= 0 else { return nil }
+        let points = entries.filter { $0.kind == .pointAddress }.map { ($0, $0.location.distance(to: point)) }
+        if let (entry, distance) = nearest(points, within: maxDistance) {
+            return Result(
+                entryId: entry.id, entryKind: entry.kind, addressType: .pointAddress,
+                matchAddress: AddressMatcher.matchAddress(.pointAddress, entry, houseNumber: entry.houseNumber), location: entry.location,
+                houseNumber: entry.houseNumber, side: nil, distance: distance)
+        }
+        let lines = entries.filter { $0.kind == .streetCenterline }.compactMap { entry in
+            CenterlineInterpolation.project(point, onto: entry.polyline).map { (entry, $0) }
+        }
+        guard let (entry, distance) = nearest(lines.map { ($0.0, $0.1.distance) }, within: maxDistance),
+            let projection = lines.first(where: { $0.0.id == entry.id })?.1
+        else { return nil }
+        // Ranges run with the line from its first vertex, so the line's fraction is the range's.
+        let number = entry.ranges.flatMap { CenterlineInterpolation.houseNumber(at: projection.fraction, side: projection.side, ranges: $0) }
+        let type: AddressType = number == nil ? .streetName : .streetAddress
+        let house = number.map { HouseNumber(number: $0) }
+        return Result(
+            entryId: entry.id, entryKind: entry.kind, addressType: type, matchAddress: AddressMatcher.matchAddress(type, entry, houseNumber: house),
+            location: projection.location, houseNumber: house, side: number == nil ? nil : projection.side, distance: distance)
+    }
+
+    private static func nearest(_ found: [(LocatorEntry, Double)], within maxDistance: Double) -> (LocatorEntry, Double)? {
+        found.filter { $0.1 <= maxDistance }.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
+    }
+}

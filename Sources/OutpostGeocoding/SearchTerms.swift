@@ -1,0 +1,86 @@
+import Foundation
+
+/// What a text index looks up for a query (docs/geocoding.md, "Search terms"), from canonical
+/// tokens only: nothing the user typed reaches an expression except through
+/// `AddressNormalizer`, which leaves `[a-z0-9]`, and every token is quoted anyway.
+///
+/// At most `QueryBounds.maximumTokens` tokens are taken (required first) and each is cut to
+/// `AddressNormalizer.maximumTokenLength`; the parser has already read at most
+/// `QueryBounds.maximumCharacters` characters.
+///
+/// The index's recipe: search with `fts5Expression`; when that gathers fewer entries than
+/// asked for, add those of `fts5AnyExpression` and, on a table with FTS5's trigram tokenizer,
+/// `fts5TrigramExpression` (PostgreSQL: `trigramText` as the bound parameter of `%` /
+/// `word_similarity`); then let `AddressMatcher` score them all.
+public struct SearchTerms: Hashable, Sendable {
+    /// Distinctive tokens: of the street, or of the locality when there is no street, or the
+    /// postcode when there is neither. A good match holds them all.
+    public var required: [String]
+    /// The rest: the house number, street types and directions, locality, postcode.
+    public var optional: [String]
+    /// Suggest's word being typed.
+    public var prefix: String?
+
+    public init(_ query: ParsedAddress) {
+        let area = query.locality + [query.postcode].compactMap { $0 }
+        let distinctive = (query.street.isEmpty ? area : query.street).filter { !AddressNormalizer.isGeneric($0) }
+        let all = [query.houseNumber?.token].compactMap { $0 } + query.street + area
+        var seen = Set<String>()
+        var budget = QueryBounds.maximumTokens - (query.prefix == nil ? 0 : 1)
+        func take(_ tokens: [String]) -> [String] {
+            tokens.map(Self.safe).filter { token in
+                guard !token.isEmpty, budget > 0, seen.insert(token).inserted else { return false }
+                budget -= 1
+                return true
+            }
+        }
+        required = take(distinctive)
+        optional = take(all)
+        prefix = query.prefix.map(Self.safe).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// Every required token and the prefix, ANDed: `"hill" AND "spr"*`. When nothing is
+    /// required, `fts5AnyExpression`. Empty when there is nothing to look up.
+    public var fts5Expression: String {
+        let terms = required.map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
+        return required.isEmpty ? fts5AnyExpression : terms.joined(separator: " AND ")
+    }
+
+    /// Every token ORed, the prefix as a prefix query: the loose pass.
+    public var fts5AnyExpression: String {
+        let terms = (required + optional).map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
+        return terms.joined(separator: " OR ")
+    }
+
+    /// Each token's three-letter pieces ORed, for a table tokenised by FTS5's `trigram`: how a
+    /// misspelt token ("stret") still meets its word ("street"). Tokens under three letters
+    /// have none.
+    public var fts5TrigramExpression: String {
+        var seen = Set<String>()
+        let pieces = (required + optional + [prefix].compactMap { $0 }).flatMap(Self.trigrams).filter { seen.insert($0).inserted }
+        return pieces.map(Self.quoted).joined(separator: " OR ")
+    }
+
+    /// The tokens as one text, for PostgreSQL's `pg_trgm` (bound, never spliced).
+    public var trigramText: String {
+        (required + optional + [prefix].compactMap { $0 }).joined(separator: " ")
+    }
+
+    /// An FTS5 string: in double quotes, a quote inside doubled.
+    public static func quoted(_ token: String) -> String {
+        "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// The token's consecutive three-character pieces, in order ("hill" → "hil", "ill").
+    public static func trigrams(of token: String) -> [String] {
+        let characters = Array(token)
+        guard characters.count >= 3 else { return [] }
+        return (0...characters.count - 3).map { String(characters[$0..<$0 + 3]) }
+    }
+
+    /// A token as an expression may hold it: `[a-z0-9]` only, at most the maximum length.
+    /// Canonical tokens pass unchanged; a hand-made `ParsedAddress` is held to the same rule.
+    static func safe(_ token: String) -> String {
+        String(token.filter { $0.isASCII && ($0.isLowercase || $0.isNumber) }.prefix(AddressNormalizer.maximumTokenLength))
+    }
+}

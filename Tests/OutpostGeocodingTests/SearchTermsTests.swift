@@ -1,0 +1,73 @@
+import Testing
+
+@testable import OutpostGeocoding
+
+/// What a text index looks up, built from canonical tokens only (docs/geocoding.md, "Search terms").
+@Suite struct SearchTermsTests {
+    @Test func requiredTokensAreTheDistinctiveOnesOfTheStreet() {
+        let terms = SearchTerms(SingleLineAddress.parse("12 N Hill St, Springfield 90210"))
+        #expect(terms.required == ["hill"])
+        #expect(terms.optional == ["12", "north", "street", "springfield", "90210"])
+        #expect(terms.fts5Expression == #""hill""#)
+        #expect(terms.fts5AnyExpression == #""hill" OR "12" OR "north" OR "street" OR "springfield" OR "90210""#)
+        #expect(terms.trigramText == "hill 12 north street springfield 90210")
+    }
+
+    @Test func withoutAStreetTheLocalityIsRequired() {
+        let terms = SearchTerms(SingleLineAddress.parse("Springfield", knownLocalities: KnownLocalities(["Springfield"])))
+        #expect(terms.required == ["springfield"])
+        #expect(terms.fts5Expression == #""springfield""#)
+    }
+
+    @Test func thePrefixIsAPrefixQuery() {
+        let terms = SearchTerms(SingleLineAddress.parse("12 Hill St, Spr", typing: true))
+        #expect(terms.prefix == "spr")
+        #expect(terms.fts5Expression == #""hill" AND "spr"*"#)
+    }
+
+    @Test func aQuoteInATokenIsDoubled() {
+        #expect(SearchTerms.quoted(#"o"brien"#) == #""o""brien""#)
+        #expect(SearchTerms.quoted(#"""#) == #""""""#)
+    }
+
+    /// User text never reaches an expression: quotes, operators and parentheses are gone before.
+    @Test(arguments: [#"Hill" OR 1=1 --"#, #"NEAR(hill street)"#, #"hill* AND "x""#, "\u{0}hill\u{7F}"])
+    func userTextIsNeverSpliced(_ text: String) {
+        let terms = SearchTerms(SingleLineAddress.parse(text))
+        for token in terms.required + terms.optional {
+            #expect(token.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) })
+        }
+        let inner = terms.fts5AnyExpression.replacingOccurrences(of: "\" OR \"", with: "")
+        #expect(inner.dropFirst().dropLast().allSatisfy { $0.isLowercase || $0.isNumber })
+    }
+
+    /// A hand-made query is held to the same rule.
+    @Test func aHandMadeQueryIsCleanedToo() {
+        let terms = SearchTerms(ParsedAddress(street: [#"hi"ll"#, "ST)"]))
+        #expect(terms.required == ["hill"])
+    }
+
+    @Test func aQueryOf500TokensIsCutTo20() {
+        let text = (0..<500).map { "w\($0)" }.joined(separator: " ")
+        let terms = SearchTerms(SingleLineAddress.parse(text))
+        #expect(terms.required.count + terms.optional.count == QueryBounds.maximumTokens)
+        #expect(terms.fts5AnyExpression.components(separatedBy: " OR ").count == 20)
+        #expect(terms.required.first == "w0")
+    }
+
+    @Test func aTwoHundredCharacterTextIsReadNoFurther() {
+        let text = String(repeating: "a", count: 197) + " hill"
+        #expect(SearchTerms(SingleLineAddress.parse(text)).required.last == "hi")
+    }
+
+    @Test func trigramsOfEachTokenForAFuzzyPass() {
+        #expect(SearchTerms.trigrams(of: "hill") == ["hil", "ill"])
+        #expect(SearchTerms.trigrams(of: "st").isEmpty)
+        let terms = SearchTerms(SingleLineAddress.parse("Hil Stret"))
+        #expect(terms.fts5TrigramExpression == #""hil" OR "str" OR "tre" OR "ret""#)
+    }
+
+    @Test func nothingToLookUpIsEmpty() {
+        #expect(SearchTerms(ParsedAddress()).fts5Expression.isEmpty)
+    }
+}
