@@ -19,6 +19,7 @@ extension MatrixCase {
             .read("rest/admin/backups/:backup/download", lenient: true) { _ in "/arcgis/rest/admin/backups/outpost-backup-none/download" },
             .read("rest/admin/jobs") { _ in "/arcgis/rest/admin/jobs?f=json" },
             .read("rest/admin/storage") { _ in "/arcgis/rest/admin/storage?f=json" },
+            .read("rest/admin/storage/services") { _ in "/arcgis/rest/admin/storage/services?f=json" },
         ]
     }
 }

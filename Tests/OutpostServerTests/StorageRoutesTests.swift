@@ -12,7 +12,7 @@ import Testing
 /// service's tables with their indexes as the database counts them, a tile service's file.
 @Suite struct StorageRoutesTests {
     static func services(_ client: any TestClientProtocol, token: String) async throws -> [String: (type: String, bytes: Int64)] {
-        let usage = try await post(client, "/arcgis/rest/admin/storage", [("f", "json"), ("token", token)])
+        let usage = try await post(client, "/arcgis/rest/admin/storage/services", [("f", "json"), ("token", token)])
         var services: [String: (type: String, bytes: Int64)] = [:]
         for service in usage["services"]?.arrayValue ?? [] {
             services[service["name"]?.stringValue ?? ""] = (service["type"]?.stringValue ?? "", service["bytes"]?.int64Value ?? -1)
@@ -42,9 +42,27 @@ import Testing
                 #expect(after[service]?.bytes == usage.bytes, "\(service): \(usage.bytes) → \(after[service]?.bytes ?? -1)")
             }
             // Largest first, as the organisation page lists them.
-            let usage = try await post(client, "/arcgis/rest/admin/storage", [("f", "json"), ("token", tokens["ada"]!)])
+            let usage = try await post(client, "/arcgis/rest/admin/storage/services", [("f", "json"), ("token", tokens["ada"]!)])
             let sizes = usage["services"]?.arrayValue?.compactMap { $0["bytes"]?.int64Value } ?? []
             #expect(sizes == sizes.sorted(by: >) && sizes.count == after.count)
+            // The owners' storage does not measure services; an editor measures nothing.
+            let owners = try await post(client, "/arcgis/rest/admin/storage", [("f", "json"), ("token", tokens["ada"]!)])
+            #expect(owners["services"] == nil && owners["owners"] != nil, "\(owners)")
+            let refused = try await post(client, "/arcgis/rest/admin/storage/services", [("f", "json"), ("token", tokens["eve"]!)])
+            #expect(refused["error"]?["code"]?.int64Value == 403, "\(refused)")
+        }
+    }
+
+    /// The organisation page links the measurement and shows it only when asked.
+    @Test func theOrganizationPageMeasuresServicesWhenAsked() async throws {
+        try await OAuthFlows.with { client, _, _ in
+            var admin = HomeBrowser(client)
+            _ = try await admin.signIn("ada")
+            let page = try await admin.open("organization.html")
+            #expect(page.text.contains("id=\"measure-services\"") && !page.text.contains("id=\"service-storage\""), "\(page.text.suffix(800))")
+            let measured = try await admin.open("organization.html?measure=services")
+            let table = try #require(measured.text.range(of: "id=\"service-storage\"").map { String(measured.text[$0.lowerBound...]) })
+            #expect(table.contains(">Demo<") && table.contains(">DemoBasemap<") && table.contains("MapServer"), "\(table.prefix(1_500))")
         }
     }
 }

@@ -5,7 +5,7 @@ import OutpostWire
 /// The organisation page's operations: whether the server is healthy (`rest/info/healthCheck`),
 /// its backups (`rest/admin/backups`), one taken now (`rest/admin/backups/create`) or downloaded
 /// (`backup.tar`, the backup's `download` passed through), the job queue (`rest/admin/jobs`) and
-/// storage per owner (`rest/admin/storage`).
+/// storage per owner (`rest/admin/storage`) and, when asked, per service.
 extension HomeController {
     var operationActions: [String: Action] { ["takeBackup": { try await takeBackup($0) }] }
 
@@ -80,8 +80,8 @@ extension HomeController {
         return out + "</section>"
     }
 
-    /// Storage per owner (`rest/admin/storage`): their items and the bytes those hold; then
-    /// each service's bytes on disk.
+    /// Storage per owner (`rest/admin/storage`): their items and the bytes those hold; each
+    /// service's bytes on disk (`rest/admin/storage/services`) when the page is asked to measure.
     func storageSection(_ home: HomeRequest) async throws -> String {
         let answer = try await home.get("/arcgis/rest/admin/storage")
         var out = "<section aria-labelledby=\"storage-heading\"><h2 id=\"storage-heading\">Storage</h2>"
@@ -94,9 +94,15 @@ extension HomeController {
             out += "<td>\(HTMLText.bytes(owner["bytes"]?.int64Value ?? 0))</td></tr>"
         }
         out += "</tbody></table></div>"
+        // Measuring reads the whole embedded database: only when the administrator asks.
+        guard home.form.string("measure") == "services" else {
+            out += "<p><a id=\"measure-services\" href=\"/arcgis/home/organization.html?measure=services#service-storage\">"
+            return out + "Measure each service's size on disk</a> (reads the whole database; may take a while).</p></section>"
+        }
+        let services = try await home.get("/arcgis/rest/admin/storage/services")
         out += "<div class=\"table-wrap\"><table id=\"service-storage\"><caption>Services on disk</caption><thead><tr>"
         out += "<th scope=\"col\">Service</th><th scope=\"col\">Kind</th><th scope=\"col\">Size</th></tr></thead><tbody>"
-        for service in answer["services"]?.arrayValue ?? [] {
+        for service in services["services"]?.arrayValue ?? [] {
             out += "<tr><th scope=\"row\">\(HTMLText.escape(service["name"]?.stringValue ?? ""))</th>"
             out += "<td>\(HTMLText.escape(service["type"]?.stringValue ?? ""))</td><td>\(HTMLText.bytes(service["bytes"]?.int64Value ?? 0))</td></tr>"
         }

@@ -2,15 +2,20 @@ import Hummingbird
 import OutpostStorage
 import OutpostWire
 
-/// Storage per item owner and per service at `/arcgis/rest/admin/storage` (docs/operations.md,
-/// "Storage"): each owner's items and the bytes their data, resources and thumbnails hold, as
-/// the portal counts them (`PortalItem.size`), and each service's bytes on disk, largest first.
-/// An administrator's: one pass over the items.
+/// Storage per item owner at `/arcgis/rest/admin/storage` (docs/operations.md, "Storage"): each
+/// owner's items and the bytes their data, resources and thumbnails hold, as the portal counts
+/// them (`PortalItem.size`), largest first, from one pass over the items; per service at
+/// `…/storage/services`. An administrator's.
 struct StorageController<Backend: OutpostBackend>: Sendable {
     let store: Backend
 
     func addRoutes(to routes: RouteCollection<OutpostRequestContext>) {
         routes.read("rest/admin/storage", store: { _, c in RESTResponse.json(try usage(), parameters: c.form.parameters) })
+        routes.read(
+            "rest/admin/storage/services",
+            store: { _, c in
+                RESTResponse.json(["services": .array(try serviceUsage())], parameters: c.form.parameters)
+            })
     }
 
     func usage() throws -> JSONValue {
@@ -21,11 +26,13 @@ struct StorageController<Backend: OutpostBackend>: Sendable {
         }
         let owners = totals.sorted { $0.value.bytes != $1.value.bytes ? $0.value.bytes > $1.value.bytes : $0.key < $1.key }
             .map { JSONValue.object(["owner": .string($0.key), "items": .int($0.value.items), "bytes": .int($0.value.bytes)]) }
-        return ["owners": .array(owners), "services": .array(try serviceUsage())]
+        return ["owners": .array(owners)]
     }
 
-    /// Each service's bytes on disk: a feature service's tables with their indexes (attachment
-    /// files in the blob store are not counted), a tile service's file; largest first.
+    /// Each service's bytes on disk (`rest/admin/storage/services`): a feature service's tables
+    /// with their indexes (attachment files in the blob store are not counted), a tile
+    /// service's file; largest first. Measured only when asked: on SpatiaLite it reads every
+    /// page of the database, which the organisation page must not pay on every load.
     func serviceUsage() throws -> [JSONValue] {
         let services = try store.catalog().services
         let tables = try store.maintenance.tableBytes(services.flatMap { $0.layers.flatMap(\.storageTables) })

@@ -15,5 +15,8 @@ extension AuthorizationTable {
         Row(.arcgis, "rest/admin/backups/:backup/download", .read, .admin, .server, .admitted, "one backup as a tar archive of its folder"),
         Row(.arcgis, "rest/admin/jobs", .read, .admin, .server, .admitted, "the job queue: running, waiting, per caller, the limits"),
         Row(.arcgis, "rest/admin/storage", .read, .admin, .server, .admitted, "items and their bytes per owner"),
+        Row(
+            .arcgis, "rest/admin/storage/services", .read, .admin, .server, .admitted,
+            "each service's bytes on disk, measured when asked (a pass over a SpatiaLite database)"),
     ]
 }
