@@ -46,10 +46,21 @@ public struct MBTilesFolder: Sendable {
         let zooms = try DatabaseQueue(path: destination, configuration: Self.readOnly).read { db in
             try Row.fetchOne(db, sql: "SELECT min(zoom_level) AS low, max(zoom_level) AS high FROM tiles")
         }
+        // The metadata's levels only within 0–30 and in order (a made-up `maxzoom` sized every
+        // level list the services build); otherwise the tiles' own.
+        let levels =
+            Self.levels(minZoom: metadata["minzoom"], maxZoom: metadata["maxzoom"])
+            ?? zooms.flatMap { zooms in
+                Self.levels(minZoom: (zooms["low"] as Int?).map(String.init), maxZoom: (zooms["high"] as Int?).map(String.init))
+            }
+        guard let levels else {
+            try? FileManager.default.removeItem(atPath: destination)
+            throw TileSetFailure.unreadable("its levels are not between 0 and 30")
+        }
         let bounds = metadata["bounds"].map { $0.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) } }
         let set = TileSet(
             name: name, kind: format == "pbf" ? .vector : .raster, format: format == "jpeg" ? "jpg" : format,
-            minZoom: Int(metadata["minzoom"] ?? "") ?? zooms?["low"] ?? 0, maxZoom: Int(metadata["maxzoom"] ?? "") ?? zooms?["high"] ?? 0,
+            minZoom: levels.lowerBound, maxZoom: levels.upperBound,
             bounds: bounds?.count == 4 ? bounds! : [-180, -85.0511, 180, 85.0511],
             description: description ?? metadata["description"] ?? metadata["name"] ?? "",
             metadata: metadata["json"].flatMap { try? JSONParser.parse($0) } ?? .null, created: created)
@@ -122,6 +133,14 @@ public struct MBTilesFolder: Sendable {
                 try body((last - Int(reader.int64(1)), Int(reader.int64(0))), reader)
             }
         }
+    }
+
+    /// Levels from text, when both are integers within 0–30 and the first is not past the second.
+    static func levels(minZoom: String?, maxZoom: String?) -> ClosedRange<Int>? {
+        guard let low = minZoom.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }),
+            let high = maxZoom.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), 0 <= low, low <= high, high <= 30
+        else { return nil }
+        return low...high
     }
 
     static var readOnly: Configuration {

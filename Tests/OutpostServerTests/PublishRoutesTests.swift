@@ -182,6 +182,31 @@ import Testing
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
+    /// The same GeoPackage handed in as CSV, GeoJSON or KML under any name: GDAL's GPKG driver
+    /// would take it by its header and SpatiaLite would read the other file; refused before GDAL.
+    /// A zipped "Shapefile" of one file (GDAL would open that file by any driver) too.
+    @Test func aGeoPackageCannotPassAsAnotherKindOfFile() async throws {
+        try await OAuthFlows.with { client, store, tokens in
+            let eve = tokens["eve"]!
+            let secret = TestFolders.file("secret.txt")
+            try "TOPSECRET:x:0:0\n".write(toFile: secret, atomically: true, encoding: .utf8)
+            let bytes = try await Self.geoPackage(
+                adding: "vt", "CREATE VIRTUAL TABLE vt USING VirtualText('\(secret)', 'UTF-8', 0, POINT, NONE, ':')")
+            for (type, filetype, name) in [("CSV", "csv", "leak.txt"), ("GeoJson", "geojson", "leak.geojson"), ("KML", "kml", "leak.kml")] {
+                let item = try await Self.addFile(client, token: eve, owner: "eve", type: type, name: name, bytes: bytes)
+                let answer = try await Self.publish(client, token: eve, owner: "eve", item: item, filetype: filetype, name: "Leak_\(filetype)")
+                #expect(answer["error"]?["code"]?.int64Value == 400 && "\(answer)".contains("SQLite database"), "\(filetype): \(answer)")
+            }
+            let folder = TestFolders.make("one-file")
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/leak.shp"))
+            let zip = try Self.zip(folder: folder, names: ["leak.shp"])
+            let item = try await Self.addFile(client, token: eve, owner: "eve", type: "Shapefile", name: "leak.zip", bytes: zip)
+            let answer = try await Self.publish(client, token: eve, owner: "eve", item: item, filetype: "shapefile", name: "Leak_zip")
+            #expect(answer["error"]?["code"]?.int64Value == 400, "\(answer)")
+            #expect(try !store.catalog().services.contains { $0.definition.name.hasPrefix("Leak") })
+        }
+    }
+
     /// SpatiaLite's virtual tables read other files (GDAL's GPKG driver loads SpatiaLite): a
     /// GeoPackage holding one, or a view, is refused before GDAL opens it.
     @Test func aGeoPackageCannotMakeSpatiaLiteReadAnotherFile() async throws {

@@ -58,6 +58,27 @@ import Testing
         }
     }
 
+    /// Levels the metadata makes up (past 30, or the lowest past the highest) are not taken: the
+    /// set's levels are its tiles', and its service answers (it once sized a level list by them).
+    @Test(arguments: ["UPDATE metadata SET value = '100000000000' WHERE name = 'maxzoom'", "UPDATE metadata SET value = '5' WHERE name = 'minzoom'"])
+    func madeUpLevelsAreReplacedByTheTilesOwn(_ sql: String) async throws {
+        try await OAuthFlows.with { client, store, tokens in
+            let eve = tokens["eve"]!
+            let file = try Self.bytes(try MBTilesFixtures.make(extraSQL: sql))
+            let item = try await Publish.addFile(client, token: eve, owner: "eve", type: "MBTiles", name: "levels.mbtiles", bytes: file)
+            let answer = try await Publish.publish(client, token: eve, owner: "eve", item: item, filetype: "mbtiles", name: "Levels")
+            let status = try await Publish.finished(client, token: eve, owner: "eve", answer)
+            #expect(status["status"]?.stringValue == "completed", "\(status)")
+            let set = try #require(try store.tiles.tileSet(named: "Levels"))
+            #expect(set.minZoom == 0 && set.maxZoom == 1)
+            let info = try await post(client, "/arcgis/rest/services/Levels/MapServer", [("f", "json"), ("token", eve)])
+            #expect(info["tileInfo"]?["lods"]?.arrayValue?.isEmpty == false, "\(info)")
+            try await client.execute(uri: "/arcgis/rest/services/Levels/MapServer/tile/0/0/0?token=\(eve)", method: .get) { response in
+                #expect(response.status == .ok)
+            }
+        }
+    }
+
     /// What the file's metadata shows is refused at once; what only its tiles show fails the
     /// job with the reason. Neither leaves a tile service.
     @Test func aFileThatCannotBeServedIsRefusedOrFailsItsJob() async throws {

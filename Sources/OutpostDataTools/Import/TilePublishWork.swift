@@ -52,7 +52,9 @@ public struct TilePublishWork<Backend: OutpostBackend>: Sendable {
         do {
             copied = try UntrustedMBTiles.rebuild(path, to: rebuilt) { done in progress(JobProgress(done: min(90, done * 90 / total), total: 100)) }
         } catch {
-            throw StoreError.importFailed("\(displayName) cannot be published: \(error.reason).")
+            // A reason never shows where the server keeps the file (a deleted item's: "no file at …").
+            let reason = error.reason.replacingOccurrences(of: path, with: displayName)
+            throw StoreError.importFailed("\(displayName) cannot be published: \(reason).")
         }
         do {
             _ = try store.tiles.addTileSet(mbtiles: rebuilt, name: serviceName, description: description, styleResources: nil)

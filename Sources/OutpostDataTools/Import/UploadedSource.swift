@@ -27,6 +27,11 @@ public struct UploadedSource: Sendable, Equatable {
                     case .unreadable(let reason): throw StoreError.importFailed("The file is not a readable GeoPackage: \(reason).")
                     }
                 }
+            } else if Self.isSQLite(path) {
+                // GDAL's GPKG driver (kept: it writes the scratch file) takes a SQLite file by its
+                // header whatever its name, and loads SpatiaLite, whose virtual tables read other
+                // files: a GeoPackage is published as one, after its check, or not at all.
+                throw StoreError.importFailed("The file is a SQLite database, not \(format.itemType): publish a GeoPackage as a GeoPackage.")
             }
             gdalPath = path
             return
@@ -38,8 +43,10 @@ public struct UploadedSource: Sendable, Equatable {
         let names = directory.entries.map(\.name)
         switch format {
         case .shapefile:
-            guard names.contains(where: { $0.lowercased().hasSuffix(".shp") }) else {
-                throw StoreError.importFailed("The ZIP archive holds no Shapefile (.shp).")
+            // A Shapefile is a .shp with its .dbf at least: GDAL then opens the archive as a
+            // folder (an archive of one file GDAL would open as that file, by any driver left).
+            guard names.contains(where: { $0.lowercased().hasSuffix(".shp") }), names.contains(where: { $0.lowercased().hasSuffix(".dbf") }) else {
+                throw StoreError.importFailed("The ZIP archive holds no Shapefile (a .shp with its .dbf).")
             }
             gdalPath = "/vsizip/{" + path + "}"
         default:
@@ -59,6 +66,15 @@ public struct UploadedSource: Sendable, Equatable {
             }
             gdalPath = "/vsizip/{" + path + "}/" + folder
         }
+    }
+}
+
+extension UploadedSource {
+    /// Whether the file starts as every SQLite database does.
+    static func isSQLite(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        return (try? file.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
     }
 }
 

@@ -18,6 +18,9 @@ extension PublishingController {
         var title = "CSV"
         if let id = p.string("itemid") ?? p.string("itemId") ?? p.string("itemID"), !id.isEmpty {
             let item = try portal.visibleItem(id: id, c)
+            guard item.type.caseInsensitiveCompare(PublishFileType.csv.itemType) == .orderedSame else {
+                throw ArcGISError.invalidParameter("itemid", "The item is a \(item.type), not a CSV file.")
+            }
             title = item.title
             switch try store.portal.data(of: item.id) {
             case .file(_, let path)?: text = try Self.head(of: path)
@@ -88,7 +91,8 @@ extension PublishingController {
         let p = c.form.parameters
         guard let name = p.string("name") else { throw ArcGISError.missingParameter("name") }
         let type = (p.string("type") ?? p.string("serviceType") ?? "featureService").lowercased()
-        let tiles = type.contains("tile") || type == "mapservice"
+        // `vectorTileService`, `Map Service`, `mapService`, `Tile Package`…: a tile service's name.
+        let tiles = type.contains("tile") || type.contains("map")
         let taken =
             tiles
             ? try store.tiles.tileSet(named: name) != nil

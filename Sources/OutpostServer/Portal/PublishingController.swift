@@ -111,7 +111,7 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
     ) throws -> PublishPlan<Backend> {
         let summary: UntrustedMBTiles.Summary
         do { summary = try UntrustedMBTiles.summary(of: path) } catch {
-            throw StoreError.importFailed("\(fileName) cannot be published: \(error.reason).")
+            throw StoreError.importFailed("\(fileName) cannot be published: \(error.reason.replacingOccurrences(of: path, with: fileName)).")
         }
         guard try store.tiles.tileSet(named: name) == nil else { throw StoreError.serviceExists(name) }
         let kind: TileSet.Kind = summary.format == "pbf" ? .vector : .raster

@@ -28,16 +28,25 @@ public struct SpatiaLiteTileSets: MBTilesTileSets, StoreRepository {
         guard try tileSet(named: name) == nil else { throw TileSetFailure.exists(name) }
         let (set, file) = try files.adopt(
             mbtiles: path, name: name, description: description, styleResources: styleResources, created: clock.milliseconds())
-        try pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO outpost_tile_sets(name, kind, format, min_zoom, max_zoom, bounds, description, metadata, created, file)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    set.name, set.kind.rawValue, set.format, set.minZoom, set.maxZoom, set.storedBounds, set.description, set.metadata.jsonText,
-                    set.created, file,
-                ])
+        do {
+            try pool.write { db in
+                try db.execute(
+                    sql: """
+                        INSERT INTO outpost_tile_sets(name, kind, format, min_zoom, max_zoom, bounds, description, metadata, created, file)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        set.name, set.kind.rawValue, set.format, set.minZoom, set.maxZoom, set.storedBounds, set.description,
+                        set.metadata.jsonText, set.created, file,
+                    ])
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // Another request listed the name first (two publishes at once): its file stays, this one goes.
+            files.remove(file: file)
+            throw TileSetFailure.exists(name)
+        } catch {
+            files.remove(file: file)
+            throw error
         }
         if let styleResources { _ = try addStyleResources(set: set.name, from: styleResources) }
         return set
