@@ -1,17 +1,3 @@
-/// One of `suggest`'s answers: the text to show and the key that finds it again.
-public struct Suggestion: Hashable, Sendable {
-    public var text: String
-    public var magicKey: String
-    /// ArcGIS's flag for a category of places; an entry is never one.
-    public var isCollection: Bool
-
-    public init(text: String, magicKey: String, isCollection: Bool = false) {
-        self.text = text
-        self.magicKey = magicKey
-        self.isCollection = isCollection
-    }
-}
-
 extension AddressMatcher {
     /// ArcGIS's most `maxSuggestions`.
     public static let maximumSuggestions = 15
@@ -24,7 +10,7 @@ extension AddressMatcher {
         _ query: ParsedAddress, among entries: [LocatorEntry], options: Options = Options(), maxSuggestions: Int = 5, minScore: Double = 0,
         near bias: LocationBias? = nil, within extent: SearchExtent? = nil
     ) -> [Suggestion] {
-        let candidates = entries.compactMap { entry in
+        let candidates = entries.prefix(maximumEntries).compactMap { entry in
             completions(of: query, by: entry).compactMap { match($0, entry, options: options) }.max { $0.score < $1.score }
         }
         let limit = min(maxSuggestions, maximumSuggestions)
@@ -38,7 +24,8 @@ extension AddressMatcher {
         guard let prefix = query.prefix else { return [query] }
         var base = query
         base.prefix = nil
-        let expanded = AddressNormalizer.canonicalWord(prefix, at: 1, of: 2)
+        // As a last word: "st" is street, "rd" road.
+        let expanded = AddressNormalizer.canonicalWord(prefix, at: 1, in: ["", prefix])
         func completing(_ tokens: [String], _ used: [String]) -> String? {
             tokens.first { token in !used.contains(token) && (token.hasPrefix(prefix) || token == expanded) }
         }

@@ -3,9 +3,23 @@
 /// The index's text search only gathers entries worth asking about (`SearchTerms`); this
 /// decides.
 public enum AddressMatcher {
+    /// The most entries one match, suggest or reverse geocode reads: the first this many
+    /// given, the rest ignored. Ordering them (best first: the AND pass's, then the loose
+    /// passes') is the index's job; this bounds the work of any one request.
+    public static let maximumEntries = 1_000
+
     public struct Options: Hashable, Sendable {
-        /// How far off a centre-line (in its units) an interpolated address is placed.
-        public var interpolationOffset: Double
+        /// The most `interpolationOffset` a candidate is moved: an offset is a few metres or
+        /// feet; anything far larger is a mistake, and an unbounded one would leave the map.
+        public static let maximumInterpolationOffset = 1_000.0
+
+        /// How far off a centre-line (in its units) an interpolated address is placed: always
+        /// finite and 0…`maximumInterpolationOffset` (NaN and negatives read as 0).
+        public var interpolationOffset: Double {
+            get { offset }
+            set { offset = newValue.isNaN ? 0 : min(max(newValue, 0), Self.maximumInterpolationOffset) }
+        }
+        private var offset = 0.0
 
         public init(interpolationOffset: Double = 0) {
             self.interpolationOffset = interpolationOffset
@@ -33,15 +47,27 @@ public enum AddressMatcher {
         _ query: ParsedAddress, among entries: [LocatorEntry], options: Options = Options(), maxLocations: Int = 20, minScore: Double = 0,
         near bias: LocationBias? = nil, within extent: SearchExtent? = nil
     ) -> [GeocodeCandidate] {
-        let candidates = entries.compactMap { match(query, $0, options: options) }
+        let candidates = entries.prefix(maximumEntries).compactMap { match(query, $0, options: options) }
         return CandidateRanking.rank(candidates, maxLocations: maxLocations, minScore: minScore, near: bias, within: extent)
+    }
+
+    /// `findAddressCandidates` with a suggestion's `magicKey`: only the entry the key names is
+    /// matched, with the suggestion's text as the query, so a centre-line's suggestion
+    /// ("99 Hill Street, Springfield") keeps its house number (a StreetAddress), as ArcGIS does.
+    public static func findCandidates(
+        _ query: ParsedAddress, restrictedTo key: MagicKey, among entries: [LocatorEntry], options: Options = Options(), maxLocations: Int = 20,
+        minScore: Double = 0
+    ) -> [GeocodeCandidate] {
+        let named = entries.prefix(maximumEntries).filter { $0.id == key.entryId && $0.kind == key.kind }
+        return findCandidates(query, among: named, options: options, maxLocations: maxLocations, minScore: minScore)
     }
 
     /// The candidate's type, location and number from the street (or place) part of the query;
     /// penalties of the locality and postcode come after.
     private static func streetPart(_ query: ParsedAddress, _ entry: LocatorEntry, options: Options) -> GeocodeCandidate? {
         var candidate = GeocodeCandidate(
-            entryId: entry.id, entryKind: entry.kind, addressType: .streetName, score: 0, matchAddress: "", location: entry.location)
+            entryId: entry.id, entryKind: entry.kind, addressType: .streetName, score: 0, matchAddress: "", location: entry.location,
+            display: entry.display)
         switch entry.kind {
         case .pointAddress, .streetCenterline:
             let alignment = TokenAlignment(query: query.street, entry: entry.street)

@@ -36,11 +36,11 @@ public enum AddressNormalizer {
     }
 
     /// The canonical tokens of one address component (a street, a locality, a place name):
-    /// abbreviations expanded, ordinals as digits. "st" is "saint" when it is the component's
-    /// first word and another word follows ("St Marys Road", "St Albans"), and "street"
-    /// everywhere else ("Hill St", a lone "St").
+    /// abbreviations expanded, ordinals as digits. "st" is "saint" when another word follows
+    /// it and it is the component's first word ("St Marys Road", "St Albans") or follows a
+    /// leading street type ("Rue St Denis"), and "street" everywhere else ("Hill St", a lone "St").
     public static func canonical(_ words: [String]) -> [String] {
-        words.enumerated().map { index, word in canonicalWord(word, at: index, of: words.count) }
+        words.enumerated().map { index, word in canonicalWord(word, at: index, in: words) }
     }
 
     /// `canonical(words(text))`: the tokens of one component given as text.
@@ -53,11 +53,12 @@ public enum AddressNormalizer {
     /// unchanged. Ordinals stay as written ("First Avenue", "1st Avenue").
     public static func displayForm(_ text: some StringProtocol) -> String {
         let parts = text.split(whereSeparator: \.isWhitespace)
+        let folded = parts.map { part in words(part.hasSuffix(".") ? part.dropLast() : part[...]) }
+        let firstWords = folded.map { $0.first ?? "" }
         return parts.enumerated().map { index, part -> String in
-            let bare = part.hasSuffix(".") ? part.dropLast() : part[...]
-            let folded = words(bare)
-            guard folded.count == 1, abbreviations[folded[0]] != nil || folded[0] == "st" else { return String(part) }
-            let expanded = canonicalWord(folded[0], at: index, of: parts.count)
+            let word = folded[index]
+            guard word.count == 1, abbreviations[word[0]] != nil || word[0] == "st" else { return String(part) }
+            let expanded = canonicalWord(word[0], at: index, in: firstWords)
             return expanded.prefix(1).uppercased() + expanded.dropFirst()
         }.joined(separator: " ")
     }
@@ -69,9 +70,27 @@ public enum AddressNormalizer {
         streetTypes.contains(token) || directions.contains(token) || particles.contains(token)
     }
 
-    static func canonicalWord(_ word: String, at index: Int, of count: Int) -> String {
-        if word == "st" { return index == 0 && count > 1 ? "saint" : "street" }
-        return abbreviations[word] ?? ordinals[word] ?? word
+    /// The canonical form of `words[index]`: only "st" needs its neighbours.
+    /// A word that is, or abbreviates, a street type ("road", "rd", "st").
+    static func isStreetType(_ word: String) -> Bool {
+        word == "st" || streetTypes.contains(expansion(of: word))
+    }
+
+    static func canonicalWord(_ word: String, at index: Int, in words: [String]) -> String {
+        if word == "st" { return isSaint(at: index, in: words) ? "saint" : "street" }
+        return expansion(of: word)
+    }
+
+    /// "St" names a saint before a name, where a street type cannot stand: first in the
+    /// component, or right after a leading street type ("Rue St Denis", "Avenue St Charles").
+    static func isSaint(at index: Int, in words: [String]) -> Bool {
+        guard index + 1 < words.count else { return false }
+        return index == 0 || index == 1 && streetTypes.contains(expansion(of: words[0]))
+    }
+
+    /// An abbreviation's or ordinal word's canonical form; any other word is its own.
+    static func expansion(of word: String) -> String {
+        abbreviations[word] ?? ordinals[word] ?? word
     }
 
     private static func isCombiningMark(_ scalar: Unicode.Scalar) -> Bool {

@@ -31,8 +31,9 @@ public enum CenterlineInterpolation {
     }
 
     /// How far `number` is from `from` towards `to`; the middle when the range is one number.
+    /// In Double: the difference of two Ints may overflow, of two Doubles it cannot.
     public static func fraction(of number: Int, from: Int, to: Int) -> Double {
-        from == to ? 0.5 : Double(number - from) / Double(to - from)
+        from == to ? 0.5 : (Double(number) - Double(from)) / (Double(to) - Double(from))
     }
 
     /// Where `number` is: its side, the fraction along that side's range, and the point at that
@@ -65,7 +66,7 @@ public enum CenterlineInterpolation {
             let along = min(max((point.x - start.x) * dx + (point.y - start.y) * dy, 0), segment)
             let foot = PlanarPoint(x: start.x + dx * along, y: start.y + dy * along)
             let distance = foot.distance(to: point)
-            if best == nil || distance < best!.distance {
+            if distance < best?.distance ?? .infinity {
                 let cross = dx * (point.y - start.y) - dy * (point.x - start.x)
                 best = Projection(
                     fraction: (line.lengths[index] + along) / line.length, location: foot, distance: distance, side: cross >= 0 ? .left : .right)
@@ -76,17 +77,22 @@ public enum CenterlineInterpolation {
 
     /// The number at `fraction` along a side's range, rounded to the nearest number the side
     /// holds (its parity when it has one); nil when the side has no range.
+    /// Arithmetic in Double, and the result clamped between the range's ends before it becomes
+    /// an Int again, so no conversion ever meets an unbounded value.
     public static func houseNumber(at fraction: Double, side: StreetSide, ranges: HouseNumberRanges) -> Int? {
         guard let (from, to) = ranges.range(side) else { return nil }
-        let raw = Double(from) + min(max(fraction, 0), 1) * Double(to - from)
-        guard from % 2 == to % 2, from != to else { return Int(raw.rounded()) }
-        let step = to > from ? 2.0 : -2.0
-        let steps = ((raw - Double(from)) / step).rounded()
-        return from + Int(steps * step)
+        let (start, end) = (Double(from), Double(to))
+        let share = fraction.isNaN ? 0.5 : min(max(fraction, 0), 1)
+        var number = start + share * (end - start)
+        if from % 2 == to % 2, from != to {
+            let step = to > from ? 2.0 : -2.0
+            number = start + ((number - start) / step).rounded() * step
+        }
+        return Int(min(max(number.rounded(), min(start, end)), max(start, end)))
     }
 
     static func holds(_ number: Int, _ range: (from: Int, to: Int)) -> Bool {
-        guard (min(range.from, range.to)...max(range.from, range.to)).contains(number) else { return false }
+        guard number >= min(range.from, range.to), number <= max(range.from, range.to) else { return false }
         return range.from % 2 != range.to % 2 || abs(number % 2) == abs(range.from % 2)
     }
 

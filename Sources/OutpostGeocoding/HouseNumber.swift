@@ -2,7 +2,10 @@ import Foundation
 
 /// A house number as addresses write it: a number and an optional letter suffix ("12B").
 /// A range ("12-14", "12/14") is its first number: the address is where the range starts.
-public struct HouseNumber: Hashable, Sendable, CustomStringConvertible {
+public struct HouseNumber: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The numbers a query can write (1–6 digits), and so the ends a range may have.
+    public static let bounds = 0...999_999
+
     public var number: Int
     /// Lower case, empty when there is none.
     public var suffix: String
@@ -42,7 +45,7 @@ public struct HouseNumber: Hashable, Sendable, CustomStringConvertible {
             rest = rest.dropFirst().drop(while: \.isASCIIDigit)
             if let letter = rest.first, letter.isASCIILetter { rest = rest.dropFirst() }
         }
-        guard rest.isEmpty || rest.first == "," || rest.first!.isWhitespace else { return nil }
+        guard rest.first.map({ $0 == "," || $0.isWhitespace }) ?? true else { return nil }
         return (HouseNumber(number: number, suffix: suffix), rest)
     }
 }

@@ -1,39 +1,7 @@
-/// A source feature's field values, as the layer holds them, before any normalising.
-public struct LocatorSourceFields: Hashable, Sendable {
-    public var houseNumber: String?
-    public var street: String?
-    public var locality: String?
-    public var postcode: String?
-    /// A whole address in one field, read as a single line when `street` is not given.
-    public var fullAddress: String?
-    public var placeName: String?
-    public var ranges: HouseNumberRanges?
-
-    public init(
-        houseNumber: String? = nil, street: String? = nil, locality: String? = nil, postcode: String? = nil, fullAddress: String? = nil,
-        placeName: String? = nil, ranges: HouseNumberRanges? = nil
-    ) {
-        self.houseNumber = houseNumber
-        self.street = street
-        self.locality = locality
-        self.postcode = postcode
-        self.fullAddress = fullAddress
-        self.placeName = placeName
-        self.ranges = ranges
-    }
-}
-
-/// Why a feature makes no entry: the builder skips it and counts the reason.
-public enum LocatorEntryRefusal: Error, Hashable, Sendable {
-    /// A point kind without a point, or a centre-line without two finite vertices.
-    case noGeometry
-    /// The field the kind is found by is empty (a street, a place name, a locality, a postcode).
-    case missing(field: String)
-    /// A house number that is not a number ("rear", "12 1/2").
-    case unreadableHouseNumber(String)
-}
-
 extension LocatorEntry {
+    /// The most tokens a street, locality or place name may have: a query reads no more words.
+    public static let maximumComponentTokens = QueryBounds.maximumTokens
+
     /// The entry of one source feature: its kind says which fields it needs (a point address: a
     /// house number and a street, or a full address that has both; a centre-line: a street and
     /// its polyline; a place: its name; a locality; a postcode). Components absent from the
@@ -43,6 +11,8 @@ extension LocatorEntry {
         id: String, kind: Kind, fields: LocatorSourceFields, location: PlanarPoint? = nil, polyline: [[Double]] = [],
         knownLocalities: KnownLocalities = .none
     ) throws(LocatorEntryRefusal) -> LocatorEntry {
+        guard !id.isEmpty, id.utf8.count <= MagicKey.maximumIdLength else { throw .unusableId }
+        guard fields.ranges?.isWithinBounds ?? true else { throw .houseNumberRangeOutOfBounds }
         let full = fields.fullAddress.map { SingleLineAddress.parse($0, knownLocalities: knownLocalities) } ?? ParsedAddress()
         let street = text(fields.street)
         let locality = text(fields.locality)
@@ -53,7 +23,7 @@ extension LocatorEntry {
         entry.postcode = postcode.flatMap { Postcode.canonical($0) } ?? full.postcode
         entry.display = Display(
             street: street.map { AddressNormalizer.displayForm($0) } ?? titled(full.street),
-            locality: locality ?? titled(full.locality), postcode: postcode?.uppercased() ?? full.postcode?.uppercased() ?? "")
+            locality: locality ?? titled(full.locality), postcode: postcode?.uppercased() ?? full.postcode.map(Postcode.displayForm) ?? "")
         if let number = text(fields.houseNumber) {
             guard let parsed = HouseNumber(number) else { throw .unreadableHouseNumber(number) }
             entry.houseNumber = parsed
@@ -64,8 +34,22 @@ extension LocatorEntry {
             entry.placeName = AddressNormalizer.tokens(place)
             entry.display.placeName = place
         }
+        try entry.checkBounds()
+        // `words` cuts each word to 40 characters; a postcode that long was not a postcode.
+        if let postcode, AddressNormalizer.fold(postcode).count(where: { $0 != " " }) > AddressNormalizer.maximumTokenLength {
+            throw .componentTooLong(field: "postcode")
+        }
         try entry.complete(polyline: polyline, ranges: fields.ranges)
         return entry
+    }
+
+    /// Refuses a component past the bounds a query has too (`LocatorEntryRefusal.componentTooLong`).
+    private func checkBounds() throws(LocatorEntryRefusal) {
+        for (field, tokens) in [("street", street), ("locality", locality), ("placeName", placeName)]
+        where tokens.count > Self.maximumComponentTokens {
+            throw .componentTooLong(field: field)
+        }
+        if let postcode, postcode.count > AddressNormalizer.maximumTokenLength { throw .componentTooLong(field: "postcode") }
     }
 
     /// Checks what the kind needs and fills the centre-line's parts.

@@ -5,7 +5,7 @@ import Foundation
 /// (no padding) of `og1|<kind code>|<feature id>`. Whatever comes back is untrusted: anything
 /// that is not exactly such a key (too long, another alphabet, another version, an unknown
 /// kind, an empty or overlong id) reads as nil, never as an error or a crash.
-public struct MagicKey: Hashable, Sendable {
+public struct MagicKey: Hashable, Sendable, Codable {
     public var entryId: String
     public var kind: LocatorEntry.Kind
 
@@ -19,8 +19,10 @@ public struct MagicKey: Hashable, Sendable {
         self.kind = kind
     }
 
+    /// Every entry `LocatorEntry.make` accepts has an id of at most `maximumIdLength` bytes,
+    /// so its key reads back.
     public var encoded: String {
-        Data("\(Self.version)|\(Self.codes[kind]!)|\(entryId)".utf8).base64EncodedString()
+        Data("\(Self.version)|\(Self.code(of: kind))|\(entryId)".utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
@@ -38,9 +40,17 @@ public struct MagicKey: Hashable, Sendable {
         self.init(entryId: id, kind: kind)
     }
 
-    private static let codes: [LocatorEntry.Kind: String] = [
-        .pointAddress: "pa", .streetCenterline: "sc", .place: "pl", .locality: "lo", .postal: "po",
-    ]
-    private static let kinds = Dictionary(uniqueKeysWithValues: codes.map { ($1, $0) })
+    /// Each kind's code, by an exhaustive switch: a new kind cannot go without one.
+    private static func code(of kind: LocatorEntry.Kind) -> String {
+        switch kind {
+        case .pointAddress: "pa"
+        case .streetCenterline: "sc"
+        case .place: "pl"
+        case .locality: "lo"
+        case .postal: "po"
+        }
+    }
+
+    private static let kinds = Dictionary(uniqueKeysWithValues: LocatorEntry.Kind.allCases.map { (code(of: $0), $0) })
     private static let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }

@@ -4,6 +4,11 @@
 /// Recognised shapes: 4–6 digits (most of the world; "90210-1234" is "90210", ZIP+4 dropped),
 /// the UK's outward and inward codes ("SW1A 1AA", "M1 1AE") and Canada's ("K1A 0B6"), each
 /// as two words.
+///
+/// Known limits (heuristics): a UK inward code that reads as an ordinal ("1ST", "3RD") is not
+/// taken, so "N1 3RD" is two words of a street; a 4–6-digit number right after a street type
+/// stays in the street ("Route 1234") unless a house number leads a line without commas
+/// ("12 Hill St 90210"), so "Hill St 90210" keeps 90210 in the street (`SingleLineAddress`).
 public enum Postcode {
     /// The postcode at the end of a list of folded words and how many words it took, or nil.
     static func trailing(in words: [String]) -> (postcode: String, wordCount: Int)? {
@@ -43,16 +48,54 @@ public enum Postcode {
         }
     }
 
-    /// 1AA.
+    /// 1AA, the letters from the UK's inward alphabet (no C, I, K, M, O, V); never an ordinal
+    /// ending ("3rd", "1st"), which a street's words are far more often than a postcode.
     private static func isUKInward(_ word: String) -> Bool {
         let chars = Array(word)
-        return chars.count == 3 && chars[0].isASCIIDigit && chars[1].isASCIILetter && chars[2].isASCIILetter
+        guard chars.count == 3, chars[0].isASCIIDigit, !["st", "nd", "rd", "th"].contains(String(chars[1...])) else { return false }
+        return chars.dropFirst().allSatisfy { inwardLetters.contains($0) }
     }
+
+    private static let inwardLetters = Set("abdefghjlnpqrstuwxyz")
+
+    /// A canonical postcode as an answer shows it: a UK or Canadian code upper case with its
+    /// space back before the last three characters ("al13ab" → "AL1 3AB"); digits as they are.
+    public static func displayForm(_ canonical: String) -> String {
+        let upper = canonical.uppercased()
+        let inward = String(canonical.suffix(3))
+        guard canonical.count >= 5, isUKInward(inward) || isCanadianHalf(inward, letterFirst: false) else { return upper }
+        return upper.dropLast(3) + " " + upper.suffix(3)
+    }
+
+    /// 4–6 ASCII digits: the shape most of the world's postcodes have.
+    static func isNumeric(_ word: String) -> Bool { isDigits(word, count: 4...6) }
 
     /// A1A (the first half) or 1A1 (the second).
     private static func isCanadianHalf(_ word: String, letterFirst: Bool) -> Bool {
         let chars = Array(word)
         guard chars.count == 3 else { return false }
         return chars.enumerated().allSatisfy { index, char in (index % 2 == 0) == letterFirst ? char.isASCIILetter : char.isASCIIDigit }
+    }
+}
+
+extension Postcode {
+    /// The postcode a list of folded words starts with ("10115 Berlin") and how many words it took.
+    static func leading(in words: [String]) -> (postcode: String, wordCount: Int)? {
+        if words.count >= 2, let found = trailing(in: Array(words.prefix(2))), found.wordCount == 2 { return found }
+        guard let first = words.first, let found = trailing(in: [first]) else { return nil }
+        return found
+    }
+
+    /// The postcode at the end of a street line's words. A lone number right after a street
+    /// type is one only when `afterStreetType` (the line has a house number and no comma:
+    /// "12 Hill St 90210"); else it names the road: "Route 1234", "County Road 1450, Springfield".
+    static func trailing(inStreet words: [String], afterStreetType: Bool) -> (postcode: String, wordCount: Int)? {
+        guard let found = trailing(in: words) else { return nil }
+        if !afterStreetType, found.wordCount == 1, words.count >= 2, isNumeric(found.postcode),
+            AddressNormalizer.isStreetType(words[words.count - 2])
+        {
+            return nil
+        }
+        return found
     }
 }

@@ -4,7 +4,7 @@
 /// point's projection on the point's side (a StreetAddress), or without one when that side
 /// has no range (a StreetName); else nothing. Places, localities and postcodes are not answers.
 public enum ReverseGeocoder {
-    public struct Result: Hashable, Sendable {
+    public struct Result: Hashable, Sendable, Codable {
         public var entryId: String
         public var entryKind: LocatorEntry.Kind
         public var addressType: AddressType
@@ -20,19 +20,20 @@ public enum ReverseGeocoder {
     /// Ties in distance go to the smaller feature id.
     public static func reverseGeocode(_ point: PlanarPoint, among entries: [LocatorEntry], maxDistance: Double) -> Result? {
         guard point.x.isFinite, point.y.isFinite, maxDistance >= 0 else { return nil }
-        let points = entries.filter { $0.kind == .pointAddress }.map { ($0, $0.location.distance(to: point)) }
+        let gathered = entries.prefix(AddressMatcher.maximumEntries)
+        let points = gathered.filter { $0.kind == .pointAddress }.map { ($0, $0.location.distance(to: point)) }
         if let (entry, distance) = nearest(points, within: maxDistance) {
             return Result(
                 entryId: entry.id, entryKind: entry.kind, addressType: .pointAddress,
                 matchAddress: AddressMatcher.matchAddress(.pointAddress, entry, houseNumber: entry.houseNumber), location: entry.location,
                 houseNumber: entry.houseNumber, side: nil, distance: distance)
         }
-        let lines = entries.filter { $0.kind == .streetCenterline }.compactMap { entry in
+        let lines = gathered.filter { $0.kind == .streetCenterline }.compactMap { entry in
             CenterlineInterpolation.project(point, onto: entry.polyline).map { (entry, $0) }
         }
-        guard let (entry, distance) = nearest(lines.map { ($0.0, $0.1.distance) }, within: maxDistance),
-            let projection = lines.first(where: { $0.0.id == entry.id })?.1
-        else { return nil }
+        // The projection travels with its entry: two lines may share an id.
+        guard let (entry, projection) = nearest(lines, within: maxDistance, distance: \.distance) else { return nil }
+        let distance = projection.distance
         // Ranges run with the line from its first vertex, so the line's fraction is the range's.
         let number = entry.ranges.flatMap { CenterlineInterpolation.houseNumber(at: projection.fraction, side: projection.side, ranges: $0) }
         let type: AddressType = number == nil ? .streetName : .streetAddress
@@ -43,6 +44,17 @@ public enum ReverseGeocoder {
     }
 
     private static func nearest(_ found: [(LocatorEntry, Double)], within maxDistance: Double) -> (LocatorEntry, Double)? {
-        found.filter { $0.1 <= maxDistance }.min { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0.id < $1.0.id }
+        nearest(found, within: maxDistance, distance: \.self)
+    }
+
+    /// The pair nearest (by `distance` of its second half) within `maxDistance`; ties go to the
+    /// smaller feature id.
+    private static func nearest<Found>(
+        _ found: [(LocatorEntry, Found)], within maxDistance: Double, distance: (Found) -> Double
+    ) -> (LocatorEntry, Found)? {
+        found.filter { distance($0.1) <= maxDistance }.min { first, second in
+            let (a, b) = (distance(first.1), distance(second.1))
+            return a != b ? a < b : first.0.id < second.0.id
+        }
     }
 }

@@ -6,12 +6,13 @@ import Foundation
 ///
 /// At most `QueryBounds.maximumTokens` tokens are taken (required first) and each is cut to
 /// `AddressNormalizer.maximumTokenLength`; the parser has already read at most
-/// `QueryBounds.maximumCharacters` characters.
+/// `QueryBounds.maximumUTF8Bytes` bytes and `QueryBounds.maximumCharacters` characters.
 ///
 /// The index's recipe: search with `fts5Expression`; when that gathers fewer entries than
 /// asked for, add those of `fts5AnyExpression` and, on a table with FTS5's trigram tokenizer,
 /// `fts5TrigramExpression` (PostgreSQL: `trigramText` as the bound parameter of `%` /
-/// `word_similarity`); then let `AddressMatcher` score them all.
+/// `word_similarity`); skip each pass whose expression is nil; pass at most
+/// `AddressMatcher.maximumEntries` entries, best first, to `AddressMatcher` to score.
 public struct SearchTerms: Hashable, Sendable {
     /// Distinctive tokens: of the street, or of the locality when there is no street, or the
     /// postcode when there is neither. A good match holds them all.
@@ -40,30 +41,41 @@ public struct SearchTerms: Hashable, Sendable {
     }
 
     /// Every required token and the prefix, ANDed: `"hill" AND "spr"*`. When nothing is
-    /// required, `fts5AnyExpression`. Empty when there is nothing to look up.
-    public var fts5Expression: String {
+    /// required, `fts5AnyExpression`. Nil when there is nothing to look up: SQLite rejects
+    /// `MATCH ''`, so the index skips the pass instead.
+    public var fts5Expression: String? {
+        guard !required.isEmpty else { return fts5AnyExpression }
         let terms = required.map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
-        return required.isEmpty ? fts5AnyExpression : terms.joined(separator: " AND ")
+        return terms.joined(separator: " AND ")
     }
 
-    /// Every token ORed, the prefix as a prefix query: the loose pass.
-    public var fts5AnyExpression: String {
-        let terms = (required + optional).map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
-        return terms.joined(separator: " OR ")
+    /// The loose pass's tokens ORed, the prefix as a prefix query; nil when there are none.
+    public var fts5AnyExpression: String? {
+        let terms = looseTokens.map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
+        return terms.isEmpty ? nil : terms.joined(separator: " OR ")
     }
 
-    /// Each token's three-letter pieces ORed, for a table tokenised by FTS5's `trigram`: how a
-    /// misspelt token ("stret") still meets its word ("street"). Tokens under three letters
-    /// have none.
-    public var fts5TrigramExpression: String {
+    /// Each loose token's three-letter pieces ORed, for a table tokenised by FTS5's `trigram`:
+    /// how a misspelt token ("stret") still meets its word ("street"). Tokens under three
+    /// letters have none; nil when no token has any.
+    public var fts5TrigramExpression: String? {
         var seen = Set<String>()
-        let pieces = (required + optional + [prefix].compactMap { $0 }).flatMap(Self.trigrams).filter { seen.insert($0).inserted }
-        return pieces.map(Self.quoted).joined(separator: " OR ")
+        let pieces = (looseTokens + [prefix].compactMap { $0 }).flatMap(Self.trigrams).filter { seen.insert($0).inserted }
+        return pieces.isEmpty ? nil : pieces.map(Self.quoted).joined(separator: " OR ")
     }
 
-    /// The tokens as one text, for PostgreSQL's `pg_trgm` (bound, never spliced).
-    public var trigramText: String {
-        (required + optional + [prefix].compactMap { $0 }).joined(separator: " ")
+    /// The tokens of the OR and trigram passes: every token but the generic ones (a street
+    /// type or direction meets thousands of entries) and pure numbers (a house number or postcode
+    /// alone says nothing of the street, and cannot be misspelt: numbers are never fuzzy).
+    public var looseTokens: [String] {
+        (required + optional).filter { token in !AddressNormalizer.isGeneric(token) && !token.allSatisfy(\.isNumber) }
+    }
+
+    /// The loose tokens and the prefix as one text, for PostgreSQL's `pg_trgm` (bound, never
+    /// spliced); nil when there are none.
+    public var trigramText: String? {
+        let tokens = looseTokens + [prefix].compactMap { $0 }
+        return tokens.isEmpty ? nil : tokens.joined(separator: " ")
     }
 
     /// An FTS5 string: in double quotes, a quote inside doubled.

@@ -31,10 +31,15 @@ public enum TokenDistance {
     /// `AddressNormalizer.maximumTokenLength`, and a row whose every cell passes the bound
     /// stops the work.
     public static func distance(_ first: String, _ second: String, bound: Int) -> Int? {
+        measured(first, second, bound: bound).distance
+    }
+
+    /// `distance`, and how many rows of the table it filled: what the early exit saves.
+    static func measured(_ first: String, _ second: String, bound: Int) -> (distance: Int?, rows: Int) {
         let a = Array(first.utf8.prefix(AddressNormalizer.maximumTokenLength))
         let b = Array(second.utf8.prefix(AddressNormalizer.maximumTokenLength))
-        guard abs(a.count - b.count) <= bound else { return nil }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        guard abs(a.count - b.count) <= bound else { return (nil, 0) }
+        if a.isEmpty || b.isEmpty { return (max(a.count, b.count), 0) }
         var before = [Int](repeating: 0, count: b.count + 1)
         var previous = Array(0...b.count)
         var current = [Int](repeating: 0, count: b.count + 1)
@@ -48,9 +53,9 @@ public enum TokenDistance {
                 current[j] = cell
                 rowMinimum = min(rowMinimum, cell)
             }
-            if rowMinimum > bound { return nil }
+            if rowMinimum > bound { return (nil, i) }
             (before, previous, current) = (previous, current, before)
         }
-        return previous[b.count] <= bound ? previous[b.count] : nil
+        return (previous[b.count] <= bound ? previous[b.count] : nil, a.count)
     }
 }

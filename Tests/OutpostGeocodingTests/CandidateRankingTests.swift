@@ -60,19 +60,19 @@ import Testing
         #expect(CandidateRanking.rank(candidates, maxLocations: 5, minScore: 0, near: bias).map(\.entryId) == ["a-farther", "b-far"])
     }
 
-    @Test func theSearchExtentKeepsItsInsideAndEdges() {
+    @Test func theSearchExtentKeepsItsInsideAndEdges() throws {
         let candidates = [
             Self.candidate("in", .pointAddress, 100, at: 5, 5), Self.candidate("edge", .pointAddress, 100, at: 10, 0),
             Self.candidate("out", .pointAddress, 100, at: 11, 5),
         ]
-        let extent = SearchExtent(xmin: 10, ymin: 10, xmax: 0, ymax: 0)
+        let extent = try #require(SearchExtent(xmin: 10, ymin: 10, xmax: 0, ymax: 0))
         #expect(CandidateRanking.rank(candidates, maxLocations: 5, minScore: 0, within: extent).map(\.entryId) == ["edge", "in"])
     }
 
     @Test func aSearchExtentOverTheFixtureFindsOnlyShelbyvillesHillStreet() {
         let query = SingleLineAddress.parse("12 Hill Street", knownLocalities: LocatorFixture.known)
         let found = AddressMatcher.findCandidates(
-            query, among: LocatorFixture.entries, within: SearchExtent(xmin: 900, ymin: 900, xmax: 1_200, ymax: 1_200))
+            query, among: LocatorFixture.entries, within: SearchExtent(xmin: 900, ymin: 900, xmax: 1_200, ymax: 1_200)!)
         #expect(found.map(\.entryId) == ["pa-shel-hill-12"])
     }
 }

@@ -1,6 +1,6 @@
 import OutpostGeocoding
 
-/// A small town's locator: 20 address points, 4 centre-lines with ranges, 3 places, 3
+/// A small town's locator: 20 address points, 4 centre-lines with ranges, 4 places (one without a locality), 3
 /// localities and a postcode, made through `LocatorEntry.make` as the builder would.
 enum LocatorFixture {
     static let springfield = ("Springfield", "90210")
@@ -52,6 +52,9 @@ enum LocatorFixture {
         place("poi-library", "Springfield Public Library", "Springfield", x: 20, y: 20),
         place("poi-station", "Central Station", "St Albans", x: 240, y: 20),
         place("poi-cafe", "Café Rouge", "Shelbyville", x: 550, y: 510),
+        // A place without a locality: asking one of it costs `localityUnknownToEntry`.
+        try! LocatorEntry.make(
+            id: "poi-fountain", kind: .place, fields: LocatorSourceFields(placeName: "Old Fountain"), location: PlanarPoint(x: 30, y: 30)),
     ]
 
     private static let localities: [LocatorEntry] = [

@@ -104,7 +104,16 @@ import Testing
         Row(rule: "a place's diacritics", query: "Cafe Rouge", top: ["poi-cafe POI 95"], matchAddress: "Café Rouge, Shelbyville"),
         Row(rule: "a missing distinctive token costs 15", query: "Public Library, Springfield", top: ["poi-library POI 85"]),
         Row(rule: "a house number given for a place costs 10", query: "12 Central Station, St Albans", top: ["poi-station POI 90"]),
+        Row(
+            rule: "a locality asked of an entry without one costs 5", query: "Old Fountain, Springfield",
+            top: ["poi-fountain POI 95", "lo-springfield Locality 70"], matchAddress: "Old Fountain"),
         Row(rule: "a locality alone", query: "Springfield", top: ["lo-springfield Locality 100"]),
+        Row(
+            rule: "a postcode before its locality", query: "90210 Springfield",
+            top: ["po-90210 Postal 100", "lo-springfield Locality 100"]),
+        Row(
+            rule: "a postcode alone before a comma and its locality", query: "90210, Springfield",
+            top: ["po-90210 Postal 100", "lo-springfield Locality 100"]),
         Row(rule: "a postcode alone", query: "90210", top: ["po-90210 Postal 100"], matchAddress: "90210, Springfield"),
         Row(rule: "another locality costs 20", query: "42 Oak Ln, Shelbyville", top: ["pa-oak-42 PointAddress 80", "lo-shelbyville Locality 70"]),
         Row(

@@ -9,8 +9,10 @@ import Testing
         #expect(terms.required == ["hill"])
         #expect(terms.optional == ["12", "north", "street", "springfield", "90210"])
         #expect(terms.fts5Expression == #""hill""#)
-        #expect(terms.fts5AnyExpression == #""hill" OR "12" OR "north" OR "street" OR "springfield" OR "90210""#)
-        #expect(terms.trigramText == "hill 12 north street springfield 90210")
+        // The loose passes leave out generic tokens and pure numbers: they meet everything.
+        #expect(terms.looseTokens == ["hill", "springfield"])
+        #expect(terms.fts5AnyExpression == #""hill" OR "springfield""#)
+        #expect(terms.trigramText == "hill springfield")
     }
 
     @Test func withoutAStreetTheLocalityIsRequired() {
@@ -37,7 +39,7 @@ import Testing
         for token in terms.required + terms.optional {
             #expect(token.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber) })
         }
-        let inner = terms.fts5AnyExpression.replacingOccurrences(of: "\" OR \"", with: "")
+        let inner = (terms.fts5AnyExpression ?? "").replacingOccurrences(of: "\" OR \"", with: "")
         #expect(inner.dropFirst().dropLast().allSatisfy { $0.isLowercase || $0.isNumber })
     }
 
@@ -51,7 +53,7 @@ import Testing
         let text = (0..<500).map { "w\($0)" }.joined(separator: " ")
         let terms = SearchTerms(SingleLineAddress.parse(text))
         #expect(terms.required.count + terms.optional.count == QueryBounds.maximumTokens)
-        #expect(terms.fts5AnyExpression.components(separatedBy: " OR ").count == 20)
+        #expect(terms.fts5AnyExpression?.components(separatedBy: " OR ").count == 20)
         #expect(terms.required.first == "w0")
     }
 
@@ -67,7 +69,26 @@ import Testing
         #expect(terms.fts5TrigramExpression == #""hil" OR "str" OR "tre" OR "ret""#)
     }
 
-    @Test func nothingToLookUpIsEmpty() {
-        #expect(SearchTerms(ParsedAddress()).fts5Expression.isEmpty)
+    /// SQLite rejects `MATCH ''`: nothing to look up is nil, for every pass.
+    @Test(arguments: ["", "  ,, ", "12 Street", "Москва"])
+    func nothingToLookUpIsNil(_ text: String) {
+        let terms = SearchTerms(SingleLineAddress.parse(text))
+        #expect(terms.fts5Expression == nil)
+        #expect(terms.fts5AnyExpression == nil)
+        #expect(terms.fts5TrigramExpression == nil)
+        #expect(terms.trigramText == nil)
+    }
+
+    /// Nothing distinctive in the street: the AND pass is the OR pass.
+    @Test func withNothingRequiredTheExpressionIsTheAnyExpression() {
+        let terms = SearchTerms(SingleLineAddress.parse("North Street, Springfield"))
+        #expect(terms.required.isEmpty)
+        #expect(terms.fts5Expression == #""springfield""#)
+        #expect(terms.fts5Expression == terms.fts5AnyExpression)
+    }
+
+    @Test func genericTokensAndNumbersStayOutOfTheTrigramPass() {
+        let terms = SearchTerms(SingleLineAddress.parse("12 Hill Street, 90210"))
+        #expect(terms.fts5TrigramExpression == #""hil" OR "ill""#)
     }
 }
