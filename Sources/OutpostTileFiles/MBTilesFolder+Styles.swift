@@ -45,7 +45,13 @@ extension MBTilesFolder {
     /// The file's bytes and its style resources'.
     public func storedBytes(file: String) throws -> Int64 {
         let files = FileManager.default
-        func size(_ path: String) -> Int64 { ((try? files.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0 }
+        // Regular files only: a folder's own entry is not what it holds.
+        func size(_ path: String) -> Int64 {
+            guard let attributes = try? files.attributesOfItem(atPath: path), attributes[.type] as? FileAttributeType == .typeRegular else {
+                return 0
+            }
+            return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        }
         let resources = path(of: file) + ".resources"
         let inside = files.enumerator(atPath: resources)?.compactMap { $0 as? String } ?? []
         return size(path(of: file)) + inside.reduce(0) { $0 + size((resources as NSString).appendingPathComponent($1)) }
