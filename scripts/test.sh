@@ -23,7 +23,10 @@ trap 'scripts/postgres.sh stop "$PG_DIR" || true; rm -rf "$RUN_DIR"' EXIT
 export TMPDIR="$RUN_DIR"
 export OUTPOST_TEST_POSTGRES OUTPOST_TEST_POSTGRES_DIR="$PG_DIR"
 OUTPOST_TEST_POSTGRES=$(scripts/postgres.sh start "$PG_DIR" 55432)
-swift test --skip-build 2>&1 | tee .build/swift-test.log
+# One test process hosts dozens of live servers at once, each of which would have its own
+# process and blocking pool when served; NIO's default (a thread per core) would have them all
+# wait on two threads, and a slow store call of one test stall the requests of all the others.
+NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT=8 swift test --skip-build 2>&1 | tee .build/swift-test.log
 grep -q "Test run with .* passed" .build/swift-test.log
 # Every fuzz target for 30 s (two at a time), its corpus' regression inputs replayed first;
 # scripts/fuzz.sh alone runs them longer (docs/reliability.md, "Fuzzing").

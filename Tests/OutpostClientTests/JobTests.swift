@@ -31,13 +31,15 @@ func jobState<Output>(_ job: Job<Output>) throws -> JSONValue {
             #expect(job.status == .started)
             // Pause once the download is under way.
             var state = JSONValue.null
-            for _ in 0..<2000 {
+            // Polled until then, however long a loaded machine takes to get there.
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
                 state = try jobState(job)
                 if state["step"] == "download", (state["receivedBytes"]?.int64Value ?? 0) > 4096 { break }
                 try await Task.sleep(for: .milliseconds(2))
             }
             job.pause()
-            for _ in 0..<500 where job.status != .paused { try await Task.sleep(for: .milliseconds(5)) }
+            while job.status != .paused, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             #expect(job.status == .paused)
             let json = try job.toJSON()
             state = try JSONParser.parse(String(decoding: json, as: UTF8.self))

@@ -60,7 +60,7 @@ import Testing
     static func finished(_ client: any TestClientProtocol, token: String, owner: String, _ answer: JSONValue) async throws -> JSONValue {
         let service = try #require(answer["services"]?[0], "\(answer)")
         let path = "\(portal)/content/users/\(owner)/items/\(service["serviceItemId"]?.stringValue ?? "")/status"
-        for _ in 0..<600 {
+        for _ in 0..<3000 {
             let status = try await post(
                 client, path, [("f", "json"), ("token", token), ("jobType", "publish"), ("jobId", service["jobId"]?.stringValue ?? "")])
             if status["status"]?.stringValue != "processing" { return status }

@@ -19,7 +19,8 @@ import Testing
         let store = try makeDemoStore(label: "token-threads")
         defer { try? FileManager.default.removeItem(atPath: store.directory) }
         try store.users.addUser("ada", role: .editor, password: "ada-password", rounds: 1000)
-        let token = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 5).token
+        // An hour: the whole suite runs at once, and this test may wait minutes for its turn.
+        let token = try store.users.issueToken(for: ServerUser(name: "ada", role: .editor), minutes: 60).token
         let records = WatchedRecords(backend: store, users: WatchedUsers(inner: store.users))
         let authenticator = Authenticator(store: records, required: true, defaultMinutes: 60, maximumMinutes: 60)
 

@@ -17,11 +17,3 @@ enum StoreCall {
         return try await NIOThreadPool.singleton.runIfActive(work)
     }
 }
-
-/// Sizes the blocking pool `StoreCall` runs on, once, before the server starts: a running job
-/// holds one of its threads for as long as it runs (an export, a publish waiting for GDAL), so
-/// the pool has a thread per running job and still the cores' worth for requests' store calls
-/// (with two threads on two cores, two jobs stalled every request that needed the store).
-public func sizeBlockingPool(runningJobs: Int) {
-    NIOSingletons.blockingPoolThreadCountSuggestion = System.coreCount + max(0, runningJobs)
-}
