@@ -279,7 +279,7 @@ public func buildRouter(
     // changes need an editor. Served at /arcgis/sharing/rest and /sharing/rest.
     let portal = PortalController(
         store: store, requireAuth: options.requireAuth, origin: options.origin, tokenMinutes: options.tokenMinutes, files: files,
-        maxMapAreas: options.maxMapAreas, itemQuotaBytes: options.itemQuotaBytes)
+        maxMapAreas: options.maxMapAreas, itemQuotaBytes: options.itemQuotaBytes, tileCache: options.tileCache)
     let portalReads = RouteCollection(context: OutpostRequestContext.self)
     portal.addReadRoutes(to: portalReads)
     let portalChanges = RouteCollection(context: OutpostRequestContext.self)

@@ -12,6 +12,9 @@ public protocol TileSetStore: Sendable {
     /// vector set may bring its style resources (a folder, as `addStyleResources` takes); a
     /// raster set or a folder without any is refused before anything is added.
     func addTileSet(mbtiles path: String, name: String, description: String?, styleResources: String?) throws -> TileSet
+    /// Removes the set: its listing first (no request finds it after), then its file and style
+    /// resources. `StoreError.serviceNotFound` when there is no such set.
+    func deleteTileSet(named name: String) throws
     func tile(set: String, level: Int, row: Int, column: Int) throws -> [UInt8]?
     /// Which tiles of a block exist, row by row (a `tilemap`).
     func tilesPresent(set: String, level: Int, row: Int, column: Int, height: Int, width: Int) throws -> [[Bool]]

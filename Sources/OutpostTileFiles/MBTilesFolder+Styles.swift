@@ -57,6 +57,13 @@ extension MBTilesFolder {
         return size(path(of: file)) + inside.reduce(0) { $0 + size((resources as NSString).appendingPathComponent($1)) }
     }
 
+    /// Removes a listed set's file and style resources, closing this process's readers of it
+    /// first (a read under way keeps its connection until it ends; the file goes with it).
+    public func discard(file: String) {
+        readers.forget(path(of: file))
+        remove(file: file)
+    }
+
     public func remove(file: String) {
         try? FileManager.default.removeItem(atPath: path(of: file))
         try? FileManager.default.removeItem(atPath: path(of: file) + ".resources")

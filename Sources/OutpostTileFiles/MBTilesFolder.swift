@@ -153,7 +153,8 @@ public struct MBTilesFolder: Sendable {
     public static func metadata(of path: String) throws -> [String: String] {
         do {
             return try DatabaseQueue(path: path, configuration: readOnly).read { db in
-                guard try db.tableExists("tiles") else { throw TileSetFailure.unreadable("it has no tiles table") }
+                // A view too: mbutil's files, and the ones `UntrustedMBTiles` rebuilds, are deduplicated.
+                guard try db.tableExists("tiles") || db.viewExists("tiles") else { throw TileSetFailure.unreadable("it has no tiles table") }
                 var values: [String: String] = [:]
                 for row in try Row.fetchAll(db, sql: "SELECT name, value FROM metadata") {
                     if let name: String = row["name"], let value: String = row["value"] { values[name.lowercased()] = value }
@@ -184,5 +185,10 @@ final class TileReaders: Sendable {
             open[file] = (queues, 0)
             return queues[0]
         }
+    }
+
+    /// Drops the file's connections: each closes when the last read holding it ends.
+    func forget(_ file: String) {
+        _ = open.withLock { $0.removeValue(forKey: file) }
     }
 }

@@ -7,6 +7,8 @@ public protocol MBTilesTileSets: TileSetStore {
     var files: MBTilesFolder { get }
     /// The file name a set is listed under, or `StoreError.serviceNotFound`.
     func file(of set: String) throws -> String
+    /// Removes the set's listing and answers its file name, or `StoreError.serviceNotFound`.
+    func unlist(_ set: String) throws -> String
 }
 
 extension MBTilesTileSets {
@@ -27,6 +29,8 @@ extension MBTilesTileSets {
     ) throws {
         try files.readTiles(file: try file(of: set), level: level, rows: rows, columns: columns, body)
     }
+
+    public func deleteTileSet(named name: String) throws { files.discard(file: try unlist(name)) }
 
     public func storedBytes(set: String) throws -> Int64 { try files.storedBytes(file: try file(of: set)) }
 

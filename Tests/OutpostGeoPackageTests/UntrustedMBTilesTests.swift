@@ -35,7 +35,7 @@ import Testing
         }
         #expect(tiles == expected)
         #expect(metadata["format"] == "png" && metadata["bounds"] == "-180,-85,180,85")
-        #expect(indexes == ["tile_index"])
+        #expect(indexes == ["map_index"])
     }
 
     @Test func aVectorSetTakesGzippedAndPlainTiles() throws {
@@ -91,6 +91,51 @@ import Testing
         }
         #expect(reason.contains(row.reason), "\(row.label): \(reason)")
         #expect(!FileManager.default.fileExists(atPath: rebuilt), "\(row.label): a rebuilt file was left")
+    }
+
+    /// mbutil's shared images stay shared: one image under all 64 tiles of level 3 is read and
+    /// kept once, so the file is taken (64 copies would be far past its size) and stays small.
+    @Test func aDeduplicatedFileIsTakenAtItsOwnSize() throws {
+        let ocean = MBTilesFixtures.png(7) + [UInt8](repeating: 0x5a, count: 32 * 1024)
+        let source = try MBTilesFixtures.make(layout: .mapAndImages, tiles: [(0, 0, 0, ocean)])
+        let extraPlaces = (1..<64).map { "(3, \($0 % 8), \($0 / 8), 't0')" }.joined(separator: ", ")
+        try DatabaseQueue(path: source).write { db in
+            try db.execute(sql: "UPDATE map SET zoom_level = 3; INSERT INTO map VALUES \(extraPlaces)")
+        }
+        let rebuilt = TestFolders.file("shared.mbtiles")
+        #expect(try UntrustedMBTiles.rebuild(source, to: rebuilt) == 64)
+        let (tiles, _, _) = try Self.contents(rebuilt)
+        #expect(tiles.count == 64 && Set(tiles.map { $0[3] }).count == 1)
+        #expect(try DatabaseQueue(path: rebuilt).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM images") } == 1)
+        let size = try FileManager.default.attributesOfItem(atPath: rebuilt)[.size] as? Int ?? .max
+        #expect(size < 4 * ocean.count, "\(size) bytes")
+    }
+
+    /// mbutil's layout, hostile or broken: a place without its image, an image twice, and ids
+    /// made as long as the file by a column's default (read in a scan and counted, never joined).
+    @Test(arguments: [
+        ("UPDATE map SET tile_id = 'nowhere' WHERE zoom_level = 1 AND tile_column = 1", "tile 1/1/1 has no bytes"),
+        ("INSERT INTO images VALUES (x'00', 't0')", "appears twice"),
+        (
+            "CREATE TABLE m2 (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER); "
+                + "INSERT INTO m2 SELECT zoom_level, tile_column, tile_row FROM map; "
+                + "WITH RECURSIVE n(i) AS (SELECT 2 UNION ALL SELECT i + 1 FROM n WHERE i < 200) INSERT INTO m2 SELECT 8, i, 0 FROM n; "
+                + "DROP VIEW tiles; DROP TABLE map; ALTER TABLE m2 RENAME TO map; "
+                + "ALTER TABLE map ADD COLUMN tile_id TEXT DEFAULT '\(String(repeating: "t", count: 60_000))'; "
+                + "UPDATE images SET tile_id = '\(String(repeating: "t", count: 60_000))' WHERE tile_id = 't0'",
+            "more data than it holds"
+        ),
+    ])
+    func aHostileMBUtilFileIsRefused(_ row: (sql: String, reason: String)) throws {
+        let source = try MBTilesFixtures.make(layout: .mapAndImages, extraSQL: row.sql)
+        let rebuilt = TestFolders.file("refused.mbtiles")
+        let outcome = Result { () throws(ReplicaChanges.Failure) in try UntrustedMBTiles.rebuild(source, to: rebuilt) }
+        guard case .failure(.invalid(let reason)) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(reason.contains(row.reason), "\(reason)")
+        #expect(!FileManager.default.fileExists(atPath: rebuilt))
     }
 
     @Test func aFileThatIsNotSQLiteIsUnreadable() throws {

@@ -1,5 +1,7 @@
 import Foundation
+import OutpostService
 import OutpostStorage
+import OutpostTestSupport
 import OutpostWire
 import Testing
 
@@ -104,6 +106,20 @@ extension AuthorizationSession {
                 let agreed = allowed ? answer.refusal == nil : answer.refusal?.code == 400
                 tally.check(agreed, "addItem with \(label) as \(who): expected \(allowed ? "allowed" : "400"), got \(answer)")
             }
+        }
+        // A tile service's item: the organisation's, so only an administrator deletes it (and the service).
+        let deletion = try #require(AuthorizationTable.server.jobSteps.first { $0.name == "deleting a tile service (its item)" })
+        for who in editors {
+            let name = unique("Doomed")
+            let set = try store.tiles.addTileSet(mbtiles: try MBTilesFixtures.make(), name: name, description: nil)
+            let item = ServiceItems.id(forService: "\(set.kind.serviceKind):\(name)")
+            let answer = try await send(Probe(path: "\(Self.portal)/content/users/outpost/items/\(item)/delete", fields: [("f", "json")]), as: who)
+            tally.steps += 1
+            let refused = deletion.refusal(caller: who.user, subject: Self.subject("org", ofServer: true))
+            let gone = try store.tiles.tileSet(named: name) == nil
+            tally.check(
+                refused == nil ? answer.refusal == nil && gone : answer.refusal?.code == refused?.code && !gone,
+                "deleting tile service \(name) as \(who): expected \(refused.map { "\($0)" } ?? "deleted"), got \(answer), gone: \(gone)")
         }
         let upload = try await freshUpload(parts: true)
         _ = try await made(Probe(path: "\(Self.service)/uploads/\(upload)/commit", fields: [("f", "json"), ("parts", "1")]))

@@ -341,6 +341,23 @@ import Testing
         }
     }
 
+    /// Each 413 names the limit it applied: a urlencoded body is all fields, so its limit is a
+    /// field's, not the (larger) body's.
+    @Test func aRefusedBodyIsToldTheLimitItPassed() async throws {
+        try await withFreshDemoApp(options: ServerOptions(limits: UploadLimits(maxBodyBytes: 1 << 20, maxFieldBytes: 2048))) { client, _ in
+            let big = [("f", "json"), ("adds", String(repeating: " ", count: 4096))]
+            try await client.execute(uri: "\(layerURL)/applyEdits", method: .post, headers: formHeaders, body: form(big)) { response in
+                let details = json(response)["error"]?["details"]?[0]?.stringValue ?? ""
+                #expect(response.status == .contentTooLarge && details.contains("limit of 2048 bytes"), "\(details)")
+            }
+            let (headers, body) = multipart(fields: [("f", "json"), ("adds", String(repeating: " ", count: 4096))], file: nil)
+            try await client.execute(uri: "\(layerURL)/applyEdits", method: .post, headers: headers, body: body) { response in
+                let details = json(response)["error"]?["details"]?[0]?.stringValue ?? ""
+                #expect(response.status == .contentTooLarge && details.contains("A form field exceeds the limit of 2048 bytes"), "\(details)")
+            }
+        }
+    }
+
     @Test func htmlPagesCarrySecurityHeadersAndStateChangesRefuseGETUnderTokenSecurity() async throws {
         try await Self.withSecuredApp { client, _, tokens in
             let ada = tokens["ada"]!

@@ -97,6 +97,17 @@ import Testing
             let goodItem = try await Publish.addFile(client, token: eve, owner: "eve", type: "MBTiles", name: "good.mbtiles", bytes: good)
             let taken = try await Publish.publish(client, token: eve, owner: "eve", item: goodItem, filetype: "mbtiles", name: "DemoBasemap")
             #expect(taken["error"]?["code"]?.int64Value == 409, "\(taken)")
+            // Services share one namespace: a tile service never takes a feature service's name.
+            let spoof = try await Publish.publish(client, token: eve, owner: "eve", item: goodItem, filetype: "mbtiles", name: "demo")
+            #expect(spoof["error"]?["code"]?.int64Value == 409, "\(spoof)")
+            for (name, type, available) in [
+                ("Demo", "vectorTileService", false), ("demobasemap", "featureService", false), ("Fresh", "featureService", true),
+                ("Fresh", "mapService", true), ("a b", "featureService", false),
+            ] {
+                let answer = try await post(
+                    client, "\(Publish.portal)/portals/self/isServiceNameAvailable", [("f", "json"), ("token", eve), ("name", name), ("type", type)])
+                #expect(answer["available"]?.boolValue == available, "\(name) as \(type): \(answer)")
+            }
             // A Shapefile item is not published as tiles.
             let shapefile = try await Publish.addFile(
                 client, token: eve, owner: "eve", type: "Shapefile", name: "s.zip", bytes: try await Publish.zippedShapefile())

@@ -50,6 +50,13 @@ public struct PostgresTileSets: MBTilesTileSets {
         return file
     }
 
+    public func unlist(_ set: String) throws -> String {
+        guard let file = try pool.query("DELETE FROM outpost_tile_sets WHERE lower(name) = lower(\(set)) RETURNING file").first?.string(0) else {
+            throw StoreError.serviceNotFound(set)
+        }
+        return file
+    }
+
     private static func tileSet(_ row: PostgresRow) throws -> TileSet {
         TileSet(
             name: try row.required(0, row.string), kind: row.string(1).flatMap(TileSet.Kind.init(rawValue:)) ?? .raster,

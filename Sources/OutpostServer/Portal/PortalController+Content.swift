@@ -102,6 +102,9 @@ extension PortalController {
     }
 
     private func delete(_ c: OutpostRequestContext) throws -> Response {
+        if let set = try tileSet(serviceItemId: c.parameters.get("item") ?? "") {
+            return try deleteTileService(set, itemId: c.parameters.get("item") ?? "", c)
+        }
         let item = try changeableItem(c)
         // A map area takes its packages with it (and their replicas are unregistered).
         if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }

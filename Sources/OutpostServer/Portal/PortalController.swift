@@ -20,6 +20,8 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
     let maxMapAreas: Int
     /// Bytes of item data and resources one owner may hold (0: no quota).
     var itemQuotaBytes: Int64 = 0
+    /// The tiles served from memory, forgotten when a tile service is deleted.
+    var tileCache: TileCache? = nil
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).

@@ -85,18 +85,18 @@ extension PublishingController {
 
     /// `portals/self/isServiceNameAvailable` (`name`, `type`): whether publish would take the
     /// name, as the ArcGIS API for Python asks before a CSV's publish (an editor's, as publish
-    /// is: the routes are admitted as changes). A feature service's name
-    /// is compared with the feature services', a tile service's with the tile sets' (any case).
+    /// is: the routes are admitted as changes). Whatever the type asked, as publish decides.
     func nameAvailable(_ c: OutpostRequestContext) throws -> JSONValue {
-        let p = c.form.parameters
-        guard let name = p.string("name") else { throw ArcGISError.missingParameter("name") }
-        let type = (p.string("type") ?? p.string("serviceType") ?? "featureService").lowercased()
-        // `vectorTileService`, `Map Service`, `mapService`, `Tile Package`…: a tile service's name.
-        let tiles = type.contains("tile") || type.contains("map")
-        let taken =
-            tiles
-            ? try store.tiles.tileSet(named: name) != nil
-            : try store.catalog().services.contains { $0.definition.name.caseInsensitiveCompare(name) == .orderedSame }
-        return ["available": .bool(!taken && ServiceDefinition.isValidName(name) && !name.contains("/"))]
+        guard let name = c.form.parameters.string("name") else { throw ArcGISError.missingParameter("name") }
+        let free = ServiceDefinition.isValidName(name) && !name.contains("/") ? try !serviceNameTaken(name) : false
+        return ["available": .bool(free)]
+    }
+
+    /// Whether a service of any kind has the name (any case): published services share one
+    /// namespace, so a tile service never answers under a feature service's name, which a
+    /// client could take for it (`.../Parcels/MapServer` beside `.../Parcels/FeatureServer`).
+    func serviceNameTaken(_ name: String) throws -> Bool {
+        if try store.tiles.tileSet(named: name) != nil { return true }
+        return try store.catalog().services.contains { $0.definition.name.caseInsensitiveCompare(name) == .orderedSame }
     }
 }

@@ -70,11 +70,9 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         guard ServiceDefinition.isValidName(name), !name.contains("/") else {
             throw ArcGISError.invalidParameter("publishParameters", "'\(name)' is not a service name: use letters, digits, '_' and '-'.")
         }
+        guard try !serviceNameTaken(name) else { throw StoreError.serviceExists(name) }
         if format.isTiles {
             return try prepareTiles(item: item, fileName: fileName, path: path, name: name, c)
-        }
-        if try store.catalog().services.contains(where: { $0.definition.name.caseInsensitiveCompare(name) == .orderedSame }) {
-            throw StoreError.serviceExists(name)
         }
         let source = try UploadedSource(path: path, format: format)
         var options = FeatureImportOptions(serviceName: name)
@@ -113,7 +111,6 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         do { summary = try UntrustedMBTiles.summary(of: path) } catch {
             throw StoreError.importFailed("\(fileName) cannot be published: \(error.reason.replacingOccurrences(of: path, with: fileName)).")
         }
-        guard try store.tiles.tileSet(named: name) == nil else { throw StoreError.serviceExists(name) }
         let kind: TileSet.Kind = summary.format == "pbf" ? .vector : .raster
         let job = JobRecord(
             id: JobRunner.newJobId(), serviceName: name, kind: .publish, replicaId: ServiceItems.id(forService: "\(kind.serviceKind):\(name)"),

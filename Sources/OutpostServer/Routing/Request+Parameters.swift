@@ -70,10 +70,10 @@ extension Request {
             return form
         }
         let contentType = headers[.contentType] ?? ""
-        func tooLarge() -> ArcGISError {
-            ArcGISError(
-                kind: .tooLarge, message: "Request body too large.",
-                details: ["The body exceeds the limit of \(limits.maxBodyBytes) bytes."])
+        // Each refusal names the limit it applies: a form field (and a urlencoded body, which is
+        // all fields) has a smaller one than a multipart body's files.
+        func tooLarge(_ limit: Int = limits.maxBodyBytes, _ what: String = "The body") -> ArcGISError {
+            ArcGISError(kind: .tooLarge, message: "Request body too large.", details: ["\(what) exceeds the limit of \(limit) bytes."])
         }
         if announcesBody(over: limits.maxBodyBytes) { throw tooLarge() }
         if let boundary = MultipartStreamParser.boundary(fromContentType: contentType) {
@@ -120,7 +120,7 @@ extension Request {
                                     file!.upload.size += bytes.count
                                 } else if field != nil {
                                     field!.bytes += bytes
-                                    if field!.bytes.count > limits.maxFieldBytes { throw tooLarge() }
+                                    if field!.bytes.count > limits.maxFieldBytes { throw tooLarge(limits.maxFieldBytes, "A form field") }
                                 }
                             case .partEnd:
                                 if let current = file {
@@ -151,7 +151,7 @@ extension Request {
             let limit = min(limits.maxBodyBytes, limits.maxFieldBytes)
             var collected: [UInt8] = []
             for try await chunk in body {
-                if collected.count + chunk.readableBytes > limit { throw tooLarge() }
+                if collected.count + chunk.readableBytes > limit { throw tooLarge(limit, "A form body without files") }
                 collected.append(contentsOf: chunk.readableBytesView)
                 if !admission.isAdmitted {
                     // Complete fields so far (up to the last `&`) may carry the token.

@@ -121,5 +121,8 @@ extension AuthorizationTable {
         JobStep(
             "deleting a map area", at: "content/users/:user/items/:item/delete", .item, .changeable(hidden: .itemHidden),
             refusedAs: "a package the caller may not change only loses its relationship", owner: "—"),
+        JobStep(
+            "deleting a tile service (its item)", at: "content/users/:user/items/:item/delete", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "403: the service is the organisation's (owner outpost), an administrator's to delete", owner: "—"),
     ]
 }

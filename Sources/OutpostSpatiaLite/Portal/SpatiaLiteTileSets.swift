@@ -59,6 +59,14 @@ public struct SpatiaLiteTileSets: MBTilesTileSets, StoreRepository {
         return file
     }
 
+    public func unlist(_ set: String) throws -> String {
+        let file = try pool.write { db in
+            try String.fetchOne(db, sql: "DELETE FROM outpost_tile_sets WHERE name = ? RETURNING file", arguments: [set])
+        }
+        guard let file else { throw StoreError.serviceNotFound(set) }
+        return file
+    }
+
     private static func tileSet(_ row: Row) -> TileSet {
         TileSet(
             name: row["name"], kind: TileSet.Kind(rawValue: row["kind"]) ?? .raster, format: row["format"], minZoom: row["min_zoom"],

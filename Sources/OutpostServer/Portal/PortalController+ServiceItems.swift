@@ -1,0 +1,29 @@
+import Hummingbird
+import OutpostService
+import OutpostStorage
+import OutpostWire
+
+extension PortalController {
+    /// The tile set whose service item has the id, if any (service items are made from the
+    /// services, never stored: `ServiceItems`).
+    func tileSet(serviceItemId id: String) throws -> TileSet? {
+        guard try store.portal.item(id: id) == nil else { return nil }
+        return try store.tiles.tileSets().first { ServiceItems.id(forService: "\($0.kind.serviceKind):\($0.name)") == id }
+    }
+
+    /// Deleting a tile service's item deletes the service, as deleting a hosted tile layer's
+    /// item does in ArcGIS Online (the ArcGIS API for Python's `Item.delete()`): its set, its
+    /// file and its item's relationships (the file item it was published from stays). The
+    /// organisation's services are changed by an administrator (or anyone without token
+    /// security, as every item is); one the caller may not see is not found.
+    func deleteTileService(_ set: TileSet, itemId: String, _ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(id: itemId, c)
+        guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
+        try store.tiles.deleteTileSet(named: set.name)
+        for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
+        // The tiles this process served from memory go with it (other processes' caches turn
+        // over as they fill: docs/portal.md, "Deleting a service").
+        tileCache?.removeAll()
+        return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
+    }
+}
