@@ -80,6 +80,11 @@ enum UntrustedFile {
         _ path: String, limits: UntrustedFileLimits,
         _ body: (Database, ReadBudget) throws -> T
     ) throws(ReplicaChanges.Failure) -> T {
+        // A read-only connection to a file in WAL mode makes its -wal and -shm files and cannot
+        // remove them: those it made go once it is closed (an uploaded item's folder holds its
+        // file alone). It writes nothing to them.
+        let sidecars = ["-wal", "-shm"].map { path + $0 }.filter { !FileManager.default.fileExists(atPath: $0) }
+        defer { for sidecar in sidecars { try? FileManager.default.removeItem(atPath: sidecar) } }
         do {
             let file = try open(path, limits: limits)
             defer { try? file.queue.close() }

@@ -138,6 +138,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: rebuilt))
     }
 
+    /// A file in WAL mode is read without leaving the -wal and -shm files reading it made.
+    @Test func aWALModeFileLeavesNothingBeside() throws {
+        let source = try MBTilesFixtures.make()
+        try DatabaseQueue(path: source).writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        let beside = { ["-wal", "-shm"].filter { FileManager.default.fileExists(atPath: source + $0) } }
+        #expect(beside().isEmpty, "the fixture's writer removed its own")
+        #expect(try UntrustedMBTiles.summary(of: source).tileCount == 3)
+        #expect(try UntrustedMBTiles.rebuild(source, to: TestFolders.file("from-wal.mbtiles")) == 3)
+        #expect(beside().isEmpty, "\(beside())")
+    }
+
     @Test func aFileThatIsNotSQLiteIsUnreadable() throws {
         let path = TestFolders.file("text.mbtiles")
         try Data(repeating: 0x41, count: 4096).write(to: URL(fileURLWithPath: path))

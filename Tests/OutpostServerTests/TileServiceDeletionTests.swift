@@ -34,6 +34,15 @@ import Testing
             // The publisher is an editor: the organisation's service is not theirs to delete.
             #expect(try await delete(eve)["error"]?["code"]?.int64Value == 403)
             #expect(try store.tiles.tileSet(named: "Aerial") != nil)
+            // Nor is the file freed while the service stands: it counts the service against eve's quota.
+            let dataItemPath = "\(Publish.portal)/content/users/eve/items/\(dataItem)"
+            let refused = try await post(client, "\(dataItemPath)/delete", [("f", "json"), ("token", eve)])
+            #expect(refused["error"]?["code"]?.int64Value == 409, "\(refused)")
+            let (headers, body) = multipart(fields: [("f", "json"), ("token", eve)], file: ("file", "tiny.mbtiles", "application/octet-stream", [1]))
+            let replaced = try await client.execute(uri: "\(dataItemPath)/update", method: .post, headers: headers, body: body) { json($0) }
+            #expect(replaced["error"]?["code"]?.int64Value == 409, "\(replaced)")
+            let retitled = try await post(client, "\(dataItemPath)/update", [("f", "json"), ("token", eve), ("title", "Aerial source")])
+            #expect(retitled["success"]?.boolValue == true, "\(retitled)")
 
             let deleted = try await delete(ada)
             #expect(deleted["success"]?.boolValue == true && deleted["itemId"]?.stringValue == serviceItem, "\(deleted)")
@@ -53,6 +62,11 @@ import Testing
             #expect(try await delete(ada)["error"] != nil)
             let again = try await Publish.publish(client, token: eve, owner: "eve", item: dataItem, filetype: "mbtiles", name: "Aerial")
             #expect(try await Publish.finished(client, token: eve, owner: "eve", again)["status"]?.stringValue == "completed")
+            // Once the service is gone its file is the editor's again to delete (the same name, the same item id).
+            #expect(again["services"]?[0]?["serviceItemId"]?.stringValue == serviceItem)
+            #expect(try await delete(ada)["success"]?.boolValue == true)
+            let freed = try await post(client, "\(dataItemPath)/delete", [("f", "json"), ("token", eve)])
+            #expect(freed["success"]?.boolValue == true, "\(freed)")
         }
     }
 

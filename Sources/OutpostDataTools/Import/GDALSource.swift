@@ -132,9 +132,24 @@ enum GDALSource {
             throw StoreError.importFailed("cannot run ogr2ogr (GDAL's command-line tools, Debian's gdal-bin): \(error)")
         }
         guard result.terminationStatus.isSuccess else {
-            let text = result.closureResult.trimmingCharacters(in: .whitespacesAndNewlines)
-            throw StoreError.importFailed("GDAL could not \(what): \(text)")
+            throw StoreError.importFailed("GDAL could not \(what): \(summary(ofErrors: result.closureResult))")
         }
+    }
+
+    /// GDAL's complaints as a job's message shows them: its first lines, at most 1,000
+    /// characters, and how many more there were (a CSV of bad rows made 37 KB of them).
+    static func summary(ofErrors text: String) -> String {
+        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        var kept: [String] = []
+        var length = 0
+        for line in lines.prefix(5) {
+            let room = 1_000 - length
+            guard room > 0 else { break }
+            kept.append(line.count > room ? String(line.prefix(room)) + "…" : line)
+            length += min(line.count, room)
+        }
+        let more = lines.count - kept.count
+        return kept.joined(separator: " ") + (more > 0 ? " (and \(more) more line\(more == 1 ? "" : "s"))" : "")
     }
 }
 

@@ -90,6 +90,7 @@ extension PortalController {
         let thumbnail = try thumbnailPart(c)
         item.modified = store.clock.milliseconds()
         let data = try itemData(request, c, item: &item)
+        if data != nil { try refuseWhilePublished(before, "replace the file of") }
         try withItemQuota {
             // New data and description in place of the old ones (a new thumbnail counts whole).
             try checkItemQuota(
@@ -106,6 +107,7 @@ extension PortalController {
             return try deleteTileService(set, itemId: c.parameters.get("item") ?? "", c)
         }
         let item = try changeableItem(c)
+        try refuseWhilePublished(item, "delete")
         // A map area takes its packages with it (and their replicas are unregistered).
         if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
         try store.portal.deleteItem(id: item.id)
