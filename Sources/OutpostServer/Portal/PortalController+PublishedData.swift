@@ -17,6 +17,11 @@ extension PortalController {
     /// so deleting it, or replacing its file with a smaller one, cannot free the quota for
     /// another publish (issue 48's attack). Its title, tags and sharing still change.
     func refuseWhilePublished(_ item: PortalItem, _ change: String) throws {
+        if let job = try publishes.publishing(item: item.id, jobs: store.jobs) {
+            throw ArcGISError(
+                kind: .conflict, message: "Unable to \(change) item. It is being published.",
+                details: ["Publish job \(job) reads its file: try again once it has ended."])
+        }
         guard let service = try publishedService(of: item.id) else { return }
         throw ArcGISError(
             kind: .conflict, message: "Unable to \(change) item. A service was published from it.",

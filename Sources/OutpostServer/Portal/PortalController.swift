@@ -22,6 +22,8 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
     var itemQuotaBytes: Int64 = 0
     /// The tiles served from memory, forgotten when a tile service is deleted.
     var tileCache: TileCache? = nil
+    /// The publishes running in this process (their file items and names are theirs).
+    var publishes = PublishesInFlight()
 
     /// The organisation's id (`portals/self.id`; the ArcGIS API for Python adds
     /// `accountid:<id>` to its searches).

@@ -95,8 +95,15 @@ extension PublishingController {
     /// Whether a service of any kind has the name (any case): published services share one
     /// namespace, so a tile service never answers under a feature service's name, which a
     /// client could take for it (`.../Parcels/MapServer` beside `.../Parcels/FeatureServer`).
+    /// Names compare as the catalog compares them (without case); a running
+    /// publish's name is taken too (`PublishesInFlight`).
     func serviceNameTaken(_ name: String) throws -> Bool {
-        if try store.tiles.tileSet(named: name) != nil { return true }
-        return try store.catalog().services.contains { $0.definition.name.caseInsensitiveCompare(name) == .orderedSame }
+        try serviceNameStored(name) || portal.publishes.claimed(name, jobs: store.jobs)
+    }
+
+    func serviceNameStored(_ name: String) throws -> Bool {
+        let key = ServiceDefinition.normalizedName(name)
+        if try store.tiles.tileSets().contains(where: { ServiceDefinition.normalizedName($0.name) == key }) { return true }
+        return try store.catalog().service(named: name) != nil
     }
 }

@@ -33,10 +33,23 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
     }
 
     private func publish(_ request: Request, _ c: OutpostRequestContext) async throws -> Response {
-        let plan = try await StoreCall.run { try prepare(c) }
-        switch plan.work {
-        case .features(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
-        case .tiles(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
+        let plan = try await StoreCall.run {
+            let plan = try prepare(c)
+            // The name, and the file item, are the job's until it ends (`PublishesInFlight`).
+            let claimed = try portal.publishes.claim(
+                jobId: plan.job.id, itemId: plan.job.replicaName, name: plan.job.serviceName,
+                isTaken: { try serviceNameStored(plan.job.serviceName) }, jobs: store.jobs)
+            guard claimed else { throw StoreError.serviceExists(plan.job.serviceName) }
+            return plan
+        }
+        do {
+            switch plan.work {
+            case .features(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
+            case .tiles(let work): try await work.submit(plan.job, runner: runner, caller: c.jobCaller)
+            }
+        } catch {
+            portal.publishes.remove(jobId: plan.job.id)
+            throw error
         }
         let url = portal.server(request) + "/arcgis/rest/services/\(plan.job.serviceName)/\(plan.serviceKind)"
         let service: JSONObject = [
