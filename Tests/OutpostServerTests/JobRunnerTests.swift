@@ -37,7 +37,7 @@ import Testing
         #expect(seen.status.withLock { $0 } == .inProgress, "started and saved before the work ran")
         #expect(executor.calls.withLock { $0 } == 2, "the save and the run, both on the executor")
         // Its place is given back once the run returns, just after the last record is saved.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while runner.load.running > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(runner.load.running == 0 && runner.load.queued == 0)
     }
@@ -103,7 +103,7 @@ import Testing
 
     /// The job's record once it has finished (completed or failed), waiting up to ten seconds.
     static func finished(_ id: String, in store: some OutpostBackend) async throws -> JobRecord {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while ContinuousClock.now < deadline {
             if let job = try store.jobs.job(id: id), job.status.isTerminal { return job }
             try await Task.sleep(for: .milliseconds(10))

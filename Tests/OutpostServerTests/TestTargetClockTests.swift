@@ -174,9 +174,10 @@ import Testing
             let synced = try await Self.send(client, .post, "\(demo)/synchronizeReplica", [("replicaID", id), ("syncDirection", "download")])
             #expect(synced["error"] == nil, "\(synced)")
             let info = try await Self.send(client, .get, "\(demo)/replicas/\(id)?f=json")
-            // Created at the set time, last synchronized three simulated days later.
-            #expect(abs((info["creationDate"]?.int64Value ?? 0) - 1_906_502_400_000) < 60_000, "\(info)")
-            #expect(abs((info["lastSyncDate"]?.int64Value ?? 0) - 1_906_502_400_000 - 3 * 86_400_000) < 60_000, "\(info)")
+            // Created at the set time, last synchronized three simulated days later (the set clock
+            // runs on in real time: a quarter of an hour allows a loaded machine's pauses).
+            #expect(abs((info["creationDate"]?.int64Value ?? 0) - 1_906_502_400_000) < 900_000, "\(info)")
+            #expect(abs((info["lastSyncDate"]?.int64Value ?? 0) - 1_906_502_400_000 - 3 * 86_400_000) < 900_000, "\(info)")
         }
     }
 

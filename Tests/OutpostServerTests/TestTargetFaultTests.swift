@@ -162,7 +162,8 @@ import Testing
             let status = try await Self.createReplicaJob(client, name: "held")
             let jobId = String(status.split(separator: "/").last ?? "")
             var held: [JSONValue] = []
-            for _ in 0..<200 where held.isEmpty {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while held.isEmpty, ContinuousClock.now < deadline {
                 held = try await get(client, "/_outpost/jobs?f=json")["held"]?.arrayValue ?? []
                 try await Task.sleep(for: .milliseconds(10))
             }
@@ -190,7 +191,8 @@ import Testing
             let status = try await Self.createReplicaJob(client, name: "dropped")
             let jobId = String(status.split(separator: "/").last ?? "")
             var answer = JSONValue.null
-            for _ in 0..<200 where answer["success"] != true {
+            let deadline = ContinuousClock.now + .seconds(120)
+            while answer["success"] != true, ContinuousClock.now < deadline {
                 answer = try await post(
                     client, "/_outpost/jobs/\(jobId)/fail", [("f", "json"), ("error", #"{"code":400,"message":"Dropped by the test"}"#)])
                 try await Task.sleep(for: .milliseconds(10))
