@@ -1,3 +1,4 @@
+import NIOCore
 import NIOPosix
 import OutpostService
 import OutpostWire
@@ -18,7 +19,9 @@ public enum JobThreads {
 
     static let pool: NIOThreadPool = {
         let requested = requestedCount.load(ordering: .relaxed)
-        let pool = NIOThreadPool(numberOfThreads: requested > 0 ? requested : 8)
+        // A thread per running job, and the cores' worth more: a job's record is saved here too
+        // (as it is submitted and started), which must not wait for a running job to end.
+        let pool = NIOThreadPool(numberOfThreads: (requested > 0 ? requested : 8) + System.coreCount)
         pool.start()
         return pool
     }()
