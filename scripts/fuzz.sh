@@ -2,6 +2,9 @@
 # Coverage-guided fuzzing (libFuzzer) of the parsers of untrusted input (FuzzTesting/).
 #
 #   scripts/fuzz.sh [TARGET...]        every target, or those named (FuzzWhere or where)
+#   scripts/fuzz.sh --build-only       builds, runs nothing (scripts/test.sh builds beside the
+#                                      Swift tests, at the lowest priority)
+#   scripts/fuzz.sh --built [TARGET...]  runs what the last build made
 #
 # Builds FuzzTesting once with the address sanitizer, then runs each target for
 # FUZZ_SECONDS (default 300) seconds, FUZZ_JOBS (default 2) at a time, from a scratch copy of
@@ -16,7 +19,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/../FuzzTesting"
 
+BUILD=yes
+case "${1:-}" in
+--build-only) BUILD=only; shift ;;
+--built) BUILD=no; shift ;;
+esac
+
 SECONDS_EACH="${FUZZ_SECONDS:-300}"
+# Times each target's timeout per input: run beside other work at the lowest priority (as
+# scripts/test.sh runs it), an input may wait seconds for a core, which is no finding.
+TIMEOUT_FACTOR="${FUZZ_TIMEOUT_FACTOR:-1}"
 JOBS="${FUZZ_JOBS:-2}"
 # Debug: half the build time of release (3.7 against 7.5 minutes from clean on 2 cores; the
 # sanitizer flags apply to every dependency too) for a half to a quarter of the executions,
@@ -57,18 +69,21 @@ fi
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/outpost-fuzz.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 
-echo "== building FuzzTesting ($CONFIGURATION, -sanitize=fuzzer,address)"
-build_start=$(date +%s)
-# The targets' own files are compiled again every run (a few seconds): an incremental build
-# kept a target's object made against an older layout of Outpost's types, and ASan reported
-# a stack-buffer-overflow in a value witness that a clean build does not have.
-touch Sources/Fuzz*/*.swift
-if ! swift build -c "$CONFIGURATION" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >"$SCRATCH/build.log" 2>&1; then
-    grep -v "Cannot export local symbol" "$SCRATCH/build.log" | tail -40
-    echo "fuzz.sh: the build failed" >&2
-    exit 1
+if [ "$BUILD" != no ]; then
+    echo "== building FuzzTesting ($CONFIGURATION, -sanitize=fuzzer,address)"
+    build_start=$(date +%s)
+    # The targets' own files are compiled again every run (a few seconds): an incremental build
+    # kept a target's object made against an older layout of Outpost's types, and ASan reported
+    # a stack-buffer-overflow in a value witness that a clean build does not have.
+    touch Sources/Fuzz*/*.swift
+    if ! swift build -c "$CONFIGURATION" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >"$SCRATCH/build.log" 2>&1; then
+        grep -v "Cannot export local symbol" "$SCRATCH/build.log" | tail -40
+        echo "fuzz.sh: the build failed" >&2
+        exit 1
+    fi
+    echo "== built in $(($(date +%s) - build_start)) s"
 fi
-echo "== built in $(($(date +%s) - build_start)) s"
+[ "$BUILD" = only ] && exit 0
 BIN="$PWD/.build/$CONFIGURATION"
 
 FINDINGS="$PWD/.build/findings"
@@ -86,7 +101,7 @@ run_target() {
     local dict=()
     [ -f "$name.dict" ] && dict=(-dict="$PWD/$name.dict")
     local status=0
-    "$BIN/$name" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout="$timeout" -rss_limit_mb=2048 \
+    "$BIN/$name" "$corpus" "${dict[@]}" -max_total_time="$SECONDS_EACH" -timeout="$((timeout * TIMEOUT_FACTOR))" -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$artifacts/" >"$SCRATCH/$name.log" 2>&1 || status=$?
     echo "$status" >"$SCRATCH/$name.status"
 }

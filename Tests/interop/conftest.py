@@ -56,10 +56,29 @@ def eventually(check, what, seconds=15, every=0.2):
         time.sleep(every)
 
 
+# Each pytest-xdist worker (scripts/test.sh runs three) takes its servers' ports from a range
+# of its own below the ephemeral ports (32768 up, Linux's default): a port found free here
+# then cannot be handed to another worker's server, nor to an outgoing connection, before this
+# test's server binds it.
+PORTS_PER_WORKER = 1500
+PORT_LOCK = threading.Lock()
+PORT_NEXT = [0]
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    first = 20000 + int(worker[2:] or 0) % 8 * PORTS_PER_WORKER
+    with PORT_LOCK:
+        for _ in range(PORTS_PER_WORKER):
+            port = first + PORT_NEXT[0] % PORTS_PER_WORKER
+            PORT_NEXT[0] += 1
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+                return port
+    raise RuntimeError(f"no free port in {first}-{first + PORTS_PER_WORKER - 1}")
 
 
 # `OUTPOST_INTEROP_BACKEND=postgres` serves every test's data from a new PostgreSQL database

@@ -477,7 +477,10 @@ def seeds():
     extra = os.environ.get("OUTPOST_CONVERGENCE_SEEDS")
     if extra:
         return [int(s) for s in extra.split(",")]
-    return FIXED_SEEDS + [random.SystemRandom().randrange(1, 1 << 31)]
+    # One fresh seed per run: pytest-xdist's workers each collect the tests, and must agree.
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    fresh = random.Random(run) if run else random.SystemRandom()
+    return FIXED_SEEDS + [fresh.randrange(1, 1 << 31)]
 
 
 @pytest.mark.parametrize("seed", seeds())

@@ -1,4 +1,5 @@
-"""What of the Docker files the image test (test_image.py) cannot run: the `source` stage,\nwhich needs a Swift image, and nginx.conf, whose upstream exists only inside compose."""
+"""What of the Docker files the image test (test_image.py) cannot run: the `source` stage,
+which needs a Swift image, and nginx.conf, whose upstream exists only inside compose."""
 import os
 import re
 
@@ -29,19 +30,25 @@ def stage(steps, name):
 
 
 def test_the_source_stage_builds_what_the_image_test_packs():
-    """test_image.py builds the image from the release binary scripts/test.sh made
-    (`OUTPOST_BUILD=prebuilt`); the `source` stage, which needs a Swift image, must build that
-    same product with the same flags, from files the build context lets in."""
+    """test_image.py builds the image from a binary scripts/test.sh made (`OUTPOST_BUILD=prebuilt`):
+    the same product with the Swift runtime linked in. The `source` stage, which needs a Swift
+    image, must build the release binary with the flags scripts/serve.sh uses, the prebuilt
+    stage take that binary by default, and every file the stages copy be in the build context."""
     steps = instructions(os.path.join(DOCKER, "Dockerfile"))
     assert all(keyword != "ADD" for keyword, _ in steps), "COPY, not ADD"
     build = "swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug"
     assert any(build in argument for keyword, argument in stage(steps, "source") if keyword == "RUN")
-    assert build in open(os.path.join(ROOT, "scripts", "test.sh")).read()
+    assert build in open(os.path.join(ROOT, "scripts", "serve.sh")).read()
+    test_script = open(os.path.join(ROOT, "scripts", "test.sh")).read()
+    assert "scripts/image-binary.sh" in test_script and "-static-stdlib" in open(os.path.join(ROOT, "scripts", "image-binary.sh")).read()
+    prebuilt = stage(steps, "prebuilt")
+    assert ("ARG", "OUTPOST_BINARY=.build/release/outpost") in prebuilt and ("COPY", "${OUTPOST_BINARY} /staging/outpost") in prebuilt
     ignored = [line.strip() for line in open(os.path.join(ROOT, ".dockerignore")) if line.strip() and not line.startswith("#")]
     assert ignored[0] == "*"
+    assert "!.build/image/outpost" in ignored
     for keyword, argument in steps:
         if keyword == "COPY" and not argument.startswith("--from"):
-            path = argument.split()[0]
+            path = argument.split()[0].replace("${OUTPOST_BINARY}", ".build/release/outpost")
             assert f"!{path}" in ignored, f"{path} is not in the build context"
             if not path.startswith(".build"):
                 assert os.path.exists(os.path.join(ROOT, path)), argument

@@ -3,7 +3,7 @@
 No Docker engine runs here, so podman does it, driven by the tool that runs the compose file
 (podman-compose): the base image `debian:bookworm-slim` is made with debootstrap (minbase, as
 Debian's own slim image is), `podman-compose build` builds docker/Dockerfile from the
-repository root with the release binary that scripts/test.sh built (`OUTPOST_BUILD=prebuilt`),
+repository root with the binary that scripts/test.sh made (`OUTPOST_BUILD=prebuilt`, `OUTPOST_BINARY`),
 and `podman-compose up` starts it with its volume, published port and health check.
 """
 import json
@@ -24,7 +24,7 @@ from test_docker import documented_keys
 COMPOSE = os.path.join(ROOT, "docker", "compose.yaml")
 BASE = "localhost/debian:bookworm-slim"
 IMAGE = "localhost/outpost:latest"
-BINARY = os.path.join(ROOT, ".build", "release", "outpost")
+BINARY = os.path.join(ROOT, ".build", "image", "outpost")
 PROJECT = "outpost-image-test"
 MISSING = [tool for tool in ("podman", "podman-compose", "debootstrap") if shutil.which(tool) is None]
 
@@ -74,13 +74,14 @@ def remove_project(project, env):
 
 @pytest.fixture(scope="module")
 def image(podman_env):
-    assert os.path.exists(BINARY), "scripts/test.sh builds it: swift build -c release --product outpost --static-swift-stdlib -Xlinker --strip-debug"
+    assert os.path.exists(BINARY), "scripts/test.sh makes it (scripts/image-binary.sh)"
     linked = run(["ldd", BINARY], podman_env)
     assert "libswiftCore" not in linked, "the image takes a binary with the Swift runtime linked in (--static-swift-stdlib)"
     sections = run(["readelf", "--section-headers", BINARY], podman_env)
-    assert ".debug_info" not in sections and ".symtab" in sections, "no debug information (--strip-debug), symbols kept"
+    assert ".debug_info" not in sections and ".symtab" in sections, "no debug information, symbols kept"
     ensure_base_image(podman_env)
-    run(compose(PROJECT, "--podman-build-args=--pull=never", "build", "--build-arg", "OUTPOST_BUILD=prebuilt", "outpost"), podman_env)
+    run(compose(PROJECT, "--podman-build-args=--pull=never", "build", "--build-arg", "OUTPOST_BUILD=prebuilt",
+                 "--build-arg", "OUTPOST_BINARY=.build/image/outpost", "outpost"), podman_env)
     # The images earlier runs built, now untagged, go; the layers this build reuses stay.
     run(["podman", "image", "prune", "-f"], podman_env)
     return json.loads(run(["podman", "image", "inspect", IMAGE], podman_env))[0]
