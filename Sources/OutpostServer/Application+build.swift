@@ -58,7 +58,7 @@ public struct ServerOptions: Sendable {
     /// Called once the server listens, with the port it listens on (`--port 0` picks a free one).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
-    let tileCache = TileCache()
+    var tileCache = TileCache()
 
     public init(
         limits: UploadLimits = UploadLimits(), resultFileIdleTime: TimeInterval = 600, maximumConcurrentJobs: Int = 2,

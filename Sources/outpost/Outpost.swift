@@ -192,7 +192,7 @@ struct Serve: AsyncParsableCommand {
             ? Logger(label: "outpost", factory: { JSONLogHandler(label: $0) }) : Logger(label: "outpost", factory: { TextLogHandler(label: $0) })
         logger.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
         logger.info("Configuration: \(settings.summary)")
-        JobThreads.size(runningJobs: settings.maxJobs)
+        if !JobThreads.size(runningJobs: settings.maxJobs) { logger.warning("The jobs' threads started before --max-jobs sized them.") }
         // A test target's clock can be moved; every part of the store reads it.
         let target = settings.testTarget.testTarget ? TestTarget(seed: settings.testTarget.seed, seedsIdentifiers: true) : nil
         let clock: any WallClock = target?.clock ?? SystemClock()

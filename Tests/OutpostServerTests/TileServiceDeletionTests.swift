@@ -73,7 +73,7 @@ import Testing
     /// The tiles this process answered from memory (the fast path's too) go with the service.
     @Test func aDeletedServicesCachedTilesAreNotAnsweredAgain() async throws {
         let store = try makeDemoStore(label: "delete-cached")
-        let options = ServerOptions()
+        let options = ServerOptions().withLastingTileSets()
         try await buildApplication(store: store, port: 0, options: options).test(.live) { client in
             let uri = "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5"
             for _ in 0..<2 { try await client.execute(uri: uri, method: .get) { #expect($0.status == .ok) } }

@@ -107,6 +107,16 @@ import Testing
     }
 }
 
+extension ServerOptions {
+    /// The options with a tile cache that never reads a set again: a test counting the fast
+    /// path's answers must not see one go through the router because its steps were slow.
+    func withLastingTileSets() -> ServerOptions {
+        var options = self
+        options.tileCache = TileCache(setLifetime: .seconds(3600))
+        return options
+    }
+}
+
 /// The server's tile cache keeps at most its budget of bytes, the newest tiles first.
 @Suite struct TileCacheTests {
     @Test func theOldestTilesGoWhenTheBudgetIsSpent() {
@@ -120,6 +130,36 @@ import Testing
         #expect(cache.tile(key(19, version: 2)) == nil, "another import of the set is another set")
         cache.store(bytes(1, 101), for: key(99))
         #expect(cache.tile(key(99)) == nil, "a tile over a sixteenth of the budget is not kept")
+    }
+
+    private static func set(_ name: String, created: Int64) -> TileSet {
+        TileSet(name: name, kind: .raster, format: "png", minZoom: 0, maxZoom: 3, created: created)
+    }
+
+    /// A set read before everything was forgotten (a tile service deleted meanwhile) is not
+    /// remembered after, under any spelling.
+    @Test func aSetReadBeforeTheCacheWasClearedIsNotRemembered() {
+        let cache = TileCache()
+        let before = cache.generation
+        cache.remember(Self.set("Parcels", created: 1), readIn: before)
+        #expect(cache.set(named: "PARCELS")?.created == 1)
+        cache.removeAll()
+        #expect(cache.set(named: "parcels") == nil && cache.set(named: "PARCELS") == nil)
+        cache.remember(Self.set("Parcels", created: 1), readIn: before)
+        #expect(cache.set(named: "Parcels") == nil, "read before the clearing")
+        cache.remember(Self.set("Parcels", created: 2), readIn: cache.generation)
+        #expect(cache.set(named: "PARCELS")?.created == 2, "a spelling seen before names the new read")
+    }
+
+    /// Another process may delete a set or publish another under its name: a set is read from
+    /// the store again once its lifetime has passed.
+    @Test func aSetIsReadAgainAfterItsLifetime() {
+        let lasting = TileCache(setLifetime: .seconds(3600))
+        lasting.remember(Self.set("Parcels", created: 1), readIn: lasting.generation)
+        #expect(lasting.set(named: "Parcels") != nil)
+        let expired = TileCache(setLifetime: .zero)
+        expired.remember(Self.set("Parcels", created: 1), readIn: expired.generation)
+        #expect(expired.set(named: "Parcels") == nil)
     }
 }
 
@@ -195,7 +235,7 @@ import Testing
 
     @Test func aCachedTileIsAnsweredBeforeTheRouterAsTheRouterAnswersIt() async throws {
         let store = try makeDemoStore(label: "fast-path")
-        let options = ServerOptions()
+        let options = ServerOptions().withLastingTileSets()
         try await Self.app(store, options).test(.live) { client in
             let uri = "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5"
             func fetch(

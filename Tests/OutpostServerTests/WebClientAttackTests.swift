@@ -86,7 +86,7 @@ import Testing
     /// `Access-Control-Allow-Origin`, to a web client for a day. Router and fast path alike.
     @Test func answersWithoutOriginStillSayTheyVaryByOrigin() async throws {
         let store = try makeDemoStore(label: "attack-vary")
-        let options = ServerOptions()
+        let options = ServerOptions().withLastingTileSets()
         try await buildApplication(store: store, port: 0, options: options).test(.live) { client in
             let uri = "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5"
             for answeredBy in ["router", "fast path"] {
@@ -180,7 +180,7 @@ import Testing
     /// A 304 of a cached tile from the fast path still carries the CORS headers and Vary.
     @Test func aFastPathNotModifiedCarriesTheCrossOriginHeaders() async throws {
         let store = try makeDemoStore(label: "attack-304")
-        let options = ServerOptions(crossOrigin: Self.restricted)
+        let options = ServerOptions(crossOrigin: Self.restricted).withLastingTileSets()
         try await buildApplication(store: store, port: 0, options: options).test(.live) { client in
             let uri = "/arcgis/rest/services/DemoBasemap/MapServer/tile/3/2/5"
             let etag = try await client.execute(uri: uri, method: .get, headers: [.origin: Self.app]) { $0.headers[.eTag] }

@@ -10,14 +10,18 @@ import Synchronization
 /// the store. Requests keep NIO's pool of a thread per core; jobs wait for each other here.
 public enum JobThreads {
     private static let requestedCount = Atomic<Int>(0)
+    private static let started = Atomic<Bool>(false)
 
     /// Sizes the pool, before its first job: `serve` gives `--max-jobs`, as many as its runner
-    /// lets run at once. Unsized (a test process hosting many servers' runners), eight.
-    public static func size(runningJobs: Int) {
+    /// lets run at once. Unsized (a test process hosting many servers' runners), eight. Once
+    /// the pool has started its size stays: then this returns false.
+    @discardableResult public static func size(runningJobs: Int) -> Bool {
         requestedCount.store(max(1, runningJobs), ordering: .relaxed)
+        return !started.load(ordering: .relaxed)
     }
 
     static let pool: NIOThreadPool = {
+        started.store(true, ordering: .relaxed)
         let requested = requestedCount.load(ordering: .relaxed)
         // A thread per running job, and the cores' worth more: a job's record is saved here too
         // (as it is submitted and started), which must not wait for a running job to end.

@@ -90,15 +90,17 @@ extension PortalController {
         let thumbnail = try thumbnailPart(c)
         item.modified = store.clock.milliseconds()
         let data = try itemData(request, c, item: &item)
-        if data != nil { try refuseWhilePublished(before, "replace the file of") }
-        try withItemQuota {
-            // New data and description in place of the old ones (a new thumbnail counts whole).
-            try checkItemQuota(
-                owner: item.owner, adding: (data == nil ? 0 : item.size) + Self.describedBytes(item) + Self.size(of: thumbnail),
-                replacing: (data == nil ? 0 : before.size) + Self.describedBytes(before))
-            try store.portal.updateItem(item, data: data)
-            if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+        let write = {
+            try withItemQuota {
+                // New data and description in place of the old ones (a new thumbnail counts whole).
+                try checkItemQuota(
+                    owner: item.owner, adding: (data == nil ? 0 : item.size) + Self.describedBytes(item) + Self.size(of: thumbnail),
+                    replacing: (data == nil ? 0 : before.size) + Self.describedBytes(before))
+                try store.portal.updateItem(item, data: data)
+                if let thumbnail { _ = try store.portal.setThumbnail(item: item.id, name: thumbnail.name, data: .file(path: thumbnail.path)) }
+            }
         }
+        if data != nil { try whilePublishable(before, "replace the file of", write) } else { try write() }
         return RESTResponse.json(["success": true, "id": .string(item.id)], parameters: p)
     }
 
@@ -107,12 +109,13 @@ extension PortalController {
             return try deleteTileService(set, itemId: c.parameters.get("item") ?? "", c)
         }
         let item = try changeableItem(c)
-        try refuseWhilePublished(item, "delete")
-        // A map area takes its packages with it (and their replicas are unregistered).
-        if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
-        try store.portal.deleteItem(id: item.id)
-        // An Application (or API Key) item takes its OAuth 2.0 registration and keys with it (docs/identity.md).
-        if let app = try store.oauth.app(itemId: item.id) { try store.oauth.removeApp(clientId: app.clientId) }
+        try whilePublishable(item, "delete") {
+            // A map area takes its packages with it (and their replicas are unregistered).
+            if item.type == "Map Area" { try MapAreas(backend: store, caller: caller(c)).removePackages(of: item) }
+            try store.portal.deleteItem(id: item.id)
+            // An Application (or API Key) item takes its OAuth 2.0 registration and keys with it (docs/identity.md).
+            if let app = try store.oauth.app(itemId: item.id) { try store.oauth.removeApp(clientId: app.clientId) }
+        }
         return RESTResponse.json(["success": true, "itemId": .string(item.id)], parameters: c.form.parameters)
     }
 

@@ -13,18 +13,23 @@ extension PortalController {
     }
 
     /// A published file is what its service's storage counts against its owner's quota (the
-    /// service is the organisation's): while the service exists, the file item keeps its file,
-    /// so deleting it, or replacing its file with a smaller one, cannot free the quota for
-    /// another publish (issue 48's attack). Its title, tags and sharing still change.
-    func refuseWhilePublished(_ item: PortalItem, _ change: String) throws {
-        if let job = try publishes.publishing(item: item.id, jobs: store.jobs) {
+    /// service is the organisation's): while the service exists, or a publish reads it, the
+    /// file item keeps its file, so deleting it, or replacing its file with a smaller one,
+    /// cannot free the quota for another publish (issue 48's attack). Its title, tags and
+    /// sharing still change. The item is held while `change` runs, so a publish sent meanwhile
+    /// is refused rather than left reading a file being removed.
+    func whilePublishable<T>(_ item: PortalItem, _ change: String, _ body: () throws -> T) throws -> T {
+        if let job = try publishes.hold(item: item.id, jobs: store.jobs) {
             throw ArcGISError(
                 kind: .conflict, message: "Unable to \(change) item. It is being published.",
                 details: ["Publish job \(job) reads its file: try again once it has ended."])
         }
-        guard let service = try publishedService(of: item.id) else { return }
-        throw ArcGISError(
-            kind: .conflict, message: "Unable to \(change) item. A service was published from it.",
-            details: ["Its file counts the service's storage against its owner's quota: an administrator deletes service item \(service) first."])
+        defer { publishes.release(item: item.id) }
+        if let service = try publishedService(of: item.id) {
+            throw ArcGISError(
+                kind: .conflict, message: "Unable to \(change) item. A service was published from it.",
+                details: ["Its file counts the service's storage against its owner's quota: an administrator deletes service item \(service) first."])
+        }
+        return try body()
     }
 }

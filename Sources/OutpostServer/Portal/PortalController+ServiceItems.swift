@@ -21,8 +21,8 @@ extension PortalController {
         guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
         try store.tiles.deleteTileSet(named: set.name)
         for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
-        // The tiles this process served from memory go with it (other processes' caches turn
-        // over as they fill: docs/portal.md, "Deleting a service").
+        // The tiles this process served from memory go with it; other processes read the set
+        // again within `TileCache.setLifetime` (docs/portal.md, "Deleting a service").
         tileCache?.removeAll()
         return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
     }

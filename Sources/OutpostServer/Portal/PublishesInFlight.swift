@@ -8,7 +8,9 @@ import Synchronization
 /// file (deleting it mid-publish made a service no quota counted) and its name is taken (two
 /// publishes of different kinds could each pass the other's check). An entry is dropped when
 /// its job's record reads finished, so no hook on the job's end is needed and a job that fails
-/// before its work runs releases its entry too. Other processes' publishes are not known here.
+/// before its work runs releases its entry too. A change that takes a file item's file away
+/// (its deletion, a new file) holds the item while it runs, so a publish cannot claim it between
+/// the change's check and its write. Other processes' publishes are not known here.
 final class PublishesInFlight: Sendable {
     private struct Entry: Sendable {
         let jobId: String
@@ -17,36 +19,62 @@ final class PublishesInFlight: Sendable {
         let claimed = ContinuousClock.now
     }
 
-    private let entries = Mutex<[Entry]>([])
+    private struct State: Sendable {
+        var entries: [Entry] = []
+        /// Items a change is taking the file of, with how many such changes run.
+        var held: [String: Int] = [:]
+    }
+
+    /// What a claim found.
+    enum Claim: Equatable, Sendable {
+        case claimed
+        case nameTaken
+        /// The file item is being deleted or given a new file.
+        case itemChanging
+    }
+
+    private let state = Mutex(State())
 
     /// Claims the name for the job, unless a running publish takes it or `isTaken` (asked
-    /// under the claim's lock, so two publishes never both pass) says a service has it.
-    func claim(jobId: String, itemId: String, name: String, isTaken: () throws -> Bool, jobs: some JobStore) throws -> Bool {
-        try entries.withLock { entries in
-            entries = try Self.running(entries, jobs)
-            guard !entries.contains(where: { $0.name == Self.key(name) }), try !isTaken() else { return false }
-            entries.append(Entry(jobId: jobId, itemId: itemId, name: Self.key(name)))
-            return true
+    /// under the claim's lock, so two publishes never both pass) says a service has it, or a
+    /// change holds the file item.
+    func claim(jobId: String, itemId: String, name: String, isTaken: () throws -> Bool, jobs: some JobStore) throws -> Claim {
+        try state.withLock { state in
+            guard state.held[itemId] == nil else { return .itemChanging }
+            state.entries = try Self.running(state.entries, jobs)
+            guard !state.entries.contains(where: { $0.name == Self.key(name) }), try !isTaken() else { return .nameTaken }
+            state.entries.append(Entry(jobId: jobId, itemId: itemId, name: Self.key(name)))
+            return .claimed
         }
     }
 
     func remove(jobId: String) {
-        entries.withLock { $0.removeAll { $0.jobId == jobId } }
+        state.withLock { $0.entries.removeAll { $0.jobId == jobId } }
     }
 
     /// Whether a running publish will take the name.
     func claimed(_ name: String, jobs: some JobStore) throws -> Bool {
-        try entries.withLock { entries in
-            entries = try Self.running(entries, jobs)
-            return entries.contains { $0.name == Self.key(name) }
+        try state.withLock { state in
+            state.entries = try Self.running(state.entries, jobs)
+            return state.entries.contains { $0.name == Self.key(name) }
         }
     }
 
-    /// The job of a running publish reading the item, if any.
-    func publishing(item itemId: String, jobs: some JobStore) throws -> String? {
-        try entries.withLock { entries in
-            entries = try Self.running(entries, jobs)
-            return entries.first { $0.itemId == itemId }?.jobId
+    /// Holds the item for a change that takes its file away, unless a running publish reads
+    /// it: then that publish's job, and nothing is held. `release(item:)` ends the hold.
+    func hold(item itemId: String, jobs: some JobStore) throws -> String? {
+        try state.withLock { state in
+            state.entries = try Self.running(state.entries, jobs)
+            if let reading = state.entries.first(where: { $0.itemId == itemId }) { return reading.jobId }
+            state.held[itemId, default: 0] += 1
+            return nil
+        }
+    }
+
+    func release(item itemId: String) {
+        state.withLock { state in
+            guard let count = state.held[itemId] else { return }
+            state.held[itemId] = count > 1 ? count - 1 : nil
         }
     }
 

@@ -36,11 +36,17 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         let plan = try await StoreCall.run {
             let plan = try prepare(c)
             // The name, and the file item, are the job's until it ends (`PublishesInFlight`).
-            let claimed = try portal.publishes.claim(
+            let claim = try portal.publishes.claim(
                 jobId: plan.job.id, itemId: plan.job.replicaName, name: plan.job.serviceName,
                 isTaken: { try serviceNameStored(plan.job.serviceName) }, jobs: store.jobs)
-            guard claimed else { throw StoreError.serviceExists(plan.job.serviceName) }
-            return plan
+            switch claim {
+            case .claimed: return plan
+            case .nameTaken: throw StoreError.serviceExists(plan.job.serviceName)
+            case .itemChanging:
+                throw ArcGISError(
+                    kind: .conflict, message: "Unable to publish item. It is being deleted or given a new file.",
+                    details: ["Try again once that change has ended."])
+            }
         }
         do {
             switch plan.work {

@@ -4,7 +4,8 @@ import Synchronization
 
 /// Recently served tiles, in memory: a tile set never changes after import, so a tile read
 /// once is answered again without a store call (no thread hop, no SQLite), as a static file
-/// server answers from the page cache. Bounded by bytes; the oldest entries go first.
+/// server answers from the page cache. Bounded by bytes; the oldest entries go first. A set
+/// is read again from the store after `setLifetime`; its tiles are keyed by its import time.
 /// The tile fast path (`TileFastPath`) answers from it too.
 final class TileCache: Sendable {
     struct Key: Hashable, Sendable {
@@ -25,28 +26,58 @@ final class TileCache: Sendable {
         var bytes = 0
     }
 
-    let budget: Int
-    private let state = Mutex(State())
-    /// Sets seen, by the names requests used and by their lowercased names (a set never
-    /// changes once imported).
-    private let sets = Mutex<[String: TileSet]>([:])
-
-    /// `budget`: bytes of tiles kept (64 MiB by default).
-    init(budget: Int = 64 << 20) {
-        self.budget = budget
+    private struct KnownSet {
+        var set: TileSet
+        var read: ContinuousClock.Instant
     }
 
+    private struct Sets {
+        var byName: [String: KnownSet] = [:]
+        /// Bumped by `removeAll`: a set read from the store before it is not remembered after.
+        var generation = 0
+    }
+
+    let budget: Int
+    /// How long a set read from the store is answered from memory before it is read again:
+    /// another process of a PostgreSQL deployment may have deleted it, or published another
+    /// set under its name, and this process hears of it no other way.
+    let setLifetime: Duration
+    private let state = Mutex(State())
+    /// Sets seen, by the names requests used and by their lowercased names.
+    private let sets = Mutex(Sets())
+
+    /// `budget`: bytes of tiles kept (64 MiB by default).
+    init(budget: Int = 64 << 20, setLifetime: Duration = .seconds(5)) {
+        self.budget = budget
+        self.setLifetime = setLifetime
+    }
+
+    /// The set of that name read from the store within `setLifetime`, if any.
     func set(named name: String) -> TileSet? {
         sets.withLock { sets in
-            if let set = sets[name] { return set }
-            guard let set = sets[name.lowercased()] else { return nil }
+            guard let known = sets.byName[name] ?? sets.byName[name.lowercased()], ContinuousClock.now - known.read < setLifetime else {
+                return nil
+            }
             // Other spellings are remembered too, up to a bound (case variants are many).
-            if sets.count < 1024 { sets[name] = set }
-            return set
+            if sets.byName[name] == nil, sets.byName.count < 1024 { sets.byName[name] = known }
+            return known.set
         }
     }
 
-    func remember(_ set: TileSet) { sets.withLock { $0[set.name.lowercased()] = set } }
+    /// The generation to pass to `remember` with a set read from the store after asking it.
+    var generation: Int { sets.withLock { $0.generation } }
+
+    /// Remembers a set read from the store, unless everything was forgotten since
+    /// `generation` was asked (the set may be the deleted one). Its other spellings go: they
+    /// may name an older read.
+    func remember(_ set: TileSet, readIn generation: Int) {
+        sets.withLock { sets in
+            guard sets.generation == generation else { return }
+            let key = set.name.lowercased()
+            sets.byName = sets.byName.filter { $0.key.lowercased() != key }
+            sets.byName[key] = KnownSet(set: set, read: .now)
+        }
+    }
 
     func tile(_ key: Key) -> ByteBuffer? {
         state.withLock { $0.tiles[key] }
@@ -73,10 +104,11 @@ final class TileCache: Sendable {
 
     var byteCount: Int { state.withLock { $0.bytes } }
 
-    /// Forgets every tile and set (a test target's snapshot restore: sets may have come or gone).
+    /// Forgets every tile and set (a test target's snapshot restore, a deleted tile service:
+    /// sets may have come or gone).
     func removeAll() {
         state.withLock { $0 = State() }
-        sets.withLock { $0 = [:] }
+        sets.withLock { $0 = Sets(generation: $0.generation + 1) }
     }
 
     /// Tiles answered by the fast path (tests and metrics tell its answers from the router's by it).

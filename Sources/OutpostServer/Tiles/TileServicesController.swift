@@ -86,8 +86,9 @@ struct TileServicesController<Backend: OutpostBackend>: Sendable {
         if let known = cache.set(named: name), known.kind == kind {
             set = known
         } else {
+            let generation = cache.generation
             set = try await StoreCall.run { try tileSet(c, kind: kind) }
-            cache.remember(set)
+            cache.remember(set, readIn: generation)
         }
         let key = TileCache.Key(set: set.name, version: set.created, level: level, row: row, column: column)
         var bytes = cache.tile(key)
