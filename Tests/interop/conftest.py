@@ -173,13 +173,15 @@ def own_server():
         yield f"{base}/rest"
 
 
-@pytest.fixture(scope="session")
+# A test file's own servers: files run on several workers in an order of the scheduler's
+# (pytest-xdist), so one file's edits must not reach another's counts.
+@pytest.fixture(scope="module")
 def server():
     with running_server() as base:
         yield f"{base}/rest"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def tls_server():
     """HTTPS with a self-signed certificate: the ArcGIS API for Python talks HTTPS only."""
     with running_server(tls=True) as base:
