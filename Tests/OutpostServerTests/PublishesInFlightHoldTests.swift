@@ -38,6 +38,7 @@ import Testing
         try store.jobs.saveJob(try job.applying(.started, at: 101).applying(.failed(.missingParameter("x")), at: 102))
         #expect(try inFlight.hold(item: "file", jobs: store.jobs) == nil, "an ended publish holds nothing")
         inFlight.release(item: "file")
-        #expect(try inFlight.claim(jobId: "j3", itemId: "other", name: "Parcels", isTaken: { true }, jobs: store.jobs) == .nameTaken)
+        #expect(try inFlight.claim(jobId: "j3", itemId: "file", name: "Parcels", isTaken: { false }, jobs: store.jobs) == .claimed)
+        #expect(try inFlight.claim(jobId: "j4", itemId: "other", name: "Roads", isTaken: { true }, jobs: store.jobs) == .nameTaken)
     }
 }

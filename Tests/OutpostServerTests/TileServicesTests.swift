@@ -137,28 +137,32 @@ extension ServerOptions {
     }
 
     /// A set read before everything was forgotten (a tile service deleted meanwhile) is not
-    /// remembered after, under any spelling.
+    /// remembered after, under any spelling; an older read never replaces a newer one.
     @Test func aSetReadBeforeTheCacheWasClearedIsNotRemembered() {
         let cache = TileCache()
-        let before = cache.generation
-        cache.remember(Self.set("Parcels", created: 1), readIn: before)
+        let first = cache.beginRead()
+        cache.remember(Self.set("Parcels", created: 1), from: first)
         #expect(cache.set(named: "PARCELS")?.created == 1)
+        cache.remember(Self.set("Parcels", created: 2), from: cache.beginRead())
+        #expect(cache.set(named: "PARCELS")?.created == 2, "a spelling seen before names the newest read")
+        cache.remember(Self.set("Parcels", created: 1), from: first)
+        #expect(cache.set(named: "Parcels")?.created == 2, "an older read does not replace a newer one")
         cache.removeAll()
         #expect(cache.set(named: "parcels") == nil && cache.set(named: "PARCELS") == nil)
-        cache.remember(Self.set("Parcels", created: 1), readIn: before)
+        cache.remember(Self.set("Parcels", created: 2), from: first)
         #expect(cache.set(named: "Parcels") == nil, "read before the clearing")
-        cache.remember(Self.set("Parcels", created: 2), readIn: cache.generation)
-        #expect(cache.set(named: "PARCELS")?.created == 2, "a spelling seen before names the new read")
+        cache.remember(Self.set("Parcels", created: 3), from: cache.beginRead())
+        #expect(cache.set(named: "PARCELS")?.created == 3)
     }
 
     /// Another process may delete a set or publish another under its name: a set is read from
     /// the store again once its lifetime has passed.
     @Test func aSetIsReadAgainAfterItsLifetime() {
         let lasting = TileCache(setLifetime: .seconds(3600))
-        lasting.remember(Self.set("Parcels", created: 1), readIn: lasting.generation)
+        lasting.remember(Self.set("Parcels", created: 1), from: lasting.beginRead())
         #expect(lasting.set(named: "Parcels") != nil)
         let expired = TileCache(setLifetime: .zero)
-        expired.remember(Self.set("Parcels", created: 1), readIn: expired.generation)
+        expired.remember(Self.set("Parcels", created: 1), from: expired.beginRead())
         #expect(expired.set(named: "Parcels") == nil)
     }
 }

@@ -16,13 +16,13 @@ public enum JobThreads {
     /// lets run at once. Unsized (a test process hosting many servers' runners), eight. Once
     /// the pool has started its size stays: then this returns false.
     @discardableResult public static func size(runningJobs: Int) -> Bool {
-        requestedCount.store(max(1, runningJobs), ordering: .relaxed)
-        return !started.load(ordering: .relaxed)
+        requestedCount.store(max(1, runningJobs), ordering: .sequentiallyConsistent)
+        return !started.load(ordering: .sequentiallyConsistent)
     }
 
     static let pool: NIOThreadPool = {
-        started.store(true, ordering: .relaxed)
-        let requested = requestedCount.load(ordering: .relaxed)
+        started.store(true, ordering: .sequentiallyConsistent)
+        let requested = requestedCount.load(ordering: .sequentiallyConsistent)
         // A thread per running job, and the cores' worth more: a job's record is saved here too
         // (as it is submitted and started), which must not wait for a running job to end.
         let pool = NIOThreadPool(numberOfThreads: (requested > 0 ? requested : 8) + System.coreCount)

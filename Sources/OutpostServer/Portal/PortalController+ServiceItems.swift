@@ -20,10 +20,10 @@ extension PortalController {
         let item = try visibleItem(id: itemId, c)
         guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
         try store.tiles.deleteTileSet(named: set.name)
+        // The tiles this process served from memory go with it, whatever follows fails; other
+        // processes read the set again within `TileCache.setLifetime` (docs/portal.md).
+        defer { tileCache?.removeAll() }
         for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
-        // The tiles this process served from memory go with it; other processes read the set
-        // again within `TileCache.setLifetime` (docs/portal.md, "Deleting a service").
-        tileCache?.removeAll()
         return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
     }
 }

@@ -39,13 +39,20 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
             let claim = try portal.publishes.claim(
                 jobId: plan.job.id, itemId: plan.job.replicaName, name: plan.job.serviceName,
                 isTaken: { try serviceNameStored(plan.job.serviceName) }, jobs: store.jobs)
+            let changing = ArcGISError(
+                kind: .conflict, message: "Unable to publish item. It is being deleted or given a new file.",
+                details: ["Try again once that change has ended."])
             switch claim {
-            case .claimed: return plan
+            case .claimed:
+                // A change may have held, changed and released the item between `prepare`
+                // and the claim; once claimed, none can hold it, so this second look is final.
+                guard try store.portal.item(id: plan.job.replicaName)?.modified == plan.itemModified else {
+                    portal.publishes.remove(jobId: plan.job.id)
+                    throw changing
+                }
+                return plan
             case .nameTaken: throw StoreError.serviceExists(plan.job.serviceName)
-            case .itemChanging:
-                throw ArcGISError(
-                    kind: .conflict, message: "Unable to publish item. It is being deleted or given a new file.",
-                    details: ["Try again once that change has ended."])
+            case .itemChanging: throw changing
             }
         }
         do {
@@ -118,7 +125,9 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
         let work = PublishWork(
             store: store, source: source, displayName: fileName, options: options, timeLimit: timeLimit, serviceItemId: job.replicaId,
             dataItemId: item.id)
-        return PublishPlan(work: .features(work), job: job, size: item.size, serviceKind: "FeatureServer", serviceType: "Feature Service")
+        return PublishPlan(
+            work: .features(work), job: job, size: item.size, serviceKind: "FeatureServer", serviceType: "Feature Service",
+            itemModified: item.modified)
     }
 
     /// An MBTiles file's publish: its metadata and tile count read defensively now (the
@@ -139,7 +148,7 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
             scratchDirectory: scratchDirectory, serviceItemId: job.replicaId, dataItemId: item.id)
         return PublishPlan(
             work: .tiles(work), job: job, size: item.size, serviceKind: kind.serviceKind,
-            serviceType: kind == .raster ? "Map Service" : "Vector Tile Service")
+            serviceType: kind == .raster ? "Map Service" : "Vector Tile Service", itemModified: item.modified)
     }
 
     /// `layerInfo.capabilities` ("Query", "Create,Update,Query"…) as the service's: the known
@@ -169,4 +178,6 @@ struct PublishPlan<Backend: OutpostBackend>: Sendable {
     let size: Int64
     let serviceKind: String
     let serviceType: String
+    /// The file item's `modified` as the plan read it.
+    let itemModified: Int64
 }

@@ -28,13 +28,23 @@ final class TileCache: Sendable {
 
     private struct KnownSet {
         var set: TileSet
+        /// When the store read that answered it began.
         var read: ContinuousClock.Instant
     }
 
     private struct Sets {
+        /// By lowercased name.
         var byName: [String: KnownSet] = [:]
+        /// Other spellings requests used, to their lowercased names (no lowercasing per request).
+        var spellings: [String: String] = [:]
         /// Bumped by `removeAll`: a set read from the store before it is not remembered after.
         var generation = 0
+    }
+
+    /// A store read of a set about to begin, to pass to `remember` with its answer.
+    struct SetRead: Sendable {
+        fileprivate let generation: Int
+        fileprivate let began: ContinuousClock.Instant
     }
 
     let budget: Int
@@ -43,7 +53,6 @@ final class TileCache: Sendable {
     /// set under its name, and this process hears of it no other way.
     let setLifetime: Duration
     private let state = Mutex(State())
-    /// Sets seen, by the names requests used and by their lowercased names.
     private let sets = Mutex(Sets())
 
     /// `budget`: bytes of tiles kept (64 MiB by default).
@@ -52,30 +61,36 @@ final class TileCache: Sendable {
         self.setLifetime = setLifetime
     }
 
-    /// The set of that name read from the store within `setLifetime`, if any.
+    /// The set of that name whose store read began within `setLifetime`, if any.
     func set(named name: String) -> TileSet? {
-        sets.withLock { sets in
-            guard let known = sets.byName[name] ?? sets.byName[name.lowercased()], ContinuousClock.now - known.read < setLifetime else {
-                return nil
+        let now = ContinuousClock.now
+        return sets.withLock { sets in
+            var known = sets.byName[sets.spellings[name] ?? name]
+            if known == nil {
+                let lowercased = name.lowercased()
+                known = sets.byName[lowercased]
+                // Other spellings are remembered too, up to a bound (case variants are many).
+                if known != nil, sets.spellings.count < 1024 { sets.spellings[name] = lowercased }
             }
-            // Other spellings are remembered too, up to a bound (case variants are many).
-            if sets.byName[name] == nil, sets.byName.count < 1024 { sets.byName[name] = known }
+            guard let known, now - known.read < setLifetime else { return nil }
             return known.set
         }
     }
 
-    /// The generation to pass to `remember` with a set read from the store after asking it.
-    var generation: Int { sets.withLock { $0.generation } }
+    /// Call before reading a set from the store; give the answer to `remember`.
+    func beginRead() -> SetRead {
+        let now = ContinuousClock.now
+        return SetRead(generation: sets.withLock { $0.generation }, began: now)
+    }
 
-    /// Remembers a set read from the store, unless everything was forgotten since
-    /// `generation` was asked (the set may be the deleted one). Its other spellings go: they
-    /// may name an older read.
-    func remember(_ set: TileSet, readIn generation: Int) {
+    /// Remembers a set read from the store, unless everything was forgotten since the read
+    /// began (the set may be the deleted one) or a read that began later was remembered.
+    func remember(_ set: TileSet, from read: SetRead) {
         sets.withLock { sets in
-            guard sets.generation == generation else { return }
+            guard sets.generation == read.generation else { return }
             let key = set.name.lowercased()
-            sets.byName = sets.byName.filter { $0.key.lowercased() != key }
-            sets.byName[key] = KnownSet(set: set, read: .now)
+            if let known = sets.byName[key], known.read > read.began { return }
+            sets.byName[key] = KnownSet(set: set, read: read.began)
         }
     }
 

@@ -86,9 +86,9 @@ struct TileServicesController<Backend: OutpostBackend>: Sendable {
         if let known = cache.set(named: name), known.kind == kind {
             set = known
         } else {
-            let generation = cache.generation
+            let read = cache.beginRead()
             set = try await StoreCall.run { try tileSet(c, kind: kind) }
-            cache.remember(set, readIn: generation)
+            cache.remember(set, from: read)
         }
         let key = TileCache.Key(set: set.name, version: set.created, level: level, row: row, column: column)
         var bytes = cache.tile(key)
