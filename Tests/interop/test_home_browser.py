@@ -34,13 +34,28 @@ def by(kind):
     return getattr(By, kind)
 
 
+def left(driver, page):
+    """Waits until the browser has left `page` (its old `html` element). Chromium may answer a
+    question about that element, asked while the next page replaces it, with an inspector
+    error ("Node with given id does not belong to the document") instead of a stale reference:
+    either means it has gone."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    def gone(_):
+        try:
+            page.is_enabled()
+            return False
+        except WebDriverException:
+            return True
+    WebDriverWait(driver, 60).until(gone)
+
+
 def submit_form(driver, form_id):
     """Submits the form and waits for the page its action answers."""
-    from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
     page = driver.find_element(by("TAG_NAME"), "html")
     driver.find_element(by("ID"), form_id).find_element(by("CSS_SELECTOR"), "button[type=submit]").click()
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+    left(driver, page)
 
 
 def flash(driver, seconds=30):
@@ -114,9 +129,7 @@ def test_a_new_organisations_first_hour(root, driver):
     row.find_element(by("TAG_NAME"), "summary").click()
     page = driver.find_element(by("TAG_NAME"), "html")
     row.find_element(by("CSS_SELECTOR"), "button[type=submit]").click()
-    from selenium.webdriver.support import expected_conditions
-    from selenium.webdriver.support.ui import WebDriverWait
-    WebDriverWait(driver, 60).until(expected_conditions.staleness_of(page))
+    left(driver, page)
     assert "Replica unregistered" in flash(driver)
     assert device not in replica_ids() and len(replica_ids()) == len(before)
 
