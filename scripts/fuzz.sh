@@ -2,8 +2,8 @@
 # Coverage-guided fuzzing (libFuzzer) of the parsers of untrusted input (FuzzTesting/).
 #
 #   scripts/fuzz.sh [TARGET...]        every target, or those named (FuzzWhere or where)
-#   scripts/fuzz.sh --build-only       builds, runs nothing (scripts/test.sh builds beside the
-#                                      Swift tests, at the lowest priority)
+#   scripts/fuzz.sh --build-only       builds, runs nothing (scripts/test.sh builds first,
+#                                      then fuzzes beside an interop pass)
 #   scripts/fuzz.sh --built [TARGET...]  runs what the last build made
 #
 # Builds FuzzTesting once with the address sanitizer, then runs each target for

@@ -15,7 +15,8 @@ python3 - <<'PY'
 import json, re, subprocess
 
 description = open(".build/debug.yaml").read()
-start = description.index('"C.outpost-x86_64-unknown-linux-gnu-debug.exe"')
+# `outpost` for this machine's triple (`outpost-bench` and the like are other products).
+start = re.search(r'^\s*"C\.outpost-[a-z0-9_]+-unknown-linux-gnu-debug\.exe":', description, re.M).start()
 line = re.search(r"^\s*args: (\[.*\])$", description[start:], re.M)
 arguments = json.loads(line.group(1))
 output = arguments.index("-o") + 1

@@ -46,7 +46,12 @@ struct PublishingController<Backend: OutpostBackend>: Sendable {
             case .claimed:
                 // A change may have held, changed and released the item between `prepare`
                 // and the claim; once claimed, none can hold it, so this second look is final.
-                guard try store.portal.item(id: plan.job.replicaName)?.modified == plan.itemModified else {
+                let unchanged: Bool
+                do { unchanged = try store.portal.item(id: plan.job.replicaName)?.modified == plan.itemModified } catch {
+                    portal.publishes.remove(jobId: plan.job.id)
+                    throw error
+                }
+                guard unchanged else {
                     portal.publishes.remove(jobId: plan.job.id)
                     throw changing
                 }
