@@ -23,9 +23,11 @@ import uuid
 
 import pytest
 
-from conftest import BACKEND, ROOT, database_of, free_port
+from conftest import BACKEND, ROOT, free_port
 from test_object_storage import bucket
 from test_convergence import CORNER, LAYER, SERVICE, Device, FaultProxy, Server, download_all, request, server_state
+
+POSTGRES = os.path.join(ROOT, "scripts", "postgres.sh")
 
 pytestmark = pytest.mark.skipif(BACKEND != "postgres", reason="several processes share a PostgreSQL database: runs in the PostgreSQL pass")
 
@@ -54,9 +56,9 @@ class Cluster:
     folder, behind nginx; `kill` SIGKILLs one of them at random and `start` brings that one back
     (the fault proxy's kill)."""
 
-    def __init__(self, data, rng, store):
+    def __init__(self, data, rng, database, store):
         self.rng = rng
-        shared = ["--database", database_of(data), "--object-store", store]
+        shared = ["--database", database, "--object-store", store]
         folders = [os.path.join(data, f"process-{index}") for index in range(3)]
         for folder in folders:
             os.makedirs(folder)
@@ -243,7 +245,14 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
     rng = random.Random(seed)
     data = tempfile.mkdtemp(prefix=f"outpost-scale-out-{seed}-")
     objects = contextlib.ExitStack()
-    cluster = Cluster(data, rng, objects.enter_context(bucket(os.path.join(data, "bucket"))))
+    # A PostgreSQL cluster of its own: the restart below would cut off the other workers' tests
+    # on the shared one.
+    postgres = os.path.join(data, "postgres")
+    os.chmod(data, 0o755)  # the cluster belongs to the postgres user, which must reach it
+    database = subprocess.run([POSTGRES, "start", postgres, str(free_port())], check=True, capture_output=True,
+                              text=True).stdout.strip()
+    objects.callback(subprocess.run, [POSTGRES, "stop", postgres], check=False)
+    cluster = Cluster(data, rng, database, objects.enter_context(bucket(os.path.join(data, "bucket"))))
     cluster.start_all()
     proxy = FaultProxy(cluster)
     editor = OnlineEditor(cluster.port, seed * 7919 + 1)  # a stream of its own: no GlobalID a device also draws
@@ -268,7 +277,7 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
         while min(done) < operations or any(d.pending for d in devices):
             if not restarted and sum(done) >= len(devices) * operations // 2:
                 # PostgreSQL goes down and comes back under the running processes.
-                subprocess.run([os.path.join(ROOT, "scripts", "postgres.sh"), "restart", os.environ["OUTPOST_TEST_POSTGRES_DIR"]], check=True)
+                subprocess.run([POSTGRES, "restart", postgres], check=True)
                 restarted = True
             index = rng.randrange(len(devices))
             device = devices[index]
