@@ -58,12 +58,10 @@ public final class PostgresBackend: OutpostBackend {
         let held = PostgresCatalog(pool: pool)
         let counter = EditCounter()
         let temporary = (directory as NSString).appendingPathComponent("tmp")
-        uploads = PostgresUploadStore(
-            pool: pool, held: held,
-            folder: UploadFolder(blobs: blobs, temporaryDirectory: temporary),
-            clock: clock)
+        let uploadFolder = UploadFolder(blobs: blobs, temporaryDirectory: temporary)
+        uploads = PostgresUploadStore(pool: pool, held: held, folder: uploadFolder, clock: clock)
         let files = AttachmentFiles(blobs: blobs, temporaryDirectory: temporary)
-        schema = PostgresSchema(pool: pool, held: held, clock: clock)
+        schema = PostgresSchema(pool: pool, held: held, clock: clock, files: files, uploads: uploadFolder)
         edits = PostgresEdits(pool: pool, held: held, clock: clock, counter: counter, files: files, uploads: uploads)
         features = PostgresFeatures(pool: pool, held: held, files: files)
         replicas = PostgresReplicaRegistry(pool: pool, held: held, clock: clock)

@@ -121,6 +121,21 @@ extension AuthorizationSession {
                 refused == nil ? answer.refusal == nil && gone : answer.refusal?.code == refused?.code && !gone,
                 "deleting tile service \(name) as \(who): expected \(refused.map { "\($0)" } ?? "deleted"), got \(answer), gone: \(gone)")
         }
+        let serviceDeletion = try #require(AuthorizationTable.server.jobSteps.first { $0.name == "deleting a feature service (its item)" })
+        for who in editors {
+            let name = unique("Doomed")
+            var definition = try store.schema.service(named: "Parcels").definition
+            definition.name = name
+            try store.schema.createService(definition)
+            let item = ServiceItems.id(forService: name)
+            let answer = try await send(Probe(path: "\(Self.portal)/content/users/outpost/items/\(item)/delete", fields: [("f", "json")]), as: who)
+            tally.steps += 1
+            let refused = serviceDeletion.refusal(caller: who.user, subject: Self.subject("org", ofServer: true))
+            let gone = try store.schema.catalog().service(named: name) == nil
+            tally.check(
+                refused == nil ? answer.refusal == nil && gone : answer.refusal?.code == refused?.code && !gone,
+                "deleting feature service \(name) as \(who): expected \(refused.map { "\($0)" } ?? "deleted"), got \(answer), gone: \(gone)")
+        }
         let upload = try await freshUpload(parts: true)
         _ = try await made(Probe(path: "\(Self.service)/uploads/\(upload)/commit", fields: [("f", "json"), ("parts", "1")]))
         for who in editors {

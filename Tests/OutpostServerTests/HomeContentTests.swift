@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostService
 import OutpostWire
 import Testing
 
@@ -57,6 +58,33 @@ import Testing
             let deleted = try await browser.submit("deleteItem", [("id", id), ("return", "content.html")])
             #expect(deleted.visibleText.contains("'Field app' deleted"), "\(deleted)")
             #expect(try await Self.item(client, tokens["eve"]!, id)["error"] != nil, "gone from the portal")
+        }
+    }
+
+    /// A feature service's item: its confirmation names the devices page; the delete is
+    /// refused with the server's reason while a replica is registered, done once it is not.
+    @Test func anAdministratorDeletesAFeatureServiceOnceItsDevicesAreUnregistered() async throws {
+        try await OAuthFlows.with { client, store, tokens in
+            let demo = "/arcgis/rest/services/Demo/FeatureServer"
+            let replica = try await post(
+                client, "\(demo)/createReplica",
+                [
+                    ("f", "json"), ("token", tokens["eve"]!), ("replicaName", "tablet"), ("layers", "0"), ("syncModel", "perLayer"),
+                    ("transportType", "esriTransportTypeEmbedded"), ("returnAttachments", "false"),
+                ])
+            let replicaId = try #require(replica["replicaID"]?.stringValue, "\(replica)")
+            let id = ServiceItems.id(forService: "Demo")
+            var browser = HomeBrowser(client)
+            _ = try await browser.signIn("ada")
+            let confirm = try await browser.open("content.html?confirm=delete&id=\(id)")
+            #expect(confirm.text.contains("href=\"/arcgis/home/devices.html?service=Demo\""), "\(confirm)")
+            let refused = try await browser.submit("deleteItem", [("id", id), ("return", "content.html")])
+            #expect(refused.visibleText.contains("1 replica(s) are registered"), "\(refused)")
+            #expect(try store.schema.catalog().service(named: "Demo") != nil)
+            _ = try await post(client, "\(demo)/unRegisterReplica", [("f", "json"), ("token", tokens["ada"]!), ("replicaID", replicaId)])
+            let deleted = try await browser.submit("deleteItem", [("id", id), ("return", "content.html")])
+            #expect(deleted.visibleText.contains("'Demo' deleted"), "\(deleted)")
+            #expect(try store.schema.catalog().service(named: "Demo") == nil)
         }
     }
 

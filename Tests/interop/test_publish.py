@@ -117,3 +117,35 @@ def test_an_mbtiles_file_made_by_gdal_becomes_a_map_service(portal, tmp_path):
     tile = requests.get(f"{service.url}/tile/{level}/{top_row}/{column}", params={"token": alice._con.token}, verify=False, timeout=30)
     assert tile.status_code == 200 and tile.content == bytes(expected)
     assert [related.id for related in service.related_items("Service2Data", "forward")] == [item.id]
+
+
+def test_an_administrator_deletes_a_published_feature_service_once_no_device_holds_a_replica(portal, tmp_path):
+    """`Item.delete()` of a hosted feature layer's item deletes the service (docs/portal.md,
+    "Deleting a service"): refused while a replica is registered, done once it is unregistered;
+    then the file it was published from is its owner's to delete again."""
+    from api_key_support import DATA, call, token_of, users
+
+    users(DATA[portal], "add", "carol", "--role", "admin", password="carol-password-1")
+    alice = signed_in(portal, "alice")
+    csv = tmp_path / "visits.csv"
+    csv.write_text("site,x,y\nGate,13.40,52.50\nPond,13.41,52.51\n")
+    upload = alice.content.add({"type": "CSV", "title": "Visits"}, data=str(csv))
+    service = upload.publish(publish_parameters={"name": "Visits", "locationType": "coordinates", "longitudeFieldName": "x",
+                                                 "latitudeFieldName": "y", "layerInfo": {"capabilities": "Query,Sync"}})
+    status, replica = call(portal, "rest/services/Visits/FeatureServer/createReplica", token=token_of(portal, "alice"), f="json",
+                           replicaName="field", layers="0", syncModel="perLayer", transportType="esriTransportTypeEmbedded",
+                           returnAttachments="false")
+    assert "replicaID" in replica, replica
+    carol = GIS(portal, "carol", "carol-password-1", verify_cert=False)
+    doomed = carol.content.get(service.id)
+    assert doomed is not None and doomed.type == "Feature Service"
+    with pytest.raises(Exception, match="replica"):
+        doomed.delete()
+    assert carol.content.get(service.id) is not None
+    _, unregistered = call(portal, "rest/services/Visits/FeatureServer/unRegisterReplica", token=token_of(portal, "alice"), f="json",
+                           replicaID=replica["replicaID"])
+    assert unregistered.get("success") is True, unregistered
+    assert doomed.delete() is True
+    assert carol.content.get(service.id) is None
+    assert alice.content.is_service_name_available("Visits", "featureService")
+    assert upload.delete() is True

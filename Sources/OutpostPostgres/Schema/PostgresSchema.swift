@@ -9,6 +9,9 @@ public struct PostgresSchema: CatalogStore {
     let pool: PostgresPool
     let held: PostgresCatalog
     let clock: any WallClock
+    /// Where a deleted service's attachment and upload files are removed from.
+    let files: AttachmentFiles
+    let uploads: UploadFolder
 
     public func catalog() throws(StoreError) -> Catalog { try held.current() }
 
@@ -41,20 +44,48 @@ public struct PostgresSchema: CatalogStore {
         return try held.load().existingService(named: service.name)
     }
 
-    /// Removes a service, its tables and catalog rows (and its deletes' tombstones).
+    /// Removes a service with everything kept for it: its tables, catalog rows, change
+    /// tracking, conflict log, uploads and versions, then its attachment and upload files.
+    /// Refused while replicas are registered with it or its jobs run (`StoreError.serviceInUse`).
     public func deleteService(named name: String) throws {
         let stored = try held.load().existingService(named: name)
-        try pool.transaction { connection in
+        let name = stored.definition.name
+        let (attachments, uploadIDs) = try pool.transaction { connection -> ([String], [String]) in
+            // The service's row locked first: a replica registered meanwhile waits, then finds no service.
+            _ = try connection.query("SELECT name FROM outpost_services WHERE name = \(name) FOR UPDATE")
+            let replicas = try connection.query("SELECT count(*) FROM outpost_replicas WHERE service = \(name)").first?.int64(0) ?? 0
+            let jobs =
+                try connection.query("SELECT count(*) FROM outpost_job_records WHERE service = \(name) AND NOT finished").first?.int64(0) ?? 0
+            guard replicas == 0, jobs == 0 else { throw StoreError.serviceInUse(service: name, replicas: Int(replicas), jobs: Int(jobs)) }
+            var attachments: [String] = []
             for layer in stored.layers {
+                if layer.definition.hasAttachments {
+                    attachments += try connection.query("SELECT \"BLOB_KEY\" FROM \(identifier: layer.attachmentTable)").rows.compactMap {
+                        $0.string(0)
+                    }
+                }
                 for table in Self.companionTables(of: layer.tableName).reversed() {
                     try connection.execute("DROP TABLE IF EXISTS \(PostgresQuery.quoted(identifier: table))")
                 }
             }
-            try connection.query("DELETE FROM outpost_tombstones WHERE service = \(stored.definition.name)")
-            try connection.query("DELETE FROM outpost_services WHERE name = \(stored.definition.name)")
+            let uploads = try connection.query("SELECT item_id FROM outpost_uploads WHERE service = \(name)").rows.compactMap { $0.string(0) }
+            try connection.query(
+                "DELETE FROM outpost_sync_receipts WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = \(name))"
+            )
+            try connection.query("DELETE FROM outpost_unregistered_replicas WHERE service = \(name)")
+            try connection.query("DELETE FROM outpost_replica_name_reservations WHERE service = \(name)")
+            try connection.query("DELETE FROM outpost_tombstones WHERE service = \(name)")
+            try connection.query("DELETE FROM outpost_conflicts WHERE service = \(name)")
+            try connection.query("DELETE FROM outpost_uploads WHERE service = \(name)")
+            // Layers, fields, relationships, edit dates and versions go with the service's row.
+            try connection.query("DELETE FROM outpost_services WHERE name = \(name)")
             try PostgresCatalog.bump(connection)
+            return (attachments, uploads)
         }
         _ = try held.load()
+        // After the commit: an object whose removal fails is an orphan the start-up sweep takes.
+        files.remove(attachments)
+        for upload in uploadIDs { uploads.remove(upload) }
     }
 
     /// The service's table prefix, numbered when another service's tables already use it;

@@ -190,6 +190,11 @@ extension HomeController {
         let title = item["title"]?.stringValue ?? id
         var main = "<div class=\"panel\" role=\"alert\"><p>Delete <strong>\(HTMLText.escape(title))</strong> "
         main += "(\(HTMLText.escape(item["type"]?.stringValue ?? "item")))? This cannot be undone.</p>"
+        if item["type"]?.stringValue == "Feature Service" {
+            // The server refuses while devices hold replicas; say so before, and where to unregister them.
+            main += "<p>The service goes with all its data. Devices holding a replica of it must be unregistered first, on the "
+            main += "<a href=\"/arcgis/home/devices.html?service=\(HTMLText.query(title))\">devices page</a>.</p>"
+        }
         main += "<form method=\"post\" action=\"/arcgis/home/actions/deleteItem\">\(HTMLText.csrfField(home.session))"
         main +=
             "<input type=\"hidden\" name=\"id\" value=\"\(HTMLText.escape(id))\"><input type=\"hidden\" name=\"return\" value=\"\(HTMLText.escape(back))\">"

@@ -108,6 +108,9 @@ extension PortalController {
         if let set = try tileSet(serviceItemId: c.parameters.get("item") ?? "") {
             return try deleteTileService(set, itemId: c.parameters.get("item") ?? "", c)
         }
+        if let service = try featureService(serviceItemId: c.parameters.get("item") ?? "") {
+            return try deleteFeatureService(service, itemId: c.parameters.get("item") ?? "", c)
+        }
         let item = try changeableItem(c)
         try whilePublishable(item, "delete") {
             // A map area takes its packages with it (and their replicas are unregistered).

@@ -11,6 +11,25 @@ extension PortalController {
         return try store.tiles.tileSets().first { ServiceItems.id(forService: "\($0.kind.serviceKind):\($0.name)") == id }
     }
 
+    /// The feature service whose service item has the id, if any.
+    func featureService(serviceItemId id: String) throws -> String? {
+        guard try store.portal.item(id: id) == nil else { return nil }
+        return try store.schema.catalog().services.first { ServiceItems.id(forService: $0.definition.name) == id }?.definition.name
+    }
+
+    /// Deleting a hosted feature layer's item deletes its service, as in ArcGIS Online: its
+    /// data, attachments, change tracking and conflict log, and the item's relationships (the
+    /// file item it was published from stays). Refused (409) while replicas are registered
+    /// with it, so no device loses edits it has not synced, or while its jobs run. Who may:
+    /// as for a tile service.
+    func deleteFeatureService(_ name: String, itemId: String, _ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(id: itemId, c)
+        guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
+        try store.schema.deleteService(named: name)
+        for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
+        return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
+    }
+
     /// Deleting a tile service's item deletes the service, as deleting a hosted tile layer's
     /// item does in ArcGIS Online (the ArcGIS API for Python's `Item.delete()`): its set, its
     /// file and its item's relationships (the file item it was published from stays). The

@@ -124,5 +124,8 @@ extension AuthorizationTable {
         JobStep(
             "deleting a tile service (its item)", at: "content/users/:user/items/:item/delete", .item, .changeable(hidden: .itemHidden),
             refusedAs: "403: the service is the organisation's (owner outpost), an administrator's to delete", owner: "—"),
+        JobStep(
+            "deleting a feature service (its item)", at: "content/users/:user/items/:item/delete", .item, .changeable(hidden: .itemHidden),
+            refusedAs: "403: the service is the organisation's (owner outpost); 409 while replicas are registered with it", owner: "—"),
     ]
 }

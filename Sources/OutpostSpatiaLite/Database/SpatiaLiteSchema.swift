@@ -54,11 +54,25 @@ extension SpatiaLiteSchema {
         return try self.service(named: service.name)
     }
 
-    /// Removes a service, its tables and catalog rows.
+    /// Removes a service with everything kept for it: its tables, catalog rows, change
+    /// tracking, conflict log, uploads and versions, then its attachment and upload files.
+    /// Refused while replicas are registered with it or its jobs run (`StoreError.serviceInUse`).
     public func deleteService(named name: String) throws {
         let stored = try service(named: name)
-        try pool.write { db in
+        let name = stored.definition.name
+        let (attachments, uploads) = try pool.write { db -> ([String], [String]) in
+            let replicas = try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas WHERE service = ?", arguments: [name]) ?? 0
+            let jobs =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM outpost_jobs WHERE service = ? AND status NOT IN ('Completed', 'CompletedWithErrors', 'Failed')",
+                    arguments: [name]) ?? 0
+            guard replicas == 0, jobs == 0 else { throw StoreError.serviceInUse(service: name, replicas: replicas, jobs: jobs) }
+            var attachments: [String] = []
             for layer in stored.layers {
+                if layer.definition.hasAttachments {
+                    attachments += try String.fetchAll(
+                        db, sql: "SELECT DATA_PATH FROM \(layer.attachmentTable.quotedDatabaseIdentifier) WHERE DATA_PATH IS NOT NULL")
+                }
                 if layer.isSpatial {
                     _ = try? Int.fetchOne(db, sql: "SELECT DisableSpatialIndex(?, ?)", arguments: [layer.tableName, StoredLayer.geometryColumn])
                     try db.execute(sql: "DROP TABLE IF EXISTS \(layer.spatialIndexTable.quotedDatabaseIdentifier)")
@@ -69,14 +83,30 @@ extension SpatiaLiteSchema {
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.versionTable.quotedDatabaseIdentifier)")
                 try db.execute(sql: "DROP TABLE IF EXISTS \(layer.tableName.quotedDatabaseIdentifier)")
             }
-            try db.execute(sql: "DELETE FROM outpost_fields WHERE service = ?", arguments: [stored.definition.name])
-            try db.execute(sql: "DELETE FROM outpost_relationships WHERE service = ?", arguments: [stored.definition.name])
-            try db.execute(sql: "DELETE FROM outpost_layers WHERE service = ?", arguments: [stored.definition.name])
-            try db.execute(sql: "DELETE FROM outpost_versions WHERE service = ?", arguments: [stored.definition.name])
-            try db.execute(sql: "DELETE FROM outpost_services WHERE name = ?", arguments: [stored.definition.name])
+            let uploads = try String.fetchAll(db, sql: "SELECT item_id FROM outpost_uploads WHERE service = ?", arguments: [name])
+            for statement in Self.serviceRowDeletions { try db.execute(sql: statement, arguments: [name]) }
+            return (attachments, uploads)
         }
         try reloadCatalog()
+        // After the commit: a file whose removal fails is an orphan the start-up sweep takes.
+        AttachmentFiles(directory: directory, temporaryDirectory: database.temporaryDirectory).remove(attachments)
+        let folder = UploadFolder(blobs: .folder(directory), temporaryDirectory: database.temporaryDirectory)
+        for upload in uploads { folder.remove(upload) }
     }
+
+    /// What a deleted service leaves in the shared tables, each statement taking its name.
+    static let serviceRowDeletions = [
+        "DELETE FROM outpost_sync_receipts WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = ?)",
+        "DELETE FROM outpost_unregistered_replicas WHERE service = ?",
+        "DELETE FROM outpost_tombstones WHERE service = ?",
+        "DELETE FROM outpost_conflicts WHERE service = ?",
+        "DELETE FROM outpost_uploads WHERE service = ?",
+        "DELETE FROM outpost_fields WHERE service = ?",
+        "DELETE FROM outpost_relationships WHERE service = ?",
+        "DELETE FROM outpost_layers WHERE service = ?",
+        "DELETE FROM outpost_versions WHERE service = ?",
+        "DELETE FROM outpost_services WHERE name = ?",
+    ]
 
     /// The table of a layer of a service created in an empty store (the demo services).
     static func tableName(service: String, layer: Int) -> String { "\(SchemaRules.tablePrefix(service: service))_\(layer)" }

@@ -69,6 +69,9 @@ public struct SpatiaLiteReplicaRegistry: ReplicaRegistry, StoreRepository {
         precondition(definition.isRegistered, "syncModel=none exports are not registered")
         let versioned = try service(named: definition.serviceName).definition.isVersioned
         return try pool.write { db in
+            // A service deleted while the snapshot was written has nothing left to sync with.
+            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_services WHERE name = ?", arguments: [definition.serviceName]) == true
+            else { throw StoreError.serviceNotFound(definition.serviceName) }
             var stored = definition
             let taken = try String.fetchAll(db, sql: "SELECT name FROM outpost_replicas WHERE service = ?", arguments: [definition.serviceName])
             stored.name = ReplicaName.unique(definition.name, taken: taken)
