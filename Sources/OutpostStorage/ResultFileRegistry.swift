@@ -16,4 +16,7 @@ public protocol ResultFileRegistry: Sendable {
     func resultFileService(_ name: String) throws -> String?
     /// The names recorded for `owner` (exactly as recorded), for a quota's count.
     func resultFiles(ownedBy owner: String) throws -> [String]
+    /// The names recorded as made for the feature service `service` (its name without case):
+    /// what goes with the service when it is deleted.
+    func resultFiles(madeFor service: String) throws -> [String]
 }

@@ -20,6 +20,19 @@ public protocol StoreMaintenance: Sendable {
     /// its geometry), by the name given; a table that does not exist is left out. Storage per
     /// service (`rest/admin/storage`) sums its layers' `StoredLayer.storageTables`.
     func tableBytes(_ tables: [String]) throws -> [String: Int64]
+    /// Whether `flag` was ever set on this store (stores that held services or tile sets
+    /// before flags existed have `demoSeeded`).
+    func isSet(_ flag: StoreFlag) throws -> Bool
+    /// Sets `flag` for good; setting it again is no error.
+    func set(_ flag: StoreFlag) throws
+}
+
+/// Facts a store keeps about its own history.
+public enum StoreFlag: String, Sendable, CaseIterable {
+    /// The demo was seeded once: it is never seeded again, even when everything it made is
+    /// deleted (an organisation that deleted the demo services does not get them back at its
+    /// next start).
+    case demoSeeded = "demo-seeded"
 }
 
 public enum StoreHealth: Sendable, Equatable {

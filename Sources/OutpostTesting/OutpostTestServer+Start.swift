@@ -53,7 +53,7 @@ extension OutpostTestServer {
     ) async throws -> OutpostTestServer {
         var logger = Logger(label: "outpost-test-server")
         logger.logLevel = logLevel
-        if demo, try store.catalog().services.isEmpty { try DemoData.seed(store, testdataDirectory: try locateTestdata(testdata)) }
+        if demo { try DemoData.seedIfNew(store, testdataDirectory: try locateTestdata(testdata)) }
         // Test users hash their passwords quickly: a test signs in many times.
         let addUser: @Sendable (String, UserRole, String) throws -> Void = { name, role, password in
             try store.users.addUser(name, role: role, password: password, rounds: 1_000)

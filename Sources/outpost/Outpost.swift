@@ -218,14 +218,12 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
-    /// Seeds the demo services into an empty store.
+    /// Seeds the demo services into a new store (`DemoData.seedIfNew`).
     func seedDemo(_ store: some OutpostBackend, _ settings: Settings, _ logger: Logger) throws {
-        if settings.demo, try store.catalog().services.isEmpty {
-            let directory = try locateTestdata(settings.testdata)
-            let started = Date()
-            try DemoData.seed(store, testdataDirectory: directory)
+        let started = Date()
+        if settings.demo, try DemoData.seedIfNew(store, testdataDirectory: try locateTestdata(settings.testdata)) {
             let names = try store.catalog().services.map(\.definition.name).joined(separator: ", ")
-            logger.info("Seeded demo services \(names) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+            logger.info("Seeded demo services \(names) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         }
     }
 

@@ -2,7 +2,9 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import OutpostDataTools
 import OutpostService
+import OutpostSpatiaLite
 import OutpostStorage
 import OutpostTestSupport
 import OutpostWire
@@ -35,6 +37,23 @@ import Testing
                     ("transportType", "esriTransportTypeEmbedded"), ("returnAttachments", "false"),
                 ])
             let replicaId = try #require(replica["replicaID"]?.stringValue, "\(replica)")
+            // A finished job and its result file, made without registering a replica.
+            let submitted = try await post(
+                client, "\(Self.demo)/createReplica",
+                [
+                    ("f", "json"), ("token", ada), ("replicaName", "snapshot"), ("layers", "0"), ("syncModel", "none"), ("async", "true"),
+                    ("transportType", "esriTransportTypeUrl"), ("dataFormat", "json"), ("returnAttachments", "false"),
+                ])
+            let statusURL = try #require(submitted["statusUrl"]?.stringValue, "\(submitted)")
+            let jobPath = "/" + (statusURL.components(separatedBy: "/arcgis/").last.map { "arcgis/" + $0 } ?? "")
+            var status: JSONValue = [:]
+            for _ in 0..<600 where status["status"]?.stringValue != "Completed" {
+                try await Task.sleep(for: .milliseconds(50))
+                status = try await post(client, jobPath, [("f", "json"), ("token", ada)])
+            }
+            let resultURL = try #require(status["resultUrl"]?.stringValue, "\(status)")
+            let resultPath = "/" + (resultURL.components(separatedBy: "/arcgis/").last.map { "arcgis/" + $0 } ?? "")
+            #expect(try await post(client, resultPath, [("token", ada)])["error"] == nil)
             let item = ServiceItems.id(forService: "Demo")
             let delete = { (token: String) in
                 try await post(client, "\(Self.portal)/content/users/outpost/items/\(item)/delete", [("f", "json"), ("token", token)])
@@ -73,10 +92,34 @@ import Testing
             for layer in definition.layers {
                 #expect(try store.features.count(service: "Demo", layer: layer.id) == 0)
             }
+            // Its ended job and result file are not the new service's.
+            let job = try await post(client, jobPath, [("f", "json"), ("token", ada)])
+            #expect(job["error"]?["code"]?.int64Value == 404 || job["error"]?["code"]?.int64Value == 400, "\(job)")
+            let file = try await post(client, resultPath, [("token", ada)])
+            #expect(file["error"]?["code"]?.int64Value == 404, "\(file)")
             let sync = try await post(
                 client, "\(Self.demo)/synchronizeReplica",
                 [("f", "json"), ("token", ada), ("replicaID", replicaId), ("transportType", "esriTransportTypeEmbedded")])
             #expect(sync["error"] != nil, "\(sync)")
         }
+    }
+}
+
+/// The demo is seeded into a new store once (`DemoData.seedIfNew`, `StoreFlag.demoSeeded`):
+/// an organisation that deleted its services does not get the demo back at its next start.
+@Suite struct DemoSeedOnceTests {
+    @Test(arguments: ["SpatiaLite", "PostgreSQL"])
+    func theDemoIsSeededIntoANewStoreOnlyAndNotAgainOnceDeleted(_ backend: String) throws {
+        let store: any OutpostBackend =
+            backend == "SpatiaLite" ? try SpatiaLiteBackend(dataDirectory: TestFolders.make("seed-once")) : try TestPostgres.makeBackend()
+        #expect(try !store.maintenance.isSet(.demoSeeded))
+        #expect(try DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata))
+        #expect(try store.maintenance.isSet(.demoSeeded))
+        #expect(try !DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata))
+        for name in DemoData.serviceNames { try store.schema.deleteService(named: name) }
+        #expect(try store.catalog().services.isEmpty)
+        #expect(try !DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata), "deleted services stay deleted")
+        #expect(try store.catalog().services.isEmpty)
+        try store.maintenance.set(.demoSeeded)  // setting it again is no error
     }
 }

@@ -65,6 +65,8 @@ import Testing
         #expect(try SpatiaLiteBackend.pendingMigrations(dataDirectory: data) == later)
         let store = try SpatiaLiteBackend(dataDirectory: data)
         #expect(try SpatiaLiteBackend.pendingMigrations(dataDirectory: data) == [])
+        // A folder that held the demo is never seeded again, whatever is deleted from it.
+        #expect(try store.maintenance.isSet(.demoSeeded))
         try await Application(router: buildRouter(store: store)).test(.router) { client in
             let layer = "\(serviceURL)/0"
             let count = try await get(client, "\(layer)/query?f=json&where=1%3D1&returnCountOnly=true")

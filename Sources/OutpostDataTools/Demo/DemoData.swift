@@ -16,11 +16,14 @@ import OutpostWire
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
 
-    /// Seeds the demo services unless the store already has services.
+    /// Seeds the demo services into a store that never had them (`StoreFlag.demoSeeded`) and
+    /// holds no service: an organisation that deleted them does not get them back at its next
+    /// start. Whether it seeded.
     @discardableResult
-    public static func seedIfEmpty(_ store: some OutpostBackend, testdataDirectory: String) throws -> Bool {
-        guard try store.catalog().services.isEmpty else { return false }
-        try seed(store, testdataDirectory: testdataDirectory)
+    public static func seedIfNew(_ store: some OutpostBackend, testdataDirectory: @autoclosure () throws -> String) throws -> Bool {
+        guard try !store.maintenance.isSet(.demoSeeded), try store.catalog().services.isEmpty else { return false }
+        try seed(store, testdataDirectory: try testdataDirectory())
+        try store.maintenance.set(.demoSeeded)
         return true
     }
 

@@ -23,6 +23,12 @@ public struct PostgresResultFiles: ResultFileRegistry {
         try pool.query("SELECT name FROM outpost_result_file_owners WHERE owner = \(owner)").rows.map { try $0.required(0, $0.string) }
     }
 
+    public func resultFiles(madeFor service: String) throws -> [String] {
+        try pool.query("SELECT name FROM outpost_result_file_owners WHERE lower(service) = lower(\(service))").rows.map {
+            try $0.required(0, $0.string)
+        }
+    }
+
     public func resultFileOwner(_ name: String) throws -> String {
         try pool.query("SELECT owner FROM outpost_result_file_owners WHERE name = \(name)").first?.string(0) ?? ""
     }

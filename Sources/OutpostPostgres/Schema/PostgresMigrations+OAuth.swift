@@ -67,4 +67,16 @@ extension PostgresMigrations {
             "CREATE INDEX outpost_tokens_refresh_family ON outpost_tokens (refresh_family) WHERE refresh_family IS NOT NULL",
             "ALTER TABLE outpost_result_file_owners ADD COLUMN service text",
         ])
+
+    static let storeFlags = PostgresMigration(
+        version: 14, name: "store flags",
+        statements: [
+            // What a store remembers of its history (`StoreFlag`); a database that already held
+            // services or tile sets was seeded, or is an organisation's own.
+            "CREATE TABLE outpost_store_flags (name text PRIMARY KEY, set_at bigint NOT NULL)",
+            """
+            INSERT INTO outpost_store_flags(name, set_at)
+                SELECT 'demo-seeded', 0 WHERE EXISTS (SELECT 1 FROM outpost_services) OR EXISTS (SELECT 1 FROM outpost_tile_sets)
+            """,
+        ])
 }

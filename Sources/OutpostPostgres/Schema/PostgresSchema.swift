@@ -52,10 +52,13 @@ public struct PostgresSchema: CatalogStore {
         let name = stored.definition.name
         let (attachments, uploadIDs) = try pool.transaction { connection -> ([String], [String]) in
             // The service's row locked first: a replica registered meanwhile waits, then finds no service.
-            _ = try connection.query("SELECT name FROM outpost_services WHERE name = \(name) FOR UPDATE")
+            guard try connection.query("SELECT name FROM outpost_services WHERE name = \(name) FOR UPDATE").first != nil else {
+                throw StoreError.serviceNotFound(name)  // deleted meanwhile by another request
+            }
             let replicas = try connection.query("SELECT count(*) FROM outpost_replicas WHERE service = \(name)").first?.int64(0) ?? 0
             let jobs =
-                try connection.query("SELECT count(*) FROM outpost_job_records WHERE service = \(name) AND NOT finished").first?.int64(0) ?? 0
+                try connection.query("SELECT count(*) FROM outpost_job_records WHERE lower(service) = lower(\(name)) AND NOT finished").first?.int64(
+                    0) ?? 0
             guard replicas == 0, jobs == 0 else { throw StoreError.serviceInUse(service: name, replicas: Int(replicas), jobs: Int(jobs)) }
             var attachments: [String] = []
             for layer in stored.layers {
@@ -77,6 +80,8 @@ public struct PostgresSchema: CatalogStore {
             try connection.query("DELETE FROM outpost_tombstones WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_conflicts WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_uploads WHERE service = \(name)")
+            // Its ended jobs: a service made later with the name never answers them.
+            try connection.query("DELETE FROM outpost_job_records WHERE lower(service) = lower(\(name))")
             // Layers, fields, relationships, edit dates and versions go with the service's row.
             try connection.query("DELETE FROM outpost_services WHERE name = \(name)")
             try PostgresCatalog.bump(connection)

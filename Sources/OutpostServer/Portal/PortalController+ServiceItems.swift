@@ -26,6 +26,10 @@ extension PortalController {
         let item = try visibleItem(id: itemId, c)
         guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
         try store.schema.deleteService(named: name)
+        // Its replica files and sync answers: a service made later with the name never serves them.
+        let made = try store.resultFiles.resultFiles(madeFor: name)
+        files.remove(made)
+        try store.resultFiles.forgetResultFiles(made)
         for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
         return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
     }

@@ -87,6 +87,11 @@ public struct ResultFiles: Sendable {
         if !blobs.isRemote { try blobs.store.touch(Self.key(name), modified: clock.milliseconds()) }
     }
 
+    /// Removes published files by name (a deleted service's); a missing one is no error.
+    public func remove(_ names: some Sequence<String>) {
+        for name in names where Self.isValidName(name) { try? blobs.delete(Self.key(name)) }
+    }
+
     public func discard(_ name: String) {
         if let temporary = try? temporaryPath(for: name) { try? FileManager.default.removeItem(atPath: temporary) }
         try? blobs.delete(Self.key(name))

@@ -71,5 +71,15 @@ extension SpatiaLiteBackend {
                     ALTER TABLE outpost_result_file_owners ADD COLUMN service TEXT;
                     """)
         }
+        migrator.registerMigration("v21-store-flags") { db in
+            // What a store remembers of its history (`StoreFlag`); a store that already held
+            // services or tile sets was seeded, or is an organisation's own.
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_store_flags (name TEXT NOT NULL PRIMARY KEY, set_at INTEGER NOT NULL);
+                    INSERT INTO outpost_store_flags(name, set_at)
+                        SELECT 'demo-seeded', 0 WHERE EXISTS (SELECT 1 FROM outpost_services) OR EXISTS (SELECT 1 FROM outpost_tile_sets);
+                    """)
+        }
     }
 }

@@ -61,6 +61,10 @@ extension SpatiaLiteSchema {
         let stored = try service(named: name)
         let name = stored.definition.name
         let (attachments, uploads) = try pool.write { db -> ([String], [String]) in
+            // Deleted meanwhile by another request: this one finds nothing to delete.
+            guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_services WHERE name = ?", arguments: [name]) == true else {
+                throw StoreError.serviceNotFound(name)
+            }
             let replicas = try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas WHERE service = ?", arguments: [name]) ?? 0
             let jobs =
                 try Int.fetchOne(
@@ -101,6 +105,8 @@ extension SpatiaLiteSchema {
         "DELETE FROM outpost_tombstones WHERE service = ?",
         "DELETE FROM outpost_conflicts WHERE service = ?",
         "DELETE FROM outpost_uploads WHERE service = ?",
+        // Its ended jobs: a service made later with the name never answers them.
+        "DELETE FROM outpost_jobs WHERE service = ?",
         "DELETE FROM outpost_fields WHERE service = ?",
         "DELETE FROM outpost_relationships WHERE service = ?",
         "DELETE FROM outpost_layers WHERE service = ?",

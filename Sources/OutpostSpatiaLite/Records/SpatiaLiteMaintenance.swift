@@ -19,6 +19,19 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
     /// Each table's pages with its indexes and its geometry's R*Tree (`idx_<table>_shape_…`),
     /// from SQLite's `dbstat` in aggregate mode: one row per b-tree, though it reads every page
     /// of the file to count them (docs/operations.md, "Storage").
+    public func isSet(_ flag: StoreFlag) throws -> Bool {
+        try pool.read { db in try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_store_flags WHERE name = ?", arguments: [flag.rawValue]) }
+            == true
+    }
+
+    public func set(_ flag: StoreFlag) throws {
+        let now = clock.milliseconds()
+        try pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO outpost_store_flags(name, set_at) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [flag.rawValue, now])
+        }
+    }
+
     public func tableBytes(_ tables: [String]) throws -> [String: Int64] {
         let byLower = Dictionary(tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         return try pool.read { db in

@@ -26,6 +26,12 @@ public struct SpatiaLiteResultFiles: ResultFileRegistry, StoreRepository {
         try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM outpost_result_file_owners WHERE owner = ?", arguments: [owner]) }
     }
 
+    public func resultFiles(madeFor service: String) throws -> [String] {
+        try pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM outpost_result_file_owners WHERE lower(service) = lower(?)", arguments: [service])
+        }
+    }
+
     /// The owner of a result file ('' when it was made without a user, or before owners were kept).
     public func resultFileOwner(_ name: String) throws -> String {
         try pool.read { db in try String.fetchOne(db, sql: "SELECT owner FROM outpost_result_file_owners WHERE name = ?", arguments: [name]) } ?? ""
