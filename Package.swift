@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "OutpostService", targets: ["OutpostService"]),
         .library(name: "OutpostIdentity", targets: ["OutpostIdentity"]),
         .library(name: "OutpostServer", targets: ["OutpostServer"]),
+        .library(name: "OutpostHomeInputs", targets: ["OutpostHomeInputs"]),
         .library(name: "OutpostClient", targets: ["OutpostClient"]),
         .library(name: "OutpostConformance", targets: ["OutpostConformance"]),
         .library(name: "OutpostPostgres", targets: ["OutpostPostgres"]),
@@ -154,6 +155,8 @@ let package = Package(
                 // The job runner logs its jobs' failures; a sync's retry fingerprint is a digest.
                 .product(name: "Logging", package: "swift-log"), .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // What the home reads from a browser, pure (fuzzed without the HTTP stack: FuzzHome).
+        .target(name: "OutpostHomeInputs"),
         // The HTTP layer (Hummingbird): ArcGIS REST routes over the store.
         .target(
             name: "OutpostServer",
@@ -161,6 +164,7 @@ let package = Package(
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostStorage", "OutpostService", "OutpostIdentity",
                 // The portal's `publish` imports as the CLI does.
                 "OutpostDataTools",
+                "OutpostHomeInputs",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -21,19 +21,11 @@ public struct PortalContent<Backend: OutpostBackend>: Sendable {
         id: String = PortalNames.newId()
     ) throws -> PortalItem {
         guard caller.mayCreate(for: owner) else { throw ArcGISError.forbidden }
-        try Self.checkWebMap(text)
+        try WebMapText.check(text)
         let item = PortalItem(
             id: id, owner: owner, title: title, type: "Web Map", access: access, created: backend.clock.milliseconds(),
             typeKeywords: Self.webMapKeywords(offline: offline), size: Int64(text.utf8.count))
         try backend.portal.addItem(item, data: .text(text))
         return item
-    }
-
-    public static func checkWebMap(_ text: String) throws {
-        let json: JSONValue
-        do { json = try JSONParser.parse(text) } catch { throw PortalFailure.invalid("The web map is not JSON: \(error)") }
-        guard json.objectValue != nil, json["operationalLayers"]?.arrayValue != nil || json["baseMap"]?.objectValue != nil else {
-            throw PortalFailure.invalid("A web map is a JSON object with 'operationalLayers' or 'baseMap'.")
-        }
     }
 }

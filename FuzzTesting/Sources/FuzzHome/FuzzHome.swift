@@ -1,5 +1,5 @@
 import FuzzCommon
-import OutpostServer
+import OutpostHomeInputs
 
 // The home's parsers of browser input (`HomeInputs`): the first byte picks one, the rest is
 // its text. Oracles: a return page is a page of the home (no scheme, host, `//`, `..` or
@@ -47,7 +47,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         _ = HomeInputs.isServiceName(text)
         if HomeInputs.isPlainId(text) { fuzzCheck(text.utf8.allSatisfy { $0 < 128 } && text.utf8.count <= 64, "\(text)") }
     default:
-        if let value = HomeInputs.cookie("outpost_home", header: text) {
+        if let value = HomeInputs.cookie("outpost_home", headers: [text]) {
             fuzzCheck(!value.contains(";") && !value.isEmpty && value.utf8.count <= 4096, "a cookie value spans pairs: \(value)")
         }
     }

@@ -1,9 +1,8 @@
 import FuzzCommon
-import OutpostPostgres
 import OutpostService
 import OutpostWire
 
-// Web map JSON (`addItem` of a Web Map, `update` of its text): PortalContent.checkWebMap.
+// Web map JSON (`addItem` of a Web Map, `update` of its text): WebMapText.check.
 // Oracles: what it accepts is a JSON object with `operationalLayers` (an array) or `baseMap`
 // (an object), and JSON the lenient parser reads writes back to a fixed point.
 
@@ -11,14 +10,13 @@ import OutpostWire
 public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = FuzzInput(start, count)
     let text = input.text
-    // `checkWebMap` is static, but on a type generic over a backend: any backend type does.
-    let accepted = (try? PortalContent<PostgresBackend>.checkWebMap(text)) != nil
+    let accepted = (try? WebMapText.check(text)) != nil
     guard let json = try? JSONParser.parse(text) else {
         fuzzCheck(!accepted, "accepted text that is not JSON: \(text)")
         return 0
     }
     let isWebMap = json.objectValue != nil && (json["operationalLayers"]?.arrayValue != nil || json["baseMap"]?.objectValue != nil)
-    fuzzCheck(accepted == isWebMap, "checkWebMap says \(accepted) for \(text)")
+    fuzzCheck(accepted == isWebMap, "WebMapText.check says \(accepted) for \(text)")
     var writer = JSONWriter()
     writer.value(json)
     let written = writer.bytes

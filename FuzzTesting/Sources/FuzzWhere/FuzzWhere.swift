@@ -1,6 +1,5 @@
 import FuzzCommon
 import GRDBSQLite
-import OutpostPostgres
 import OutpostWhereSQL
 import OutpostWire
 

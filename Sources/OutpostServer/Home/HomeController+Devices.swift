@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// Devices (`devices.html`): per feature service, the replicas the REST API lets the user
@@ -16,7 +17,7 @@ extension HomeController {
     func devicesPage(_ home: HomeRequest) async throws -> HomePage {
         if home.session.user == nil, home.session.securityOn { return signInNeeded(home, page: "devices.html") }
         guard let service = home.form.string("service"), !service.isEmpty else { return try await serviceChoice(home) }
-        guard Self.isServiceName(service) else { throw HomeFailure(message: "'\(service)' is not a service name.", code: 400) }
+        guard HomeInputs.isServiceName(service) else { throw HomeFailure(message: "'\(service)' is not a service name.", code: 400) }
         let idleDays = max(1, min(3650, home.form.string("idle").flatMap(Int.init) ?? Self.defaultIdleDays))
         let path = "/arcgis/rest/services/\(service)/FeatureServer"
         let replicas = try await home.get(path + "/replicas", [("returnDetails", "true")]).arrayValue ?? []
@@ -63,7 +64,7 @@ extension HomeController {
         var names = (directory["services"]?.arrayValue ?? []).filter { $0["type"]?.stringValue == "FeatureServer" }.compactMap {
             $0["name"]?.stringValue
         }
-        for folder in (directory["folders"]?.arrayValue ?? []).compactMap(\.stringValue).prefix(50) where Self.isServiceName(folder) {
+        for folder in (directory["folders"]?.arrayValue ?? []).compactMap(\.stringValue).prefix(50) where HomeInputs.isServiceName(folder) {
             let inFolder = try await home.get("/arcgis/rest/services/\(folder)")
             names += (inFolder["services"]?.arrayValue ?? []).filter { $0["type"]?.stringValue == "FeatureServer" }.compactMap {
                 $0["name"]?.stringValue
@@ -72,16 +73,6 @@ extension HomeController {
         var main = "<p>Choose a feature service to see the devices that took it offline.</p><ul id=\"services\">"
         for name in names { main += "<li><a href=\"/arcgis/home/devices.html?service=\(HTMLText.query(name))\">\(HTMLText.escape(name))</a></li>" }
         return HomePage(title: "Devices", section: .devices, session: home.session, main: main + "</ul>")
-    }
-
-    /// A service's name as paths carry it: letters, digits, `_`, `-`, one folder.
-    static func isServiceName(_ name: String) -> Bool {
-        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-        return (1...2).contains(parts.count) && name.utf8.count <= 200
-            && parts.allSatisfy {
-                !$0.isEmpty
-                    && $0.utf8.allSatisfy { $0 == 95 || $0 == 45 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }
-            }
     }
 
     /// A replica's server generations: one per replica, or each layer's.
@@ -106,7 +97,7 @@ extension HomeController {
 
     func unregisterReplica(_ home: HomeRequest) async throws -> Response {
         let service = home.form.string("service") ?? ""
-        guard Self.isServiceName(service) else { throw HomeFailure(message: "'\(service)' is not a service name.", code: 400) }
+        guard HomeInputs.isServiceName(service) else { throw HomeFailure(message: "'\(service)' is not a service name.", code: 400) }
         let replica = home.form.string("replica") ?? ""
         guard !replica.isEmpty, replica != "*" else { throw HomeFailure(message: "Name one replica.", code: 400) }
         _ = try await home.post("/arcgis/rest/services/\(service)/FeatureServer/unRegisterReplica", [("replicaID", replica)])

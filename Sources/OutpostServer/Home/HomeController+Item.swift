@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// The item page (`item.html?id=`): an item as the portal answers it, what it holds (a feature
@@ -21,7 +22,7 @@ extension HomeController {
             main += "<section aria-labelledby=\"urls\"><h2 id=\"urls\">URL</h2><label for=\"item-url\">Service URL</label>"
             main += "<input id=\"item-url\" readonly size=\"60\" value=\"\(HTMLText.escape(url))\"></section>"
         }
-        if type == "Feature Service", let path = Self.serverPath(item["url"]?.stringValue) {
+        if type == "Feature Service", let path = HomeInputs.serverPath(item["url"]?.stringValue) {
             main += try await serviceLayers(home, path: path)
         }
         if type == "Web Map" { main += try await webMapContents(home, id: id) }
@@ -61,16 +62,6 @@ extension HomeController {
             out += "<p class=\"description\">\(HTMLText.escape(description))</p></section>"
         }
         return out
-    }
-
-    /// A path of this server from one of its URLs (`https://host/arcgis/rest/…` → `/arcgis/rest/…`).
-    static func serverPath(_ url: String?) -> String? {
-        guard let url, let components = URLComponents(string: url), components.path.hasPrefix("/arcgis/rest/services/"),
-            !components.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().contains(where: {
-                $0.isEmpty || $0 == "." || $0 == ".."
-            })
-        else { return nil }
-        return components.path
     }
 
     /// A feature service's layers and tables, each with its fields and domains.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// A web map's preplanned map areas on its item page (docs/map-areas.md): listed from the
@@ -74,19 +75,12 @@ extension HomeController {
         return out + "<p><button type=\"submit\">Create map area</button></p></form>"
     }
 
-    /// An extent typed as `west, south, east, north`.
-    static func extent(_ text: String) -> [Double]? {
-        let values = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard values.count == 4, values.allSatisfy(\.isFinite), values[0] < values[2], values[1] < values[3] else { return nil }
-        return values
-    }
-
     /// `createMapArea`: CreateMapArea (waited for: it answers the area's id), then SetupMapArea
     /// submitted; its packages are made while the user reads on.
     func createMapArea(_ home: HomeRequest) async throws -> Response {
         let map = home.form.string("map") ?? ""
         let title = home.form.string("title") ?? ""
-        guard let box = Self.extent(home.form.string("extent") ?? "") else {
+        guard let box = HomeInputs.extent(home.form.string("extent") ?? "") else {
             throw HomeFailure(message: "The extent must be four numbers: west, south, east, north, with west < east and south < north.", code: 400)
         }
         var output: JSONObject = ["title": .string(title)]

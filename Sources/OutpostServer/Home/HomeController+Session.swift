@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OutpostHomeInputs
 import OutpostIdentity
 import OutpostWire
 
@@ -71,7 +72,7 @@ extension HomeController {
     func startSignIn(_ request: Request, _ context: OutpostRequestContext) async throws -> Response {
         let state = HomeSession.newSecret()
         let verifier = HomeSession.newSecret() + HomeSession.newSecret()
-        let returnTo = HomeRequest.homePath(context.form.parameters.string("returnTo")) ?? "index.html"
+        let returnTo = HomeInputs.returnPage(context.form.parameters.string("returnTo")) ?? "index.html"
         let query = HomeGateway.formEncoded([
             ("client_id", Self.clientId), ("response_type", "code"), ("redirect_uri", redirectURI(request)), ("state", state),
             ("code_challenge", PKCE.challenge(of: verifier)), ("code_challenge_method", "S256"),
@@ -95,7 +96,7 @@ extension HomeController {
         guard kept.count == 3, let state = home.form.string("state"), state == kept[0], let code = home.form.string("code") else {
             return home.redirect(to: "index.html", failed: "The sign-in did not finish here. Sign in again.")
         }
-        let returnTo = Data(base64Encoded: kept[2]).flatMap { String(data: $0, encoding: .utf8) }.flatMap(HomeRequest.homePath) ?? "index.html"
+        let returnTo = Data(base64Encoded: kept[2]).flatMap { String(data: $0, encoding: .utf8) }.flatMap(HomeInputs.returnPage) ?? "index.html"
         home.session.token = nil
         do {
             let answer = try await home.post(

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// Items' thumbnails on the home's pages: the REST API reads no cookie, so an `<img>` pointing
@@ -15,7 +16,7 @@ extension HomeController {
         let id = home.form.string("id") ?? ""
         let name = home.form.string("name") ?? ""
         let file = name.hasPrefix("thumbnail/") ? String(name.dropFirst("thumbnail/".count)) : ""
-        guard Self.isPlainId(id), (1...200).contains(file.utf8.count), !file.hasPrefix("."),
+        guard HomeInputs.isPlainId(id), (1...200).contains(file.utf8.count), !file.hasPrefix("."),
             file.utf8.allSatisfy({
                 [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ".")].contains($0) || (48...57).contains($0)
                     || (65...90).contains($0) || (97...122).contains($0)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// Data in (`content.html`'s upload form, `publishing.html`): a file becomes an item through
@@ -76,7 +77,7 @@ extension HomeController {
         guard let user = home.session.user?.username else { return signInNeeded(home, page: "content.html") }
         let id = home.form.string("id") ?? ""
         let job = home.form.string("job") ?? ""
-        guard Self.isPlainId(id), Self.isPlainId(job) else {
+        guard HomeInputs.isPlainId(id), HomeInputs.isPlainId(job) else {
             throw HomeFailure(message: "This page needs a publish job.", code: 400)
         }
         let status = try await home.get(
@@ -112,13 +113,6 @@ extension HomeController {
         }
         main += "</div>"
         return HomePage(title: "Publishing \(name)", section: .content, session: home.session, main: main, scripts: ["publishing.js"])
-    }
-}
-
-extension HomeController {
-    /// An item's or a job's id: 1 to 64 ASCII letters and digits.
-    static func isPlainId(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count) && text.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// "Make a web map" (`webmap.html`): layers the user can see and a basemap, saved through the
@@ -32,7 +33,7 @@ extension HomeController {
         main += "<h2>Layers</h2>"
         var index = 0
         for service in services["results"]?.arrayValue ?? [] {
-            guard let path = Self.serverPath(service["url"]?.stringValue), path.hasSuffix("/FeatureServer") else { continue }
+            guard let path = HomeInputs.serverPath(service["url"]?.stringValue), path.hasSuffix("/FeatureServer") else { continue }
             let info = try await home.get(path)
             let layers = (info["layers"]?.arrayValue ?? []) + (info["tables"]?.arrayValue ?? [])
             guard !layers.isEmpty else { continue }
@@ -49,7 +50,7 @@ extension HomeController {
         }
         main += "<label for=\"map-basemap\">Basemap</label><select id=\"map-basemap\" name=\"basemap\"><option value=\"\">None</option>"
         for basemap in basemaps["results"]?.arrayValue ?? [] {
-            guard let path = Self.serverPath(basemap["url"]?.stringValue) else { continue }
+            guard let path = HomeInputs.serverPath(basemap["url"]?.stringValue) else { continue }
             main +=
                 "<option value=\"\(HTMLText.escape("\(path)|\(basemap["title"]?.stringValue ?? path)"))\">\(HTMLText.escape(basemap["title"]?.stringValue ?? path))</option>"
         }
@@ -59,25 +60,11 @@ extension HomeController {
         return HomePage(title: "Make a web map", section: .map, session: home.session, main: main)
     }
 
-    /// A chosen layer or basemap: `path|title`, the path one of this server's services.
-    static func choice(_ value: String, layer: Bool) -> (path: String, title: String)? {
-        let parts = value.split(separator: "|", maxSplits: 1).map(String.init)
-        // A URL of this server's or a path: either way `serverPath` checks its segments.
-        guard parts.count == 2, let path = serverPath(parts[0]) else { return nil }
-        let tail = path.split(separator: "/").suffix(2)
-        if layer {
-            guard tail.first == "FeatureServer", tail.last.flatMap({ Int($0) }) != nil else { return nil }
-        } else {
-            guard let kind = tail.last, kind == "MapServer" || kind == "VectorTileServer" else { return nil }
-        }
-        return (path, String(parts[1].prefix(250)))
-    }
-
     /// `createWebMap`: the web map's JSON as Map Viewer saves it, through `addItem`.
     func createWebMap(_ home: HomeRequest) async throws -> Response {
         let user = home.session.user?.username ?? ""
         let chosen = home.form.names.filter { $0.lowercased().hasPrefix("layer-") }.prefix(200)
-            .compactMap { home.form.string($0).flatMap { Self.choice($0, layer: true) } }
+            .compactMap { home.form.string($0).flatMap { HomeInputs.choice($0, layer: true) } }
         guard !chosen.isEmpty else { throw HomeFailure(message: "Choose at least one layer.", code: 400) }
         let operational = chosen.enumerated().map { n, layer -> JSONValue in
             [
@@ -93,7 +80,7 @@ extension HomeController {
             "initialState": ["viewpoint": ["targetGeometry": WebMercatorTiling.extent(extent)]],
         ]
         var basemapLayers: [JSONValue] = []
-        if let basemap = home.form.string("basemap").flatMap({ Self.choice($0, layer: false) }) {
+        if let basemap = home.form.string("basemap").flatMap({ HomeInputs.choice($0, layer: false) }) {
             let type = basemap.path.hasSuffix("VectorTileServer") ? "VectorTileLayer" : "ArcGISTiledMapServiceLayer"
             basemapLayers.append(
                 [

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import OutpostHomeInputs
 import OutpostSync
 import OutpostWire
 

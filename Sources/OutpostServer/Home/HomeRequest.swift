@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// A request to the home with who made it: what pages and actions work from. Its `get` and
@@ -38,28 +39,7 @@ struct HomeRequest: Sendable {
 
     /// The page a form asks to return to (`return`, a page of the home with its query), if
     /// it names one: never another site or another path.
-    var returnPath: String? { Self.homePath(form.string("return")) }
-
-    /// `text` if it is a page of the home (`content.html?folder=x`): no scheme, no host, no
-    /// `..`, no backslash; its query printable ASCII as a URL carries it (it goes into a
-    /// `Location` header: no control character, space or quote).
-    static func homePath(_ text: String?) -> String? {
-        guard let text, !text.isEmpty, text.utf8.count <= 1024 else { return nil }
-        let page = text.split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
-        guard page.hasSuffix(".html"), page.utf8.allSatisfy({ isPageByte($0) }), text.utf8.allSatisfy({ isQueryByte($0) }),
-            !text.contains("//"), !text.contains("..")
-        else { return nil }
-        return text
-    }
-
-    /// What a URL's query carries: letters, digits and `-._~%=&+,;:@/?!*'()$`.
-    private static func isQueryByte(_ byte: UInt8) -> Bool {
-        isPageByte(byte) || Array("_~%=&+,;:@/?!*'()$".utf8).contains(byte)
-    }
-
-    private static func isPageByte(_ byte: UInt8) -> Bool {
-        (97...122).contains(byte) || (65...90).contains(byte) || (48...57).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-    }
+    var returnPath: String? { HomeInputs.returnPage(form.string("return")) }
 
     /// To `page` (below `/arcgis/home/`) with a message for it.
     func redirect(to page: String, done: String) -> Response { redirect(to: page, flash: HomeFlash(kind: .done, text: done)) }
@@ -67,7 +47,7 @@ struct HomeRequest: Sendable {
     func redirect(to page: String, failed: String) -> Response { redirect(to: page, flash: HomeFlash(kind: .failed, text: failed)) }
 
     func redirect(to page: String, flash: HomeFlash?) -> Response {
-        var headers: HTTPFields = [.location: "/\(HomeController.root)/\(Self.homePath(page) ?? "index.html")", .cacheControl: "no-store"]
+        var headers: HTTPFields = [.location: "/\(HomeController.root)/\(HomeInputs.returnPage(page) ?? "index.html")", .cacheControl: "no-store"]
         for cookie in session.setCookies { headers.append(HTTPField(name: .setCookie, value: cookie)) }
         if let flash {
             headers.append(HTTPField(name: .setCookie, value: HomeSession.setCookie(HomeSession.flashCookie, flash.cookieValue, secure: secure)))

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OutpostHomeInputs
 import OutpostWire
 
 /// Who is using the home, as the portal answers `portals/self` for the token the browser's
@@ -51,13 +52,7 @@ struct HomeSession: Sendable {
 
     /// The value of the cookie `name` the request carries, if any.
     static func cookie(_ name: String, of request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                if parts.count == 2, parts[0] == name, !parts[1].isEmpty, parts[1].utf8.count <= 4096 { return parts[1] }
-            }
-        }
-        return nil
+        HomeInputs.cookie(name, headers: request.headers[values: .cookie])
     }
 
     /// A `Set-Cookie` value for one of the home's cookies; nil `value` removes it.
@@ -92,33 +87,5 @@ struct HomeSession: Sendable {
     static func user(fromPortalSelf json: JSONValue) -> User? {
         guard let user = json["user"], let name = user["username"]?.stringValue else { return nil }
         return User(username: name, fullName: user["fullName"]?.stringValue ?? name, role: user["role"]?.stringValue ?? "org_user")
-    }
-}
-
-/// A one-time message an action leaves for the page it sends the browser to.
-struct HomeFlash: Sendable, Equatable {
-    enum Kind: String, Sendable { case done, failed }
-    var kind: Kind
-    var text: String
-
-    /// As the cookie carries it: the kind, then the text in base64url.
-    var cookieValue: String {
-        kind.rawValue + "."
-            + Data(text.prefix(500).utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    init(kind: Kind, text: String) {
-        self.kind = kind
-        self.text = text
-    }
-
-    init?(cookieValue: String) {
-        let parts = cookieValue.split(separator: ".", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let kind = Kind(rawValue: parts[0]) else { return nil }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
-        self.init(kind: kind, text: text)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import OutpostHomeInputs
 
 /// A file the page's request brought (already on disk), sent on to the REST API as a
 /// client's multipart part: the form's fields, then the file read in pieces, never whole.
@@ -21,18 +22,14 @@ struct HomeUpload: Sendable {
         let boundary = "outpost-home-" + UUID().uuidString
         var head = ""
         for (name, value) in fields {
-            head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quoted(name))\"\r\n\r\n\(value)\r\n"
+            head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(HomeInputs.quoted(name))\"\r\n\r\n\(value)\r\n"
         }
-        head += "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(Self.quoted(field))\"; filename=\"\(Self.quoted(filename))\"\r\n"
+        head +=
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(HomeInputs.quoted(field))\"; filename=\"\(HomeInputs.quoted(filename))\"\r\n"
         head += "Content-Type: application/octet-stream\r\n\r\n"
         let tail = "\r\n--\(boundary)--\r\n"
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         return Body(boundary: boundary, length: head.utf8.count + size + tail.utf8.count, parts: Pieces(head: head, path: path, tail: tail))
-    }
-
-    /// A header value's text without what would end or split it.
-    static func quoted(_ text: String) -> String {
-        String(text.unicodeScalars.filter { $0 != "\"" && $0 != "\r" && $0 != "\n" && $0 != "\\" }.map(Character.init))
     }
 
     /// The head, the file in 64 KiB pieces, the tail.

@@ -66,7 +66,7 @@ extension PortalController {
         let origin = p.string("originItemId").flatMap { id in p.string("relationshipType").map { (id, $0) } }
         if let (originId, _) = origin { _ = try changeableItem(id: originId, c) }
         let data = try itemData(request, c, item: &item)
-        if type == "Web Map", case .text(let text) = data { try PortalContent<Backend>.checkWebMap(text) }
+        if type == "Web Map", case .text(let text) = data { try WebMapText.check(text) }
         try withItemQuota {
             try checkItemQuota(owner: owner, adding: (data == nil ? 0 : item.size) + Self.describedBytes(item) + Self.size(of: thumbnail))
             try store.portal.addItem(item, data: data)
