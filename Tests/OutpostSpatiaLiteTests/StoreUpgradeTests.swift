@@ -15,7 +15,7 @@ import Testing
 @Suite struct StoreUpgradeTests {
     /// The migrations this release added over the previous one (v15): undone in a folder this
     /// build wrote, which leaves it as that release would have (their only changes).
-    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys"]
+    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys", "v21-store-flags"]
 
     static func asThePreviousReleaseLeftIt(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
@@ -34,6 +34,7 @@ import Testing
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN client_id")
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN role")
             try db.execute(sql: "ALTER TABLE outpost_result_file_owners DROP COLUMN service")
+            try db.execute(sql: "DROP TABLE outpost_store_flags")
             for identifier in addedSinceTheLastRelease {
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [identifier])
             }
