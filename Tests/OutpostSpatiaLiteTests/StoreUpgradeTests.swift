@@ -15,7 +15,9 @@ import Testing
 @Suite struct StoreUpgradeTests {
     /// The migrations this release added over the previous one (v15): undone in a folder this
     /// build wrote, which leaves it as that release would have (their only changes).
-    static let addedSinceTheLastRelease = ["v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys", "v21-store-flags"]
+    static let addedSinceTheLastRelease = [
+        "v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys", "v21-store-flags",
+    ]
 
     static func asThePreviousReleaseLeftIt(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)
