@@ -261,7 +261,7 @@ let package = Package(
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         // The where compiler in both dialects (PostgreSQL's spelling is OutpostPostgres's; no database is needed).
-        .testTarget(name: "OutpostWhereSQLTests", dependencies: ["OutpostWhereSQL", "OutpostWire", "OutpostPostgres"]),
+        .testTarget(name: "OutpostWhereSQLTests", dependencies: ["OutpostWhereSQL", "OutpostWire"]),
         .testTarget(name: "OutpostGeometryTests", dependencies: ["OutpostGeometry", "OutpostWire"]),
         .testTarget(name: "OutpostSyncTests", dependencies: ["OutpostSync", "OutpostWire", "OutpostGeometry"]),
         .testTarget(

@@ -12,13 +12,19 @@ import ServiceLifecycle
 public protocol CatalogStore: Sendable {
     func catalog() throws(StoreError) -> Catalog
     func createService(_ service: ServiceDefinition) throws -> StoredService
-    func deleteService(named name: String) throws
+    /// Deletes a service with everything kept for it. `refusingWhileInUse`: refused
+    /// (`StoreError.serviceInUse`) while replicas are registered with it or its feature jobs
+    /// run; false only for an import undoing its own half-made service.
+    func deleteService(named name: String, refusingWhileInUse: Bool) throws
     /// Adds nullable fields to a layer (`addToDefinition`, `SchemaRules.checkAddable`): one
     /// transaction, existing rows hold null, the layer's last edit date moves.
     func addFields(_ fields: [FieldDefinition], service: String, layer layerId: Int) throws -> StoredLayer
 }
 
 extension CatalogStore {
+    /// Deletes a service unless replicas are registered with it or its feature jobs run.
+    public func deleteService(named name: String) throws { try deleteService(named: name, refusingWhileInUse: true) }
+
     public func service(named name: String) throws(StoreError) -> StoredService { try catalog().existingService(named: name) }
 
     public func layer(service name: String, id: Int) throws(StoreError) -> StoredLayer { try catalog().existingLayer(service: name, id: id) }

@@ -27,14 +27,6 @@ public protocol StoreMaintenance: Sendable {
     func set(_ flag: StoreFlag) throws
 }
 
-/// Facts a store keeps about its own history.
-public enum StoreFlag: String, Sendable, CaseIterable {
-    /// The demo was seeded once: it is never seeded again, even when everything it made is
-    /// deleted (an organisation that deleted the demo services does not get them back at its
-    /// next start).
-    case demoSeeded = "demo-seeded"
-}
-
 public enum StoreHealth: Sendable, Equatable {
     case healthy
     case unavailable(String)

@@ -53,7 +53,7 @@ extension OutpostTestServer {
     ) async throws -> OutpostTestServer {
         var logger = Logger(label: "outpost-test-server")
         logger.logLevel = logLevel
-        if demo { try DemoData.seedIfNew(store, testdataDirectory: try locateTestdata(testdata)) }
+        try DemoData.seedIfNew(store, seeding: demo, testdataDirectory: try locateTestdata(testdata))
         // Test users hash their passwords quickly: a test signs in many times.
         let addUser: @Sendable (String, UserRole, String) throws -> Void = { name, role, password in
             try store.users.addUser(name, role: role, password: password, rounds: 1_000)

@@ -221,9 +221,16 @@ struct Serve: AsyncParsableCommand {
     /// Seeds the demo services into a new store (`DemoData.seedIfNew`).
     func seedDemo(_ store: some OutpostBackend, _ settings: Settings, _ logger: Logger) throws {
         let started = Date()
-        if settings.demo, try DemoData.seedIfNew(store, testdataDirectory: try locateTestdata(settings.testdata)) {
+        var directory = ""
+        let seeded = try DemoData.seedIfNew(
+            store, seeding: settings.demo,
+            testdataDirectory: try { () throws -> String in
+                directory = try locateTestdata(settings.testdata)
+                return directory
+            }())
+        if seeded {
             let names = try store.catalog().services.map(\.definition.name).joined(separator: ", ")
-            logger.info("Seeded demo services \(names) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
+            logger.info("Seeded demo services \(names) from \(directory) in \(Int(Date().timeIntervalSince(started) * 1000)) ms")
         }
     }
 

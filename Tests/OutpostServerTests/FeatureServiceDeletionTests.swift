@@ -2,9 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import OutpostDataTools
 import OutpostService
-import OutpostSpatiaLite
 import OutpostStorage
 import OutpostTestSupport
 import OutpostWire
@@ -102,24 +100,5 @@ import Testing
                 [("f", "json"), ("token", ada), ("replicaID", replicaId), ("transportType", "esriTransportTypeEmbedded")])
             #expect(sync["error"] != nil, "\(sync)")
         }
-    }
-}
-
-/// The demo is seeded into a new store once (`DemoData.seedIfNew`, `StoreFlag.demoSeeded`):
-/// an organisation that deleted its services does not get the demo back at its next start.
-@Suite struct DemoSeedOnceTests {
-    @Test(arguments: ["SpatiaLite", "PostgreSQL"])
-    func theDemoIsSeededIntoANewStoreOnlyAndNotAgainOnceDeleted(_ backend: String) throws {
-        let store: any OutpostBackend =
-            backend == "SpatiaLite" ? try SpatiaLiteBackend(dataDirectory: TestFolders.make("seed-once")) : try TestPostgres.makeBackend()
-        #expect(try !store.maintenance.isSet(.demoSeeded))
-        #expect(try DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata))
-        #expect(try store.maintenance.isSet(.demoSeeded))
-        #expect(try !DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata))
-        for name in DemoData.serviceNames { try store.schema.deleteService(named: name) }
-        #expect(try store.catalog().services.isEmpty)
-        #expect(try !DemoData.seedIfNew(store, testdataDirectory: TestFolders.testdata), "deleted services stay deleted")
-        #expect(try store.catalog().services.isEmpty)
-        try store.maintenance.set(.demoSeeded)  // setting it again is no error
     }
 }

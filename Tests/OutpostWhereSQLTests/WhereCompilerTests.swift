@@ -1,4 +1,3 @@
-import OutpostPostgres
 import OutpostWhereSQL
 import OutpostWire
 import Testing

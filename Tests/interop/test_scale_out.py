@@ -249,11 +249,18 @@ def test_three_processes_behind_nginx_converge_through_kills_and_a_postgresql_re
     # on the shared one.
     postgres = os.path.join(data, "postgres")
     os.chmod(data, 0o755)  # the cluster belongs to the postgres user, which must reach it
-    database = subprocess.run([POSTGRES, "start", postgres, str(free_port())], check=True, capture_output=True,
-                              text=True).stdout.strip()
     objects.callback(subprocess.run, [POSTGRES, "stop", postgres], check=False)
-    cluster = Cluster(data, rng, database, objects.enter_context(bucket(os.path.join(data, "bucket"))))
-    cluster.start_all()
+    cluster = None
+    try:
+        database = subprocess.run([POSTGRES, "start", postgres, str(free_port())], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+        cluster = Cluster(data, rng, database, objects.enter_context(bucket(os.path.join(data, "bucket"))))
+        cluster.start_all()
+    except BaseException:
+        if cluster:
+            cluster.stop()
+        objects.close()  # no server or PostgreSQL left running after a failed start
+        raise
     proxy = FaultProxy(cluster)
     editor = OnlineEditor(cluster.port, seed * 7919 + 1)  # a stream of its own: no GlobalID a device also draws
     try:

@@ -16,12 +16,20 @@ import OutpostWire
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
 
-    /// Seeds the demo services into a store that never had them (`StoreFlag.demoSeeded`) and
-    /// holds no service: an organisation that deleted them does not get them back at its next
-    /// start. Whether it seeded.
+    /// Seeds the demo services into a new store, once (`StoreFlag.demoSeeded`): never into a
+    /// store that holds services or tile sets, which is marked so at its first start whatever
+    /// `seeding` says, so an organisation that deletes all its services (even one that began
+    /// with `--no-demo` or an import) does not get the demo at its next start. Whether it seeded.
     @discardableResult
-    public static func seedIfNew(_ store: some OutpostBackend, testdataDirectory: @autoclosure () throws -> String) throws -> Bool {
-        guard try !store.maintenance.isSet(.demoSeeded), try store.catalog().services.isEmpty else { return false }
+    public static func seedIfNew(
+        _ store: some OutpostBackend, seeding: Bool = true, testdataDirectory: @autoclosure () throws -> String
+    ) throws -> Bool {
+        guard try !store.maintenance.isSet(.demoSeeded) else { return false }
+        guard try store.catalog().services.isEmpty, try store.tiles.tileSets().isEmpty else {
+            try store.maintenance.set(.demoSeeded)
+            return false
+        }
+        guard seeding else { return false }
         try seed(store, testdataDirectory: try testdataDirectory())
         try store.maintenance.set(.demoSeeded)
         return true

@@ -177,7 +177,7 @@ extension FeatureImporter {
                 try loadAttachments(attachments, service: service.name, layer: parent, source: source, warn: options.warn)
             }
         } catch {
-            try? store.schema.deleteService(named: service.name)
+            try? store.schema.deleteService(named: service.name, refusingWhileInUse: false)
             throw error
         }
         return try store.service(named: service.name)

@@ -81,7 +81,7 @@ public struct FeatureImporter<Backend: SyncBackend> {
                 }
             }
         } catch {
-            try? store.schema.deleteService(named: service.name)
+            try? store.schema.deleteService(named: service.name, refusingWhileInUse: false)
             throw error
         }
         return try store.service(named: stored.definition.name)

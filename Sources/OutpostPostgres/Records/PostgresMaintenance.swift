@@ -33,8 +33,6 @@ public struct PostgresMaintenance: StoreMaintenance {
         return StoreCounts(replicas: try row?.int(0) ?? 0, conflicts: try row?.int(1) ?? 0, databaseBytes: try row?.int(2) ?? 0)
     }
 
-    /// Each table's total size (`pg_total_relation_size`: its indexes and TOAST with it),
-    /// read from the catalog and the files' sizes, never by scanning rows.
     public func isSet(_ flag: StoreFlag) throws -> Bool {
         try pool.query("SELECT count(*) FROM outpost_store_flags WHERE name = \(flag.rawValue)").first?.int64(0) != 0
     }
@@ -43,6 +41,8 @@ public struct PostgresMaintenance: StoreMaintenance {
         try pool.query("INSERT INTO outpost_store_flags(name, set_at) VALUES (\(flag.rawValue), \(clock.milliseconds())) ON CONFLICT DO NOTHING")
     }
 
+    /// Each table's total size (`pg_total_relation_size`: its indexes and TOAST with it),
+    /// read from the catalog and the files' sizes, never by scanning rows.
     public func tableBytes(_ tables: [String]) throws -> [String: Int64] {
         let byLower = Dictionary(tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var bytes: [String: Int64] = [:]

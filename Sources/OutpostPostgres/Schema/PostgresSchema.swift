@@ -47,7 +47,7 @@ public struct PostgresSchema: CatalogStore {
     /// Removes a service with everything kept for it: its tables, catalog rows, change
     /// tracking, conflict log, uploads and versions, then its attachment and upload files.
     /// Refused while replicas are registered with it or its jobs run (`StoreError.serviceInUse`).
-    public func deleteService(named name: String) throws {
+    public func deleteService(named name: String, refusingWhileInUse: Bool) throws {
         let stored = try held.load().existingService(named: name)
         let name = stored.definition.name
         let (attachments, uploadIDs) = try pool.transaction { connection -> ([String], [String]) in
@@ -57,9 +57,15 @@ public struct PostgresSchema: CatalogStore {
             }
             let replicas = try connection.query("SELECT count(*) FROM outpost_replicas WHERE service = \(name)").first?.int64(0) ?? 0
             let jobs =
-                try connection.query("SELECT count(*) FROM outpost_job_records WHERE lower(service) = lower(\(name)) AND NOT finished").first?.int64(
-                    0) ?? 0
-            guard replicas == 0, jobs == 0 else { throw StoreError.serviceInUse(service: name, replicas: Int(replicas), jobs: Int(jobs)) }
+                try connection.query(
+                    """
+                    SELECT count(*) FROM outpost_job_records WHERE lower(service) = lower(\(name)) AND NOT finished
+                        AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica', 'publish')
+                    """
+                ).first?.int64(0) ?? 0
+            guard !refusingWhileInUse || (replicas == 0 && jobs == 0) else {
+                throw StoreError.serviceInUse(service: name, replicas: Int(replicas), jobs: Int(jobs))
+            }
             var attachments: [String] = []
             for layer in stored.layers {
                 if layer.definition.hasAttachments {
@@ -75,20 +81,28 @@ public struct PostgresSchema: CatalogStore {
             try connection.query(
                 "DELETE FROM outpost_sync_receipts WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = \(name))"
             )
+            try connection.query(
+                "DELETE FROM outpost_replica_origins WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = \(name))"
+            )
             try connection.query("DELETE FROM outpost_unregistered_replicas WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_replica_name_reservations WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_tombstones WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_conflicts WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_uploads WHERE service = \(name)")
             // Its ended jobs: a service made later with the name never answers them.
-            try connection.query("DELETE FROM outpost_job_records WHERE lower(service) = lower(\(name))")
+            try connection.query(
+                """
+                DELETE FROM outpost_job_records WHERE lower(service) = lower(\(name))
+                    AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica', 'publish')
+                """)
             // Layers, fields, relationships, edit dates and versions go with the service's row.
             try connection.query("DELETE FROM outpost_services WHERE name = \(name)")
             try PostgresCatalog.bump(connection)
             return (attachments, uploads)
         }
         _ = try held.load()
-        // After the commit: an object whose removal fails is an orphan the start-up sweep takes.
+        // After the commit: an attachment object whose removal fails is an orphan the start-up
+        // sweep takes; an upload's stays.
         files.remove(attachments)
         for upload in uploadIDs { uploads.remove(upload) }
     }

@@ -90,6 +90,11 @@ public struct PostgresReplicaRegistry: ReplicaRegistry {
         let now = clock.milliseconds()
         return try pool.transaction { connection in
             try Self.lockNames(of: service.name, connection: connection)
+            // A service deleted while the snapshot was written has nothing left to sync with
+            // (the deletion locks the row first: this waits for it, then finds none).
+            guard try connection.query("SELECT name FROM outpost_services WHERE name = \(service.name) FOR SHARE").first != nil else {
+                throw StoreError.serviceNotFound(service.name)
+            }
             var stored = definition
             // Its own reservation does not count against it.
             try connection.query(

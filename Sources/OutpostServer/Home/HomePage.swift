@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OutpostHomeInputs
 
 /// One page of the home: the shell every page shares (a skip link, the header with the
 /// organisation's navigation and who is signed in, the main landmark, the message an action

@@ -57,7 +57,7 @@ extension SpatiaLiteSchema {
     /// Removes a service with everything kept for it: its tables, catalog rows, change
     /// tracking, conflict log, uploads and versions, then its attachment and upload files.
     /// Refused while replicas are registered with it or its jobs run (`StoreError.serviceInUse`).
-    public func deleteService(named name: String) throws {
+    public func deleteService(named name: String, refusingWhileInUse: Bool) throws {
         let stored = try service(named: name)
         let name = stored.definition.name
         let (attachments, uploads) = try pool.write { db -> ([String], [String]) in
@@ -68,9 +68,14 @@ extension SpatiaLiteSchema {
             let replicas = try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_replicas WHERE service = ?", arguments: [name]) ?? 0
             let jobs =
                 try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM outpost_jobs WHERE service = ? AND status NOT IN ('Completed', 'CompletedWithErrors', 'Failed')",
-                    arguments: [name]) ?? 0
-            guard replicas == 0, jobs == 0 else { throw StoreError.serviceInUse(service: name, replicas: replicas, jobs: jobs) }
+                    db,
+                    sql: """
+                        SELECT count(*) FROM outpost_jobs WHERE service = ? AND kind IN \(Self.featureJobKinds)
+                            AND status NOT IN ('Completed', 'CompletedWithErrors', 'Failed')
+                        """, arguments: [name]) ?? 0
+            guard !refusingWhileInUse || (replicas == 0 && jobs == 0) else {
+                throw StoreError.serviceInUse(service: name, replicas: replicas, jobs: jobs)
+            }
             var attachments: [String] = []
             for layer in stored.layers {
                 if layer.definition.hasAttachments {
@@ -92,21 +97,26 @@ extension SpatiaLiteSchema {
             return (attachments, uploads)
         }
         try reloadCatalog()
-        // After the commit: a file whose removal fails is an orphan the start-up sweep takes.
+        // After the commit: an attachment file whose removal fails is an orphan the start-up
+        // sweep takes; an upload's stays.
         AttachmentFiles(directory: directory, temporaryDirectory: database.temporaryDirectory).remove(attachments)
         let folder = UploadFolder(blobs: .folder(directory), temporaryDirectory: database.temporaryDirectory)
         for upload in uploads { folder.remove(upload) }
     }
 
+    /// The jobs of a feature service (a tile service's, of the same name, are not its).
+    static let featureJobKinds = "('createReplica', 'synchronizeReplica', 'publish')"
+
     /// What a deleted service leaves in the shared tables, each statement taking its name.
     static let serviceRowDeletions = [
         "DELETE FROM outpost_sync_receipts WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = ?)",
+        "DELETE FROM outpost_replica_origins WHERE replica_id IN (SELECT replica_id FROM outpost_unregistered_replicas WHERE service = ?)",
         "DELETE FROM outpost_unregistered_replicas WHERE service = ?",
         "DELETE FROM outpost_tombstones WHERE service = ?",
         "DELETE FROM outpost_conflicts WHERE service = ?",
         "DELETE FROM outpost_uploads WHERE service = ?",
         // Its ended jobs: a service made later with the name never answers them.
-        "DELETE FROM outpost_jobs WHERE service = ?",
+        "DELETE FROM outpost_jobs WHERE service = ? AND kind IN \(featureJobKinds)",
         "DELETE FROM outpost_fields WHERE service = ?",
         "DELETE FROM outpost_relationships WHERE service = ?",
         "DELETE FROM outpost_layers WHERE service = ?",

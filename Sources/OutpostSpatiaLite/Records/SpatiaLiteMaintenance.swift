@@ -16,9 +16,6 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         }
     }
 
-    /// Each table's pages with its indexes and its geometry's R*Tree (`idx_<table>_shape_…`),
-    /// from SQLite's `dbstat` in aggregate mode: one row per b-tree, though it reads every page
-    /// of the file to count them (docs/operations.md, "Storage").
     public func isSet(_ flag: StoreFlag) throws -> Bool {
         try pool.read { db in try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM outpost_store_flags WHERE name = ?", arguments: [flag.rawValue]) }
             == true
@@ -32,6 +29,9 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         }
     }
 
+    /// Each table's pages with its indexes and its geometry's R*Tree (`idx_<table>_shape_…`),
+    /// from SQLite's `dbstat` in aggregate mode: one row per b-tree, though it reads every page
+    /// of the file to count them (docs/operations.md, "Storage").
     public func tableBytes(_ tables: [String]) throws -> [String: Int64] {
         let byLower = Dictionary(tables.map { ($0.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         return try pool.read { db in
