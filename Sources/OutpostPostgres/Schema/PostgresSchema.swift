@@ -89,11 +89,12 @@ public struct PostgresSchema: CatalogStore {
             try connection.query("DELETE FROM outpost_tombstones WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_conflicts WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_uploads WHERE service = \(name)")
-            // Its ended jobs: a service made later with the name never answers them.
+            // Its ended replica jobs (answered below the service): a service made later with the
+            // name never answers them. A publish's record stays (answered below its item).
             try connection.query(
                 """
                 DELETE FROM outpost_job_records WHERE lower(service) = lower(\(name))
-                    AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica', 'publish')
+                    AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica')
                 """)
             // Layers, fields, relationships, edit dates and versions go with the service's row.
             try connection.query("DELETE FROM outpost_services WHERE name = \(name)")

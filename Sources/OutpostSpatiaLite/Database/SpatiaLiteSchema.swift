@@ -106,6 +106,10 @@ extension SpatiaLiteSchema {
 
     /// The jobs of a feature service (a tile service's, of the same name, are not its).
     static let featureJobKinds = "('createReplica', 'synchronizeReplica', 'publish')"
+    /// The jobs answered below the service (`FeatureServer/jobs/<id>`), which go with it. A
+    /// publish's record stays: it is answered below its item, and a publish in flight is over
+    /// only once its record reads finished (`PublishesInFlight`).
+    static let replicaJobKinds = "('createReplica', 'synchronizeReplica')"
 
     /// What a deleted service leaves in the shared tables, each statement taking its name.
     static let serviceRowDeletions = [
@@ -115,8 +119,8 @@ extension SpatiaLiteSchema {
         "DELETE FROM outpost_tombstones WHERE service = ?",
         "DELETE FROM outpost_conflicts WHERE service = ?",
         "DELETE FROM outpost_uploads WHERE service = ?",
-        // Its ended jobs: a service made later with the name never answers them.
-        "DELETE FROM outpost_jobs WHERE service = ? AND kind IN \(featureJobKinds)",
+        // Its ended replica jobs: a service made later with the name never answers them.
+        "DELETE FROM outpost_jobs WHERE service = ? AND kind IN \(replicaJobKinds)",
         "DELETE FROM outpost_fields WHERE service = ?",
         "DELETE FROM outpost_relationships WHERE service = ?",
         "DELETE FROM outpost_layers WHERE service = ?",
