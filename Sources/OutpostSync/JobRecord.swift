@@ -18,6 +18,15 @@ public enum JobKind: String, Sendable, Equatable {
     /// Answered in the geoprocessing form (`jobStatus`, `results`), not the replica one.
     public var isGeoprocessing: Bool { self != .createReplica && self != .synchronizeReplica }
 
+    /// A feature service's own jobs: while one runs, the service is not deleted (a tile
+    /// service's export of the same name is not its job).
+    public static let featureServiceKinds: [JobKind] = [.createReplica, .synchronizeReplica, .publish]
+
+    /// The jobs answered below a feature service (`FeatureServer/jobs/<id>`), which go with it.
+    /// A publish's record stays: it is answered below its item, and a publish in flight is over
+    /// only once its record reads finished (`PublishesInFlight`).
+    public static let replicaKinds: [JobKind] = [.createReplica, .synchronizeReplica]
+
     /// What the job's progress counts.
     var progressUnit: String {
         switch self {

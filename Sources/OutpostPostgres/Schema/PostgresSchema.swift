@@ -60,7 +60,7 @@ public struct PostgresSchema: CatalogStore {
                 try connection.query(
                     """
                     SELECT count(*) FROM outpost_job_records WHERE lower(service) = lower(\(name)) AND NOT finished
-                        AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica', 'publish')
+                        AND record::jsonb->>'kind' = ANY(\(PostgresTextArray(JobKind.featureServiceKinds.map(\.rawValue))))
                     """
                 ).first?.int64(0) ?? 0
             guard !refusingWhileInUse || (replicas == 0 && jobs == 0) else {
@@ -89,12 +89,12 @@ public struct PostgresSchema: CatalogStore {
             try connection.query("DELETE FROM outpost_tombstones WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_conflicts WHERE service = \(name)")
             try connection.query("DELETE FROM outpost_uploads WHERE service = \(name)")
-            // Its ended replica jobs (answered below the service): a service made later with the
-            // name never answers them. A publish's record stays (answered below its item).
+            // Its ended replica jobs (`JobKind.replicaKinds`): a service made later with the name
+            // never answers them.
             try connection.query(
                 """
                 DELETE FROM outpost_job_records WHERE lower(service) = lower(\(name))
-                    AND record::jsonb->>'kind' IN ('createReplica', 'synchronizeReplica')
+                    AND record::jsonb->>'kind' = ANY(\(PostgresTextArray(JobKind.replicaKinds.map(\.rawValue))))
                 """)
             // Layers, fields, relationships, edit dates and versions go with the service's row.
             try connection.query("DELETE FROM outpost_services WHERE name = \(name)")

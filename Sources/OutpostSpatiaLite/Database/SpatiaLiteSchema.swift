@@ -70,7 +70,7 @@ extension SpatiaLiteSchema {
                 try Int.fetchOne(
                     db,
                     sql: """
-                        SELECT count(*) FROM outpost_jobs WHERE service = ? AND kind IN \(Self.featureJobKinds)
+                        SELECT count(*) FROM outpost_jobs WHERE service = ? AND kind IN \(Self.sqlList(JobKind.featureServiceKinds))
                             AND status NOT IN ('Completed', 'CompletedWithErrors', 'Failed')
                         """, arguments: [name]) ?? 0
             guard !refusingWhileInUse || (replicas == 0 && jobs == 0) else {
@@ -104,12 +104,8 @@ extension SpatiaLiteSchema {
         for upload in uploads { folder.remove(upload) }
     }
 
-    /// The jobs of a feature service (a tile service's, of the same name, are not its).
-    static let featureJobKinds = "('createReplica', 'synchronizeReplica', 'publish')"
-    /// The jobs answered below the service (`FeatureServer/jobs/<id>`), which go with it. A
-    /// publish's record stays: it is answered below its item, and a publish in flight is over
-    /// only once its record reads finished (`PublishesInFlight`).
-    static let replicaJobKinds = "('createReplica', 'synchronizeReplica')"
+    /// `kinds` as an SQL list of literals (the enum's own names, never a user's text).
+    static func sqlList(_ kinds: [JobKind]) -> String { "(" + kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")" }
 
     /// What a deleted service leaves in the shared tables, each statement taking its name.
     static let serviceRowDeletions = [
@@ -119,8 +115,8 @@ extension SpatiaLiteSchema {
         "DELETE FROM outpost_tombstones WHERE service = ?",
         "DELETE FROM outpost_conflicts WHERE service = ?",
         "DELETE FROM outpost_uploads WHERE service = ?",
-        // Its ended replica jobs: a service made later with the name never answers them.
-        "DELETE FROM outpost_jobs WHERE service = ? AND kind IN \(replicaJobKinds)",
+        // Its ended replica jobs (`JobKind.replicaKinds`): a service made later with the name never answers them.
+        "DELETE FROM outpost_jobs WHERE service = ? AND kind IN \(sqlList(JobKind.replicaKinds))",
         "DELETE FROM outpost_fields WHERE service = ?",
         "DELETE FROM outpost_relationships WHERE service = ?",
         "DELETE FROM outpost_layers WHERE service = ?",
