@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "OutpostSync", targets: ["OutpostSync"]),
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
+        .library(name: "OutpostGeocoding", targets: ["OutpostGeocoding"]),
         .library(name: "OutpostSpatiaLite", targets: ["OutpostSpatiaLite"]),
         .library(name: "OutpostTilePackage", targets: ["OutpostTilePackage"]),
         .library(name: "OutpostService", targets: ["OutpostService"]),
@@ -61,7 +62,8 @@ let package = Package(
         .target(
             name: "OutpostStorage",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "CProj", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeocoding", "CProj",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             ]),
         // PROJ's C API (Debian's libproj-dev): what a spatial reference is, from PROJ's database.
@@ -116,7 +118,7 @@ let package = Package(
             name: "OutpostSpatiaLite",
             dependencies: [
                 "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostStorage", "OutpostSQLite", "OutpostGeoPackage", "OutpostTileFiles",
-                "OutpostWhereSQL", "CSpatiaLite",
+                "OutpostWhereSQL", "OutpostGeocoding", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -149,7 +151,7 @@ let package = Package(
         .target(
             name: "OutpostService",
             dependencies: [
-                "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage",
+                "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage", "OutpostGeocoding",
                 // The sync engine writes the GeoPackage delta of an answer.
                 "OutpostGeoPackage",
                 // The job runner logs its jobs' failures; a sync's retry fingerprint is a digest.
@@ -182,7 +184,7 @@ let package = Package(
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
                 "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage", "OutpostDataTools",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OutpostGeocoding", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -198,7 +200,7 @@ let package = Package(
             name: "OutpostPostgres",
             dependencies: [
                 "CLibPQ", "OutpostSync", "OutpostWire", "OutpostStorage", "OutpostGeometry", "OutpostGeoPackage", "OutpostTileFiles",
-                "OutpostWhereSQL",
+                "OutpostWhereSQL", "OutpostGeocoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

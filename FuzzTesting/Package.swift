@@ -31,6 +31,7 @@ let package = Package(
         fuzzTarget("FuzzRefreshSchedule", ["OutpostSync"]),
         fuzzTarget("FuzzForms", ["OutpostWire"]),
         fuzzTarget("FuzzWebMap", ["OutpostWire", "OutpostService"]),
+        fuzzTarget("FuzzGeocode", ["OutpostWire", "OutpostService", "OutpostStorage", "OutpostGeocoding"]),
         fuzzTarget("FuzzBackupManifest", ["OutpostWire", "OutpostStorage"]),
         fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),

@@ -2,7 +2,8 @@
 /// (docs/geocoding.md, "Reverse geocoding"): the nearest address point within the distance;
 /// else the nearest centre-line within it, with the house number its ranges give at the
 /// point's projection on the point's side (a StreetAddress), or without one when that side
-/// has no range (a StreetName); else nothing. Places, localities and postcodes are not answers.
+/// has no range (a StreetName); else the nearest place within it (a POI); else nothing.
+/// Localities and postcodes are areas, not answers.
 public enum ReverseGeocoder {
     public struct Result: Hashable, Sendable, Codable {
         public var entryId: String
@@ -32,7 +33,9 @@ public enum ReverseGeocoder {
             CenterlineInterpolation.project(point, onto: entry.polyline).map { (entry, $0) }
         }
         // The projection travels with its entry: two lines may share an id.
-        guard let (entry, projection) = nearest(lines, within: maxDistance, distance: \.distance) else { return nil }
+        guard let (entry, projection) = nearest(lines, within: maxDistance, distance: \.distance) else {
+            return nearestPlace(point, among: Array(gathered), within: maxDistance)
+        }
         let distance = projection.distance
         // Ranges run with the line from its first vertex, so the line's fraction is the range's.
         let number = entry.ranges.flatMap { CenterlineInterpolation.houseNumber(at: projection.fraction, side: projection.side, ranges: $0) }
@@ -41,6 +44,16 @@ public enum ReverseGeocoder {
         return Result(
             entryId: entry.id, entryKind: entry.kind, addressType: type, matchAddress: AddressMatcher.matchAddress(type, entry, houseNumber: house),
             location: projection.location, houseNumber: house, side: number == nil ? nil : projection.side, distance: distance)
+    }
+
+    /// A locator of places (no addresses, no streets near): the nearest place within the
+    /// distance, as a POI.
+    private static func nearestPlace(_ point: PlanarPoint, among entries: [LocatorEntry], within maxDistance: Double) -> Result? {
+        let places = entries.filter { $0.kind == .place }.map { ($0, $0.location.distance(to: point)) }
+        guard let (entry, distance) = nearest(places, within: maxDistance) else { return nil }
+        return Result(
+            entryId: entry.id, entryKind: entry.kind, addressType: .poi, matchAddress: AddressMatcher.matchAddress(.poi, entry, houseNumber: nil),
+            location: entry.location, houseNumber: nil, side: nil, distance: distance)
     }
 
     private static func nearest(_ found: [(LocatorEntry, Double)], within maxDistance: Double) -> (LocatorEntry, Double)? {

@@ -78,6 +78,24 @@ public struct SearchTerms: Hashable, Sendable {
         return tokens.isEmpty ? nil : tokens.joined(separator: " ")
     }
 
+    /// PostgreSQL's `to_tsquery('simple', …)` form of `fts5Expression`: `'hill' & 'spr':*`.
+    /// Bound as a parameter, never spliced; every token is `[a-z0-9]`, quoted anyway.
+    public var tsQueryExpression: String? {
+        guard !required.isEmpty else { return tsQueryAnyExpression }
+        return (required.map(Self.tsQuoted) + [prefix.map { Self.tsQuoted($0) + ":*" }].compactMap { $0 }).joined(separator: " & ")
+    }
+
+    /// PostgreSQL's form of `fts5AnyExpression`: the loose tokens ORed, the prefix as `:*`.
+    public var tsQueryAnyExpression: String? {
+        let terms = looseTokens.map(Self.tsQuoted) + [prefix.map { Self.tsQuoted($0) + ":*" }].compactMap { $0 }
+        return terms.isEmpty ? nil : terms.joined(separator: " | ")
+    }
+
+    /// A `tsquery` lexeme: in single quotes, a quote or backslash inside escaped.
+    public static func tsQuoted(_ token: String) -> String {
+        "'" + token.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
     /// An FTS5 string: in double quotes, a quote inside doubled.
     public static func quoted(_ token: String) -> String {
         "\"" + token.replacingOccurrences(of: "\"", with: "\"\"") + "\""

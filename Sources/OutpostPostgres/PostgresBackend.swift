@@ -27,6 +27,7 @@ public final class PostgresBackend: OutpostBackend {
     public let uploads: PostgresUploadStore
     public let portal: PostgresPortal
     public let tiles: PostgresTileSets
+    public let locators: PostgresLocators
     /// This process's presence, which its unfinished jobs are tied to.
     public let presence: PostgresPresence
     public let clock: any WallClock
@@ -76,6 +77,7 @@ public final class PostgresBackend: OutpostBackend {
         versions = PostgresVersions(pool: pool, held: held, clock: clock)
         portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
         tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
+        locators = PostgresLocators(pool: pool)
         self.clock = clock
     }
 

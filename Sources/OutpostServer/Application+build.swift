@@ -257,6 +257,7 @@ public func buildRouter(
     UploadsController(store: store).addRoutes(to: routes)
     VersionsController(store: store).addRoutes(to: routes)
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
+    GeocodeController(store: store).addRoutes(to: routes)
     exports.addRoutes(to: routes)
     PackagingController(
         store: store, files: files, runner: runner, origin: options.origin, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
@@ -350,7 +351,9 @@ enum ServiceRoutes {
     static let nameInFolder = "serviceInFolder"
 
     /// What follows a service's name in a path (the service kind, or its result files).
-    static let kinds: Set = ["FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "GPServer", "replicafiles"]
+    static let kinds: Set = [
+        "FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "GPServer", "GeocodeServer", "replicafiles",
+    ]
 
     /// Where the service kind sits in a path's segments (`arcgis`, `rest`, `services`, …):
     /// after the name (4), or after the folder and the name (5).

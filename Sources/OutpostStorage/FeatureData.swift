@@ -209,12 +209,15 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     associatedtype Portal: PortalStore
     associatedtype Tiles: TileSetStore
     associatedtype Snapshots: StateSnapshots
+    associatedtype Locators: LocatorStore
 
     var versions: Versions { get }
     var uploads: Uploads { get }
     var maintenance: Maintenance { get }
     var portal: Portal { get }
     var tiles: Tiles { get }
+    /// The locators' index (`GeocodeServer`).
+    var locators: Locators { get }
     /// Named copies of the whole state, restored in place (test targets, `StateSnapshots`).
     var snapshots: Snapshots { get }
     /// What the backend needs run while a server uses it, in the server's service group

@@ -77,6 +77,8 @@ import Testing
         #expect(terms.fts5AnyExpression == nil)
         #expect(terms.fts5TrigramExpression == nil)
         #expect(terms.trigramText == nil)
+        #expect(terms.tsQueryExpression == nil)
+        #expect(terms.tsQueryAnyExpression == nil)
     }
 
     /// Nothing distinctive in the street: the AND pass is the OR pass.
@@ -90,5 +92,16 @@ import Testing
     @Test func genericTokensAndNumbersStayOutOfTheTrigramPass() {
         let terms = SearchTerms(SingleLineAddress.parse("12 Hill Street, 90210"))
         #expect(terms.fts5TrigramExpression == #""hil" OR "ill""#)
+    }
+
+    /// PostgreSQL's passes: the same tokens as FTS5's, in `to_tsquery` form.
+    @Test func postgreSQLsExpressionsHoldTheSameTokens() {
+        let typing = SearchTerms(SingleLineAddress.parse("12 N Hill St, Spr", typing: true))
+        #expect(typing.tsQueryExpression == "'hill' & 'spr':*")
+        #expect(typing.tsQueryAnyExpression == "'hill' | 'spr':*")
+        let loose = SearchTerms(SingleLineAddress.parse("North Street, Springfield"))
+        #expect(loose.tsQueryExpression == "'springfield'")
+        #expect(SearchTerms.tsQuoted("o'brien") == "'o''brien'")
+        #expect(SearchTerms.tsQuoted(#"a\b"#) == #"'a\\b'"#)
     }
 }

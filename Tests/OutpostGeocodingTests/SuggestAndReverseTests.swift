@@ -63,6 +63,19 @@ import Testing
         #expect(ReverseGeocoder.reverseGeocode(PlanarPoint(x: .nan, y: 0), among: LocatorFixture.entries, maxDistance: 100) == nil)
     }
 
+    /// A locator of places answers the nearest place (a POI); among addresses and streets, an
+    /// address or street within the distance always goes first.
+    @Test func withoutAnAddressOrStreetNearTheNearestPlaceIsAPOI() throws {
+        let places = LocatorFixture.entries.filter { $0.kind == .place }
+        let fountain = try #require(places.first { $0.id == "poi-fountain" })
+        let near = PlanarPoint(x: fountain.location.x + 3, y: fountain.location.y)
+        let result = try #require(ReverseGeocoder.reverseGeocode(near, among: places, maxDistance: 10))
+        #expect(result.entryId == "poi-fountain" && result.addressType == .poi && result.matchAddress == "Old Fountain")
+        #expect(ReverseGeocoder.reverseGeocode(near, among: places, maxDistance: 2) == nil, "beyond the distance")
+        let everything = try #require(ReverseGeocoder.reverseGeocode(near, among: LocatorFixture.entries, maxDistance: 100))
+        #expect(everything.addressType != .poi, "an address or street within the distance first")
+    }
+
     @Test func aCentreLineAnswerIsLocatedOnTheLine() throws {
         let result = try #require(ReverseGeocoder.reverseGeocode(PlanarPoint(x: 50, y: -3), among: LocatorFixture.entries, maxDistance: 5))
         #expect(result.location == PlanarPoint(x: 50, y: 0))

@@ -27,7 +27,8 @@ import Testing
     }
 
     static var cases: [MatrixCase] {
-        MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.packagingCases
+        MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.geocodeCases
+            + MatrixCase.packagingCases
             + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases + MatrixCase.oauthCases
             + MatrixCase.testTargetCases + MatrixCase.adminCases + MatrixCase.homeCases + MatrixCase.publishCases + MatrixCase.analyzeCases
     }

@@ -33,7 +33,7 @@ import Testing
             #expect(root["folders"] == ["Field"])
             #expect(
                 root["services"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == [
-                    "Cities", "Demo", "Parcels", "DemoBasemap", "DemoVectorBasemap",
+                    "Cities", "Demo", "Parcels", "DemoBasemap", "DemoVectorBasemap", "DemoPlaces",
                 ])
             let folder = try await get(client, "/arcgis/rest/services/Field?f=json")
             #expect(folder["services"] == [["name": "Field/Cities", "type": "FeatureServer"]])

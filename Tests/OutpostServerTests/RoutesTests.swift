@@ -40,6 +40,7 @@ let services = "/arcgis/rest/services"
                     body["services"] == [
                         ["name": "Demo", "type": "FeatureServer"], ["name": "Parcels", "type": "FeatureServer"],
                         ["name": "DemoBasemap", "type": "MapServer"], ["name": "DemoVectorBasemap", "type": "VectorTileServer"],
+                        ["name": "DemoPlaces", "type": "GeocodeServer"],
                     ])
             }
         }

@@ -72,6 +72,9 @@ def measured(tmp_path_factory):
     with running_server(data, binary=SERVER):
         pass
     subprocess.run(on_backend([SERVER, "import", tiles, "--service", "Deep", "--data", data]), check=True, capture_output=True)
+    # A locator at its worst: 2,500 trees named by 8 species, so every query meets ~300 entries a token.
+    subprocess.run(on_backend([SERVER, "locator", "create", "--name", "TreeNames", "--service", "Demo", "--layer", "2", "--kind", "place",
+                               "--field", "placeName=species", "--data", data]), check=True, capture_output=True)
     with running_server(data, binary=SERVER) as base:
         yield {"base": base, "pid": server_pid(data), "data": data}
     shutil.rmtree(data, ignore_errors=True)
@@ -136,6 +139,24 @@ def test_every_cpu_taking_request_at_its_limits_is_bounded_and_health_answers(me
         answer = within_budget(measured, "exportTiles, levels 0-9223372036854775806", lambda: call(
             f"{services}/Deep/MapServer/exportTiles", {"f": "json", "levels": "0-9223372036854775806"}))
         assert answer["error"]["code"] == 400, answer
+
+        # Geocoding at its limits: a misspelt 200-character line, suggest, and a batch of
+        # MaxBatchSize records, over a locator whose every entry shares its tokens with 300 others.
+        locator = f"{services}/TreeNames/GeocodeServer"
+        line = ("Tilia cordat Acer platanoids Quercus robr " * 6)[:200]
+        answer = within_budget(measured, "findAddressCandidates, 200 characters", lambda: call(
+            f"{locator}/findAddressCandidates", {"f": "json", "SingleLine": line, "outFields": "*"}))
+        assert "candidates" in answer, str(answer)[:300]
+        answer = within_budget(measured, "suggest", lambda: call(f"{locator}/suggest", {"f": "json", "text": "Tilia cordata Acer pla"}))
+        assert "suggestions" in answer, str(answer)[:300]
+        batch = call(f"{locator}?f=json")["locatorProperties"]["MaxBatchSize"]
+        records = [{"attributes": {"OBJECTID": index, "SingleLine": f"{index} Tilia cordat"}} for index in range(batch)]
+        answer = within_budget(measured, f"geocodeAddresses, {batch} records", lambda: call(
+            f"{locator}/geocodeAddresses", {"f": "json", "addresses": json.dumps({"records": records})}))
+        assert len(answer["locations"]) == batch, str(answer)[:300]
+        answer = within_budget(measured, "reverseGeocode, 50 km", lambda: call(
+            f"{locator}/reverseGeocode", {"f": "json", "location": "13.4,52.52", "distance": "50000"}))
+        assert "address" in answer or answer["error"]["code"] == 400, str(answer)[:300]
 
         # CreateMapArea with a polygon at the area's length limit (100,000 characters), as a job.
         vertices = ring(4_000, 5)

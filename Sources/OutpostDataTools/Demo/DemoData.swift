@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OutpostGeometry
+import OutpostService
 import OutpostSpatiaLite
 import OutpostStorage
 import OutpostWire
@@ -15,6 +16,8 @@ import OutpostWire
 /// backend (on PostgreSQL the Cities' notes are added as attachment edits).
 public enum DemoData {
     public static let serviceNames = ["Demo", "Parcels"]
+    /// The demo's locator, of the Demo service's cities by name.
+    public static let locatorName = "DemoPlaces"
 
     /// Seeds the demo services into a new store, once (`StoreFlag.demoSeeded`): never into a
     /// store that holds services or tile sets, which is marked so at its first start whatever
@@ -124,6 +127,9 @@ public enum DemoData {
                     ], geometry: city.geometry))
         }
         try store.edits.insert(cityRows, service: "Demo", layer: 0)
+        // A place locator over the cities: rest/services/DemoPlaces/GeocodeServer.
+        try LocatorBuilder.build(
+            LocatorDefinition(name: locatorName, service: "Demo", layer: 0, kind: .place, fields: .init(placeName: "name")), in: store)
 
         var countryRows: [FeatureRow] = []
         for country in countries {

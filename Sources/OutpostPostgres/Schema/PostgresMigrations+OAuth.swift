@@ -79,4 +79,26 @@ extension PostgresMigrations {
                 SELECT 'demo-seeded', 0 WHERE EXISTS (SELECT 1 FROM outpost_services) OR EXISTS (SELECT 1 FROM outpost_tile_sets)
             """,
         ])
+
+    static let locators = PostgresMigration(
+        version: 15, name: "locators",
+        statements: [
+            // Locators (docs/geocoding.md, "Locators"): entries with their tokens, searched by
+            // PostgreSQL's full text (words, prefixes) and pg_trgm (misspellings).
+            "CREATE EXTENSION IF NOT EXISTS pg_trgm",
+            "CREATE TABLE outpost_locators (name text PRIMARY KEY, definition text NOT NULL, built_at bigint NOT NULL)",
+            "CREATE UNIQUE INDEX outpost_locators_lower_name ON outpost_locators (lower(name))",
+            """
+            CREATE TABLE outpost_locator_entries (
+                locator text NOT NULL REFERENCES outpost_locators(name) ON DELETE CASCADE,
+                kind text NOT NULL, entry_id text NOT NULL, tokens text NOT NULL,
+                min_x double precision NOT NULL, min_y double precision NOT NULL, max_x double precision NOT NULL, max_y double precision NOT NULL,
+                entry text NOT NULL,
+                PRIMARY KEY (locator, kind, entry_id))
+            """,
+            // An expression index, not a generated column: snapshots copy rows with `SELECT *`.
+            "CREATE INDEX outpost_locator_entries_words ON outpost_locator_entries USING gin (to_tsvector('simple', tokens))",
+            "CREATE INDEX outpost_locator_entries_trigrams ON outpost_locator_entries USING gin (tokens gin_trgm_ops)",
+            "CREATE INDEX outpost_locator_entries_x ON outpost_locator_entries (locator, min_x)",
+        ])
 }

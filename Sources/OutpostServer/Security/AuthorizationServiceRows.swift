@@ -117,6 +117,18 @@ extension AuthorizationTable {
             Row(.service, "VectorTileServer/resources/fonts/:stack/:range", .read, .viewer, .styleResource, .admitted),
         ]
 
+    /// Locators (`GeocodeServer`): every operation reads. API keys are refused until a
+    /// key's privileges can name geocoding.
+    static let geocodeRows: [Row] = [
+        Row(.service, "GeocodeServer", .read, .viewer, .locator, .admitted, apiKeys: .refused, "404 for no such locator"),
+        Row(.service, "GeocodeServer/findAddressCandidates", .read, .viewer, .locator, .admitted, apiKeys: .refused),
+        Row(.service, "GeocodeServer/suggest", .read, .viewer, .locator, .admitted, apiKeys: .refused),
+        Row(.service, "GeocodeServer/reverseGeocode", .read, .viewer, .locator, .admitted, apiKeys: .refused),
+        Row(
+            .service, "GeocodeServer/geocodeAddresses", .read, .viewer, .locator, .admitted, apiKeys: .refused,
+            "at most MaxBatchSize records"),
+    ]
+
     /// The OfflinePackaging service (`System/OfflinePackaging`, reached through the folder
     /// prefix); what its jobs may do is `jobSteps`'.
     static let packagingRows: [Row] = [

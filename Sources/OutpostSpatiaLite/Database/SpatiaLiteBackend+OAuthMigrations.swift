@@ -81,5 +81,21 @@ extension SpatiaLiteBackend {
                         SELECT 'demo-seeded', 0 WHERE EXISTS (SELECT 1 FROM outpost_services) OR EXISTS (SELECT 1 FROM outpost_tile_sets);
                     """)
         }
+        migrator.registerMigration("v22-locators") { db in
+            // Locators (docs/geocoding.md, "Locators"): entries with their tokens, kept twice
+            // more by FTS5 (whole words and prefixes; three-letter pieces for misspellings).
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_locators (
+                        name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE, definition TEXT NOT NULL, built_at INTEGER NOT NULL);
+                    CREATE TABLE outpost_locator_entries (
+                        row INTEGER PRIMARY KEY, locator TEXT NOT NULL, kind TEXT NOT NULL, entry_id TEXT NOT NULL, tokens TEXT NOT NULL,
+                        min_x REAL NOT NULL, min_y REAL NOT NULL, max_x REAL NOT NULL, max_y REAL NOT NULL, entry TEXT NOT NULL,
+                        UNIQUE (locator, kind, entry_id));
+                    CREATE INDEX outpost_locator_entries_x ON outpost_locator_entries(locator, min_x);
+                    CREATE VIRTUAL TABLE outpost_locator_words USING fts5(tokens, tokenize = 'unicode61');
+                    CREATE VIRTUAL TABLE outpost_locator_trigrams USING fts5(tokens, tokenize = 'trigram');
+                    """)
+        }
     }
 }

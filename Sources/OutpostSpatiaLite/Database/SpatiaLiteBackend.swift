@@ -27,6 +27,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
     public let maintenance: SpatiaLiteMaintenance
     public let portal: SpatiaLitePortal
     public let tiles: SpatiaLiteTileSets
+    public let locators: SpatiaLiteLocators
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String, clock: any WallClock = SystemClock()) throws {
@@ -47,6 +48,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
         maintenance = SpatiaLiteMaintenance(database: database)
         portal = SpatiaLitePortal(database: database)
         tiles = SpatiaLiteTileSets(database: database)
+        locators = SpatiaLiteLocators(database: database)
     }
 
     /// Opens the store inside a data folder, creating the folder.

@@ -131,7 +131,9 @@ public struct ServiceDefinition: Sendable, Equatable {
     public var nameInFolder: String { String(name.split(separator: "/").last ?? Substring(name)) }
 
     /// Words that follow a folder in service URLs (`<folder>/FeatureServer` would be ambiguous).
-    public static let reservedNames: Set<String> = ["featureserver", "versionmanagementserver", "replicafiles", "mapserver", "vectortileserver"]
+    public static let reservedNames: Set<String> = [
+        "featureserver", "versionmanagementserver", "replicafiles", "mapserver", "vectortileserver", "geocodeserver",
+    ]
 
     /// A service name is a plain identifier, optionally inside one folder (`Folder/Name`;
     /// ArcGIS Server has one level of folders): it becomes part of URLs and table names.

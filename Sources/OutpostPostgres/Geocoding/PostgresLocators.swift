@@ -1,0 +1,105 @@
+import Foundation
+import OutpostGeocoding
+import OutpostStorage
+
+/// Locators in `outpost_locators`, their entries in `outpost_locator_entries` with PostgreSQL's
+/// own text search over their tokens: `to_tsvector('simple', tokens)` (a GIN expression index) for whole words and prefixes, and a
+/// `pg_trgm` GIN index for misspellings (docs/geocoding.md, "Locators").
+public struct PostgresLocators: LocatorStore {
+    let pool: PostgresPool
+
+    public func locators() throws -> [StoredLocator] {
+        try pool.query("SELECT definition FROM outpost_locators ORDER BY name").rows.compactMap { $0.string(0) }.map(StoredLocator.decode)
+    }
+
+    public func locator(named name: String) throws -> StoredLocator? {
+        try pool.query("SELECT definition FROM outpost_locators WHERE lower(name) = lower(\(name))").first?.string(0).map(StoredLocator.decode)
+    }
+
+    public func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws {
+        let rows = try entries.map(LocatorEntryRow.init)
+        try pool.transaction { connection in
+            // Entries go with their locator's row (ON DELETE CASCADE).
+            try connection.query("DELETE FROM outpost_locators WHERE lower(name) = lower(\(locator.name))")
+            try connection.query(
+                "INSERT INTO outpost_locators(name, definition, built_at) VALUES (\(locator.name), \(locator.json), \(locator.builtAt))")
+            try connection.copyIn("COPY outpost_locator_entries (locator, kind, entry_id, tokens, min_x, min_y, max_x, max_y, entry) FROM STDIN") {
+                write in
+                var buffer = PostgresCopy.RowBuffer(capacity: PostgresCopy.chunkSize + 4096)
+                for row in rows {
+                    for cell in [locator.name, row.kind, row.id, row.tokens] { buffer.append(cell) }
+                    for value in [row.xmin, row.ymin, row.xmax, row.ymax] { buffer.append(String(value)) }
+                    buffer.append(row.json)
+                    buffer.end()
+                    if buffer.bytes.count >= PostgresCopy.chunkSize { try write(buffer.take()) }
+                }
+                try write(buffer.take())
+            }
+        }
+    }
+
+    public func deleteLocator(named name: String) throws {
+        let deleted = try pool.query("DELETE FROM outpost_locators WHERE lower(name) = lower(\(name)) RETURNING name")
+        guard deleted.first != nil else { throw StoreError.serviceNotFound(name) }
+    }
+
+    public func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
+        guard let stored = try pool.query("SELECT name FROM outpost_locators WHERE lower(name) = lower(\(name))").first?.string(0) else {
+            return []
+        }
+        var seen = Set<String>()
+        var found: [LocatorEntry] = []
+        func take(_ result: PostgresResult) throws {
+            for row in result.rows where found.count < limit {
+                guard let key = row.string(0), seen.insert(key).inserted, let json = row.string(1) else { continue }
+                found.append(try LocatorEntryRow.entry(json))
+            }
+        }
+        for expression in [terms.tsQueryExpression, terms.tsQueryAnyExpression].compactMap({ $0 }) where found.count < limit {
+            try take(
+                pool.query(
+                    """
+                    SELECT kind || ':' || entry_id, entry FROM outpost_locator_entries
+                    WHERE locator = \(stored) AND to_tsvector('simple', tokens) @@ to_tsquery('simple', \(expression))
+                    ORDER BY ts_rank(to_tsvector('simple', tokens), to_tsquery('simple', \(expression))) DESC, entry_id LIMIT \(limit)
+                    """))
+        }
+        if found.count < limit, let text = terms.trigramText {
+            // Word similarity (the query's words within an entry's), at FTS5's leniency: a
+            // misspelt word shares about a third of its trigrams.
+            try take(
+                pool.transaction { connection in
+                    try connection.query("SET LOCAL pg_trgm.word_similarity_threshold = 0.3")
+                    return try connection.query(
+                        """
+                        SELECT kind || ':' || entry_id, entry FROM outpost_locator_entries
+                        WHERE locator = \(stored) AND \(text) <% tokens
+                        ORDER BY word_similarity(\(text), tokens) DESC, entry_id LIMIT \(limit)
+                        """)
+                })
+        }
+        return found
+    }
+
+    public func entries(locator name: String, in box: LocatorBox, limit: Int) throws -> [LocatorEntry] {
+        let cx = (box.xmin + box.xmax) / 2
+        let cy = (box.ymin + box.ymax) / 2
+        return try pool.query(
+            """
+            SELECT entry FROM outpost_locator_entries
+            WHERE locator = (SELECT name FROM outpost_locators WHERE lower(name) = lower(\(name)))
+              AND min_x <= \(box.xmax) AND max_x >= \(box.xmin) AND min_y <= \(box.ymax) AND max_y >= \(box.ymin)
+            ORDER BY power((min_x + max_x) / 2 - \(cx), 2) + power((min_y + max_y) / 2 - \(cy), 2) LIMIT \(limit)
+            """
+        ).rows.compactMap { $0.string(0) }.map(LocatorEntryRow.entry)
+    }
+
+    public func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
+        try pool.query(
+            """
+            SELECT entry FROM outpost_locator_entries
+            WHERE locator = (SELECT name FROM outpost_locators WHERE lower(name) = lower(\(name))) AND kind = \(kind.rawValue) AND entry_id = \(id)
+            """
+        ).first?.string(0).map(LocatorEntryRow.entry)
+    }
+}

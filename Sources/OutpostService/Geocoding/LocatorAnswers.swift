@@ -1,0 +1,181 @@
+import OutpostGeocoding
+import OutpostStorage
+import OutpostWire
+
+/// A `GeocodeServer`'s answers over the locators' index (docs/geocoding.md, "Service"): the
+/// store gathers entries, `OutpostGeocoding` matches and ranks them, this writes ArcGIS's JSON.
+public struct LocatorAnswers<Store: LocatorStore>: Sendable {
+    public let store: Store
+
+    public init(store: Store) { self.store = store }
+
+    /// The locator the path names, or ArcGIS's 404.
+    public func locator(named name: String) throws -> StoredLocator {
+        guard let locator = try store.locator(named: name) else {
+            throw ArcGISError(kind: .notFound, message: "Service not found.", details: ["There is no GeocodeServer '\(name)'."])
+        }
+        return locator
+    }
+
+    /// `findAddressCandidates`: a single line, the multi-field parameters, or a suggestion's
+    /// `magicKey` (with the suggestion's text).
+    public func findAddressCandidates(_ locator: StoredLocator, _ parameters: RequestParameters) throws -> JSONValue {
+        let request = try GeocodeRequest.parse(parameters)
+        let address = GeocodeRequest.address { parameters.string($0) }
+        let candidates: [GeocodeCandidate]
+        if let raw = parameters.string("magicKey") {
+            guard let key = MagicKey(encoded: raw) else { throw ArcGISError.invalidParameter("magicKey", "not a key this locator gave") }
+            let entry = try store.entry(locator: locator.name, kind: key.kind, id: key.entryId)
+            let query = parsed(address, locator, typing: false)
+            candidates = AddressMatcher.findCandidates(
+                query, restrictedTo: key, among: entry.map { [$0] } ?? [], maxLocations: request.maxLocations, minScore: request.minScore)
+        } else {
+            guard address.singleLine != nil || address.fields != nil else {
+                throw ArcGISError(
+                    kind: .missingParameter, message: "Unable to complete operation.", details: ["An address is required: SingleLine or Address."])
+            }
+            candidates = try find(parsed(address, locator, typing: false), locator, request, maxLocations: request.maxLocations)
+        }
+        return [
+            "spatialReference": request.outSR.spatialReference.json,
+            "candidates": .array(candidates.map { candidateJSON($0, locator, request) }),
+        ]
+    }
+
+    /// `suggest`: `text` being typed; `maxSuggestions` at most 15.
+    public func suggest(_ locator: StoredLocator, _ parameters: RequestParameters) throws -> JSONValue {
+        let request = try GeocodeRequest.parse(parameters)
+        guard let text = parameters.string("text") else {
+            throw ArcGISError(kind: .missingParameter, message: "Unable to complete operation.", details: ["'text' is required."])
+        }
+        let count = try parameters.int("maxSuggestions") ?? 5
+        guard (1...AddressMatcher.maximumSuggestions).contains(count) else {
+            throw ArcGISError.invalidParameter("maxSuggestions", "1 to \(AddressMatcher.maximumSuggestions)")
+        }
+        let query = SingleLineAddress.parse(text, knownLocalities: known(locator), typing: true)
+        let entries = try store.gatherEntries(locator: locator.name, terms: SearchTerms(query), limit: AddressMatcher.maximumEntries)
+        let suggestions = AddressMatcher.suggest(
+            query, among: entries, maxSuggestions: count, minScore: request.minScore, near: request.bias, within: request.extent)
+        return [
+            "suggestions": .array(
+                suggestions.map { ["text": .string($0.text), "magicKey": .string($0.magicKey), "isCollection": .bool($0.isCollection)] })
+        ]
+    }
+
+    /// `reverseGeocode`: the address nearest `location` within `distance` metres (100).
+    public func reverseGeocode(_ locator: StoredLocator, _ parameters: RequestParameters) throws -> JSONValue {
+        let request = try GeocodeRequest.parse(parameters)
+        guard let point = try GeocodeRequest.point(parameters, "location") else {
+            throw ArcGISError(kind: .missingParameter, message: "Unable to complete operation.", details: ["'location' is required."])
+        }
+        let metres = try GeocodeRequest.distance(parameters, default: GeocodeRequest.defaultReverseDistanceMetres) ?? 100
+        let units = metres * WebMercator.unitsPerMetre(at: point)
+        let entries = try LocatorBox(around: point, radius: units).map {
+            try store.entries(locator: locator.name, in: $0, limit: AddressMatcher.maximumEntries)
+        }
+        guard let entries, let found = ReverseGeocoder.reverseGeocode(point, among: entries, maxDistance: units) else {
+            throw ArcGISError(
+                kind: .invalidParameter, message: "Cannot perform query. Invalid query parameters.",
+                details: ["Unable to find address for the specified location."])
+        }
+        let entry = entries.first { $0.id == found.entryId && $0.kind == found.entryKind }
+        let display = entry?.display ?? LocatorEntry.Display()
+        let street = [found.houseNumber?.description, display.street].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        let side: String = found.side.map { $0 == .left ? "L" : "R" } ?? ""
+        let (x, y) = request.outSR.coordinates(of: found.location)
+        return [
+            "address": [
+                "Match_addr": .string(found.matchAddress), "LongLabel": .string(found.matchAddress), "ShortLabel": .string(street),
+                "Addr_type": .string(found.addressType.rawValue), "AddNum": .string(found.houseNumber?.description ?? ""),
+                "Address": .string(street), "StName": .string(display.street), "City": .string(display.locality),
+                "Postal": .string(display.postcode), "Side": .string(side), "Loc_name": .string(locator.name),
+            ],
+            "location": ["x": .double(x), "y": .double(y), "spatialReference": request.outSR.spatialReference.json],
+        ]
+    }
+
+    /// `geocodeAddresses`: `addresses` as `{"records":[{"attributes":{"OBJECTID":…,"SingleLine":…}}]}`,
+    /// at most `GeocodeRequest.maximumBatchSize`; each record's best candidate, in the records' order.
+    public func geocodeAddresses(_ locator: StoredLocator, _ parameters: RequestParameters) throws -> JSONValue {
+        let request = try GeocodeRequest.parse(parameters)
+        guard let text = parameters.string("addresses") else {
+            throw ArcGISError(kind: .missingParameter, message: "Unable to complete operation.", details: ["'addresses' is required."])
+        }
+        guard let json = try? JSONParser.parse(text), let records = json["records"]?.arrayValue else {
+            throw ArcGISError.invalidParameter("addresses", #"expected {"records":[{"attributes":{…}}]}"#)
+        }
+        guard records.count <= GeocodeRequest.maximumBatchSize else {
+            throw ArcGISError.invalidParameter("addresses", "at most \(GeocodeRequest.maximumBatchSize) records a request (MaxBatchSize)")
+        }
+        var locations: [JSONValue] = []
+        for (index, record) in records.enumerated() {
+            let attributes = record["attributes"]?.objectValue ?? JSONObject()
+            func value(_ name: String) -> String? {
+                guard let given = attributes.value(forCaseInsensitiveKey: name) else { return nil }
+                let text = given.stringValue ?? given.doubleValue.map { String($0) }
+                return text.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0.trimmingWhitespace() }
+            }
+            let id = attributes.value(forCaseInsensitiveKey: "OBJECTID")?.int64Value ?? Int64(index)
+            let best = try find(
+                parsed(GeocodeRequest.address(value), locator, typing: false), locator, request, maxLocations: 1,
+                entries: GeocodeRequest.batchEntriesPerRecord
+            ).first
+            var answer = best.map { candidateJSON($0, locator, request, allFields: true) } ?? ["address": "", "score": 0, "attributes": [:]]
+            var fields = answer["attributes"]?.objectValue ?? JSONObject()
+            fields["ResultID"] = .int(id)
+            fields["Status"] = .string(best == nil ? "U" : "M")
+            fields["Loc_name"] = .string(locator.name)
+            answer =
+                answer.objectValue.map { object in
+                    var object = object
+                    object["attributes"] = .object(fields)
+                    return .object(object)
+                } ?? answer
+            locations.append(answer)
+        }
+        return ["spatialReference": request.outSR.spatialReference.json, "locations": .array(locations)]
+    }
+
+    func known(_ locator: StoredLocator) -> KnownLocalities { KnownLocalities(tokens: locator.knownLocalities) }
+
+    func parsed(_ address: (singleLine: String?, fields: MultiFieldAddress?), _ locator: StoredLocator, typing: Bool) -> ParsedAddress {
+        if let line = address.singleLine { return SingleLineAddress.parse(line, knownLocalities: known(locator), typing: typing) }
+        return address.fields?.parsed ?? ParsedAddress()
+    }
+
+    func find(
+        _ query: ParsedAddress, _ locator: StoredLocator, _ request: GeocodeRequest, maxLocations: Int,
+        entries limit: Int = AddressMatcher.maximumEntries
+    ) throws -> [GeocodeCandidate] {
+        let entries = try store.gatherEntries(locator: locator.name, terms: SearchTerms(query), limit: limit)
+        return AddressMatcher.findCandidates(
+            query, among: entries, maxLocations: maxLocations, minScore: request.minScore, near: request.bias, within: request.extent)
+    }
+
+    /// A candidate as ArcGIS writes one; `attributes` holds what `outFields` asked (`*`: all).
+    func candidateJSON(_ candidate: GeocodeCandidate, _ locator: StoredLocator, _ request: GeocodeRequest, allFields: Bool = false) -> JSONValue {
+        let (x, y) = request.outSR.coordinates(of: candidate.location)
+        var all = JSONObject()
+        all["Loc_name"] = .string(locator.name)
+        all["Status"] = "M"
+        for (name, value) in candidate.attributes.sorted(by: { $0.key < $1.key }) {
+            all[name] = name == "Score" ? .double(candidate.score) : .string(value)
+        }
+        all["X"] = .double(x)
+        all["Y"] = .double(y)
+        all["DisplayX"] = .double(x)
+        all["DisplayY"] = .double(y)
+        let asked = Set(request.outFields.map { $0.lowercased() })
+        let attributes =
+            allFields || asked.contains("*")
+            ? all : JSONObject(all.filter { asked.contains($0.key.lowercased()) }.map { (key: $0.key, value: $0.value) })
+        let margin = request.outSR == .wgs84 ? 0.001 : 100.0
+        return [
+            "address": .string(candidate.matchAddress),
+            "location": ["x": .double(x), "y": .double(y)],
+            "score": .double(candidate.score),
+            "attributes": .object(attributes),
+            "extent": ["xmin": .double(x - margin), "ymin": .double(y - margin), "xmax": .double(x + margin), "ymax": .double(y + margin)],
+        ]
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import OutpostGeocoding
+
+/// Where a locator's entries come from: one layer of a feature service, one kind of entry,
+/// and which of the layer's fields hold each component (docs/geocoding.md, "Locators").
+public struct LocatorDefinition: Hashable, Sendable, Codable {
+    /// The component fields: each the name of a field of the layer, or nil.
+    public struct Fields: Hashable, Sendable, Codable {
+        public var houseNumber: String?
+        public var street: String?
+        public var locality: String?
+        public var postcode: String?
+        public var fullAddress: String?
+        public var placeName: String?
+        /// A centre-line's house number ranges: from and to on the left, then on the right.
+        public var fromLeft: String?
+        public var toLeft: String?
+        public var fromRight: String?
+        public var toRight: String?
+
+        public init(
+            houseNumber: String? = nil, street: String? = nil, locality: String? = nil, postcode: String? = nil, fullAddress: String? = nil,
+            placeName: String? = nil, fromLeft: String? = nil, toLeft: String? = nil, fromRight: String? = nil, toRight: String? = nil
+        ) {
+            self.houseNumber = houseNumber
+            self.street = street
+            self.locality = locality
+            self.postcode = postcode
+            self.fullAddress = fullAddress
+            self.placeName = placeName
+            self.fromLeft = fromLeft
+            self.toLeft = toLeft
+            self.fromRight = fromRight
+            self.toRight = toRight
+        }
+
+        /// Every field named, as (component, field).
+        public var named: [(component: String, field: String)] {
+            let all: [(String, String?)] = [
+                ("houseNumber", houseNumber), ("street", street), ("locality", locality), ("postcode", postcode), ("fullAddress", fullAddress),
+                ("placeName", placeName), ("fromLeft", fromLeft), ("toLeft", toLeft), ("fromRight", fromRight), ("toRight", toRight),
+            ]
+            return all.compactMap { component, field in field.map { (component, $0) } }
+        }
+    }
+
+    /// The locator's name, as a service's: its URL is `rest/services/<name>/GeocodeServer`.
+    public var name: String
+    public var service: String
+    public var layer: Int
+    public var kind: LocatorEntry.Kind
+    public var fields: Fields
+
+    public init(name: String, service: String, layer: Int, kind: LocatorEntry.Kind, fields: Fields) {
+        self.name = name
+        self.service = service
+        self.layer = layer
+        self.kind = kind
+        self.fields = fields
+    }
+}
+
+/// A built locator: its definition and what the build found.
+public struct StoredLocator: Hashable, Sendable, Codable {
+    public var definition: LocatorDefinition
+    public var entryCount: Int
+    /// Features that made no entry, by reason (`LocatorEntryRefusal`), for an administrator.
+    public var refused: [String: Int]
+    /// The localities its entries name, as canonical tokens: how a query's locality is found.
+    public var knownLocalities: [[String]]
+    /// When it was built, in milliseconds since 1970.
+    public var builtAt: Int64
+
+    public init(definition: LocatorDefinition, entryCount: Int, refused: [String: Int], knownLocalities: [[String]], builtAt: Int64) {
+        self.definition = definition
+        self.entryCount = entryCount
+        self.refused = refused
+        self.knownLocalities = knownLocalities
+        self.builtAt = builtAt
+    }
+
+    public var name: String { definition.name }
+}
+
+/// A planar box of the index's reference (`WebMercator`), for a spatial prefilter.
+public struct LocatorBox: Hashable, Sendable {
+    public var xmin: Double
+    public var ymin: Double
+    public var xmax: Double
+    public var ymax: Double
+
+    /// The box `radius` around `center`; nil when a value is not finite.
+    public init?(around center: PlanarPoint, radius: Double) {
+        guard center.isFinite, radius.isFinite, radius >= 0 else { return nil }
+        xmin = center.x - radius
+        ymin = center.y - radius
+        xmax = center.x + radius
+        ymax = center.y + radius
+    }
+}
+
+/// The locators' index (docs/geocoding.md, "Locators"): entries kept with their tokens in the
+/// backend's text index (SQLite FTS5 / PostgreSQL full text and `pg_trgm`). The store only
+/// gathers entries worth asking about; `OutpostGeocoding` decides.
+///
+/// Names are compared without regard to case, as service names are in URLs.
+public protocol LocatorStore: Sendable {
+    func locators() throws -> [StoredLocator]
+    func locator(named name: String) throws -> StoredLocator?
+    /// Keeps the locator and its entries in place of any it had, in one transaction: a
+    /// request sees the old entries or the new ones, never a mix.
+    func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws
+    /// Removes the locator and its entries; `StoreError.serviceNotFound` when there is none.
+    func deleteLocator(named name: String) throws
+    /// At most `limit` entries for the terms, best first, by `SearchTerms`' recipe: the AND
+    /// pass, then (when it found fewer) the loose and the trigram passes. None when every
+    /// pass's expression is nil.
+    func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry]
+    /// At most `limit` entries whose extent (a point's point, a centre-line's vertices') meets
+    /// the box, nearest the box's centre first: reverse geocoding's prefilter.
+    func entries(locator name: String, in box: LocatorBox, limit: Int) throws -> [LocatorEntry]
+    /// The entry a `magicKey` names, if the locator holds it.
+    func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry?
+}
+
+/// An entry as the stores keep it: its tokens for the text index, its extent for the spatial
+/// prefilter, and the whole entry as JSON.
+public struct LocatorEntryRow: Sendable {
+    public var kind: String
+    public var id: String
+    /// `indexTokens` joined by spaces: `[a-z0-9]` words only.
+    public var tokens: String
+    public var xmin: Double
+    public var ymin: Double
+    public var xmax: Double
+    public var ymax: Double
+    public var json: String
+
+    public init(_ entry: LocatorEntry) throws {
+        kind = entry.kind.rawValue
+        id = entry.id
+        tokens = entry.indexTokens.joined(separator: " ")
+        let points = entry.polyline.compactMap { PlanarPoint(vertex: $0) }.filter(\.isFinite) + [entry.location].filter(\.isFinite)
+        xmin = points.map(\.x).min() ?? 0
+        ymin = points.map(\.y).min() ?? 0
+        xmax = points.map(\.x).max() ?? 0
+        ymax = points.map(\.y).max() ?? 0
+        json = String(decoding: try JSONEncoder().encode(entry), as: UTF8.self)
+    }
+
+    public static func entry(_ json: String) throws -> LocatorEntry {
+        try JSONDecoder().decode(LocatorEntry.self, from: Data(json.utf8))
+    }
+}
+
+extension StoredLocator {
+    public var json: String { (try? String(decoding: JSONEncoder().encode(self), as: UTF8.self)) ?? "{}" }
+
+    public static func decode(_ json: String) throws -> StoredLocator {
+        try JSONDecoder().decode(StoredLocator.self, from: Data(json.utf8))
+    }
+}
