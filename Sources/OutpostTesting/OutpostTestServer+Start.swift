@@ -37,9 +37,15 @@ extension OutpostTestServer {
                     configure: configure, close: {})
             case .postgres(let url):
                 let store = try PostgresBackend(try PostgresLocation(url), dataDirectory: directory, maximumConnections: 12, clock: target.clock)
-                return try await start(
-                    store, directory: directory, target: target, demo: demo, requireAuth: requireAuth, testdata: testdata, logLevel: logLevel,
-                    configure: configure, close: { store.close() })
+                do {
+                    return try await start(
+                        store, directory: directory, target: target, demo: demo, requireAuth: requireAuth, testdata: testdata, logLevel: logLevel,
+                        configure: configure, close: { store.close() })
+                } catch {
+                    // A start that failed (a seed, a snapshot) leaves no connection open behind it.
+                    store.close()
+                    throw error
+                }
             }
         } catch {
             try? FileManager.default.removeItem(atPath: directory)

@@ -13,7 +13,7 @@ import pytest
 from conftest import UNVERIFIED, outpost, running_server
 
 arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
-from arcgis.geocoding import Geocoder  # noqa: E402
+from arcgis.geocoding import Geocoder, geocode, get_geocoders  # noqa: E402
 from arcgis.gis import GIS  # noqa: E402
 
 # The town: three streets of ten houses ~30 m apart in Springfield (postcode 12345), about 110 m
@@ -192,3 +192,7 @@ def test_the_demo_place_locator_finds_berlin(tmp_path):
         best = geocoder.geocode("Berlin", out_fields="*", max_locations=5)[0]
         assert best["address"] == "Berlin" and best["attributes"]["Addr_type"] == "POI", best
         assert abs(best["location"]["x"] - 13.3996) < 0.01 and abs(best["location"]["y"] - 52.5238) < 0.01, best
+        # The portal names its locators (helperServices.geocode): the client's default geocoder.
+        gis = GIS(base, verify_cert=False)
+        assert [g.url for g in get_geocoders(gis)] == [f"{base}/rest/services/DemoPlaces/GeocodeServer"]
+        assert geocode("Paris", as_featureset=False)[0]["address"] == "Paris"

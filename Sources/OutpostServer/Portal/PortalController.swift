@@ -104,7 +104,16 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             "helperServices": [
                 "packaging": [
                     "url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": .int(Int64(maxMapAreas)),
-                ]
+                ],
+                // Every locator, by name (docs/geocoding.md, "Service"): what `get_geocoders` and
+                // the Maps SDKs' search read.
+                "geocode": .array(
+                    try store.locators.locators().map { locator in
+                        [
+                            "url": .string(base + "/arcgis/rest/services/\(locator.name)/GeocodeServer"), "name": .string(locator.name),
+                            "singleLineFieldName": "SingleLine", "placefinding": true, "batch": true, "suggest": true,
+                        ]
+                    }),
             ],
             "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
         ]

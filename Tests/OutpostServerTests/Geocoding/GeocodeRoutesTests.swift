@@ -26,6 +26,11 @@ import Testing
             let reversed = try await get(client, "\(Self.locator)/reverseGeocode?f=json&location=\(x + 0.0001),\(y)")
             #expect(reversed["address"]?["Match_addr"] == "Berlin" && reversed["address"]?["Addr_type"] == "POI", "\(reversed)")
 
+            // The portal names its locators, the clients' default geocoders.
+            let portal = try await get(client, "/arcgis/sharing/rest/portals/self?f=json")
+            let geocoders = portal["helperServices"]?["geocode"]?.arrayValue ?? []
+            #expect(geocoders.count == 1 && geocoders[0]["url"]?.stringValue?.hasSuffix("/rest/services/DemoPlaces/GeocodeServer") == true)
+
             // Errors: ArcGIS's JSON, nothing answered.
             let unknown = try await get(client, "/arcgis/rest/services/Nowhere/GeocodeServer/findAddressCandidates?f=json&SingleLine=x")
             #expect(unknown["error"]?["code"] == 404)
