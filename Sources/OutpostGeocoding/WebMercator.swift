@@ -6,6 +6,8 @@ import Foundation
 public enum WebMercator {
     public static let wkid = 3857
     static let radius = 6_378_137.0
+    /// Half the side of Web Mercator's square (x and y run ±this): π × the radius.
+    public static let halfWidth = 20_037_508.342_789_244
     /// Beyond this latitude Web Mercator is not drawn.
     public static let maximumLatitude = 85.051_128_78
 

@@ -34,10 +34,20 @@ struct Locator: AsyncParsableCommand {
             let definition = LocatorDefinition(name: name, service: service, layer: layer, kind: kind, fields: try Self.fields(field))
             if let backend = try location.postgres() {
                 defer { backend.close() }
-                try report(try LocatorBuilder.build(definition, in: backend))
+                try build(definition, in: backend)
             } else {
-                try report(try LocatorBuilder.build(definition, in: try SpatiaLiteBackend(dataDirectory: location.data)))
+                try build(definition, in: try SpatiaLiteBackend(dataDirectory: location.data))
             }
+        }
+
+        /// Builds it, saying what it replaced: names are compared without case.
+        func build(_ definition: LocatorDefinition, in store: some OutpostBackend) throws {
+            if let old = try store.locators.locator(named: definition.name) {
+                print(
+                    "Replacing locator \(old.name) (\(old.definition.kind.rawValue) of \(old.definition.service) layer \(old.definition.layer), \(old.entryCount) entries)"
+                )
+            }
+            try report(try LocatorBuilder.build(definition, in: store))
         }
 
         func report(_ locator: StoredLocator) throws {

@@ -154,6 +154,12 @@ def test_every_cpu_taking_request_at_its_limits_is_bounded_and_health_answers(me
         answer = within_budget(measured, f"geocodeAddresses, {batch} records", lambda: call(
             f"{locator}/geocodeAddresses", {"f": "json", "addresses": json.dumps({"records": records})}))
         assert len(answer["locations"]) == batch, str(answer)[:300]
+        # Every field of every record at its 20 words (the attack of 2026-11-29).
+        words = "Quercus robur Acer platanoides Betula pendula Fraxinus excelsior Platanus hispanica Aesculus hippocastanum Tilia cordata"
+        records = [{"attributes": {"OBJECTID": index, "Address": words, "City": words, "Postal": words, "Region": words}} for index in range(batch)]
+        answer = within_budget(measured, f"geocodeAddresses, {batch} records of 4 × 14 words", lambda: call(
+            f"{locator}/geocodeAddresses", {"f": "json", "addresses": json.dumps({"records": records})}))
+        assert len(answer["locations"]) == batch, str(answer)[:300]
         answer = within_budget(measured, "reverseGeocode, 50 km", lambda: call(
             f"{locator}/reverseGeocode", {"f": "json", "location": "13.4,52.52", "distance": "50000"}))
         assert "address" in answer or answer["error"]["code"] == 400, str(answer)[:300]

@@ -7,6 +7,7 @@ import OutpostWire
 /// every viewer may ask (as any service is every user's to read).
 struct GeocodeController<Backend: OutpostBackend>: Sendable {
     let store: Backend
+    let batches = GeocodeBatchGate()
 
     var answers: LocatorAnswers<Backend.Locators> { LocatorAnswers(store: store.locators) }
 
@@ -19,7 +20,7 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .read("GeocodeServer/findAddressCandidates", store: { _, c in try answer(c, answers.findAddressCandidates) })
             .read("GeocodeServer/suggest", store: { _, c in try answer(c, answers.suggest) })
             .read("GeocodeServer/reverseGeocode", store: { _, c in try answer(c, answers.reverseGeocode) })
-            .read("GeocodeServer/geocodeAddresses", store: { _, c in try answer(c, answers.geocodeAddresses) })
+            .read("GeocodeServer/geocodeAddresses", store: { _, c in try batches.run { try answer(c, answers.geocodeAddresses) } })
     }
 
     private func answer(

@@ -46,8 +46,8 @@ public struct GeocodeRequest: Sendable {
     /// The most `maxLocations`, and the default (ArcGIS's `MaxResultSize`).
     public static let maximumLocations = 50
     /// The most records one `geocodeAddresses` takes (`locatorProperties.MaxBatchSize`): each
-    /// record is up to three index lookups, so a batch stays within a request's second of CPU.
-    public static let maximumBatchSize = 200
+    /// record is up to three index lookups; with `LocatorAnswers.batches`, one batch at a time.
+    public static let maximumBatchSize = 100
     /// The entries one batch record reads (the AND pass's first): a tenth of a single request's.
     public static let batchEntriesPerRecord = 100
     /// `distance` is metres, at most this (a region, not a planet).

@@ -22,6 +22,10 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
     public func findAddressCandidates(_ locator: StoredLocator, _ parameters: RequestParameters) throws -> JSONValue {
         let request = try GeocodeRequest.parse(parameters)
         let address = GeocodeRequest.address { parameters.string($0) }
+        guard address.singleLine != nil || address.fields != nil else {
+            throw ArcGISError(
+                kind: .missingParameter, message: "Unable to complete operation.", details: ["An address is required: SingleLine or Address."])
+        }
         let candidates: [GeocodeCandidate]
         if let raw = parameters.string("magicKey") {
             guard let key = MagicKey(encoded: raw) else { throw ArcGISError.invalidParameter("magicKey", "not a key this locator gave") }
@@ -30,10 +34,6 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
             candidates = AddressMatcher.findCandidates(
                 query, restrictedTo: key, among: entry.map { [$0] } ?? [], maxLocations: request.maxLocations, minScore: request.minScore)
         } else {
-            guard address.singleLine != nil || address.fields != nil else {
-                throw ArcGISError(
-                    kind: .missingParameter, message: "Unable to complete operation.", details: ["An address is required: SingleLine or Address."])
-            }
             candidates = try find(parsed(address, locator, typing: false), locator, request, maxLocations: request.maxLocations)
         }
         return [
@@ -107,15 +107,22 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         guard records.count <= GeocodeRequest.maximumBatchSize else {
             throw ArcGISError.invalidParameter("addresses", "at most \(GeocodeRequest.maximumBatchSize) records a request (MaxBatchSize)")
         }
+        // Every record's id checked before any is matched: a bad batch does no work.
+        let ids = try Self.resultIds(records)
         var locations: [JSONValue] = []
-        for (index, record) in records.enumerated() {
+        for (record, id) in zip(records, ids) {
             let attributes = record["attributes"]?.objectValue ?? JSONObject()
             func value(_ name: String) -> String? {
                 guard let given = attributes.value(forCaseInsensitiveKey: name) else { return nil }
-                let text = given.stringValue ?? given.doubleValue.map { String($0) }
+                let text: String? =
+                    switch given {
+                    case .string(let text): text
+                    case .int(let number): String(number)
+                    case .double(let number): number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+                    default: nil
+                    }
                 return text.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0.trimmingWhitespace() }
             }
-            let id = attributes.value(forCaseInsensitiveKey: "OBJECTID")?.int64Value ?? Int64(index)
             let best = try find(
                 parsed(GeocodeRequest.address(value), locator, typing: false), locator, request, maxLocations: 1,
                 entries: GeocodeRequest.batchEntriesPerRecord
@@ -134,6 +141,28 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
             locations.append(answer)
         }
         return ["spatialReference": request.outSR.spatialReference.json, "locations": .array(locations)]
+    }
+
+    /// Each record's `ResultID`: its `OBJECTID` (an integer, or text of one), else its index;
+    /// an id that is no integer, or one two records share, refuses the batch.
+    static func resultIds(_ records: [JSONValue]) throws(ArcGISError) -> [Int64] {
+        var seen = Set<Int64>()
+        var ids: [Int64] = []
+        for (index, record) in records.enumerated() {
+            let given = record["attributes"]?.objectValue?.value(forCaseInsensitiveKey: "OBJECTID")
+            let id: Int64?
+            switch given {
+            case nil, .null?: id = Int64(index)
+            case .int(let number)?: id = number
+            case .double(let number)?: id = Int64(exactly: number)
+            case .string(let text)?: id = Int64(text.trimmingWhitespace())
+            default: id = nil
+            }
+            guard let id else { throw .invalidParameter("addresses", "record \(index): OBJECTID must be an integer") }
+            guard seen.insert(id).inserted else { throw .invalidParameter("addresses", "record \(index): OBJECTID \(id) is another record's") }
+            ids.append(id)
+        }
+        return ids
     }
 
     func known(_ locator: StoredLocator) -> KnownLocalities { KnownLocalities(tokens: locator.knownLocalities) }

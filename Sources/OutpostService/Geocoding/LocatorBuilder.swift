@@ -25,7 +25,7 @@ public enum LocatorBuilder {
             case .unknownField(let field): "the layer has no field '\(field)'"
             case .noComponentField(let kind): "a \(kind.rawValue) locator needs the field its entries are found by"
             case .tooManyFeatures(let count): "the layer has \(count) features; a locator is built from at most \(LocatorBuilder.maximumFeatures)"
-            case .nameTaken(let name): "'\(name)' is the name of a feature service"
+            case .nameTaken(let name): "'\(name)' is taken by a service, or by a folder of services, or names a service as its folder"
             }
         }
 
@@ -36,6 +36,7 @@ public enum LocatorBuilder {
     @discardableResult
     public static func build(_ definition: LocatorDefinition, in store: some OutpostBackend) throws -> StoredLocator {
         guard ServiceDefinition.isValidName(definition.name) else { throw Failure.invalidName(definition.name) }
+        try checkNameIsFree(definition.name, in: store)
         let layer = try store.schema.layer(service: definition.service, id: definition.layer)
         let names = Set(layer.definition.fields.map { $0.name.lowercased() })
         for (_, field) in definition.fields.named where !names.contains(field.lowercased()) { throw Failure.unknownField(field) }
@@ -86,6 +87,17 @@ public enum LocatorBuilder {
         return stored
     }
 
+    /// A locator shares the directory with the services: its name is no service's or tile
+    /// set's, its folder is none of theirs, and no service sits in a folder of its name.
+    static func checkNameIsFree(_ name: String, in store: some OutpostBackend) throws {
+        let services = try store.catalog().services.map(\.definition.name) + (try store.tiles.tileSets().map(\.name))
+        let taken = Set(services.map { $0.lowercased() })
+        let folders = Set(services.compactMap { $0.contains("/") ? $0.split(separator: "/")[0].lowercased() : nil })
+        let lowered = name.lowercased()
+        let folder = lowered.contains("/") ? String(lowered.split(separator: "/")[0]) : nil
+        guard !taken.contains(lowered), !folders.contains(lowered), !(folder.map(taken.contains) ?? false) else { throw Failure.nameTaken(name) }
+    }
+
     static func hasFindingField(_ definition: LocatorDefinition) -> Bool {
         let fields = definition.fields
         switch definition.kind {
@@ -108,8 +120,17 @@ public enum LocatorBuilder {
         return source
     }
 
-    /// A feature's point, or a line's vertices (a multi-line's longest part).
+    /// A feature's point, or a line's vertices (a multi-line's longest part); nothing outside
+    /// Web Mercator's square (a pole projects to a y of millions of kilometres), which
+    /// `LocatorEntry.make` then refuses as `noGeometry`.
     static func geometry(_ geometry: OGCGeometry?) -> (PlanarPoint?, [[Double]]) {
+        let (point, line) = anyGeometry(geometry)
+        let inside = { (x: Double, y: Double) in abs(x) <= WebMercator.halfWidth && abs(y) <= WebMercator.halfWidth }
+        guard point.map({ inside($0.x, $0.y) }) ?? true, line.allSatisfy({ $0.count >= 2 && inside($0[0], $0[1]) }) else { return (nil, []) }
+        return (point, line)
+    }
+
+    static func anyGeometry(_ geometry: OGCGeometry?) -> (PlanarPoint?, [[Double]]) {
         switch geometry {
         case .point(let point): return (PlanarPoint(x: point.x, y: point.y), [])
         case .multiPoint(let points): return (points.first.map { PlanarPoint(x: $0.x, y: $0.y) }, [])

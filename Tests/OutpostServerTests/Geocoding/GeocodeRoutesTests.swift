@@ -38,6 +38,25 @@ import Testing
             #expect(noAddress["error"]?["code"] == 400)
             let badKey = try await get(client, "\(Self.locator)/findAddressCandidates?f=json&SingleLine=x&magicKey=not-a-key")
             #expect(badKey["error"]?["code"] == 400)
+            let keyOnly = try await get(client, "\(Self.locator)/findAddressCandidates?f=json&magicKey=b2cxfHBsfDE5OA")
+            #expect(keyOnly["error"]?["code"] == 400, "a key goes with its suggestion's text")
+            for (records, valid) in [
+                (#"[{"attributes":{"OBJECTID":"7","SingleLine":"Paris"}},{"attributes":{"SingleLine":12345}}]"#, true),
+                (#"[{"attributes":{"OBJECTID":1,"SingleLine":"Paris"}},{"attributes":{"OBJECTID":1,"SingleLine":"Rome"}}]"#, false),
+                (#"[{"attributes":{"OBJECTID":7.5,"SingleLine":"Paris"}}]"#, false),
+            ] {
+                let body = form([("f", "json"), ("addresses", #"{"records":\#(records)}"#)])
+                try await client.execute(
+                    uri: "\(Self.locator)/geocodeAddresses", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: body
+                ) { response in
+                    let answer = json(response)
+                    if valid {
+                        #expect(answer["locations"]?.arrayValue?.map { $0["attributes"]?["ResultID"] } == [7, 1], "\(answer)")
+                    } else {
+                        #expect(answer["error"]?["code"] == 400, "ids that are no integers or are shared: \(answer)")
+                    }
+                }
+            }
             let records = (0...GeocodeRequest.maximumBatchSize).map { #"{"attributes":{"OBJECTID":\#($0),"SingleLine":"Berlin"}}"# }
             try await client.execute(
                 uri: "\(Self.locator)/geocodeAddresses", method: .post,
@@ -55,5 +74,14 @@ import Testing
             let folder = try await get(client, "/arcgis/rest/services/Field?f=json")
             #expect(folder["services"]?.arrayValue?.contains(["name": "Field/Places", "type": "GeocodeServer"]) == true, "\(folder)")
         }
+    }
+
+    @Test func batchesBeyondTheGatesLimitAreAnswered429() throws {
+        let gate = GeocodeBatchGate(limit: 1)
+        let refusal = try gate.run { () -> Int in
+            do { return try gate.run { 0 } } catch let error as ArcGISError { return error.code } catch { return -1 }
+        }
+        #expect(refusal == 429)
+        #expect(try gate.run { 1 } == 1, "free again once the batch ended")
     }
 }

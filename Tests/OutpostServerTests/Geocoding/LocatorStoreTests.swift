@@ -41,6 +41,8 @@ import Testing
         rows.append(FeatureRow(attributes: ["NUM": "1", "STREET": "Hill Street", "TOWN": "Shelbyville"], geometry: .point(Point(x: 13.5, y: 52.6))))
         rows.append(
             FeatureRow(attributes: ["NUM": "rear", "STREET": "Hill Street", "TOWN": "Springfield"], geometry: .point(Point(x: 13.4, y: 52.5))))
+        // At the pole, Web Mercator's y is millions of kilometres: no entry.
+        rows.append(FeatureRow(attributes: ["NUM": "7", "STREET": "Pole Street", "TOWN": "Springfield"], geometry: .point(Point(x: 0, y: 90))))
         try store.edits.insert(rows, service: "Town", layer: 0)
         try store.edits.insert(
             [
@@ -75,7 +77,7 @@ import Testing
     static func anAddressLocatorAnswersEachOperation(_ store: some OutpostBackend) throws {
         try Self.town(store)
         let built = try LocatorBuilder.build(Self.addresses, in: store)
-        #expect(built.entryCount == 31 && built.refused == ["unreadableHouseNumber": 1], "\(built)")
+        #expect(built.entryCount == 31 && built.refused == ["unreadableHouseNumber": 1, "noGeometry": 1], "\(built)")
         let answers = LocatorAnswers(store: store.locators)
         let expected = Self.location(street: 0, number: 3)
 
@@ -161,6 +163,14 @@ import Testing
         #expect(throws: LocatorBuilder.Failure.unknownField("NOPE")) {
             try LocatorBuilder.build(
                 LocatorDefinition(name: "X", service: "Town", layer: 0, kind: .place, fields: .init(placeName: "NOPE")), in: store)
+        }
+        // The directory is shared: no service's name, no folder of services, no service as a folder.
+        try store.schema.createService(pointLayerService(name: "Field/Wells"))
+        for taken in ["Town", "town", "Field", "Town/Streets"] {
+            #expect(throws: LocatorBuilder.Failure.nameTaken(taken)) {
+                try LocatorBuilder.build(
+                    LocatorDefinition(name: taken, service: "Town", layer: 0, kind: .place, fields: .init(placeName: "NUM")), in: store)
+            }
         }
         #expect(throws: LocatorBuilder.Failure.invalidName("a b")) {
             try LocatorBuilder.build(
