@@ -30,11 +30,11 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         if let raw = parameters.string("magicKey") {
             guard let key = MagicKey(encoded: raw) else { throw ArcGISError.invalidParameter("magicKey", "not a key this locator gave") }
             let entry = try store.entry(locator: locator.name, kind: key.kind, id: key.entryId)
-            let query = parsed(address, locator, typing: false)
+            let query = parsed(address, known(locator))
             candidates = AddressMatcher.findCandidates(
                 query, restrictedTo: key, among: entry.map { [$0] } ?? [], maxLocations: request.maxLocations, minScore: request.minScore)
         } else {
-            candidates = try find(parsed(address, locator, typing: false), locator, request, maxLocations: request.maxLocations)
+            candidates = try find(parsed(address, known(locator)), locator, request, maxLocations: request.maxLocations)
         }
         return [
             "spatialReference": request.outSR.spatialReference.json,
@@ -109,6 +109,7 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         }
         // Every record's id checked before any is matched: a bad batch does no work.
         let ids = try Self.resultIds(records)
+        let localities = known(locator)  // once a batch, not once a record
         var locations: [JSONValue] = []
         for (record, id) in zip(records, ids) {
             let attributes = record["attributes"]?.objectValue ?? JSONObject()
@@ -124,7 +125,7 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
                 return text.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0.trimmingWhitespace() }
             }
             let best = try find(
-                parsed(GeocodeRequest.address(value), locator, typing: false), locator, request, maxLocations: 1,
+                parsed(GeocodeRequest.address(value), localities), locator, request, maxLocations: 1,
                 entries: GeocodeRequest.batchEntriesPerRecord
             ).first
             var answer = best.map { candidateJSON($0, locator, request, allFields: true) } ?? ["address": "", "score": 0, "attributes": [:]]
@@ -167,8 +168,8 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
 
     func known(_ locator: StoredLocator) -> KnownLocalities { KnownLocalities(tokens: locator.knownLocalities) }
 
-    func parsed(_ address: (singleLine: String?, fields: MultiFieldAddress?), _ locator: StoredLocator, typing: Bool) -> ParsedAddress {
-        if let line = address.singleLine { return SingleLineAddress.parse(line, knownLocalities: known(locator), typing: typing) }
+    func parsed(_ address: (singleLine: String?, fields: MultiFieldAddress?), _ localities: KnownLocalities) -> ParsedAddress {
+        if let line = address.singleLine { return SingleLineAddress.parse(line, knownLocalities: localities) }
         return address.fields?.parsed ?? ParsedAddress()
     }
 
