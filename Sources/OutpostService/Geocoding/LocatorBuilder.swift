@@ -53,13 +53,20 @@ public enum LocatorBuilder {
         query.orderBy = [(layer.definition.objectIdField, true)]
         // A full address is read without known localities: its commas set its locality apart.
         let known = KnownLocalities.none
-        var offset = 0
-        while offset < count {
-            query.resultOffset = offset
+        // Pages by object id, not offset: each page starts where the last ended, so a million
+        // features are read once rather than skipped again for every page. Features added
+        // meanwhile wait for the next build.
+        var read = 0
+        var last: Int64?
+        while read < count {
+            query.whereClause = last.map { "\(layer.definition.objectIdField) > \($0)" }
             guard case .features(let page) = try store.features.query(query, service: definition.service, layer: definition.layer),
                 !page.features.isEmpty
             else { break }
             let columns = Dictionary(page.fields.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+            guard let idColumn = columns[layer.definition.objectIdField.lowercased()],
+                let pageLast = page.features.last.flatMap({ idColumn < $0.attributes.count ? $0.attributes[idColumn].int64Value : nil })
+            else { break }
             for feature in page.features {
                 func text(_ field: String?) -> String? {
                     guard let field, let index = columns[field.lowercased()], index < feature.attributes.count else { return nil }
@@ -76,13 +83,14 @@ public enum LocatorBuilder {
                     refused[String(describing: error).prefix(while: { $0 != "(" }).description, default: 0] += 1
                 }
             }
-            offset += page.features.count
+            read += page.features.count
+            last = pageLast
         }
         let localities = KnownLocalities(entries: entries)
         let stored = StoredLocator(
             definition: definition, entryCount: entries.count, refused: refused,
             knownLocalities: localities.names.sorted { $0.lexicographicallyPrecedes($1) },
-            builtAt: Int64(Date().timeIntervalSince1970 * 1000))
+            builtAt: store.clock.milliseconds())
         try store.locators.saveLocator(stored, entries: entries)
         return stored
     }
