@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "OutpostGeoPackage", targets: ["OutpostGeoPackage"]),
         .library(name: "OutpostStorage", targets: ["OutpostStorage"]),
         .library(name: "OutpostGeocoding", targets: ["OutpostGeocoding"]),
+        .library(name: "OutpostRouting", targets: ["OutpostRouting"]),
         .library(name: "OutpostSpatiaLite", targets: ["OutpostSpatiaLite"]),
         .library(name: "OutpostTilePackage", targets: ["OutpostTilePackage"]),
         .library(name: "OutpostService", targets: ["OutpostService"]),
@@ -49,6 +50,9 @@ let package = Package(
         // A locator's matching model (docs/geocoding.md): normalisation, parsing, scoring,
         // interpolation, ranking, suggestions, reverse geocoding. Pure values and functions.
         .target(name: "OutpostGeocoding"),
+        // A route network's model (docs/routing.md): the network built from lines, locating
+        // points on it, shortest paths under travel rules, stop sequencing, directions. Pure.
+        .target(name: "OutpostRouting", dependencies: ["OutpostGeocoding"]),
         // `where` clauses as SQL, below the storage seam: the compiler core and the dialect
         // protocol, with SQLite's dialect (the SpatiaLite backend, the client); PostgreSQL's is
         // in OutpostPostgres.
@@ -151,7 +155,7 @@ let package = Package(
         .target(
             name: "OutpostService",
             dependencies: [
-                "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage", "OutpostGeocoding",
+                "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry", "OutpostTilePackage", "OutpostGeocoding", "OutpostRouting",
                 // The sync engine writes the GeoPackage delta of an answer.
                 "OutpostGeoPackage",
                 // The job runner logs its jobs' failures; a sync's retry fingerprint is a digest.
@@ -256,6 +260,7 @@ let package = Package(
             path: "Tests/OutpostTestSupport"),
         .testTarget(name: "OutpostWireTests", dependencies: ["OutpostWire"]),
         .testTarget(name: "OutpostGeocodingTests", dependencies: ["OutpostGeocoding"]),
+        .testTarget(name: "OutpostRoutingTests", dependencies: ["OutpostRouting", "OutpostGeocoding"]),
         .testTarget(
             name: "OutpostIdentityTests",
             dependencies: [

@@ -28,6 +28,7 @@ public final class PostgresBackend: OutpostBackend {
     public let portal: PostgresPortal
     public let tiles: PostgresTileSets
     public let locators: PostgresLocators
+    public let networks: PostgresNetworks
     /// This process's presence, which its unfinished jobs are tied to.
     public let presence: PostgresPresence
     public let clock: any WallClock
@@ -78,6 +79,7 @@ public final class PostgresBackend: OutpostBackend {
         portal = PostgresPortal(pool: pool, files: ItemFolder(directory: (directory as NSString).appendingPathComponent("items")), clock: clock)
         tiles = PostgresTileSets(pool: pool, files: MBTilesFolder(directory: (directory as NSString).appendingPathComponent("tiles")), clock: clock)
         locators = PostgresLocators(pool: pool)
+        networks = PostgresNetworks(pool: pool)
         self.clock = clock
     }
 

@@ -258,6 +258,7 @@ public func buildRouter(
     VersionsController(store: store).addRoutes(to: routes)
     TileServicesController(store: store, cache: options.tileCache, maxExportTiles: options.maxExportTiles).addRoutes(to: routes)
     GeocodeController(store: store).addRoutes(to: routes)
+    RouteController(store: store).addRoutes(to: routes)
     exports.addRoutes(to: routes)
     PackagingController(
         store: store, files: files, runner: runner, origin: options.origin, requireAuth: options.requireAuth, maxExportTiles: options.maxExportTiles,
@@ -352,7 +353,7 @@ enum ServiceRoutes {
 
     /// What follows a service's name in a path (the service kind, or its result files).
     static let kinds: Set = [
-        "FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "GPServer", "GeocodeServer", "replicafiles",
+        "FeatureServer", "VersionManagementServer", "MapServer", "VectorTileServer", "GPServer", "GeocodeServer", "NAServer", "replicafiles",
     ]
 
     /// Where the service kind sits in a path's segments (`arcgis`, `rest`, `services`, …):

@@ -210,6 +210,7 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     associatedtype Tiles: TileSetStore
     associatedtype Snapshots: StateSnapshots
     associatedtype Locators: LocatorStore
+    associatedtype Networks: NetworkStore
 
     var versions: Versions { get }
     var uploads: Uploads { get }
@@ -218,6 +219,8 @@ public protocol OutpostBackend: SyncBackend, ServerRecords where Features: Attac
     var tiles: Tiles { get }
     /// The locators' index (`GeocodeServer`).
     var locators: Locators { get }
+    /// Route networks (`NAServer`).
+    var networks: Networks { get }
     /// Named copies of the whole state, restored in place (test targets, `StateSnapshots`).
     var snapshots: Snapshots { get }
     /// What the backend needs run while a server uses it, in the server's service group

@@ -20,7 +20,7 @@ struct Outpost: AsyncParsableCommand {
         abstract: "A self-hosted ArcGIS Feature Service with offline sync.",
         subcommands: [
             Serve.self, Import.self, Export.self, Replica.self, Replicas.self, Compact.self, Conformance.self, Users.self, WebMap.self, Areas.self,
-            OfflineMap.self, MigrateToPostgres.self, Migrate.self, Backup.self, Restore.self, TestTargetCommands.self, Locator.self,
+            OfflineMap.self, MigrateToPostgres.self, Migrate.self, Backup.self, Restore.self, TestTargetCommands.self, Locator.self, Network.self,
         ])
 }
 

@@ -49,6 +49,8 @@ extension AuthorizationSession {
     mutating func makeObjects() async throws {
         // A folder of services, for `rest/services/:service` and the folder prefix.
         _ = try store.schema.createService(pointLayerService(name: "Field/Points"))
+        // A route network, for `NAServer`.
+        try StreetGrid.make(store)
         // Style resources for the vector tile service's sprite and font routes.
         let resources = TestFolders.make("styles")
         for (path, text) in [("sprites/sprite.json", "{}"), ("fonts/Noto Sans Regular/0-255.pbf", "glyphs")] {

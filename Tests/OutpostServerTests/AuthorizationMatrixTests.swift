@@ -28,6 +28,7 @@ import Testing
 
     static var cases: [MatrixCase] {
         MatrixCase.featureServiceCases + MatrixCase.syncCases + MatrixCase.versionCases + MatrixCase.tileCases + MatrixCase.geocodeCases
+            + MatrixCase.routeCases
             + MatrixCase.packagingCases
             + MatrixCase.directoryCases + MatrixCase.portalReadCases + MatrixCase.portalChangeCases + MatrixCase.oauthCases
             + MatrixCase.testTargetCases + MatrixCase.adminCases + MatrixCase.homeCases + MatrixCase.publishCases + MatrixCase.analyzeCases

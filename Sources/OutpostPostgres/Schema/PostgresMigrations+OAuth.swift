@@ -101,4 +101,12 @@ extension PostgresMigrations {
             "CREATE INDEX outpost_locator_entries_trigrams ON outpost_locator_entries USING gin (tokens gin_trgm_ops)",
             "CREATE INDEX outpost_locator_entries_x ON outpost_locator_entries (locator, min_x)",
         ])
+
+    static let networks = PostgresMigration(
+        version: 16, name: "networks",
+        statements: [
+            // Route networks (docs/routing.md, "Stored form"): each graph kept whole.
+            "CREATE TABLE outpost_networks (name text PRIMARY KEY, definition text NOT NULL, graph bytea NOT NULL, built_at bigint NOT NULL)",
+            "CREATE UNIQUE INDEX outpost_networks_lower_name ON outpost_networks (lower(name))",
+        ])
 }

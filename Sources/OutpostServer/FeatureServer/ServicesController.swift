@@ -66,7 +66,7 @@ struct ServicesController<Backend: OutpostBackend>: Sendable {
             ], parameters: p)
     }
 
-    /// A service as a directory lists it: feature services, tile services, then locators, by name.
+    /// A service as a directory lists it: feature services, tile services, locators, then networks, by name.
     struct Entry {
         var name: String
         var type: String
@@ -78,6 +78,7 @@ struct ServicesController<Backend: OutpostBackend>: Sendable {
         try store.catalog().services.map { Entry(name: $0.definition.name, type: "FeatureServer") }
             + (try store.tiles.tileSets().map { Entry(name: $0.name, type: $0.kind.serviceKind) })
             + (try store.locators.locators().map { Entry(name: $0.name, type: "GeocodeServer") })
+            + (try store.networks.networks().map { Entry(name: $0.name, type: "NAServer") })
     }
 
     func service(_ p: RequestParameters, context: OutpostRequestContext) throws -> Response {

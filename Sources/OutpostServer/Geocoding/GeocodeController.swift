@@ -7,7 +7,7 @@ import OutpostWire
 /// every viewer may ask (as any service is every user's to read).
 struct GeocodeController<Backend: OutpostBackend>: Sendable {
     let store: Backend
-    let batches = GeocodeBatchGate()
+    let batches = BusyGate(busyMessage: "2 batches are being geocoded; try again shortly.")
 
     var answers: LocatorAnswers<Backend.Locators> { LocatorAnswers(store: store.locators) }
 

@@ -117,6 +117,12 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
             ],
             "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
         ]
+        // The first network by name (docs/routing.md, "Service") until an organisation can
+        // choose: what `arcgis.network` and the Maps SDKs' route tasks read. Absent without one.
+        if let network = try store.networks.networks().first, case .object(var helpers)? = answer["helperServices"] {
+            helpers["route"] = ["url": .string(base + "/arcgis/rest/services/\(network.name)/NAServer/Route")]
+            answer["helperServices"] = .object(helpers)
+        }
         answer["user"] = try c.user.map { try userJSON($0, for: $0) } ?? .null
         return RESTResponse.json(.object(answer), parameters: c.form.parameters)
     }

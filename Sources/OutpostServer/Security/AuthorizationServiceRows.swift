@@ -129,6 +129,14 @@ extension AuthorizationTable {
             "at most MaxBatchSize records"),
     ]
 
+    /// Route networks (`NAServer`): every operation reads. API keys are refused until a key's
+    /// privileges can name routing.
+    static let routeRows: [Row] = [
+        Row(.service, "NAServer", .read, .viewer, .network, .admitted, apiKeys: .refused, "404 for no such network"),
+        Row(.service, "NAServer/Route", .read, .viewer, .network, .admitted, apiKeys: .refused),
+        Row(.service, "NAServer/Route/solve", .read, .viewer, .network, .admitted, apiKeys: .refused, "at most 50 stops; 2 solves at once"),
+    ]
+
     /// The OfflinePackaging service (`System/OfflinePackaging`, reached through the folder
     /// prefix); what its jobs may do is `jobSteps`'.
     static let packagingRows: [Row] = [

@@ -23,7 +23,8 @@ public struct AuthorizationTable: Sendable {
 
     /// The server's table.
     public static let server = AuthorizationTable(
-        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + geocodeRows + packagingRows + portalRows + oauthRows
+        rows: plainRows + arcgisRows + featureServiceRows + syncRows + versionRows + tileRows + geocodeRows + routeRows + packagingRows + portalRows
+            + oauthRows
             + testTargetRows + adminRows + homeRows,
         jobSteps: jobStepRows)
 
@@ -83,7 +84,7 @@ extension AuthorizationTable {
 
     /// What a handler reads or changes.
     public enum Object: String, Sendable {
-        case nothing, server, folderOfServices, service, layer, feature, attachment, tileService, tile, styleResource, locator
+        case nothing, server, folderOfServices, service, layer, feature, attachment, tileService, tile, styleResource, locator, network
         case gpService, gpTask, versionedService, version, replica, replicaJob, exportJob, packagingJob, resultFile, exportOutput, upload
         case item, webMap, userContent, userFolder, user
     }

@@ -25,7 +25,7 @@ public enum LocatorBuilder {
             case .unknownField(let field): "the layer has no field '\(field)'"
             case .noComponentField(let kind): "a \(kind.rawValue) locator needs the field its entries are found by"
             case .tooManyFeatures(let count): "the layer has \(count) features; a locator is built from at most \(LocatorBuilder.maximumFeatures)"
-            case .nameTaken(let name): "'\(name)' is taken by a service, or by a folder of services, or names a service as its folder"
+            case .nameTaken(let name): "'\(name)' is taken by a service, a network or a folder of services, or names a service as its folder"
             }
         }
 
@@ -36,7 +36,7 @@ public enum LocatorBuilder {
     @discardableResult
     public static func build(_ definition: LocatorDefinition, in store: some OutpostBackend) throws -> StoredLocator {
         guard ServiceDefinition.isValidName(definition.name) else { throw Failure.invalidName(definition.name) }
-        try checkNameIsFree(definition.name, in: store)
+        guard try DirectoryNames.isFree(definition.name, for: .locator, in: store) else { throw Failure.nameTaken(definition.name) }
         let layer = try store.schema.layer(service: definition.service, id: definition.layer)
         let names = Set(layer.definition.fields.map { $0.name.lowercased() })
         for (_, field) in definition.fields.named where !names.contains(field.lowercased()) { throw Failure.unknownField(field) }
@@ -93,17 +93,6 @@ public enum LocatorBuilder {
             builtAt: store.clock.milliseconds())
         try store.locators.saveLocator(stored, entries: entries)
         return stored
-    }
-
-    /// A locator shares the directory with the services: its name is no service's or tile
-    /// set's, its folder is none of theirs, and no service sits in a folder of its name.
-    static func checkNameIsFree(_ name: String, in store: some OutpostBackend) throws {
-        let services = try store.catalog().services.map(\.definition.name) + (try store.tiles.tileSets().map(\.name))
-        let taken = Set(services.map { $0.lowercased() })
-        let folders = Set(services.compactMap { $0.contains("/") ? $0.split(separator: "/")[0].lowercased() : nil })
-        let lowered = name.lowercased()
-        let folder = lowered.contains("/") ? String(lowered.split(separator: "/")[0]) : nil
-        guard !taken.contains(lowered), !folders.contains(lowered), !(folder.map(taken.contains) ?? false) else { throw Failure.nameTaken(name) }
     }
 
     static func hasFindingField(_ definition: LocatorDefinition) -> Bool {

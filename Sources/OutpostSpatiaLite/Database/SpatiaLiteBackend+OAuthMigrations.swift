@@ -97,5 +97,13 @@ extension SpatiaLiteBackend {
                     CREATE VIRTUAL TABLE outpost_locator_trigrams USING fts5(tokens, tokenize = 'trigram');
                     """)
         }
+        migrator.registerMigration("v23-networks") { db in
+            // Route networks (docs/routing.md, "Stored form"): each graph kept whole.
+            try db.execute(
+                sql: """
+                    CREATE TABLE outpost_networks (
+                        name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE, definition TEXT NOT NULL, graph BLOB NOT NULL, built_at INTEGER NOT NULL);
+                    """)
+        }
     }
 }

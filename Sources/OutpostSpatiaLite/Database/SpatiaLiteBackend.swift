@@ -28,6 +28,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
     public let portal: SpatiaLitePortal
     public let tiles: SpatiaLiteTileSets
     public let locators: SpatiaLiteLocators
+    public let networks: SpatiaLiteNetworks
 
     /// Opens (creating if needed) the store at `path`, running pending migrations.
     public init(path: String, clock: any WallClock = SystemClock()) throws {
@@ -49,6 +50,7 @@ public final class SpatiaLiteBackend: OutpostBackend, Sendable {
         portal = SpatiaLitePortal(database: database)
         tiles = SpatiaLiteTileSets(database: database)
         locators = SpatiaLiteLocators(database: database)
+        networks = SpatiaLiteNetworks(database: database)
     }
 
     /// Opens the store inside a data folder, creating the folder.

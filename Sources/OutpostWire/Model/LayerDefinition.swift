@@ -132,7 +132,7 @@ public struct ServiceDefinition: Sendable, Equatable {
 
     /// Words that follow a folder in service URLs (`<folder>/FeatureServer` would be ambiguous).
     public static let reservedNames: Set<String> = [
-        "featureserver", "versionmanagementserver", "replicafiles", "mapserver", "vectortileserver", "geocodeserver",
+        "featureserver", "versionmanagementserver", "replicafiles", "mapserver", "vectortileserver", "geocodeserver", "naserver",
     ]
 
     /// A service name is a plain identifier, optionally inside one folder (`Folder/Name`;

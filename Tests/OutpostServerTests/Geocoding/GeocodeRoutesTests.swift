@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func batchesBeyondTheGatesLimitAreAnswered429() throws {
-        let gate = GeocodeBatchGate(limit: 1)
+        let gate = BusyGate(limit: 1, busyMessage: "busy")
         let refusal = try gate.run { () -> Int in
             do { return try gate.run { 0 } } catch let error as ArcGISError { return error.code } catch { return -1 }
         }

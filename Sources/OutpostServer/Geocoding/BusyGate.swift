@@ -1,0 +1,25 @@
+import OutpostWire
+import Synchronization
+
+/// How many of one kind of heavy request run at once in this process: a geocoding batch
+/// (docs/geocoding.md, "Service") or a route solve (docs/routing.md, "Service"). More at once
+/// would hold the store's threads from every other request; one past the limit is answered
+/// 429 with a `Retry-After`.
+final class BusyGate: Sendable {
+    let limit: Int
+    let busyMessage: String
+    private let running = Atomic<Int>(0)
+
+    init(limit: Int = 2, busyMessage: String) {
+        self.limit = limit
+        self.busyMessage = busyMessage
+    }
+
+    /// Runs `body` when a place is free, else throws ArcGIS's 429 at once.
+    func run<T>(_ body: () throws -> T) throws -> T {
+        let count = running.add(1, ordering: .acquiringAndReleasing).newValue
+        defer { running.subtract(1, ordering: .acquiringAndReleasing) }
+        guard count <= limit else { throw ArcGISError.tooManyRequests(busyMessage, retryAfterSeconds: 1) }
+        return try body()
+    }
+}

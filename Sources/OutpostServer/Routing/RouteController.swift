@@ -1,0 +1,27 @@
+import Hummingbird
+import OutpostService
+import OutpostStorage
+import OutpostWire
+
+/// Route networks as `NAServer`s with one `Route` layer (docs/routing.md, "Service"): every
+/// operation reads, so every viewer may ask. Solves run two at a time per process.
+struct RouteController<Backend: OutpostBackend>: Sendable {
+    let store: Backend
+    let cache = NetworkCache()
+    let solves = BusyGate(busyMessage: "2 routes are being solved; try again shortly.")
+
+    var answers: RouteAnswers<Backend.Networks> { RouteAnswers(store: store.networks, cache: cache) }
+
+    func addRoutes(to routes: ArcGISRoutes) {
+        let version = FeatureServiceMetadata.currentVersion
+        routes.viewers
+            .read("NAServer", store: { _, c in try answer(c) { network, _ in NetworkInfo.service(network, currentVersion: version) } })
+            .read("NAServer/Route", store: { _, c in try answer(c) { network, _ in NetworkInfo.routeLayer(network, currentVersion: version) } })
+            .read("NAServer/Route/solve", store: { _, c in try solves.run { try answer(c, answers.solve) } })
+    }
+
+    private func answer(_ c: OutpostRequestContext, _ body: (StoredNetwork, RequestParameters) throws -> JSONValue) throws -> Response {
+        let network = try answers.network(named: try c.serviceName())
+        return RESTResponse.json(try body(network, c.form.parameters), parameters: c.form.parameters)
+    }
+}
