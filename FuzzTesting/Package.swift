@@ -32,6 +32,7 @@ let package = Package(
         fuzzTarget("FuzzForms", ["OutpostWire"]),
         fuzzTarget("FuzzWebMap", ["OutpostWire", "OutpostService"]),
         fuzzTarget("FuzzGeocode", ["OutpostWire", "OutpostService", "OutpostStorage", "OutpostGeocoding"]),
+        fuzzTarget("FuzzRoute", ["OutpostWire", "OutpostService", "OutpostStorage", "OutpostGeocoding", "OutpostRouting"]),
         fuzzTarget("FuzzBackupManifest", ["OutpostWire", "OutpostStorage"]),
         fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),

