@@ -91,11 +91,12 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
-        // The client library: GeodatabaseSyncTask, Geodatabase, jobs. Plain SQLite, no SpatiaLite.
+        // The client library: GeodatabaseSyncTask, Geodatabase, jobs, RouteTask. Plain SQLite, no SpatiaLite.
         .target(
             name: "OutpostClient",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite", "OutpostWhereSQL",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostGeoPackage", "OutpostSQLite", "OutpostWhereSQL", "OutpostRouting",
+                "OutpostGeocoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -317,7 +318,7 @@ let package = Package(
             name: "OutpostClientTests",
             dependencies: [
                 "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostTestSupport", "OutpostWire",
-                "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools",
+                "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools", "OutpostRouting",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -8,6 +8,7 @@ extension MatrixCase {
             .read("NAServer") { _ in "\(network)?f=json" },
             .read("NAServer/Route") { _ in "\(network)/Route?f=json" },
             .read("NAServer/Route/solve") { _ in "\(network)/Route/solve?f=json&stops=13.4,52.5;13.403,52.503" },
+            .read("NAServer/exportNetwork") { _ in "\(network)/exportNetwork" },
         ]
     }
 }

@@ -18,6 +18,18 @@ struct RouteController<Backend: OutpostBackend>: Sendable {
             .read("NAServer", store: { _, c in try answer(c) { network, _ in NetworkInfo.service(network, currentVersion: version) } })
             .read("NAServer/Route", store: { _, c in try answer(c) { network, _ in NetworkInfo.routeLayer(network, currentVersion: version) } })
             .read("NAServer/Route/solve", store: { _, c in try solves.run { try answer(c, answers.solve) } })
+            .read("NAServer/exportNetwork", store: { _, c in try exportNetwork(c) })
+    }
+
+    /// The network's stored form (docs/routing.md, "Stored form"), for the client library's
+    /// `RouteTask` to solve offline with the same engine.
+    private func exportNetwork(_ c: OutpostRequestContext) throws -> Response {
+        let network = try answers.network(named: try c.serviceName())
+        guard let graph = try store.networks.graph(ofNetwork: network.name) else { throw StoreError.serviceNotFound(network.name) }
+        // A network's name is letters, digits, _ and - (`ServiceDefinition.isValidName`), in one folder at most.
+        let file = network.name.split(separator: "/").last.map(String.init) ?? "network"
+        let headers: HTTPFields = [.contentType: "application/octet-stream", .contentDisposition: "attachment; filename=\"\(file).network\""]
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: graph)))
     }
 
     private func answer(_ c: OutpostRequestContext, _ body: (StoredNetwork, RequestParameters) throws -> JSONValue) throws -> Response {

@@ -135,6 +135,7 @@ extension AuthorizationTable {
         Row(.service, "NAServer", .read, .viewer, .network, .admitted, apiKeys: .refused, "404 for no such network"),
         Row(.service, "NAServer/Route", .read, .viewer, .network, .admitted, apiKeys: .refused),
         Row(.service, "NAServer/Route/solve", .read, .viewer, .network, .admitted, apiKeys: .refused, "at most 50 stops; 2 solves at once"),
+        Row(.service, "NAServer/exportNetwork", .read, .viewer, .network, .admitted, apiKeys: .refused, "the stored form, for RouteTask"),
     ]
 
     /// The OfflinePackaging service (`System/OfflinePackaging`, reached through the folder
