@@ -1,5 +1,5 @@
-import FuzzCommon
 import Foundation
+import FuzzCommon
 import OutpostGeocoding
 import OutpostRouting
 import OutpostService
