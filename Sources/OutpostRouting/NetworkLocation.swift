@@ -123,7 +123,10 @@ public struct EdgeLocator: Sendable {
         let first = Int(network.vertexStart[edge]) + Int(segment.vertex)
         let a = PlanarPoint(x: network.vertexX[first], y: network.vertexY[first])
         let along = segment.along + RoadNetworkBuilder.metres(from: a, to: best.point)
-        let fraction = min(max(along / network.edgeLength[edge], 0), 1)
+        let length = network.edgeLength[edge]
+        // Within a millimetre of an end is at the end: its junction, whose every edge a stop
+        // there may take (a rounding error's 1e-12 along would keep it to this edge's way).
+        let fraction = along < 0.001 ? 0 : length - along < 0.001 ? 1 : min(max(along / length, 0), 1)
         return NetworkLocation(
             edge: edge, fraction: fraction, snapped: best.point, distance: best.distance / WebMercator.unitsPerMetre(at: point))
     }

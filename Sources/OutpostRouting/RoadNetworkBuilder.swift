@@ -65,7 +65,8 @@ public struct RoadNetworkBuilder: Sendable {
         let length = Self.metres(along: vertices)
         guard length > 0 else { return refuse(.tooShort) }
         let speed = line.speed ?? defaultSpeed
-        guard speed.isFinite, speed > 0 else { return refuse(.badSpeed) }
+        // A speed so small that the minutes overflow is no speed either.
+        guard speed.isFinite, speed > 0, (length / 1000 / speed * 60).isFinite else { return refuse(.badSpeed) }
         if withCost { guard let cost = line.cost, cost.isFinite, cost >= 0 else { return refuse(.badCost) } }
         network.edgeFrom.append(junction(at: vertices[0]))
         network.edgeTo.append(junction(at: vertices[vertices.count - 1]))

@@ -85,8 +85,7 @@ public struct RouteSolver: Sendable {
             barriers.append(location)
             locatedBarriers.append(i)
         }
-        var rules = problem.rules
-        rules = TravelRules(impedance: rules.impedance, restrictions: rules.restrictions, barriers: barriers)
+        let rules = TravelRules(impedance: problem.rules.impedance, restrictions: problem.rules.restrictions, barriers: barriers, in: network)
         var stops: [SolvedRoute.Stop] = []
         var unlocated: [Int] = []
         for (i, stop) in problem.stops.enumerated() {

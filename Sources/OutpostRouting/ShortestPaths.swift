@@ -50,7 +50,9 @@ public struct ShortestPaths: Sendable {
     /// How a target is best reached: through a junction (then along its edge), or directly.
     private enum Arrival {
         case direct
-        case through(Int32)
+        /// Through the junction at the target edge's end `fraction` (0 or 1: a loop's ends are
+        /// one junction, so the junction alone does not say which end).
+        case through(Int32, fraction: Double)
     }
 
     private func run(from start: NetworkLocation, targets: [NetworkLocation]) -> [PathLeg?] {
@@ -60,15 +62,21 @@ public struct ShortestPaths: Sendable {
         var settled = [Bool](repeating: false, count: count)
         var heap = BinaryHeap()
         var best = [(cost: Double, arrival: Arrival)](repeating: (.infinity, .direct), count: targets.count)
-        var waiting: [Int32: [Int]] = [:]
+        // Each target waits at both ends of its edge, by the end's fraction.
+        var waiting: [Int32: [(target: Int, fraction: Double)]] = [:]
         for (i, target) in targets.enumerated() {
-            waiting[network.edgeFrom[target.edge], default: []].append(i)
-            waiting[network.edgeTo[target.edge], default: []].append(i)
+            waiting[network.edgeFrom[target.edge], default: []].append((i, 0))
+            waiting[network.edgeTo[target.edge], default: []].append((i, 1))
             if target.edge == start.edge, let direct = cost(start.edge, start.fraction, target.fraction) { best[i] = (direct, .direct) }
         }
+        // Which end of the start's edge reached each seeded junction (a loop's ends are one).
+        var seededFrom: [Int32: Double] = [:]
         for (junction, fraction) in [(network.edgeTo[start.edge], 1.0), (network.edgeFrom[start.edge], 0.0)] {
-            guard let seed = cost(start.edge, start.fraction, fraction), seed < distance[Int(junction)] else { continue }
+            guard !rules.isBlocked(junction), let seed = cost(start.edge, start.fraction, fraction), seed < distance[Int(junction)] else {
+                continue
+            }
             distance[Int(junction)] = seed
+            seededFrom[junction] = fraction
             heap.push(seed, junction)
         }
         while let (key, junction) = heap.pop() {
@@ -77,11 +85,9 @@ public struct ShortestPaths: Sendable {
             // Every target is reached no dearer than anything left to settle could reach it.
             if best.allSatisfy({ $0.cost <= key }) { break }
             settled[j] = true
-            for i in waiting[junction] ?? [] {
-                let target = targets[i]
-                let fraction = network.edgeFrom[target.edge] == junction ? 0.0 : 1.0
-                if let along = cost(target.edge, fraction, target.fraction), key + along < best[i].cost {
-                    best[i] = (key + along, .through(junction))
+            for (i, fraction) in waiting[junction] ?? [] {
+                if let along = cost(targets[i].edge, fraction, targets[i].fraction), key + along < best[i].cost {
+                    best[i] = (key + along, .through(junction, fraction: fraction))
                 }
             }
             for slot in Int(adjacency.start[j])..<Int(adjacency.start[j + 1]) {
@@ -89,7 +95,7 @@ public struct ShortestPaths: Sendable {
                 let forward = adjacency.leavesForward[slot]
                 guard let step = cost(edge, forward ? 0 : 1, forward ? 1 : 0) else { continue }
                 let next = Int(forward ? network.edgeTo[edge] : network.edgeFrom[edge])
-                if key + step < distance[next] {
+                if key + step < distance[next], !rules.isBlocked(Int32(next)) {
                     distance[next] = key + step
                     previousEdge[next] = Int32(edge)
                     heap.push(key + step, Int32(next))
@@ -101,11 +107,10 @@ public struct ShortestPaths: Sendable {
             switch best[i].arrival {
             case .direct:
                 return PathLeg(pieces: [PathPiece(edge: start.edge, from: start.fraction, to: targets[i].fraction)], cost: best[i].cost)
-            case .through(let junction):
-                let target = targets[i]
-                let last = PathPiece(edge: target.edge, from: network.edgeFrom[target.edge] == junction ? 0 : 1, to: target.fraction)
+            case .through(let junction, let fraction):
+                let last = PathPiece(edge: targets[i].edge, from: fraction, to: targets[i].fraction)
                 // Pieces of no length (a stop on a junction) say nothing; a leg keeps at least one.
-                let all = pieces(to: junction, previousEdge, start) + [last]
+                let all = pieces(to: junction, previousEdge, start, seededFrom) + [last]
                 let moving = all.filter { $0.from != $0.to }
                 return PathLeg(pieces: moving.isEmpty ? [last] : moving, cost: best[i].cost)
             }
@@ -114,7 +119,7 @@ public struct ShortestPaths: Sendable {
     }
 
     /// The pieces from the start to a settled junction, following each junction's edge back.
-    private func pieces(to junction: Int32, _ previousEdge: [Int32], _ start: NetworkLocation) -> [PathPiece] {
+    private func pieces(to junction: Int32, _ previousEdge: [Int32], _ start: NetworkLocation, _ seededFrom: [Int32: Double]) -> [PathPiece] {
         var reversed: [PathPiece] = []
         var at = junction
         while previousEdge[Int(at)] >= 0, reversed.count <= network.edgeCount {
@@ -124,7 +129,7 @@ public struct ShortestPaths: Sendable {
             reversed.append(PathPiece(edge: edge, from: forward ? 0 : 1, to: forward ? 1 : 0))
             at = forward ? network.edgeFrom[edge] : network.edgeTo[edge]
         }
-        let first = PathPiece(edge: start.edge, from: start.fraction, to: network.edgeTo[start.edge] == at ? 1 : 0)
+        let first = PathPiece(edge: start.edge, from: start.fraction, to: seededFrom[at] ?? (network.edgeTo[start.edge] == at ? 1 : 0))
         return [first] + reversed.reversed()
     }
 }

@@ -17,18 +17,31 @@ public enum Restriction: String, Sendable, CaseIterable {
 }
 
 /// How edges are travelled in one solve: the impedance, the restrictions obeyed, and the point
-/// barriers (each blocks passing its place on its edge).
+/// barriers (each blocks passing its place on its edge; one on a junction blocks the junction).
 public struct TravelRules: Sendable {
     public var impedance: Impedance
     public var restrictions: Set<Restriction>
-    /// Barrier fractions by edge.
+    /// Barrier fractions by edge, for barriers within an edge.
     public private(set) var barriers: [Int: [Double]] = [:]
+    /// Junctions a barrier stands on: no path passes through them.
+    public private(set) var blockedJunctions: Set<Int32> = []
 
-    public init(impedance: Impedance = .travelTime, restrictions: Set<Restriction> = Set(Restriction.allCases), barriers: [NetworkLocation] = []) {
+    public init(
+        impedance: Impedance = .travelTime, restrictions: Set<Restriction> = Set(Restriction.allCases), barriers: [NetworkLocation] = [],
+        in network: RoadNetwork? = nil
+    ) {
         self.impedance = impedance
         self.restrictions = restrictions
-        for barrier in barriers { self.barriers[barrier.edge, default: []].append(barrier.fraction) }
+        for barrier in barriers {
+            if let network, barrier.fraction <= 0 || barrier.fraction >= 1 {
+                blockedJunctions.insert(barrier.fraction <= 0 ? network.edgeFrom[barrier.edge] : network.edgeTo[barrier.edge])
+            } else {
+                self.barriers[barrier.edge, default: []].append(barrier.fraction)
+            }
+        }
     }
+
+    public func isBlocked(_ junction: Int32) -> Bool { !blockedJunctions.isEmpty && blockedJunctions.contains(junction) }
 
     /// The whole edge's impedance.
     public func cost(of edge: Int, in network: RoadNetwork) -> Double {
@@ -55,9 +68,11 @@ public struct TravelRules: Sendable {
         return !(barriers[edge] ?? []).contains { $0 >= low && $0 <= high }
     }
 
-    /// Whether every place of the edge is reachable for a stop: a restricted edge is not, when
-    /// restrictions are obeyed (ArcGIS's `doNotLocateOnRestrictedElements`).
+    /// Whether a stop may be placed on the edge: not on a restricted edge, nor on one of no
+    /// travel either way, when those restrictions are obeyed (ArcGIS's
+    /// `doNotLocateOnRestrictedElements`).
     public func admitsLocation(on edge: Int, in network: RoadNetwork) -> Bool {
         !(restrictions.contains(.restricted) && network.edgeRestricted[edge])
+            && !(restrictions.contains(.oneway) && network.edgeDirections[edge].isEmpty)
     }
 }

@@ -38,6 +38,10 @@ import Testing
         Case(
             name: "a barrier between stops on one edge goes round", changes: [:], stops: [(20, 0), (80, 0)], barriers: [(50, 0)],
             metres: 20 + 100 + 100 + 100 + 20),
+        Case(name: "a barrier on a junction blocks the junction", changes: [:], stops: [(0, 0), (200, 0)], barriers: [(100, 0)], metres: 400),
+        Case(
+            name: "a stop is not placed on an edge of no travel (here: at G, not on G–D)", changes: [7: TestNetworks.oneWay([])],
+            stops: [(-5, 40), (0, 200)], metres: 400),
     ]
 
     @Test(arguments: cases) func routeLength(_ test: Case) throws {
@@ -102,6 +106,48 @@ import Testing
         let route = try RouteSolver(network: network).solve(problem)
         #expect(route.stops.map(\.name) == ["0", "2", "4", "3", "1"])
         #expect(abs(route.legs.reduce(0) { $0 + $1.cost } - 200) < 0.01)
+    }
+
+    /// A loop off H: (100,0) → (150,0) → (150,50) → back to (100,0), 170.71 m; its middle stop
+    /// (150,25) is 75 m along it and 95.71 m back.
+    @Test(arguments: [
+        (RoadNetwork.Directions.both, true, 175.0), (.both, false, 175), (.forward, true, 175), (.forward, false, 100 + 170.71 - 75),
+        (.backward, true, 100 + 170.71 - 75), (.backward, false, 175),
+    ])
+    func aLoopIsTravelledTheWaysItAllows(_ directions: RoadNetwork.Directions, _ loopIsTarget: Bool, _ metres: Double) throws {
+        var builder = RoadNetworkBuilder()
+        builder.add(TestNetworks.line(1, "Road", [(0, 0), (100, 0)]))
+        builder.add(TestNetworks.line(2, "Loop", [(100, 0), (150, 0), (150, 50), (100, 0)], directions))
+        var problem = RouteProblem(stops: [TestNetworks.point(0, 0, "Road"), TestNetworks.point(150, 25, "Loop")])
+        if !loopIsTarget { problem.stops.reverse() }
+        problem.rules = TravelRules(impedance: .length)
+        let route = try RouteSolver(network: builder.network).solve(problem)
+        let cost = route.legs.reduce(0) { $0 + $1.cost }
+        #expect(abs(cost - metres) < 0.01, "\(cost) m")
+        let drawn = RoadNetworkBuilder.metres(along: builder.network.path(of: route.pieces))
+        #expect(abs(drawn - metres) < 0.01, "the drawn path is \(drawn) m")
+        for piece in route.pieces where piece.edge == 1 && piece.from != piece.to {
+            #expect(directions.contains(piece.isForward ? .forward : .backward), "the loop is travelled a way it allows")
+        }
+    }
+
+    @Test func aPointOnAJunctionIsAtTheEndOfItsEdge() throws {
+        // Longitudes and latitudes whose projection leaves rounding errors along the edge.
+        var builder = RoadNetworkBuilder()
+        let junction = WebMercator.point(longitude: 13.4, latitude: 52.476)
+        builder.add(
+            NetworkSourceLine(id: 1, vertices: [WebMercator.point(longitude: 13.399, latitude: 52.476), junction], directions: .forward))
+        builder.add(NetworkSourceLine(id: 2, vertices: [junction, WebMercator.point(longitude: 13.4, latitude: 52.477)]))
+        let location = try #require(RouteSolver(network: builder.network).locate(junction, tolerance: 10, rules: TravelRules()))
+        #expect(location.fraction == 0 || location.fraction == 1, "\(location)")
+    }
+
+    @Test func aSpeedTooSmallForItsMinutesIsRefused() {
+        var builder = RoadNetworkBuilder()
+        var line = TestNetworks.line(1, "Slow", [(0, 0), (100, 0)])
+        line.speed = 5e-324
+        builder.add(line)
+        #expect(builder.refused[.badSpeed] == 1 && builder.network.edgeCount == 0)
     }
 
     @Test func endsCloserThanACentimetreMeet() {

@@ -25,6 +25,18 @@ public struct PostgresSchema: CatalogStore {
             if let existing = try connection.query("SELECT name FROM outpost_services WHERE lower(name) = lower(\(service.name))").first?.string(0) {
                 throw StoreError.serviceExists(existing)
             }
+            // Locators and networks share the directory (docs/routing.md, "Networks"): not their
+            // name, nor a folder of theirs, nor a folder named as one of them.
+            let folder = service.name.contains("/") ? String(service.name.split(separator: "/")[0]) : ""
+            if let taken = try connection.query(
+                """
+                SELECT name FROM (SELECT name FROM outpost_locators UNION ALL SELECT name FROM outpost_networks) AS directory
+                WHERE lower(name) = lower(\(service.name)) OR lower(name) = lower(\(folder))
+                   OR (position('/' in name) > 0 AND lower(split_part(name, '/', 1)) = lower(\(service.name)))
+                """
+            ).first?.string(0) {
+                throw StoreError.serviceExists(taken)
+            }
             let now = clock.milliseconds()
             try connection.query(
                 """

@@ -4,7 +4,7 @@ import Synchronization
 /// How many of one kind of heavy request run at once in this process: a geocoding batch
 /// (docs/geocoding.md, "Service") or a route solve (docs/routing.md, "Service"). More at once
 /// would hold the store's threads from every other request; one past the limit is answered
-/// 429 with a `Retry-After`.
+/// 429 with a `Retry-After` before taking any thread (`StoreCall.runHeavy`).
 final class BusyGate: Sendable {
     let limit: Int
     let busyMessage: String
@@ -21,5 +21,13 @@ final class BusyGate: Sendable {
         defer { running.subtract(1, ordering: .acquiringAndReleasing) }
         guard count <= limit else { throw ArcGISError.tooManyRequests(busyMessage, retryAfterSeconds: 1) }
         return try body()
+    }
+
+    /// The same for asynchronous work: admitted (or refused) before it waits for anything.
+    func admit<T>(_ body: () async throws -> T) async throws -> T {
+        let count = running.add(1, ordering: .acquiringAndReleasing).newValue
+        defer { running.subtract(1, ordering: .acquiringAndReleasing) }
+        guard count <= limit else { throw ArcGISError.tooManyRequests(busyMessage, retryAfterSeconds: 1) }
+        return try await body()
     }
 }

@@ -20,7 +20,7 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .read("GeocodeServer/findAddressCandidates", store: { _, c in try answer(c, answers.findAddressCandidates) })
             .read("GeocodeServer/suggest", store: { _, c in try answer(c, answers.suggest) })
             .read("GeocodeServer/reverseGeocode", store: { _, c in try answer(c, answers.reverseGeocode) })
-            .read("GeocodeServer/geocodeAddresses", store: { _, c in try batches.run { try answer(c, answers.geocodeAddresses) } })
+            .read("GeocodeServer/geocodeAddresses") { _, c in try await StoreCall.runHeavy(batches) { try answer(c, answers.geocodeAddresses) } }
     }
 
     private func answer(

@@ -17,18 +17,22 @@ struct RouteController<Backend: OutpostBackend>: Sendable {
         routes.viewers
             .read("NAServer", store: { _, c in try answer(c) { network, _ in NetworkInfo.service(network, currentVersion: version) } })
             .read("NAServer/Route", store: { _, c in try answer(c) { network, _ in NetworkInfo.routeLayer(network, currentVersion: version) } })
-            .read("NAServer/Route/solve", store: { _, c in try solves.run { try answer(c, answers.solve) } })
-            .read("NAServer/exportNetwork", store: { _, c in try exportNetwork(c) })
+            .read("NAServer/Route/solve") { _, c in try await StoreCall.runHeavy(solves) { try answer(c, answers.solve) } }
+            .read("NAServer/exportNetwork") { _, c in try await StoreCall.runHeavy(solves) { try exportNetwork(c) } }
     }
 
     /// The network's stored form (docs/routing.md, "Stored form"), for the client library's
-    /// `RouteTask` to solve offline with the same engine.
+    /// `RouteTask` to solve offline with the same engine. A whole graph is read into memory, so
+    /// downloads share the solves' gate; the build's id is the ETag.
     private func exportNetwork(_ c: OutpostRequestContext) throws -> Response {
         let network = try answers.network(named: try c.serviceName())
         guard let graph = try store.networks.graph(ofNetwork: network.name) else { throw StoreError.serviceNotFound(network.name) }
         // A network's name is letters, digits, _ and - (`ServiceDefinition.isValidName`), in one folder at most.
         let file = network.name.split(separator: "/").last.map(String.init) ?? "network"
-        let headers: HTTPFields = [.contentType: "application/octet-stream", .contentDisposition: "attachment; filename=\"\(file).network\""]
+        let headers: HTTPFields = [
+            .contentType: "application/octet-stream", .contentDisposition: "attachment; filename=\"\(file).network\"",
+            .eTag: "\"\(network.buildId)\"",
+        ]
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: graph)))
     }
 

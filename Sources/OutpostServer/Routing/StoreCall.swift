@@ -16,4 +16,19 @@ enum StoreCall {
         }
         return try await NIOThreadPool.singleton.runIfActive(work)
     }
+
+    /// Threads of heavy reads' own (route solves and network downloads, geocoding batches):
+    /// two, apart from the store's pool, so those reads never hold the threads every other
+    /// request's store calls need.
+    static let heavyPool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: 2)
+        pool.start()
+        return pool
+    }()
+
+    /// A heavy read: admitted by its gate first, on the request's task before any thread is
+    /// taken (one past the gate's limit is answered 429 at once), then run on `heavyPool`.
+    static func runHeavy<T: Sendable>(_ gate: BusyGate, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await gate.admit { try await heavyPool.runIfActive(work) }
+    }
 }

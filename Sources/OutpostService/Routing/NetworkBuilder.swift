@@ -18,6 +18,8 @@ public enum NetworkBuilder {
         case tooManyLines(Int)
         case badDefaultSpeed
         case nameTaken(String)
+        case notALineLayer
+        case notANumberField(String)
 
         public var description: String {
             switch self {
@@ -26,6 +28,8 @@ public enum NetworkBuilder {
             case .tooManyLines(let count): "the layer has \(count) features; a network is built from at most \(NetworkBuilder.maximumLines)"
             case .badDefaultSpeed: "the default speed is a number of km/h above 0"
             case .nameTaken(let name): "'\(name)' is taken by a service, a locator or a folder of services"
+            case .notALineLayer: "a network is built from a line layer"
+            case .notANumberField(let field): "'\(field)' holds no numbers: speed and cost fields are numeric"
             }
         }
 
@@ -38,8 +42,14 @@ public enum NetworkBuilder {
         guard definition.defaultSpeed.isFinite, definition.defaultSpeed > 0 else { throw Failure.badDefaultSpeed }
         guard try DirectoryNames.isFree(definition.name, for: .network, in: store) else { throw Failure.nameTaken(definition.name) }
         let layer = try store.schema.layer(service: definition.service, id: definition.layer)
-        let names = Set(layer.definition.fields.map { $0.name.lowercased() })
-        for (_, field) in definition.fields.named where !names.contains(field.lowercased()) { throw Failure.unknownField(field) }
+        guard layer.definition.geometryType == .polyline else { throw Failure.notALineLayer }
+        let types = Dictionary(layer.definition.fields.map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
+        for (_, field) in definition.fields.named where types[field.lowercased()] == nil { throw Failure.unknownField(field) }
+        let numbers: Set<EsriFieldType> = [.integer, .smallInteger, .double, .single]
+        for field in [definition.fields.speed, definition.fields.cost].compactMap({ $0 })
+        where !(types[field.lowercased()].map(numbers.contains) ?? false) {
+            throw Failure.notANumberField(field)
+        }
         let count = try store.features.count(service: definition.service, layer: definition.layer)
         guard count <= maximumLines else { throw Failure.tooManyLines(count) }
 

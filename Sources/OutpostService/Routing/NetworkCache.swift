@@ -4,7 +4,9 @@ import OutpostStorage
 import Synchronization
 
 /// Loaded networks, each kept with the `buildId` it was loaded at: a rebuilt network (by
-/// this process or another on the same store) is loaded again on its next solve.
+/// this process or another on the same store) is loaded again on its next solve. A removed
+/// network's graph stays until one of its name is loaded again or the process ends: a graph
+/// per name ever solved, as the store's networks are an administrator's few.
 public final class NetworkCache: Sendable {
     private let loaded = Mutex<[String: (buildId: String, solver: RouteSolver)]>([:])
 

@@ -9,6 +9,9 @@ public struct RouteRequest: Sendable {
     public static let maximumStops = 50
     public static let maximumSequencedStops = 25
     public static let maximumBarriers = 250
+    /// The most UTF-8 bytes of `stops` or `barriers`, checked before they are parsed: 250
+    /// features of 4 KiB each (a feature set's attributes ride along).
+    public static let maximumPointsBytes = 1 << 20
 
     public enum OutputLines: String, Sendable {
         case trueShape = "esriNAOutputLineTrueShape"
@@ -119,6 +122,7 @@ public struct RouteRequest: Sendable {
         points: [(name: String, point: PlanarPoint, attributes: JSONObject)], reference: GeocodeRequest.Reference
     ) {
         var found: [(name: String, point: PlanarPoint, attributes: JSONObject)] = []
+        guard text.utf8.count <= maximumPointsBytes else { throw .invalidParameter(name, "at most \(maximumPointsBytes) bytes") }
         let trimmed = text.trimmingWhitespace()
         guard trimmed.hasPrefix("{") else {
             let pairs = trimmed.split(separator: ";")

@@ -28,6 +28,19 @@ extension SpatiaLiteSchema {
             {
                 throw StoreError.serviceExists(existing)
             }
+            // Locators and networks share the directory (docs/routing.md, "Networks"): not their
+            // name, nor a folder of theirs, nor a folder named as one of them.
+            let folder = service.name.contains("/") ? String(service.name.split(separator: "/")[0]) : ""
+            if let taken = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT name FROM (SELECT name FROM outpost_locators UNION ALL SELECT name FROM outpost_networks)
+                    WHERE name = ?1 COLLATE NOCASE OR name = ?2 COLLATE NOCASE
+                       OR (instr(name, '/') > 0 AND substr(name, 1, instr(name, '/') - 1) = ?1 COLLATE NOCASE)
+                    """, arguments: [service.name, folder])
+            {
+                throw StoreError.serviceExists(taken)
+            }
             let now = clock.milliseconds()
             try db.execute(
                 sql: """

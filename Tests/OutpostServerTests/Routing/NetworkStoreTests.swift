@@ -42,6 +42,17 @@ import Testing
         unknown.fields.speed = "NOPE"
         #expect(throws: NetworkBuilder.Failure.unknownField("NOPE")) { try NetworkBuilder.build(unknown, in: store) }
         #expect(try store.networks.network(named: "Other") == nil, "a refused build keeps nothing")
+        var textSpeed = StreetGrid.definition("Streets", "Other")
+        textSpeed.fields.speed = "NAME"
+        #expect(throws: NetworkBuilder.Failure.notANumberField("NAME")) { try NetworkBuilder.build(textSpeed, in: store) }
+        _ = try store.schema.createService(pointLayerService(name: "Points"))
+        #expect(throws: NetworkBuilder.Failure.notALineLayer) {
+            try NetworkBuilder.build(NetworkDefinition(name: "Other", service: "Points", layer: 0, fields: .init()), in: store)
+        }
+        // A service may not take a network's name, a folder of its name, or its folder.
+        for name in ["streetroutes", "StreetRoutes/Inner"] {
+            #expect(throws: StoreError.serviceExists("StreetRoutes")) { try store.schema.createService(pointLayerService(name: name)) }
+        }
 
         try store.networks.deleteNetwork(named: "streetRoutes")
         #expect(try store.networks.networks().isEmpty)

@@ -6,6 +6,7 @@ import OutpostService
 import OutpostStorage
 import OutpostTestSupport
 import OutpostWire
+import Synchronization
 import Testing
 
 @testable import OutpostServer
@@ -121,11 +122,36 @@ import Testing
                 ([("stops", manyStops)], "too many stops"),
                 ([("stops", "13.4,52.5;14.4,52.5")], "a stop far off the network leaves one"),
                 ([("stops", Self.stops([(0, 0), (1, 1)])), ("polylineBarriers", #"{"features":[{"geometry":{"paths":[]}}]}"#)], "line barriers"),
+                ([("stops", #"{"features":[],"junk":""# + String(repeating: "0", count: RouteRequest.maximumPointsBytes) + "\"}")], "2 MiB of stops"),
             ] {
                 let answer = try await Self.solve(client, pairs)
                 #expect(answer["error"]?["code"] == 400, "\(reason): \(answer)")
             }
         }
+    }
+
+    /// A heavy read past its gate is refused at once, before it waits for a thread: the
+    /// gate sits in front of the heavy reads' own threads, not inside the store's pool.
+    @Test func aHeavyReadPastItsGateIsRefusedBeforeTakingAThread() async throws {
+        let gate = BusyGate(limit: 1, busyMessage: "busy")
+        let started = Atomic<Bool>(false)
+        let release = Atomic<Bool>(false)
+        let first = Task {
+            try await StoreCall.runHeavy(gate) {
+                started.store(true, ordering: .releasing)
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !release.load(ordering: .acquiring) && ContinuousClock.now < deadline { usleep(1_000) }
+                return 1
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !started.load(ordering: .acquiring) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        var refusal: Int?
+        do { _ = try await StoreCall.runHeavy(gate) { 0 } } catch let error as ArcGISError { refusal = error.code }
+        release.store(true, ordering: .releasing)
+        #expect(refusal == 429)
+        #expect(try await first.value == 1)
+        #expect(try await StoreCall.runHeavy(gate) { 2 } == 2, "free again once the first ended")
     }
 
     @Test func aRebuiltNetworkIsLoadedAgain() async throws {
