@@ -85,7 +85,7 @@ def main():
     os.makedirs(data)
     subprocess.run([args.binary, "import", geojson, "--service", "Addresses", "--data", data], check=True, capture_output=True)
     began = time.perf_counter()
-    subprocess.run([args.binary, "locator", "create", "--name", "Addresses", "--service", "Addresses", "--layer", "0", "--kind", "pointAddress",
+    subprocess.run([args.binary, "locator", "create", "--name", "AddressPoints", "--service", "Addresses", "--layer", "0", "--kind", "pointAddress",
                     "--field", "houseNumber=NUM", "--field", "street=STREET", "--field", "locality=TOWN", "--data", data],
                    check=True, capture_output=True)
     build_seconds = time.perf_counter() - began
@@ -124,7 +124,7 @@ def main():
 def geocode_outpost(binary, data, exact, typos, asked):
     process, _, connection = start_server(binary, data, "--no-demo")
     try:
-        path = "/arcgis/rest/services/Addresses/GeocodeServer/findAddressCandidates"
+        path = "/arcgis/rest/services/AddressPoints/GeocodeServer/findAddressCandidates"
 
         def ask(text):
             began = time.perf_counter()

@@ -50,6 +50,21 @@ public struct SearchTerms: Hashable, Sendable {
     }
 
     /// The loose pass's tokens ORed, the prefix as a prefix query; nil when there are none.
+    /// Every token ANDed (required and optional: house number, street, locality, postcode),
+    /// with the prefix; nil when that is no narrower than `fts5Expression`. The whole-query
+    /// pass comes first: among a million entries the distinctive tokens alone (`oak` of
+    /// "2 Oak Street, Ashford") meet thousands, and the asked address must not be cut off.
+    public var fts5WholeExpression: String? {
+        guard !required.isEmpty, !optional.isEmpty else { return nil }
+        return ((required + optional).map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }).joined(separator: " AND ")
+    }
+
+    /// `fts5WholeExpression` for PostgreSQL's `to_tsquery('simple', …)`.
+    public var tsQueryWholeExpression: String? {
+        guard !required.isEmpty, !optional.isEmpty else { return nil }
+        return ((required + optional).map(Self.tsQuoted) + [prefix.map { Self.tsQuoted($0) + ":*" }].compactMap { $0 }).joined(separator: " & ")
+    }
+
     public var fts5AnyExpression: String? {
         let terms = looseTokens.map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }
         return terms.isEmpty ? nil : terms.joined(separator: " OR ")

@@ -112,8 +112,8 @@ public protocol LocatorStore: Sendable {
     func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws
     /// Removes the locator and its entries; `StoreError.serviceNotFound` when there is none.
     func deleteLocator(named name: String) throws
-    /// At most `limit` entries for the terms, best first, by `SearchTerms`' recipe: the AND
-    /// pass, then (when it found fewer) the loose and the trigram passes. None when every
+    /// At most `limit` entries for the terms, best first, by `SearchTerms`' recipe: the
+    /// whole-query pass, the AND pass, then (when they found fewer) the loose and the trigram passes. None when every
     /// pass's expression is nil.
     func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry]
     /// At most `limit` entries whose extent (a point's point, a centre-line's vertices') meets

@@ -15,6 +15,17 @@ import Testing
         #expect(terms.trigramText == "hill springfield")
     }
 
+    @Test func theWholeQueryPassAndsEveryToken() {
+        let terms = SearchTerms(SingleLineAddress.parse("2 Oak St, Ashford", knownLocalities: KnownLocalities(["Ashford"])))
+        #expect(terms.fts5WholeExpression == #""oak" AND "2" AND "street" AND "ashford""#)
+        #expect(terms.tsQueryWholeExpression == "'oak' & '2' & 'street' & 'ashford'")
+        let typing = SearchTerms(SingleLineAddress.parse("2 Oak St, Ash", typing: true))
+        #expect(typing.fts5WholeExpression == #""oak" AND "2" AND "street" AND "ash"*"#)
+        // Nothing beyond the required tokens: no narrower pass than the AND pass.
+        let bare = SearchTerms(SingleLineAddress.parse("Oakwood"))
+        #expect(bare.fts5WholeExpression == nil && bare.tsQueryWholeExpression == nil)
+    }
+
     @Test func withoutAStreetTheLocalityIsRequired() {
         let terms = SearchTerms(SingleLineAddress.parse("Springfield", knownLocalities: KnownLocalities(["Springfield"])))
         #expect(terms.required == ["springfield"])

@@ -43,7 +43,10 @@ struct MemoryLocators: LocatorStore {
     func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws {}
     func deleteLocator(named name: String) throws {}
     func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
-        for expression in [terms.fts5Expression, terms.fts5AnyExpression, terms.fts5TrigramExpression, terms.tsQueryExpression].compactMap({ $0 }) {
+        for expression in [
+            terms.fts5WholeExpression, terms.fts5Expression, terms.fts5AnyExpression, terms.fts5TrigramExpression, terms.tsQueryExpression,
+            terms.tsQueryWholeExpression,
+        ].compactMap({ $0 }) {
             fuzzCheck(onlyQuotedTokens(expression), "an expression holds more than quoted tokens: \(expression)")
         }
         return Array(Self.entries.prefix(limit))

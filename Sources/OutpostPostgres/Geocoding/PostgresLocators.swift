@@ -55,7 +55,8 @@ public struct PostgresLocators: LocatorStore {
                 found.append(try LocatorEntryRow.entry(json))
             }
         }
-        for expression in [terms.tsQueryExpression, terms.tsQueryAnyExpression].compactMap({ $0 }) where found.count < limit {
+        for expression in [terms.tsQueryWholeExpression, terms.tsQueryExpression, terms.tsQueryAnyExpression].compactMap({ $0 })
+        where found.count < limit {
             try take(
                 pool.query(
                     """

@@ -66,7 +66,8 @@ public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
 
     public func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
         let passes: [(table: String, expression: String?)] = [
-            ("outpost_locator_words", terms.fts5Expression), ("outpost_locator_words", terms.fts5AnyExpression),
+            ("outpost_locator_words", terms.fts5WholeExpression), ("outpost_locator_words", terms.fts5Expression),
+            ("outpost_locator_words", terms.fts5AnyExpression),
             ("outpost_locator_trigrams", terms.fts5TrigramExpression),
         ]
         return try pool.read { db in
