@@ -10,7 +10,6 @@ import OutpostWire
 public enum LocatorBuilder {
     /// The most features a locator is built from: counted before anything is read.
     public static let maximumFeatures = 2_000_000
-    static let pageSize = 2_000
 
     public enum Failure: Error, Equatable, CustomStringConvertible, ArcGISErrorConvertible {
         case invalidName(String)
@@ -46,45 +45,20 @@ public enum LocatorBuilder {
 
         var entries: [LocatorEntry] = []
         var refused: [String: Int] = [:]
-        var query = LayerQuery()
-        query.outFields = [layer.definition.objectIdField] + definition.fields.named.map(\.field)
-        query.outSR = SpatialReference(wkid: WebMercator.wkid)
-        query.resultRecordCount = pageSize
-        query.orderBy = [(layer.definition.objectIdField, true)]
         // A full address is read without known localities: its commas set its locality apart.
         let known = KnownLocalities.none
-        // Pages by object id, not offset: each page starts where the last ended, so a million
-        // features are read once rather than skipped again for every page. Features added
-        // meanwhile wait for the next build.
-        var read = 0
-        var last: Int64?
-        while read < count {
-            query.whereClause = last.map { "\(layer.definition.objectIdField) > \($0)" }
-            guard case .features(let page) = try store.features.query(query, service: definition.service, layer: definition.layer),
-                !page.features.isEmpty
-            else { break }
-            let columns = Dictionary(page.fields.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-            guard let idColumn = columns[layer.definition.objectIdField.lowercased()],
-                let pageLast = page.features.last.flatMap({ idColumn < $0.attributes.count ? $0.attributes[idColumn].int64Value : nil })
-            else { break }
-            for feature in page.features {
-                func text(_ field: String?) -> String? {
-                    guard let field, let index = columns[field.lowercased()], index < feature.attributes.count else { return nil }
-                    return Self.text(feature.attributes[index])
-                }
-                let id = text(layer.definition.objectIdField) ?? ""
-                do {
-                    let (location, polyline) = geometry(feature.geometry)
-                    entries.append(
-                        try LocatorEntry.make(
-                            id: id, kind: definition.kind, fields: sourceFields(definition.fields, text), location: location, polyline: polyline,
-                            knownLocalities: known))
-                } catch {
-                    refused[String(describing: error).prefix(while: { $0 != "(" }).description, default: 0] += 1
-                }
+        try LayerPages.forEach(service: definition.service, layer: layer, fields: definition.fields.named.map(\.field), count: count, in: store) {
+            feature in
+            let text = { (field: String?) in feature.value(field).flatMap(Self.text) }
+            do {
+                let (location, polyline) = geometry(feature.geometry)
+                entries.append(
+                    try LocatorEntry.make(
+                        id: text(layer.definition.objectIdField) ?? "", kind: definition.kind, fields: sourceFields(definition.fields, text),
+                        location: location, polyline: polyline, knownLocalities: known))
+            } catch {
+                refused[String(describing: error).prefix(while: { $0 != "(" }).description, default: 0] += 1
             }
-            read += page.features.count
-            last = pageLast
         }
         let localities = KnownLocalities(entries: entries)
         let stored = StoredLocator(

@@ -10,7 +10,6 @@ import OutpostWire
 public enum NetworkBuilder {
     /// The most lines a network is built from: counted before anything is read.
     public static let maximumLines = 2_000_000
-    static let pageSize = 2_000
 
     public enum Failure: Error, Equatable, CustomStringConvertible, ArcGISErrorConvertible {
         case invalidName(String)
@@ -55,38 +54,16 @@ public enum NetworkBuilder {
 
         var builder = RoadNetworkBuilder(withCost: definition.fields.cost != nil)
         builder.defaultSpeed = definition.defaultSpeed
-        var query = LayerQuery()
-        let idField = layer.definition.objectIdField
-        query.outFields = [idField] + definition.fields.named.map(\.field)
-        query.outSR = SpatialReference(wkid: WebMercator.wkid)
-        query.resultRecordCount = pageSize
-        query.orderBy = [(idField, true)]
-        // Pages by object id, as a locator's build: each line read once.
-        var read = 0
-        var last: Int64?
-        while read < count {
-            query.whereClause = last.map { "\(idField) > \($0)" }
-            guard case .features(let page) = try store.features.query(query, service: definition.service, layer: definition.layer),
-                !page.features.isEmpty
-            else { break }
-            let columns = Dictionary(page.fields.enumerated().map { ($1.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-            guard let idColumn = columns[idField.lowercased()] else { break }
-            for feature in page.features {
-                func value(_ field: String?) -> JSONValue? {
-                    guard let field, let index = columns[field.lowercased()], index < feature.attributes.count else { return nil }
-                    return feature.attributes[index]
-                }
-                let id = idColumn < feature.attributes.count ? feature.attributes[idColumn].int64Value ?? 0 : 0
-                for vertices in lines(feature.geometry) {
-                    builder.add(
-                        NetworkSourceLine(
-                            id: id, vertices: vertices, name: value(definition.fields.name).flatMap(LocatorBuilder.text) ?? "",
-                            directions: OneWayValue.directions(value(definition.fields.oneway)), speed: value(definition.fields.speed)?.doubleValue,
-                            cost: value(definition.fields.cost)?.doubleValue, restricted: OneWayValue.isTrue(value(definition.fields.restricted))))
-                }
-                last = id
+        let fields = definition.fields
+        try LayerPages.forEach(service: definition.service, layer: layer, fields: fields.named.map(\.field), count: count, in: store) { feature in
+            let id = feature.value(layer.definition.objectIdField)?.int64Value ?? 0
+            for vertices in lines(feature.geometry) {
+                builder.add(
+                    NetworkSourceLine(
+                        id: id, vertices: vertices, name: feature.value(fields.name).flatMap(LocatorBuilder.text) ?? "",
+                        directions: OneWayValue.directions(feature.value(fields.oneway)), speed: feature.value(fields.speed)?.doubleValue,
+                        cost: feature.value(fields.cost)?.doubleValue, restricted: OneWayValue.isTrue(feature.value(fields.restricted))))
             }
-            read += page.features.count
         }
         let network = builder.network
         let corners = [
