@@ -9,7 +9,7 @@ import Foundation
 /// (interpolations kept); each `{` opens a scope classified by what precedes it:
 /// - `func …(…) async` and closures that are async (a route's handler, `Task`, `runEvery`, a
 ///   closure that awaits or says `async`) are **async**;
-/// - `StoreCall.run {` and a route's `store: {` are the **blocking** pool's;
+/// - `StoreCall.run {`, `StoreCall.runHeavy(gate) {` and a route's `store: {` are the **blocking** pool's;
 /// - other functions are **sync**; type bodies too; anything else (control flow, plain
 ///   closures) is its parent's.
 /// A *backend reference* is a member of `store`, `backend`, `users`, `jobs` or `files` (the
@@ -290,6 +290,11 @@ extension BlockingCallScanner.File {
         if words.suffix(2).elementsEqual([".", "run"]) && words.dropLast(2).last == "StoreCall"
             || words.suffix(3).elementsEqual([".", "run", "("]) && words.dropLast(3).last == "StoreCall"
             || words.suffix(2).elementsEqual(["store", ":"])
+            // `StoreCall.runHeavy(gate) {`: a heavy read's own threads, blocking too.
+            || (words.count >= 6
+                && Array(words.suffix(6)).enumerated().allSatisfy {
+                    $0.offset == 4 || $0.element == ["StoreCall", ".", "runHeavy", "(", "", ")"][$0.offset]
+                })
         {
             return (Place(mode: .blocking, type: parent.type, owner: nil), nil)
         }

@@ -40,6 +40,7 @@ import Testing
                         .read("a", store: { _, c in try list(c) })
                         .read("b") { _, c in RESTResponse.json(try store.portal.items(), parameters: c.form.parameters) }
                         .read("c") { _, c in try await StoreCall.run { try list(c) } }
+                        .read("h") { _, c in try await StoreCall.runHeavy(gate) { try list(c) } }
                         .read("d") { _, c in try list(c) }
                 }
                 func list(_ c: Context) throws -> Response { try store.portal.items() }
