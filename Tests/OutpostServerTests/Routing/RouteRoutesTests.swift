@@ -154,6 +154,19 @@ import Testing
         #expect(try await StoreCall.runHeavy(gate) { 2 } == 2, "free again once the first ended")
     }
 
+    @Test func theNetworksStoredFormIsDownloadedWithItsBuildAsETag() async throws {
+        try await withFreshDemoApp { client, store in
+            let built = try StreetGrid.make(store)
+            try await client.execute(uri: "\(Self.service)/exportNetwork", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "application/octet-stream")
+                #expect(response.headers[.eTag] == "\"\(built.buildId)\"")
+                #expect(response.headers[.contentDisposition] == "attachment; filename=\"StreetRoutes.network\"")
+                let network = try RoadNetwork(decoding: Data(buffer: response.body))
+                #expect(network.edgeCount == built.edgeCount)
+            }
+        }
+    }
+
     @Test func aRebuiltNetworkIsLoadedAgain() async throws {
         try await withFreshDemoApp { client, store in
             try StreetGrid.make(store)
