@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "OutpostGeoPackage",
             dependencies: [
-                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "CSQLiteDefensive",
+                "OutpostWire", "OutpostGeometry", "OutpostSync", "OutpostSQLite", "CSQLiteDefensive", "OutpostGeocoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -318,7 +318,7 @@ let package = Package(
             name: "OutpostClientTests",
             dependencies: [
                 "OutpostClient", "OutpostConformance", "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostTestSupport", "OutpostWire",
-                "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools", "OutpostRouting",
+                "OutpostGeometry", "OutpostGeoPackage", "OutpostDataTools", "OutpostRouting", "OutpostGeocoding",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -82,23 +82,6 @@ public struct StoredLocator: Hashable, Sendable, Codable {
     public var name: String { definition.name }
 }
 
-/// A planar box of the index's reference (`WebMercator`), for a spatial prefilter.
-public struct LocatorBox: Hashable, Sendable {
-    public var xmin: Double
-    public var ymin: Double
-    public var xmax: Double
-    public var ymax: Double
-
-    /// The box `radius` around `center`; nil when a value is not finite.
-    public init?(around center: PlanarPoint, radius: Double) {
-        guard center.isFinite, radius.isFinite, radius >= 0 else { return nil }
-        xmin = center.x - radius
-        ymin = center.y - radius
-        xmax = center.x + radius
-        ymax = center.y + radius
-    }
-}
-
 /// The locators' index (docs/geocoding.md, "Locators"): entries kept with their tokens in the
 /// backend's text index (SQLite FTS5 / PostgreSQL full text and `pg_trgm`). The store only
 /// gathers entries worth asking about; `OutpostGeocoding` decides.
@@ -121,36 +104,9 @@ public protocol LocatorStore: Sendable {
     func entries(locator name: String, in box: LocatorBox, limit: Int) throws -> [LocatorEntry]
     /// The entry a `magicKey` names, if the locator holds it.
     func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry?
-}
-
-/// An entry as the stores keep it: its tokens for the text index, its extent for the spatial
-/// prefilter, and the whole entry as JSON.
-public struct LocatorEntryRow: Sendable {
-    public var kind: String
-    public var id: String
-    /// `indexTokens` joined by spaces: `[a-z0-9]` words only.
-    public var tokens: String
-    public var xmin: Double
-    public var ymin: Double
-    public var xmax: Double
-    public var ymax: Double
-    public var json: String
-
-    public init(_ entry: LocatorEntry) throws {
-        kind = entry.kind.rawValue
-        id = entry.id
-        tokens = entry.indexTokens.joined(separator: " ")
-        let points = entry.polyline.compactMap { PlanarPoint(vertex: $0) }.filter(\.isFinite) + [entry.location].filter(\.isFinite)
-        xmin = points.map(\.x).min() ?? 0
-        ymin = points.map(\.y).min() ?? 0
-        xmax = points.map(\.x).max() ?? 0
-        ymax = points.map(\.y).max() ?? 0
-        json = String(decoding: try JSONEncoder().encode(entry), as: UTF8.self)
-    }
-
-    public static func entry(_ json: String) throws -> LocatorEntry {
-        try JSONDecoder().decode(LocatorEntry.self, from: Data(json.utf8))
-    }
+    /// Every entry's row, in a stable order, `body` called once each: what a locator file is
+    /// written from (`GeocodeServer/exportLocator`). `StoreError.serviceNotFound` without it.
+    func forEachEntryRow(locator name: String, _ body: (LocatorEntryRow) throws -> Void) throws
 }
 
 extension StoredLocator {
@@ -158,5 +114,30 @@ extension StoredLocator {
 
     public static func decode(_ json: String) throws -> StoredLocator {
         try JSONDecoder().decode(StoredLocator.self, from: Data(json.utf8))
+    }
+}
+
+/// One stored locator as a `LocatorIndex`: what a `GeocodeServer`'s `LocatorSearch` asks.
+public struct StoreLocatorIndex<Store: LocatorStore>: LocatorIndex {
+    public let store: Store
+    public let locator: StoredLocator
+    public let knownLocalities: KnownLocalities
+
+    public init(store: Store, locator: StoredLocator) {
+        self.store = store
+        self.locator = locator
+        knownLocalities = KnownLocalities(tokens: locator.knownLocalities)
+    }
+
+    public func gatherEntries(terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
+        try store.gatherEntries(locator: locator.name, terms: terms, limit: limit)
+    }
+
+    public func entries(in box: LocatorBox, limit: Int) throws -> [LocatorEntry] {
+        try store.entries(locator: locator.name, in: box, limit: limit)
+    }
+
+    public func entry(kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
+        try store.entry(locator: locator.name, kind: kind, id: id)
     }
 }

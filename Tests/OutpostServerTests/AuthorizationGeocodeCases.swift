@@ -13,6 +13,7 @@ extension MatrixCase {
                     path: "\(locator)/geocodeAddresses",
                     fields: [("f", "json"), ("addresses", #"{"records":[{"attributes":{"OBJECTID":1,"SingleLine":"Berlin"}}]}"#)])
             },
+            .read("GeocodeServer/exportLocator") { _ in "\(locator)/exportLocator" },
         ]
     }
 }

@@ -55,6 +55,9 @@ struct MemoryLocators: LocatorStore {
     func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
         Self.entries.first { $0.kind == kind && $0.id == id }
     }
+    func forEachEntryRow(locator name: String, _ body: (LocatorEntryRow) throws -> Void) throws {
+        for entry in Self.entries { try body(try LocatorEntryRow(entry)) }
+    }
 
     /// Outside quotes only the operators the recipe writes: AND, OR, &, |, `*`, `:*`, spaces.
     func onlyQuotedTokens(_ expression: String) -> Bool {

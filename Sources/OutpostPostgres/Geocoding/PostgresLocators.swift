@@ -104,3 +104,34 @@ public struct PostgresLocators: LocatorStore {
         ).first?.string(0).map(LocatorEntryRow.entry)
     }
 }
+
+extension PostgresLocators {
+    /// Rows a page read while writing a locator file.
+    static let exportPage = 5_000
+
+    public func forEachEntryRow(locator name: String, _ body: (LocatorEntryRow) throws -> Void) throws {
+        guard let stored = try pool.query("SELECT name FROM outpost_locators WHERE lower(name) = lower(\(name))").first?.string(0) else {
+            throw StoreError.serviceNotFound(name)
+        }
+        // Pages by the primary key, so a long export holds no transaction open.
+        var after = (kind: "", id: "")
+        while true {
+            let page = try pool.query(
+                """
+                SELECT kind, entry_id, tokens, min_x, min_y, max_x, max_y, entry FROM outpost_locator_entries
+                WHERE locator = \(stored) AND (kind, entry_id) > (\(after.kind), \(after.id))
+                ORDER BY kind, entry_id LIMIT \(Self.exportPage)
+                """
+            ).rows
+            for row in page {
+                guard let kind = row.string(0), let id = row.string(1), let tokens = row.string(2), let json = row.string(7) else { continue }
+                try body(
+                    LocatorEntryRow(
+                        kind: kind, id: id, tokens: tokens, xmin: try row.double(3) ?? 0, ymin: try row.double(4) ?? 0,
+                        xmax: try row.double(5) ?? 0, ymax: try row.double(6) ?? 0, json: json))
+                after = (kind, id)
+            }
+            if page.count < Self.exportPage { return }
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import OutpostService
 import OutpostStorage
@@ -7,7 +8,8 @@ import OutpostWire
 /// every viewer may ask (as any service is every user's to read).
 struct GeocodeController<Backend: OutpostBackend>: Sendable {
     let store: Backend
-    let batches = BusyGate(busyMessage: "2 batches are being geocoded; try again shortly.")
+    /// Batches and exports: each reads up to the whole index, two at a time per process.
+    let batches = BusyGate(busyMessage: "2 batches or locator exports are running; try again shortly.")
 
     var answers: LocatorAnswers<Backend.Locators> { LocatorAnswers(store: store.locators) }
 
@@ -21,6 +23,7 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .read("GeocodeServer/suggest", store: { _, c in try answer(c, answers.suggest) })
             .read("GeocodeServer/reverseGeocode", store: { _, c in try answer(c, answers.reverseGeocode) })
             .read("GeocodeServer/geocodeAddresses") { _, c in try await StoreCall.runHeavy(batches) { try answer(c, answers.geocodeAddresses) } }
+            .read("GeocodeServer/exportLocator") { _, c in try await StoreCall.runHeavy(batches) { try exportLocator(c) } }
     }
 
     private func answer(
@@ -28,5 +31,34 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
     ) throws -> Response {
         let locator = try answers.locator(named: try c.serviceName())
         return RESTResponse.json(try body(locator, c.form.parameters), parameters: c.form.parameters)
+    }
+
+    /// The locator as a locator file (docs/geocoding.md, "Offline"), for the client library's
+    /// `LocatorTask` to answer on a device. The file is written to a scratch path, opened, and
+    /// unlinked before it is sent, so nothing is left behind however the download ends; the
+    /// build's time is the ETag.
+    private func exportLocator(_ c: OutpostRequestContext) throws -> Response {
+        let locator = try answers.locator(named: try c.serviceName())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-locator-\(UUID().uuidString).locator").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try answers.writeFile(locator, to: path)
+        let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ArcGISError.internalError("The locator file could not be read.") }
+        // A locator's name is letters, digits, _ and - (`ServiceDefinition.isValidName`), in one folder at most.
+        let file = locator.name.split(separator: "/").last.map(String.init) ?? "locator"
+        let headers: HTTPFields = [
+            .contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(file).locator\"",
+            .eTag: "\"\(locator.builtAt)\"",
+        ]
+        let body = ResponseBody(contentLength: size) { writer in
+            defer { try? handle.close() }
+            var left = size
+            while left > 0, let data = try handle.read(upToCount: min(left, 1 << 16)), !data.isEmpty {
+                left -= data.count
+                try await writer.write(ByteBuffer(bytes: data))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
     }
 }

@@ -127,6 +127,7 @@ extension AuthorizationTable {
         Row(
             .service, "GeocodeServer/geocodeAddresses", .read, .viewer, .locator, .admitted, apiKeys: .refused,
             "at most MaxBatchSize records"),
+        Row(.service, "GeocodeServer/exportLocator", .read, .viewer, .locator, .admitted, apiKeys: .refused, "a locator file, for LocatorTask"),
     ]
 
     /// Route networks (`NAServer`): every operation reads. API keys are refused until a key's

@@ -65,6 +65,9 @@ public struct GeocodeRequest: Sendable {
 
     public init() {}
 
+    /// What narrows and orders the answers, as `LocatorSearch` takes it.
+    public var preferences: GeocodePreferences { GeocodePreferences(minScore: minScore, bias: bias, extent: extent) }
+
     /// The parameters every operation shares: `outSR`, `maxLocations`, `location` and
     /// `distance`, `searchExtent`, `outFields`, `minScore`.
     public static func parse(_ parameters: RequestParameters) throws(ArcGISError) -> GeocodeRequest {

@@ -1,3 +1,4 @@
+import OutpostGeoPackage
 import OutpostGeocoding
 import OutpostStorage
 import OutpostWire
@@ -26,15 +27,14 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
             throw ArcGISError(
                 kind: .missingParameter, message: "Unable to complete operation.", details: ["An address is required: SingleLine or Address."])
         }
+        let search = search(locator)
+        let query = search.parse(singleLine: address.singleLine, fields: address.fields)
         let candidates: [GeocodeCandidate]
         if let raw = parameters.string("magicKey") {
             guard let key = MagicKey(encoded: raw) else { throw ArcGISError.invalidParameter("magicKey", "not a key this locator gave") }
-            let entry = try store.entry(locator: locator.name, kind: key.kind, id: key.entryId)
-            let query = parsed(address, known(locator))
-            candidates = AddressMatcher.findCandidates(
-                query, restrictedTo: key, among: entry.map { [$0] } ?? [], maxLocations: request.maxLocations, minScore: request.minScore)
+            candidates = try search.findCandidates(query, key: key, maxLocations: request.maxLocations, minScore: request.minScore)
         } else {
-            candidates = try find(parsed(address, known(locator)), locator, request, maxLocations: request.maxLocations)
+            candidates = try search.findCandidates(query, maxLocations: request.maxLocations, preferences: request.preferences)
         }
         return [
             "spatialReference": request.outSR.spatialReference.json,
@@ -52,10 +52,7 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         guard (1...AddressMatcher.maximumSuggestions).contains(count) else {
             throw ArcGISError.invalidParameter("maxSuggestions", "1 to \(AddressMatcher.maximumSuggestions)")
         }
-        let query = SingleLineAddress.parse(text, knownLocalities: known(locator), typing: true)
-        let entries = try store.gatherEntries(locator: locator.name, terms: SearchTerms(query), limit: AddressMatcher.maximumEntries)
-        let suggestions = AddressMatcher.suggest(
-            query, among: entries, maxSuggestions: count, minScore: request.minScore, near: request.bias, within: request.extent)
+        let suggestions = try search(locator).suggest(text, maxSuggestions: count, preferences: request.preferences)
         return [
             "suggestions": .array(
                 suggestions.map { ["text": .string($0.text), "magicKey": .string($0.magicKey), "isCollection": .bool($0.isCollection)] })
@@ -69,27 +66,14 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
             throw ArcGISError(kind: .missingParameter, message: "Unable to complete operation.", details: ["'location' is required."])
         }
         let metres = try GeocodeRequest.distance(parameters, default: GeocodeRequest.defaultReverseDistanceMetres) ?? 100
-        let units = metres * WebMercator.unitsPerMetre(at: point)
-        let entries = try LocatorBox(around: point, radius: units).map {
-            try store.entries(locator: locator.name, in: $0, limit: AddressMatcher.maximumEntries)
-        }
-        guard let entries, let found = ReverseGeocoder.reverseGeocode(point, among: entries, maxDistance: units) else {
+        guard let answer = try search(locator).reverseGeocode(point, metres: metres) else {
             throw ArcGISError(
                 kind: .invalidParameter, message: "Cannot perform query. Invalid query parameters.",
                 details: ["Unable to find address for the specified location."])
         }
-        let entry = entries.first { $0.id == found.entryId && $0.kind == found.entryKind }
-        let display = entry?.display ?? LocatorEntry.Display()
-        let street = [found.houseNumber?.description, display.street].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
-        let side: String = found.side.map { $0 == .left ? "L" : "R" } ?? ""
-        let (x, y) = request.outSR.coordinates(of: found.location)
+        let (x, y) = request.outSR.coordinates(of: answer.found.location)
         return [
-            "address": [
-                "Match_addr": .string(found.matchAddress), "LongLabel": .string(found.matchAddress), "ShortLabel": .string(street),
-                "Addr_type": .string(found.addressType.rawValue), "AddNum": .string(found.houseNumber?.description ?? ""),
-                "Address": .string(street), "StName": .string(display.street), "City": .string(display.locality),
-                "Postal": .string(display.postcode), "Side": .string(side), "Loc_name": .string(locator.name),
-            ],
+            "address": .object(JSONObject(answer.attributes(locatorName: locator.name).map { (key: $0.name, value: .string($0.value)) })),
             "location": ["x": .double(x), "y": .double(y), "spatialReference": request.outSR.spatialReference.json],
         ]
     }
@@ -109,7 +93,7 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         }
         // Every record's id checked before any is matched: a bad batch does no work.
         let ids = try Self.resultIds(records)
-        let localities = known(locator)  // once a batch, not once a record
+        let search = search(locator)
         var locations: [JSONValue] = []
         for (record, id) in zip(records, ids) {
             let attributes = record["attributes"]?.objectValue ?? JSONObject()
@@ -124,8 +108,9 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
                     }
                 return text.flatMap { $0.trimmingWhitespace().isEmpty ? nil : $0.trimmingWhitespace() }
             }
-            let best = try find(
-                parsed(GeocodeRequest.address(value), localities), locator, request, maxLocations: 1,
+            let address = GeocodeRequest.address(value)
+            let best = try search.findCandidates(
+                search.parse(singleLine: address.singleLine, fields: address.fields), maxLocations: 1, preferences: request.preferences,
                 entries: GeocodeRequest.batchEntriesPerRecord
             ).first
             var answer = best.map { candidateJSON($0, locator, request, allFields: true) } ?? ["address": "", "score": 0, "attributes": [:]]
@@ -166,20 +151,16 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
         return ids
     }
 
-    func known(_ locator: StoredLocator) -> KnownLocalities { KnownLocalities(tokens: locator.knownLocalities) }
-
-    func parsed(_ address: (singleLine: String?, fields: MultiFieldAddress?), _ localities: KnownLocalities) -> ParsedAddress {
-        if let line = address.singleLine { return SingleLineAddress.parse(line, knownLocalities: localities) }
-        return address.fields?.parsed ?? ParsedAddress()
+    /// Writes the locator as a locator file at `path` (`exportLocator`): its row as stored,
+    /// then every entry's, as the store keeps them.
+    public func writeFile(_ locator: StoredLocator, to path: String) throws {
+        try LocatorFile.write(to: path, name: locator.name, definition: locator.json, builtAt: locator.builtAt) { emit in
+            try store.forEachEntryRow(locator: locator.name, emit)
+        }
     }
 
-    func find(
-        _ query: ParsedAddress, _ locator: StoredLocator, _ request: GeocodeRequest, maxLocations: Int,
-        entries limit: Int = AddressMatcher.maximumEntries
-    ) throws -> [GeocodeCandidate] {
-        let entries = try store.gatherEntries(locator: locator.name, terms: SearchTerms(query), limit: limit)
-        return AddressMatcher.findCandidates(
-            query, among: entries, maxLocations: maxLocations, minScore: request.minScore, near: request.bias, within: request.extent)
+    func search(_ locator: StoredLocator) -> LocatorSearch<StoreLocatorIndex<Store>> {
+        LocatorSearch(index: StoreLocatorIndex(store: store, locator: locator))
     }
 
     /// A candidate as ArcGIS writes one; `attributes` holds what `outFields` asked (`*`: all).

@@ -1,11 +1,12 @@
 import Foundation
 import GRDB
+import OutpostGeoPackage
 import OutpostGeocoding
 import OutpostStorage
 
-/// Locators in `outpost_locators`, their entries in `outpost_locator_entries` with two FTS5
-/// tables over the same rows (rowid = the entry's row): `outpost_locator_words` (whole tokens,
-/// prefixes) and `outpost_locator_trigrams` (FTS5's `trigram` tokenizer, for misspellings).
+/// Locators in `outpost_locators`, their entries in `LocatorTables`' tables: the rows and two
+/// FTS5 tables over them, `outpost_locator_words` (whole tokens, prefixes) and
+/// `outpost_locator_trigrams` (FTS5's `trigram` tokenizer, for misspellings).
 public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
     public let database: StoreDatabase
 
@@ -29,19 +30,8 @@ public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
             try db.execute(
                 sql: "INSERT INTO outpost_locators(name, definition, built_at) VALUES (?, ?, ?)",
                 arguments: [locator.name, locator.json, locator.builtAt])
-            let insert = try db.makeStatement(
-                sql: """
-                    INSERT INTO outpost_locator_entries(locator, kind, entry_id, tokens, min_x, min_y, max_x, max_y, entry)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            let words = try db.makeStatement(sql: "INSERT INTO outpost_locator_words(rowid, tokens) VALUES (?, ?)")
-            let trigrams = try db.makeStatement(sql: "INSERT INTO outpost_locator_trigrams(rowid, tokens) VALUES (?, ?)")
-            for row in rows {
-                try insert.execute(arguments: [locator.name, row.kind, row.id, row.tokens, row.xmin, row.ymin, row.xmax, row.ymax, row.json])
-                let id = db.lastInsertedRowID
-                try words.execute(arguments: [id, row.tokens])
-                try trigrams.execute(arguments: [id, row.tokens])
-            }
+            let inserter = try LocatorTables.Inserter(db, locator: locator.name)
+            for row in rows { try inserter.insert(row) }
         }
     }
 
@@ -64,63 +54,43 @@ public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
         return db.changesCount > 0
     }
 
+    /// The locator's name as stored, for a name in any case; nil when there is none.
+    static func storedName(_ name: String, _ db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT name FROM outpost_locators WHERE name = ? COLLATE NOCASE", arguments: [name])
+    }
+
     public func gatherEntries(locator name: String, terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
-        let passes: [(table: String, expression: String?)] = [
-            ("outpost_locator_words", terms.fts5WholeExpression), ("outpost_locator_words", terms.fts5Expression),
-            ("outpost_locator_words", terms.fts5AnyExpression),
-            ("outpost_locator_trigrams", terms.fts5TrigramExpression),
-        ]
-        return try pool.read { db in
-            guard let stored = try String.fetchOne(db, sql: "SELECT name FROM outpost_locators WHERE name = ? COLLATE NOCASE", arguments: [name])
-            else { return [] }
-            var seen = Set<Int64>()
-            var found: [LocatorEntry] = []
-            for pass in passes {
-                guard found.count < limit, let expression = pass.expression else { continue }
-                // The table's name is one of two constants above; the expression is bound.
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT e.row, e.entry FROM \(pass.table) m JOIN outpost_locator_entries e ON e.row = m.rowid
-                        WHERE \(pass.table) MATCH ? AND e.locator = ? ORDER BY m.rank LIMIT ?
-                        """,
-                    arguments: [expression, stored, limit])
-                for row in rows where found.count < limit && seen.insert(row[0]).inserted {
-                    found.append(try LocatorEntryRow.entry(row[1]))
-                }
-            }
-            return found
+        try pool.read { db in
+            guard let stored = try Self.storedName(name, db) else { return [] }
+            return try LocatorTables.gatherEntries(db, locator: stored, terms: terms, limit: limit)
         }
     }
 
     public func entries(locator name: String, in box: LocatorBox, limit: Int) throws -> [LocatorEntry] {
-        let cx = (box.xmin + box.xmax) / 2
-        let cy = (box.ymin + box.ymax) / 2
-        return try pool.read { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT entry FROM outpost_locator_entries
-                    WHERE locator = (SELECT name FROM outpost_locators WHERE name = ? COLLATE NOCASE)
-                      AND min_x <= ? AND max_x >= ? AND min_y <= ? AND max_y >= ?
-                    ORDER BY ((min_x + max_x) / 2 - ?) * ((min_x + max_x) / 2 - ?) + ((min_y + max_y) / 2 - ?) * ((min_y + max_y) / 2 - ?)
-                    LIMIT ?
-                    """,
-                arguments: [name, box.xmax, box.xmin, box.ymax, box.ymin, cx, cx, cy, cy, limit]
-            ).map(LocatorEntryRow.entry)
+        try pool.read { db in
+            guard let stored = try Self.storedName(name, db) else { return [] }
+            return try LocatorTables.entries(db, locator: stored, in: box, limit: limit)
         }
     }
 
     public func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
         try pool.read { db in
-            try String.fetchOne(
+            guard let stored = try Self.storedName(name, db) else { return nil }
+            return try LocatorTables.entry(db, locator: stored, kind: kind, id: id)
+        }
+    }
+
+    public func forEachEntryRow(locator name: String, _ body: (LocatorEntryRow) throws -> Void) throws {
+        try pool.read { db in
+            guard let stored = try Self.storedName(name, db) else { throw StoreError.serviceNotFound(name) }
+            let rows = try Row.fetchCursor(
                 db,
-                sql: """
-                    SELECT entry FROM outpost_locator_entries
-                    WHERE locator = (SELECT name FROM outpost_locators WHERE name = ? COLLATE NOCASE) AND kind = ? AND entry_id = ?
-                    """,
-                arguments: [name, kind.rawValue, id]
-            ).map(LocatorEntryRow.entry)
+                sql: "SELECT kind, entry_id, tokens, min_x, min_y, max_x, max_y, entry FROM outpost_locator_entries WHERE locator = ? ORDER BY row",
+                arguments: [stored])
+            while let row = try rows.next() {
+                try body(
+                    LocatorEntryRow(kind: row[0], id: row[1], tokens: row[2], xmin: row[3], ymin: row[4], xmax: row[5], ymax: row[6], json: row[7]))
+            }
         }
     }
 }

@@ -15,49 +15,6 @@ import Testing
         backend == "SpatiaLite" ? try SpatiaLiteBackend(dataDirectory: TestFolders.make("locators")) : try TestPostgres.makeBackend()
     }
 
-    static let streets = ["Hill Street", "Station Road", "Church Lane"]
-
-    /// Address points 30 m apart: 10 numbers on each of three streets in Springfield, and
-    /// 1 Hill Street in Shelbyville; a street centre-line with ranges 100–198 / 101–199.
-    static func town(_ store: some OutpostBackend) throws {
-        let text = { (name: String) in FieldDefinition(name: name, type: .string, length: 60) }
-        let points = LayerDefinition(
-            id: 0, name: "Addresses", kind: .featureLayer, geometryType: .point, spatialReference: .wgs84,
-            fields: LayerDefinition.withSystemFields([text("NUM"), text("STREET"), text("TOWN"), text("POSTCODE")]))
-        let lines = LayerDefinition(
-            id: 1, name: "Streets", kind: .featureLayer, geometryType: .polyline, spatialReference: .wgs84,
-            fields: LayerDefinition.withSystemFields(
-                [text("STREET"), text("TOWN")] + ["FL", "TL", "FR", "TR"].map { FieldDefinition(name: $0, type: .integer) }))
-        _ = try store.schema.createService(ServiceDefinition(name: "Town", spatialReference: .wgs84, layers: [points, lines]))
-        var rows: [FeatureRow] = []
-        for (s, street) in streets.enumerated() {
-            for number in 1...10 {
-                rows.append(
-                    FeatureRow(
-                        attributes: ["NUM": .string(String(number)), "STREET": .string(street), "TOWN": "Springfield", "POSTCODE": "90210"],
-                        geometry: .point(location(street: s, number: number))))
-            }
-        }
-        rows.append(FeatureRow(attributes: ["NUM": "1", "STREET": "Hill Street", "TOWN": "Shelbyville"], geometry: .point(Point(x: 13.5, y: 52.6))))
-        rows.append(
-            FeatureRow(attributes: ["NUM": "rear", "STREET": "Hill Street", "TOWN": "Springfield"], geometry: .point(Point(x: 13.4, y: 52.5))))
-        // At the pole, Web Mercator's y is millions of kilometres: no entry.
-        rows.append(FeatureRow(attributes: ["NUM": "7", "STREET": "Pole Street", "TOWN": "Springfield"], geometry: .point(Point(x: 0, y: 90))))
-        try store.edits.insert(rows, service: "Town", layer: 0)
-        try store.edits.insert(
-            [
-                FeatureRow(
-                    attributes: ["STREET": "Long Road", "TOWN": "Springfield", "FL": 101, "TL": 199, "FR": 100, "TR": 198],
-                    geometry: .lineString([Point(x: 13.40, y: 52.53), Point(x: 13.41, y: 52.53)]))
-            ], service: "Town", layer: 1)
-    }
-
-    static func location(street: Int, number: Int) -> Point { Point(x: 13.40 + Double(number) * 0.0004, y: 52.52 + Double(street) * 0.001) }
-
-    static let addresses = LocatorDefinition(
-        name: "TownAddresses", service: "Town", layer: 0, kind: .pointAddress,
-        fields: .init(houseNumber: "NUM", street: "STREET", locality: "TOWN", postcode: "POSTCODE"))
-
     static func ask(_ answers: LocatorAnswers<some LocatorStore>, _ operation: String, _ pairs: [(String, String)]) throws -> JSONValue {
         let locator = try answers.locator(named: "townaddresses")  // names ignore case
         let parameters = RequestParameters(pairs)
@@ -75,11 +32,11 @@ import Testing
     }
 
     static func anAddressLocatorAnswersEachOperation(_ store: some OutpostBackend) throws {
-        try Self.town(store)
-        let built = try LocatorBuilder.build(Self.addresses, in: store)
+        try AddressTown.make(store)
+        let built = try LocatorBuilder.build(AddressTown.addresses, in: store)
         #expect(built.entryCount == 31 && built.refused == ["unreadableHouseNumber": 1, "noGeometry": 1], "\(built)")
         let answers = LocatorAnswers(store: store.locators)
-        let expected = Self.location(street: 0, number: 3)
+        let expected = AddressTown.location(street: 0, number: 3)
 
         let exact = try Self.ask(answers, "find", [("SingleLine", "3 Hill Street, Springfield"), ("outFields", "*")])["candidates"]?[0]
         #expect(exact?["score"]?.doubleValue == 100 && exact?["attributes"]?["Addr_type"] == "PointAddress", "\(String(describing: exact))")
@@ -123,7 +80,7 @@ import Testing
     }
 
     static func aCentreLineInterpolatesAndReverseGeocodesAlongItsRanges(_ store: some OutpostBackend) throws {
-        try Self.town(store)
+        try AddressTown.make(store)
         let definition = LocatorDefinition(
             name: "TownStreets", service: "Town", layer: 1, kind: .streetCenterline,
             fields: .init(street: "STREET", locality: "TOWN", fromLeft: "FL", toLeft: "TL", fromRight: "FR", toRight: "TR"))
@@ -145,9 +102,9 @@ import Testing
     }
 
     static func aRebuildReplacesTheEntriesAndARemovedLocatorIsGone(_ store: some OutpostBackend) throws {
-        try Self.town(store)
-        try LocatorBuilder.build(Self.addresses, in: store)
-        var narrower = Self.addresses
+        try AddressTown.make(store)
+        try LocatorBuilder.build(AddressTown.addresses, in: store)
+        var narrower = AddressTown.addresses
         narrower.fields.postcode = nil
         narrower.name = "TOWNADDRESSES"  // the same locator, by any case
         let rebuilt = try LocatorBuilder.build(narrower, in: store)

@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OutpostGeoPackage
+import OutpostGeocoding
+import OutpostService
+import OutpostSpatiaLite
+import OutpostStorage
+import OutpostTestSupport
+import Testing
+
+@testable import OutpostServer
+
+/// A locator taken offline (docs/geocoding.md, "Offline"): the file each backend writes holds
+/// every entry and answers as the store does, and `exportLocator` serves it.
+@Suite struct LocatorExportTests {
+    static let queries = [
+        "3 Hill Street, Springfield", "3 Hil Stret, Springfeld", "5 Station Rd", "1 Hill Street", "Church", "Shelbyville", "90210", "zzqx",
+    ]
+
+    @Test(arguments: ["SpatiaLite", "PostgreSQL"])
+    func theFileHoldsEveryEntryAndAnswersAsTheStore(_ backend: String) throws {
+        let store = try LocatorStoreTests.newStore(backend)
+        try Self.check(store)
+    }
+
+    static func check(_ store: some OutpostBackend) throws {
+        let locator = try AddressTown.makeLocator(store)
+        let path = "\(TestFolders.make("locator-export"))/town.locator"
+        try LocatorAnswers(store: store.locators).writeFile(locator, to: path)
+        let file = try LocatorFile(path: path)
+        #expect(file.name == "TownAddresses" && file.entryCount == locator.entryCount && file.builtAt == locator.builtAt)
+        var rows = 0
+        try store.locators.forEachEntryRow(locator: "townaddresses") { _ in rows += 1 }
+        #expect(rows == locator.entryCount && rows == 31)
+        let served = LocatorSearch(index: StoreLocatorIndex(store: store.locators, locator: locator))
+        let offline = LocatorSearch(index: file)
+        for text in queries {
+            let a = try served.findCandidates(served.parse(singleLine: text, fields: nil), maxLocations: 50)
+            let b = try offline.findCandidates(offline.parse(singleLine: text, fields: nil), maxLocations: 50)
+            #expect(a == b, "\(text)")
+            #expect(try served.suggest(text, maxSuggestions: 15) == offline.suggest(text, maxSuggestions: 15), "\(text)")
+        }
+        #expect(throws: StoreError.self) { try store.locators.forEachEntryRow(locator: "Nope") { _ in } }
+    }
+
+    @Test func exportLocatorServesTheFileWithItsBuildAsETag() async throws {
+        try await withFreshDemoApp { client, store in
+            let locator = try AddressTown.makeLocator(store)
+            try await client.execute(uri: "/arcgis/rest/services/TownAddresses/GeocodeServer/exportLocator", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.eTag] == "\"\(locator.builtAt)\"")
+                #expect(response.headers[.contentDisposition] == "attachment; filename=\"TownAddresses.locator\"")
+                let path = "\(TestFolders.make("locator-download"))/got.locator"
+                try Data(buffer: response.body).write(to: URL(fileURLWithPath: path))
+                #expect(try LocatorFile(path: path).entryCount == 31)
+            }
+            try await client.execute(uri: "/arcgis/rest/services/Nope/GeocodeServer/exportLocator?f=json", method: .get) { response in
+                #expect(String(buffer: response.body).contains("\"code\":404"))
+            }
+        }
+    }
+}
