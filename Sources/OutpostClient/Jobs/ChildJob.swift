@@ -25,7 +25,7 @@ struct ChildOutput: Sendable, Equatable {
 
 /// One child job as its parent keeps it (and serializes it).
 struct ChildJobRecord: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable { case geodatabase, tiles, sync, scheduledUpdates }
+    enum Kind: String, Codable, Sendable { case geodatabase, tiles, locator, network, sync, scheduledUpdates }
     enum State: String, Codable, Sendable { case pending, running, done, failed }
     var kind: Kind
     var serviceURL: String

@@ -5,7 +5,7 @@ extension GenerateOfflineMapJob {
     func run() async {
         let staging = self.staging
         do {
-            for folder in ["data", "tiles"] {
+            for folder in ["data", "tiles", "tasks"] {
                 try FileManager.default.createDirectory(atPath: "\(staging)/\(folder)", withIntermediateDirectories: true)
             }
         } catch {
@@ -13,7 +13,7 @@ extension GenerateOfflineMapJob {
         }
         let outcome = await core.runChildren(
             make: { try makeChild($1, staging: staging) },
-            describe: { "\($0.kind == .geodatabase ? "replica" : "tiles") of \($0.serviceURL)" })
+            describe: { "\($0.kind == .geodatabase ? "replica" : $0.kind.rawValue) of \($0.serviceURL)" })
         switch outcome {
         case .stopped: return core.stopped()
         case .failed(let error): return core.finish(.failure(error))
@@ -60,6 +60,18 @@ extension GenerateOfflineMapJob {
             }
             return ExportTileCacheTask(url: url, token: token, transport: transport).makeExportTileCacheJob(
                 parameters: planned.parameters, downloadFileURL: file)
+        case .locator:
+            let task = LocatorTask(url: url, token: token, transport: transport)
+            return RestartableChild {
+                try await task.downloadLocator(to: file.path)
+                return ChildOutput()
+            }
+        case .network:
+            let task = RouteTask(url: url, token: token, transport: transport)
+            return RestartableChild {
+                try await task.downloadNetwork(to: file.path)
+                return ChildOutput()
+            }
         case .sync, .scheduledUpdates:
             throw ClientError.invalidResponse("not a child of an offline map generation: \(record.kind)")
         }

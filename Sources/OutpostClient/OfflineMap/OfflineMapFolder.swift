@@ -54,7 +54,7 @@ enum OfflineMapFolder {
         let area = parameters.areaOfInterest
         let files: [JSONValue] = document.children.filter { $0.state == .done }.map { child in
             var entry: JSONObject = [
-                "kind": .string(child.kind == .geodatabase ? "geodatabase" : "tiles"), "file": .string(child.file),
+                "kind": .string(child.kind == .geodatabase ? "geodatabase" : child.kind.rawValue), "file": .string(child.file),
                 "serviceUrl": .string(child.serviceURL), "mapLayerIds": .array(child.mapLayerIds.map(JSONValue.string)),
             ]
             if let item = child.packageItemId { entry["packageItemId"] = .string(item) }

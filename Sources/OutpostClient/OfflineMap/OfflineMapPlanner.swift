@@ -68,6 +68,10 @@ public struct OfflineMapPlan: Sendable, Equatable, Codable {
     public var tileCaches: [TileCache] = []
     /// The basemap comes from a tile package already on the device.
     public var referenceBasemap: URL?
+    /// Locators (`…/GeocodeServer`) and route services (`…/NAServer`) carried as files, for
+    /// `LocatorTask` and `RouteTask` on the device (`PortalHelperServices.asked`).
+    public var locators: [String] = []
+    public var networks: [String] = []
 
     public var hasErrors: Bool { layers.contains { $0.capability.error != nil } }
 }
@@ -75,8 +79,12 @@ public struct OfflineMapPlan: Sendable, Equatable, Codable {
 public enum OfflineMapPlanner {
     /// The plan for `webMap` (its URLs absolute) with `parameters`, knowing each service's
     /// `facts` by URL (a service missing from it could not be read).
-    public static func plan(webMap: JSONValue, parameters: GenerateOfflineMapParameters, facts: [String: OfflineServiceFacts]) -> OfflineMapPlan {
+    public static func plan(
+        webMap: JSONValue, parameters: GenerateOfflineMapParameters, facts: [String: OfflineServiceFacts],
+        tasks: (locators: [String], networks: [String]) = ([], [])
+    ) -> OfflineMapPlan {
         var plan = OfflineMapPlan()
+        (plan.locators, plan.networks) = tasks
         let connected = WebMapOfflineSettings(webMap: webMap).connectedOnlineLayers
         var seenURLs: Set<String> = []
         var featureLayers: [String: [(id: Int, entry: String, filter: String?, isTable: Bool)]] = [:]

@@ -9,6 +9,8 @@ public struct OfflineMapSource: Sendable, Equatable {
     public var item: JSONValue
     public var webMap: JSONValue
     public var facts: [String: OfflineServiceFacts]
+    /// The portal's locators and route service (none when `portals/self` could not be read).
+    public var helpers = PortalHelperServices()
 }
 
 /// Takes a web map offline, after the ArcGIS Maps SDKs' `OfflineMapTask` (docs/client.md,
@@ -72,7 +74,8 @@ public final class OfflineMapTask: Sendable {
             guard let url = URL(string: service) else { continue }
             facts[service] = try? await Self.facts(of: url, connection: connection)
         }
-        let source = OfflineMapSource(itemId: webMapItemId, item: item, webMap: webMap, facts: facts)
+        var source = OfflineMapSource(itemId: webMapItemId, item: item, webMap: webMap, facts: facts)
+        if let portalSelf = try? await connection.getJSON(portalURL("portals/self")) { source.helpers = PortalHelperServices(portalSelf: portalSelf) }
         loaded.withLock { $0 = source }
         return source
     }
@@ -118,7 +121,8 @@ public final class OfflineMapTask: Sendable {
     /// Which layers and tables go offline with these parameters, which stay online, and why.
     public func offlineMapCapabilities(parameters: GenerateOfflineMapParameters) async throws -> OfflineMapPlan {
         let source = try await load()
-        return OfflineMapPlanner.plan(webMap: source.webMap, parameters: parameters, facts: source.facts)
+        return OfflineMapPlanner.plan(
+            webMap: source.webMap, parameters: parameters, facts: source.facts, tasks: source.helpers.asked(by: source.webMap, portal: portal))
     }
 }
 
@@ -133,7 +137,9 @@ extension OfflineMapTask {
             throw ClientError.geodatabase("\(path) is not empty")
         }
         let source = try await load()
-        let plan = OfflineMapPlanner.plan(webMap: source.webMap, parameters: parameters, facts: source.facts).applying(overrides)
+        let plan = OfflineMapPlanner.plan(
+            webMap: source.webMap, parameters: parameters, facts: source.facts, tasks: source.helpers.asked(by: source.webMap, portal: portal)
+        ).applying(overrides)
         var children: [GenerateOfflineMapJob.Child] = []
         for database in plan.geodatabases {
             children.append(
@@ -147,6 +153,12 @@ extension OfflineMapTask {
                 .init(
                     kind: .tiles, serviceURL: tiles.serviceURL, mapLayerIds: tiles.mapLayerIds, file: "tiles/\(Self.name(tiles.serviceURL)).\(format)"
                 ))
+        }
+        for locator in plan.locators {
+            children.append(.init(kind: .locator, serviceURL: locator, mapLayerIds: [], file: "tasks/\(Self.name(locator)).locator"))
+        }
+        for network in plan.networks {
+            children.append(.init(kind: .network, serviceURL: network, mapLayerIds: [], file: "tasks/\(Self.name(network)).network"))
         }
         if !parameters.continueOnErrors, let refused = plan.layers.first(where: { $0.capability.error != nil && !$0.capability.remainsOnline }) {
             throw ClientError.unsupported("\(refused.mapLayerId): \(refused.capability.error ?? "")")
