@@ -189,7 +189,7 @@ let package = Package(
             dependencies: [
                 "OutpostServer", "OutpostStorage", "OutpostSpatiaLite", "OutpostService", "OutpostSync", "OutpostWire", "OutpostClient",
                 "OutpostConformance", "OutpostTilePackage", "OutpostPostgres", "OutpostMigration", "OutpostObjectStorage", "OutpostDataTools",
-                "OutpostGeocoding", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "OutpostGeocoding", "OutpostRouting", .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -33,6 +33,7 @@ let package = Package(
         fuzzTarget("FuzzWebMap", ["OutpostWire", "OutpostService"]),
         fuzzTarget("FuzzGeocode", ["OutpostWire", "OutpostService", "OutpostStorage", "OutpostGeocoding"]),
         fuzzTarget("FuzzRoute", ["OutpostWire", "OutpostService", "OutpostStorage", "OutpostGeocoding", "OutpostRouting"]),
+        fuzzTarget("FuzzLocatorFile", ["OutpostGeoPackage", "OutpostGeocoding"]),
         fuzzTarget("FuzzBackupManifest", ["OutpostWire", "OutpostStorage"]),
         fuzzTarget("FuzzGeoPackage", ["OutpostGeoPackage"]),
         fuzzTarget("FuzzTileExport", ["OutpostWire", "OutpostSync"]),

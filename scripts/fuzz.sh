@@ -41,7 +41,7 @@ CONFIGURATION="${FUZZ_CONFIGURATION:-debug}"
 TARGETS=(
     FuzzWhere:2 FuzzItemSearch:2 FuzzGeometry:2 FuzzTileAddress:2 FuzzRefreshSchedule:2
     FuzzForms:2 FuzzWebMap:2 FuzzBackupManifest:2 FuzzGeoPackage:10 FuzzTileExport:2 FuzzQuantization:2 FuzzRequestHead:2 FuzzOAuth:2
-    FuzzIDToken:2 FuzzZipDirectory:2 FuzzHome:2 FuzzCSV:2 FuzzGeocode:2 FuzzRoute:2
+    FuzzIDToken:2 FuzzZipDirectory:2 FuzzHome:2 FuzzCSV:2 FuzzGeocode:2 FuzzRoute:2 FuzzLocatorFile:10
 )
 
 selected=()

@@ -55,6 +55,9 @@ public struct ServerOptions: Sendable {
     /// `serve --test-target` (docs/testing-your-app.md): the control API below `/_outpost`,
     /// faults, the journal; nil (the default): none of them exists.
     public var testTarget: TestTarget?
+    /// How often locators and networks follow their layers' changes (`TaskRefresher`): a
+    /// minute by default.
+    public var taskRefreshInterval: Duration = .seconds(60)
     /// Called once the server listens, with the port it listens on (`--port 0` picks a free one).
     public var onServerRunning: (@Sendable (Int) async -> Void)?
     /// Tiles served, kept in memory for the tile routes and the fast path (`TileFastPath`).
@@ -138,8 +141,8 @@ func tileFastPath(_ options: ServerOptions, logger: Logger) -> TileFastPath? {
 }
 
 /// What runs beside the HTTP server in the application's service group (service-lifecycle):
-/// the backend's own services (the WAL checkpointer), the result-file sweeper and the map
-/// areas' scheduled refreshes. The group
+/// the backend's own services (the WAL checkpointer), the result-file sweeper, the map
+/// areas' scheduled refreshes and the locators' and networks' refreshes. The group
 /// starts them before the server and stops them after it has drained, in reverse order. The
 /// start-up housekeeping is the server's prelude (`beforeServerStarts`): it ends before the
 /// first request is accepted.
@@ -149,14 +152,16 @@ func backgroundServices(store: some OutpostBackend, options: ServerOptions, logg
     let refresher = ScheduledRefresher(
         store: store, files: files, maxExportTiles: options.maxExportTiles, requireAuth: options.requireAuth, interval: .seconds(60),
         logger: logger)
+    let tasks = TaskRefresher(store: store, interval: options.taskRefreshInterval, logger: logger)
     // A test target's clock moved: what these do at their intervals happens at once.
     options.testTarget?.onClockMoved { (try? await StoreCall.run { refresher.tick() }).map { $0.map { "refreshed \($0)" } } ?? [] }
     options.testTarget?.onClockMoved {
         _ = try? await StoreCall.run { sweeper.sweep() }
         return []
     }
+    options.testTarget?.onClockMoved { (try? await StoreCall.runHeavy(tasks.passes) { tasks.tick() }).map { $0.map { "refreshed \($0)" } } ?? [] }
     return store.backgroundServices + [
-        sweeper, StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger), refresher,
+        sweeper, StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger), refresher, tasks,
     ]
 }
 

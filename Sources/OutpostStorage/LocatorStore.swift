@@ -70,13 +70,20 @@ public struct StoredLocator: Hashable, Sendable, Codable {
     public var knownLocalities: [[String]]
     /// When it was built, in milliseconds since 1970.
     public var builtAt: Int64
+    /// The store's change-tracking generation its entries follow: every change of the layer up
+    /// to it is in them (`LocatorRefresh`). Nil for a locator built before it was recorded.
+    public var generation: Int64?
 
-    public init(definition: LocatorDefinition, entryCount: Int, refused: [String: Int], knownLocalities: [[String]], builtAt: Int64) {
+    public init(
+        definition: LocatorDefinition, entryCount: Int, refused: [String: Int], knownLocalities: [[String]], builtAt: Int64,
+        generation: Int64? = nil
+    ) {
         self.definition = definition
         self.entryCount = entryCount
         self.refused = refused
         self.knownLocalities = knownLocalities
         self.builtAt = builtAt
+        self.generation = generation
     }
 
     public var name: String { definition.name }
@@ -93,6 +100,11 @@ public protocol LocatorStore: Sendable {
     /// Keeps the locator and its entries in place of any it had, in one transaction: a
     /// request sees the old entries or the new ones, never a mix.
     func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws
+    /// Brings the locator's entries in step with its layer, in one transaction: the entries of
+    /// `deleting` ids and of every upserted id go, the upserted entries come in, and the
+    /// locator's row becomes `locator` with its `entryCount` counted. Returns that count.
+    /// `StoreError.serviceNotFound` when there is no such locator.
+    func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int
     /// Removes the locator and its entries; `StoreError.serviceNotFound` when there is none.
     func deleteLocator(named name: String) throws
     /// At most `limit` entries for the terms, best first, by `SearchTerms`' recipe: the

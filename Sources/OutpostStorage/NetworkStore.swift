@@ -60,11 +60,15 @@ public struct StoredNetwork: Hashable, Sendable, Codable {
     /// A fresh identifier per build: a graph a process loaded under another is stale (two
     /// builds may fall in one millisecond).
     public var buildId: String
+    /// The store's change-tracking generation it was built at (`NetworkRefresh`); nil for a
+    /// network built before it was recorded.
+    public var generation: Int64?
 
     public init(
         definition: NetworkDefinition, edgeCount: Int, junctionCount: Int, refused: [String: Int], extent: [Double], builtAt: Int64,
-        buildId: String = UUID().uuidString
+        buildId: String = UUID().uuidString, generation: Int64? = nil
     ) {
+        self.generation = generation
         self.definition = definition
         self.edgeCount = edgeCount
         self.junctionCount = junctionCount

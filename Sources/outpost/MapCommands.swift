@@ -4,12 +4,14 @@ import OutpostClient
 
 /// `outpost map capabilities|take-offline`: a web map taken offline into a folder with the
 /// client library's `OfflineMapTask` (docs/client.md, "Offline maps"), against any portal;
-/// `updates|sync|unregister DIR`: the folder kept in step with its services (`OfflineMapSyncTask`).
+/// `updates|sync|unregister DIR`: the folder kept in step with its services (`OfflineMapSyncTask`);
+/// `geocode|suggest|reverse|route DIR`: the tasks it carries, asked offline (`MapTaskCommands.swift`).
 struct OfflineMap: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "map", abstract: "Take a web map offline into a folder any GIS opens.",
         subcommands: [
             Capabilities.self, TakeOffline.self, Resume.self, AreasList.self, DownloadArea.self, Updates.self, Sync.self, Unregister.self,
+            Geocode.self, Suggest.self, Reverse.self, Route.self,
         ])
 
     struct Source: ParsableArguments {
@@ -60,6 +62,7 @@ struct OfflineMap: AsyncParsableCommand {
                 let verdict = layer.capability.supportsOffline ? "offline" : layer.capability.remainsOnline ? "online" : "left out"
                 print("\(layer.mapLayerId)\t\(verdict)\t\(layer.title)\(layer.capability.error.map { "\t\($0)" } ?? "")")
             }
+            for service in plan.locators + plan.networks { print("task\toffline\t\(service)") }
         }
     }
 

@@ -91,7 +91,7 @@ public final class LocatorFile: LocatorIndex, Sendable {
     /// and the same SQL for all but FTS5's own shadow tables (whose SQL is SQLite's to choose);
     /// plain tables without generated or hidden columns.
     static func checkSchema(_ db: Database) throws {
-        let expected = try expectedSchema()
+        guard let expected = expectedObjects else { throw Failure.invalid("this SQLite cannot make a locator file's tables (FTS5)") }
         let found = try Row.fetchAll(db, sql: "SELECT type, name, sql FROM sqlite_master").map { row in
             SchemaObject(type: row[0], name: row[1], sql: row[2])
         }
@@ -116,7 +116,9 @@ public final class LocatorFile: LocatorIndex, Sendable {
         }
     }
 
-    /// `LocatorTables.schema`'s objects as this SQLite makes them, once.
+    /// `LocatorTables.schema`'s objects as this SQLite makes them, made once.
+    static let expectedObjects: [String: String?]? = try? expectedSchema()
+
     static func expectedSchema() throws -> [String: String?] {
         let queue = try DatabaseQueue()
         return try queue.write { db in

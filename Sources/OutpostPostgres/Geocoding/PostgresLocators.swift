@@ -38,6 +38,30 @@ public struct PostgresLocators: LocatorStore {
         }
     }
 
+    public func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int {
+        let rows = try entries.map(LocatorEntryRow.init)
+        return try pool.transaction { connection in
+            let found = try connection.query("SELECT name FROM outpost_locators WHERE lower(name) = lower(\(locator.name)) FOR UPDATE")
+            guard let stored = found.first?.string(0) else { throw StoreError.serviceNotFound(locator.name) }
+            let kind = locator.definition.kind.rawValue
+            for id in Set(ids + rows.map(\.id)) {
+                try connection.query("DELETE FROM outpost_locator_entries WHERE locator = \(stored) AND kind = \(kind) AND entry_id = \(id)")
+            }
+            for row in rows {
+                try connection.query(
+                    """
+                    INSERT INTO outpost_locator_entries (locator, kind, entry_id, tokens, min_x, min_y, max_x, max_y, entry)
+                    VALUES (\(stored), \(row.kind), \(row.id), \(row.tokens), \(row.xmin), \(row.ymin), \(row.xmax), \(row.ymax), \(row.json))
+                    """)
+            }
+            var updated = locator
+            let counted = try connection.query("SELECT count(*) FROM outpost_locator_entries WHERE locator = \(stored)").first?.string(0)
+            updated.entryCount = counted.flatMap { Int($0) } ?? 0
+            try connection.query("UPDATE outpost_locators SET definition = \(updated.json), built_at = \(updated.builtAt) WHERE name = \(stored)")
+            return updated.entryCount
+        }
+    }
+
     public func deleteLocator(named name: String) throws {
         let deleted = try pool.query("DELETE FROM outpost_locators WHERE lower(name) = lower(\(name)) RETURNING name")
         guard deleted.first != nil else { throw StoreError.serviceNotFound(name) }
@@ -66,17 +90,27 @@ public struct PostgresLocators: LocatorStore {
                     """))
         }
         if found.count < limit, let text = terms.trigramText {
-            // Word similarity (the query's words within an entry's), at FTS5's leniency: a
-            // misspelt word shares about a third of its trigrams.
+            // Each loose word (and the prefix) within an entry's words at word similarity 0.3,
+            // ORed: as FTS5's trigram pass meets an entry by any one word's pieces, so a
+            // misspelt street still meets its entries in another town ("3 Hil Street,
+            // Springfield" meets Shelbyville's Hill Street). Ranked by the whole text's.
+            var condition = PostgresQuery.StringInterpolation(literalCapacity: 64, interpolationCount: 8)
+            condition.appendLiteral("SELECT kind || ':' || entry_id, entry FROM outpost_locator_entries WHERE locator = ")
+            condition.appendInterpolation(stored)
+            for (index, word) in (terms.looseTokens + [terms.prefix].compactMap { $0 }).enumerated() {
+                condition.appendLiteral(index == 0 ? " AND (" : " OR ")
+                condition.appendInterpolation(word)
+                condition.appendLiteral(" <% tokens")
+            }
+            condition.appendLiteral(") ORDER BY word_similarity(")
+            condition.appendInterpolation(text)
+            condition.appendLiteral(", tokens) DESC, entry_id LIMIT ")
+            condition.appendInterpolation(limit)
+            let query = PostgresQuery(stringInterpolation: condition)
             try take(
                 pool.transaction { connection in
                     try connection.query("SET LOCAL pg_trgm.word_similarity_threshold = 0.3")
-                    return try connection.query(
-                        """
-                        SELECT kind || ':' || entry_id, entry FROM outpost_locator_entries
-                        WHERE locator = \(stored) AND \(text) <% tokens
-                        ORDER BY word_similarity(\(text), tokens) DESC, entry_id LIMIT \(limit)
-                        """)
+                    return try connection.query(query)
                 })
         }
         return found

@@ -43,30 +43,41 @@ public enum LocatorBuilder {
         let count = try store.features.count(service: definition.service, layer: definition.layer)
         guard count <= maximumFeatures else { throw Failure.tooManyFeatures(count) }
 
+        // The generation is read first: a change made while the pages are read is followed
+        // again by the next refresh (an upsert twice is one).
+        let generation = try LayerChangesSince.generation(service: definition.service, layer: definition.layer, in: store)
         var entries: [LocatorEntry] = []
         var refused: [String: Int] = [:]
-        // A full address is read without known localities: its commas set its locality apart.
-        let known = KnownLocalities.none
         try LayerPages.forEach(service: definition.service, layer: layer, fields: definition.fields.named.map(\.field), count: count, in: store) {
             feature in
-            let text = { (field: String?) in feature.value(field).flatMap(Self.text) }
-            do {
-                let (location, polyline) = geometry(feature.geometry)
-                entries.append(
-                    try LocatorEntry.make(
-                        id: text(layer.definition.objectIdField) ?? "", kind: definition.kind, fields: sourceFields(definition.fields, text),
-                        location: location, polyline: polyline, knownLocalities: known))
-            } catch {
-                refused[String(describing: error).prefix(while: { $0 != "(" }).description, default: 0] += 1
+            switch entry(of: feature, definition, layer: layer.definition) {
+            case .success(let entry): entries.append(entry)
+            case .failure(let refusal): refused[String(describing: refusal).prefix(while: { $0 != "(" }).description, default: 0] += 1
             }
         }
         let localities = KnownLocalities(entries: entries)
         let stored = StoredLocator(
             definition: definition, entryCount: entries.count, refused: refused,
             knownLocalities: localities.names.sorted { $0.lexicographicallyPrecedes($1) },
-            builtAt: store.clock.milliseconds())
+            builtAt: store.clock.milliseconds(), generation: generation)
         try store.locators.saveLocator(stored, entries: entries)
         return stored
+    }
+
+    /// One feature's entry, or why it makes none. A full address is read without known
+    /// localities: its commas set its locality apart.
+    static func entry(
+        of feature: LayerPages.Feature, _ definition: LocatorDefinition, layer: LayerDefinition
+    ) -> Result<
+        LocatorEntry, LocatorEntryRefusal
+    > {
+        let text = { (field: String?) in feature.value(field).flatMap(Self.text) }
+        let (location, polyline) = geometry(feature.geometry)
+        return Result { () throws(LocatorEntryRefusal) in
+            try LocatorEntry.make(
+                id: text(layer.objectIdField) ?? "", kind: definition.kind, fields: sourceFields(definition.fields, text), location: location,
+                polyline: polyline, knownLocalities: .none)
+        }
     }
 
     static func hasFindingField(_ definition: LocatorDefinition) -> Bool {

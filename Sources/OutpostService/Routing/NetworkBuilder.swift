@@ -52,6 +52,7 @@ public enum NetworkBuilder {
         let count = try store.features.count(service: definition.service, layer: definition.layer)
         guard count <= maximumLines else { throw Failure.tooManyLines(count) }
 
+        let generation = try LayerChangesSince.generation(service: definition.service, layer: definition.layer, in: store)
         var builder = RoadNetworkBuilder(withCost: definition.fields.cost != nil)
         builder.defaultSpeed = definition.defaultSpeed
         let fields = definition.fields
@@ -72,7 +73,8 @@ public enum NetworkBuilder {
         let stored = StoredNetwork(
             definition: definition, edgeCount: network.edgeCount, junctionCount: network.junctionCount,
             refused: Dictionary(uniqueKeysWithValues: builder.refused.map { ($0.key.rawValue, $0.value) }),
-            extent: [corners[0].longitude, corners[0].latitude, corners[1].longitude, corners[1].latitude], builtAt: store.clock.milliseconds())
+            extent: [corners[0].longitude, corners[0].latitude, corners[1].longitude, corners[1].latitude], builtAt: store.clock.milliseconds(),
+            generation: generation)
         try store.networks.saveNetwork(stored, graph: network.encoded())
         return stored
     }

@@ -35,6 +35,28 @@ public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
         }
     }
 
+    public func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int {
+        let rows = try entries.map(LocatorEntryRow.init)
+        return try pool.write { db in
+            guard let stored = try Self.storedName(locator.name, db) else { throw StoreError.serviceNotFound(locator.name) }
+            let kind = locator.definition.kind.rawValue
+            let select = try db.makeStatement(sql: "SELECT row FROM outpost_locator_entries WHERE locator = ? AND kind = ? AND entry_id = ?")
+            for id in Set(ids + rows.map(\.id)) {
+                guard let row = try Int64.fetchOne(select, arguments: [stored, kind, id]) else { continue }
+                try db.execute(sql: "DELETE FROM outpost_locator_words WHERE rowid = ?", arguments: [row])
+                try db.execute(sql: "DELETE FROM outpost_locator_trigrams WHERE rowid = ?", arguments: [row])
+                try db.execute(sql: "DELETE FROM outpost_locator_entries WHERE row = ?", arguments: [row])
+            }
+            let inserter = try LocatorTables.Inserter(db, locator: stored)
+            for row in rows { try inserter.insert(row) }
+            var updated = locator
+            updated.entryCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM outpost_locator_entries WHERE locator = ?", arguments: [stored]) ?? 0
+            try db.execute(
+                sql: "UPDATE outpost_locators SET definition = ?, built_at = ? WHERE name = ?", arguments: [updated.json, updated.builtAt, stored])
+            return updated.entryCount
+        }
+    }
+
     public func deleteLocator(named name: String) throws {
         try pool.write { db in
             guard try Self.removeEntries(of: name, db) else { throw StoreError.serviceNotFound(name) }

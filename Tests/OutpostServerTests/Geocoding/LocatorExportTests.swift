@@ -15,7 +15,8 @@ import Testing
 /// every entry and answers as the store does, and `exportLocator` serves it.
 @Suite struct LocatorExportTests {
     static let queries = [
-        "3 Hill Street, Springfield", "3 Hil Stret, Springfeld", "5 Station Rd", "1 Hill Street", "Church", "Shelbyville", "90210", "zzqx",
+        "3 Hill Street, Springfield", "3 Hil Stret, Springfeld", "3 Hil Street, Springfield", "2 Hil Street, Shelbyville", "5 Station Rd",
+        "1 Hill Street", "Church", "Shelbyville", "90210", "zzqx",
     ]
 
     @Test(arguments: ["SpatiaLite", "PostgreSQL"])
