@@ -9,7 +9,7 @@ import OutpostStorage
 struct Locator: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Build, list and remove locators (GeocodeServer) made from a layer of a feature service.",
-        subcommands: [Create.self, List.self, Remove.self])
+        subcommands: [Create.self, List.self, Remove.self, Refresh.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -104,13 +104,40 @@ struct Locator: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            if let backend = try location.postgres() {
-                defer { backend.close() }
-                try backend.locators.deleteLocator(named: name)
-            } else {
-                try SpatiaLiteBackend(dataDirectory: location.data).locators.deleteLocator(named: name)
+            do {
+                if let backend = try location.postgres() {
+                    defer { backend.close() }
+                    try backend.locators.deleteLocator(named: name)
+                } else {
+                    try SpatiaLiteBackend(dataDirectory: location.data).locators.deleteLocator(named: name)
+                }
+            } catch StoreError.serviceNotFound {
+                throw ValidationError("there is no locator '\(name)' (outpost locator list)")
             }
             print("Removed locator \(name)")
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring a locator in step with its layer's edits now (a running server does so every minute).")
+        @Argument(help: "The locator's name.") var name: String
+        @OptionGroup var location: StoreLocation
+
+        func run() async throws {
+            func refresh(_ store: some OutpostBackend) throws -> String {
+                do { return "\(try LocatorRefresh.refresh(named: name, in: store))" } catch StoreError.serviceNotFound {
+                    throw ValidationError("there is no locator '\(name)' (outpost locator list)")
+                }
+            }
+            let outcome: String
+            if let backend = try location.postgres() {
+                defer { backend.close() }
+                outcome = try refresh(backend)
+            } else {
+                outcome = try refresh(try SpatiaLiteBackend(dataDirectory: location.data))
+            }
+            print("Locator \(name): \(outcome)")
         }
     }
 }

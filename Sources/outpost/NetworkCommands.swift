@@ -8,7 +8,7 @@ import OutpostStorage
 struct Network: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Build, list and remove route networks (NAServer) made from a line layer of a feature service.",
-        subcommands: [Create.self, List.self, Remove.self])
+        subcommands: [Create.self, List.self, Remove.self, Refresh.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -89,13 +89,40 @@ struct Network: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            if let backend = try location.postgres() {
-                defer { backend.close() }
-                try backend.networks.deleteNetwork(named: name)
-            } else {
-                try SpatiaLiteBackend(dataDirectory: location.data).networks.deleteNetwork(named: name)
+            do {
+                if let backend = try location.postgres() {
+                    defer { backend.close() }
+                    try backend.networks.deleteNetwork(named: name)
+                } else {
+                    try SpatiaLiteBackend(dataDirectory: location.data).networks.deleteNetwork(named: name)
+                }
+            } catch StoreError.serviceNotFound {
+                throw ValidationError("there is no network '\(name)' (outpost network list)")
             }
             print("Removed network \(name)")
+        }
+    }
+
+    struct Refresh: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring a network in step with its layer's edits now (a running server does so every minute).")
+        @Argument(help: "The network's name.") var name: String
+        @OptionGroup var location: StoreLocation
+
+        func run() async throws {
+            func refresh(_ store: some OutpostBackend) throws -> String {
+                do { return try NetworkRefresh.refresh(named: name, in: store) ? "rebuilt" : "current" } catch StoreError.serviceNotFound {
+                    throw ValidationError("there is no network '\(name)' (outpost network list)")
+                }
+            }
+            let outcome: String
+            if let backend = try location.postgres() {
+                defer { backend.close() }
+                outcome = try refresh(backend)
+            } else {
+                outcome = try refresh(try SpatiaLiteBackend(dataDirectory: location.data))
+            }
+            print("Network \(name): \(outcome)")
         }
     }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import OutpostServer
 import OutpostSpatiaLite
 import OutpostStorage
 import OutpostWire
 import Testing
+
+@testable import OutpostServer
 
 /// The services directory in HTML: what a browser gets, rendered from the JSON answers.
 /// (The real-browser test is Tests/interop/test_browser.py.)
@@ -57,6 +58,13 @@ import Testing
             #expect(try store.replicas.replicas(service: "Demo").isEmpty)
             #expect(try store.edits.currentGeneration() == generation)
         }
+    }
+
+    /// Control characters are no text of a page (a stop's name, a feature's value): each is
+    /// U+FFFD; tabs and line ends stay.
+    @Test func controlCharactersBecomeReplacementCharacters() {
+        #expect(HTMLDirectory.escape("a\u{1B}[31mb\u{0}c\u{7F}d\u{85}") == "a\u{FFFD}[31mb\u{FFFD}c\u{FFFD}d\u{FFFD}")
+        #expect(HTMLDirectory.escape("one\ttwo\r\nthree\n") == "one\ttwo\r\nthree\n")
     }
 
     /// Data is text on the page, never markup: a feature named like a script is escaped.

@@ -16,7 +16,8 @@ import pytest
 from conftest import outpost, running_server
 from test_geocoding import build_town as build_addresses
 from test_geocoding import point_of
-from test_routing import at, town_lines
+from test_routing import at
+from test_routing import build_town as build_road_grid
 
 arcgis = pytest.importorskip("arcgis", reason="the ArcGIS API for Python is installed by scripts/setup.sh --with-clients")
 from arcgis.geocoding import geocode, get_geocoders, reverse_geocode, suggest  # noqa: E402
@@ -43,16 +44,7 @@ REVERSE_METRES = 100
 
 def build_roads(data):
     """The routing test's grid of streets as service `Roads`, built into the `TownRoads` network."""
-    features = [{"type": "Feature", "geometry": {"type": "LineString", "coordinates": [list(p) for p in coordinates]},
-                 "properties": {"STREET": name, "ONEWAY": oneway, "KMH": kmh, "RESTRICTED": restricted, "COST": cost}}
-                for name, coordinates, oneway, kmh, restricted, cost in town_lines()]
-    path = f"{data}/roads.geojson"
-    with open(path, "w") as file:
-        json.dump({"type": "FeatureCollection", "features": features}, file)
-    outpost("import", path, "--service", "Roads", "--data", data)
-    outpost("network", "create", "--name", NETWORK, "--service", "Roads", "--layer", "0", "--field", "name=STREET",
-            "--field", "oneway=ONEWAY", "--field", "speed=KMH", "--field", "restricted=RESTRICTED", "--field", "cost=COST",
-            "--default-speed", "50", "--data", data)
+    build_road_grid(data, service="Roads", network=NETWORK)
 
 
 # Route solves: (stops as (name, point), barriers, impedance, findBestSequence, language, expected stop order).

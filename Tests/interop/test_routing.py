@@ -66,16 +66,16 @@ def near(value, expected, share=0.01):
     return abs(value - expected) <= expected * share
 
 
-def build_town(data):
-    """Imports the town as service `Town` and builds the `TownRoads` network over its lines."""
+def build_town(data, service="Town", network=NETWORK):
+    """Imports the town as service `service` and builds the `network` network over its lines."""
     features = [{"type": "Feature", "geometry": {"type": "LineString", "coordinates": [list(p) for p in coordinates]},
                  "properties": {"STREET": name, "ONEWAY": oneway, "KMH": kmh, "RESTRICTED": restricted, "COST": cost}}
                 for name, coordinates, oneway, kmh, restricted, cost in town_lines()]
-    path = f"{data}/town.geojson"
+    path = f"{data}/{service.lower()}.geojson"
     with open(path, "w") as file:
         json.dump({"type": "FeatureCollection", "features": features}, file)
-    outpost("import", path, "--service", "Town", "--data", data)
-    outpost("network", "create", "--name", NETWORK, "--service", "Town", "--layer", "0", "--field", "name=STREET",
+    outpost("import", path, "--service", service, "--data", data)
+    outpost("network", "create", "--name", network, "--service", service, "--layer", "0", "--field", "name=STREET",
             "--field", "oneway=ONEWAY", "--field", "speed=KMH", "--field", "restricted=RESTRICTED", "--field", "cost=COST",
             "--default-speed", "50", "--data", data)
 

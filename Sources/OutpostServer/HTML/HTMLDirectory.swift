@@ -136,6 +136,9 @@ enum HTMLDirectory {
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
+            case "\t", "\n", "\r", "\r\n": out.append(character)
+            // Control characters are no text of an HTML page (a parse error): shown as U+FFFD.
+            case _ where character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }): out += "\u{FFFD}"
             default: out.append(character)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Hummingbird
 import HummingbirdTesting
 import OutpostGeoPackage
@@ -43,6 +44,26 @@ import Testing
             #expect(try served.suggest(text, maxSuggestions: 15) == offline.suggest(text, maxSuggestions: 15), "\(text)")
         }
         #expect(throws: StoreError.self) { try store.locators.forEachEntryRow(locator: "Nope") { _ in } }
+    }
+
+    /// `LocatorTables.schema` repeats migration `v22-locators` (a migration never changes): the
+    /// store's tables are the file's, so both gather with the same SQL.
+    @Test func theStoresLocatorTablesAreALocatorFiles() throws {
+        let folder = TestFolders.make("locator-schema")
+        _ = try SpatiaLiteBackend(dataDirectory: folder)
+        func objects(_ queue: DatabaseQueue) throws -> [String: String?] {
+            try queue.read { db in
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(
+                        db, sql: "SELECT type || ' ' || name, sql FROM sqlite_master WHERE name LIKE 'outpost_locator%'"
+                    ).map { ($0[0] as String, $0[1] as String?) })
+            }
+        }
+        let made = try DatabaseQueue()
+        try made.write { db in try db.execute(sql: LocatorTables.schema) }
+        let expected = try objects(made)
+        #expect(expected.count >= 10)
+        #expect(try objects(DatabaseQueue(path: "\(folder)/outpost.sqlite")) == expected)
     }
 
     @Test func exportLocatorServesTheFileWithItsBuildAsETag() async throws {
