@@ -1,4 +1,5 @@
 import Foundation
+import OutpostGeocoding
 
 extension RoadNetwork {
     /// Why stored bytes are not a network.
@@ -83,6 +84,12 @@ extension RoadNetwork {
         guard edgeLength.allSatisfy({ $0.isFinite && $0 > 0 }), edgeMinutes.allSatisfy({ $0.isFinite && $0 >= 0 }),
             edgeCost.allSatisfy({ $0.isFinite && $0 >= 0 })
         else { throw DecodingError.inconsistent("an edge's impedance") }
+        // Every coordinate within Web Mercator's square, as the builder keeps them: the edge
+        // locator's grid turns them into cell numbers, which NaN or 1e300 cannot be.
+        let inside = { (value: Double) in value.isFinite && abs(value) <= WebMercator.halfWidth }
+        guard vertexX.allSatisfy(inside), vertexY.allSatisfy(inside), junctionX.allSatisfy(inside), junctionY.allSatisfy(inside) else {
+            throw DecodingError.inconsistent("a coordinate outside Web Mercator's square")
+        }
     }
 }
 

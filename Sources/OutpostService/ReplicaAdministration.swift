@@ -54,9 +54,14 @@ public struct ReplicaAdministration<Backend: SyncBackend>: Sendable {
 }
 
 extension ReplicaAdministration where Backend: OutpostBackend {
-    /// Purges change tracking no registered replica needs (`StoreMaintenance.compact`).
+    /// Purges change tracking no registered replica needs (`StoreMaintenance.compact`). Locators
+    /// and networks follow the change tracking too, and deletions it no longer records would be
+    /// missed: each is marked to be built anew at its next refresh.
     public func compact() throws -> CompactReport {
-        try backend.maintenance.compact()
+        let report = try backend.maintenance.compact()
+        for locator in try backend.locators.locators() { try LocatorRefresh.forgetGeneration(locator, in: backend) }
+        for network in try backend.networks.networks() { try NetworkRefresh.forgetGeneration(network, in: backend) }
+        return report
     }
 }
 

@@ -102,9 +102,13 @@ public protocol LocatorStore: Sendable {
     func saveLocator(_ locator: StoredLocator, entries: [LocatorEntry]) throws
     /// Brings the locator's entries in step with its layer, in one transaction: the entries of
     /// `deleting` ids and of every upserted id go, the upserted entries come in, and the
-    /// locator's row becomes `locator` with its `entryCount` counted. Returns that count.
-    /// `StoreError.serviceNotFound` when there is no such locator.
-    func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int
+    /// locator's row becomes `locator` with its `entryCount` counted. Returns that count; nil,
+    /// writing nothing, when the stored locator is no longer `previous` (a build or another
+    /// refresh came first). `StoreError.serviceNotFound` when there is no such locator.
+    func updateLocator(
+        _ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String], replacing previous: StoredLocator
+    )
+        throws -> Int?
     /// Removes the locator and its entries; `StoreError.serviceNotFound` when there is none.
     func deleteLocator(named name: String) throws
     /// At most `limit` entries for the terms, best first, by `SearchTerms`' recipe: the
@@ -122,6 +126,11 @@ public protocol LocatorStore: Sendable {
 }
 
 extension StoredLocator {
+    /// Whether `stored` is still this locator as it was read: the same definition, build and generation.
+    public func isUnchanged(in stored: StoredLocator) -> Bool {
+        stored.definition == definition && stored.builtAt == builtAt && stored.generation == generation
+    }
+
     public var json: String { (try? String(decoding: JSONEncoder().encode(self), as: UTF8.self)) ?? "{}" }
 
     public static func decode(_ json: String) throws -> StoredLocator {

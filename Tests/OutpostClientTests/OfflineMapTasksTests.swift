@@ -107,6 +107,16 @@ import Testing
             try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
             #expect(throws: ClientError.self, "\(file)") { try OfflineMapTasks(offlineMapDirectory: URL(fileURLWithPath: folder)) }
         }
+        // Links and pipes are no task files, whatever they point at.
+        try FileManager.default.createDirectory(atPath: "\(folder)/tasks", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: "\(folder)/tasks/Link.locator", withDestinationPath: "/etc/passwd")
+        mkfifo("\(folder)/tasks/Pipe.network", 0o600)
+        for file in ["tasks/Link.locator", "tasks/Pipe.network"] {
+            let kind = file.hasSuffix("locator") ? "locator" : "network"
+            let manifest: JSONValue = ["format": "outpost-offline-map", "version": 1, "files": [["kind": .string(kind), "file": .string(file)]]]
+            try Data(manifest.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
+            #expect(throws: ClientError.self, "\(file)") { try OfflineMapTasks(offlineMapDirectory: URL(fileURLWithPath: folder)) }
+        }
         let none: JSONValue = ["format": "outpost-offline-map", "version": 1, "files": [["kind": "geodatabase", "file": "data/Town.gpkg"]]]
         try Data(none.jsonText.utf8).write(to: URL(fileURLWithPath: "\(folder)/package.json"))
         let tasks = try OfflineMapTasks(offlineMapDirectory: URL(fileURLWithPath: folder))

@@ -32,4 +32,19 @@ import Testing
         huge.replaceSubrange(4..<8, with: [0xff, 0xff, 0xff, 0x7f])
         #expect(throws: RoadNetwork.DecodingError.truncated) { try RoadNetwork(decoding: huge) }
     }
+
+    /// A coordinate no builder keeps (NaN, 1e300) is refused: the edge locator's grid makes
+    /// cell numbers of them (found by the attack of offline maps' network files).
+    @Test func aCoordinateOutsideWebMercatorsSquareIsRefused() throws {
+        let network = TestNetworks.grid()
+        let bytes = network.encoded()
+        // The header's six numbers, then the junctions' x and y, then each edge's length and minutes.
+        let firstVertexX = 24 + network.junctionCount * 16 + network.edgeCount * 16
+        for value in [Double.nan, 1e300, -Double.infinity] {
+            var altered = bytes
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { altered.replaceSubrange(firstVertexX..<firstVertexX + 8, with: $0) }
+            #expect(throws: RoadNetwork.DecodingError.self, "\(value)") { try RoadNetwork(decoding: altered) }
+        }
+        #expect(try RoadNetwork(decoding: bytes) == network)
+    }
 }

@@ -55,7 +55,11 @@ struct MemoryLocators: LocatorStore {
     func entry(locator name: String, kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
         Self.entries.first { $0.kind == kind && $0.id == id }
     }
-    func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int { Self.entries.count }
+    func updateLocator(
+        _ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String], replacing previous: StoredLocator
+    )
+        throws -> Int?
+    { Self.entries.count }
     func forEachEntryRow(locator name: String, _ body: (LocatorEntryRow) throws -> Void) throws {
         for entry in Self.entries { try body(try LocatorEntryRow(entry)) }
     }

@@ -31,7 +31,8 @@ public struct LocatorTask: Sendable {
     /// Offline: a locator file `downloadLocator` wrote, opened read-only and checked as
     /// untrusted (`LocatorFile`): its size first, then its format and every table.
     public init(locatorFile path: String) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        // The size of what is read: a link's target, which must be a regular file (not a pipe).
+        let size = OfflineMapTasks.regularFileSize(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
         guard let size, size <= Self.maximumLocatorBytes else { throw ClientError.geodatabase("\(path) is no locator file of at most 4 GiB") }
         do { source = .device(try LocatorFile(path: path)) } catch { throw ClientError.geodatabase("\(path): \(error)") }
     }

@@ -154,11 +154,19 @@ extension OfflineMapTask {
                     kind: .tiles, serviceURL: tiles.serviceURL, mapLayerIds: tiles.mapLayerIds, file: "tiles/\(Self.name(tiles.serviceURL)).\(format)"
                 ))
         }
-        for locator in plan.locators {
-            children.append(.init(kind: .locator, serviceURL: locator, mapLayerIds: [], file: "tasks/\(Self.name(locator)).locator"))
-        }
-        for network in plan.networks {
-            children.append(.init(kind: .network, serviceURL: network, mapLayerIds: [], file: "tasks/\(Self.name(network)).network"))
+        var taskFiles = Set<String>()
+        for (kind, services) in [(ChildJobRecord.Kind.locator, plan.locators), (.network, plan.networks)] {
+            for service in services {
+                // Folder and name: `F1/Addr` and `F2/Addr` are two files; a clash gets a number.
+                let base = "tasks/\(Self.taskName(service))"
+                var file = "\(base).\(kind.rawValue)"
+                var number = 1
+                while !taskFiles.insert(file).inserted {
+                    number += 1
+                    file = "\(base)-\(number).\(kind.rawValue)"
+                }
+                children.append(.init(kind: kind, serviceURL: service, mapLayerIds: [], file: file))
+            }
         }
         if !parameters.continueOnErrors, let refused = plan.layers.first(where: { $0.capability.error != nil && !$0.capability.remainsOnline }) {
             throw ClientError.unsupported("\(refused.mapLayerId): \(refused.capability.error ?? "")")
@@ -167,6 +175,13 @@ extension OfflineMapTask {
             id: GeodatabaseSyncTask.newJobId(), portal: portal.absoluteString, webMapItemId: webMapItemId, webMap: source.webMap.jsonText,
             item: source.item.jsonText, parameters: parameters, plan: plan, directory: path, children: children)
         return GenerateOfflineMapJob(document: document, token: connection.token, transport: connection.transport)
+    }
+
+    /// `Folder_Name` (or `Name`) of `…/services/[Folder/]Name/GeocodeServer`, safe as a file name.
+    static func taskName(_ serviceURL: String) -> String {
+        let path = serviceURL.components(separatedBy: "/services/").last ?? serviceURL
+        let name = path.split(separator: "/").dropLast().joined(separator: "_")
+        return name.isEmpty ? "service" : name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? String($0) : "_" }.joined()
     }
 
     /// `Name` of `…/services/[Folder/]Name/FeatureServer`, safe as a file name.

@@ -14,18 +14,26 @@ public struct OfflineMapTasks: Sendable {
 
     public init(offlineMapDirectory directory: URL) throws {
         let manifestPath = directory.appendingPathComponent("package.json").path
-        let size = (try? FileManager.default.attributesOfItem(atPath: manifestPath)[.size] as? Int) ?? nil
-        guard let size, size <= Self.maximumManifestBytes, let data = FileManager.default.contents(atPath: manifestPath),
+        guard let size = Self.regularFileSize(manifestPath), size <= Self.maximumManifestBytes,
+            let data = FileManager.default.contents(atPath: manifestPath),
             let manifest = try? JSONParser.parse(bytes: [UInt8](data)), manifest["format"] == "outpost-offline-map"
         else { throw ClientError.geodatabase("\(directory.path) is not an offline map (no package.json)") }
         var locators: [String: LocatorTask] = [:]
         var routes: [String: RouteTask] = [:]
+        var opened = Set<String>()
         for entry in manifest["files"]?.arrayValue ?? [] {
-            guard let kind = entry["kind"]?.stringValue, ["locator", "network"].contains(kind), let file = entry["file"]?.stringValue else {
-                continue
-            }
+            guard let kind = entry["kind"]?.stringValue, ["locator", "network"].contains(kind), let file = entry["file"]?.stringValue,
+                opened.insert(file).inserted
+            else { continue }
+            guard opened.count <= Self.maximumTasks else { throw ClientError.geodatabase("package.json names more than \(Self.maximumTasks) tasks") }
             guard let name = Self.taskName(file, kind: kind) else { throw ClientError.geodatabase("package.json names \(file), not a task's file") }
+            // The folder is anyone's: `tasks` and its files must be what they say, not links
+            // (to a file elsewhere, or one larger than its link says) and not pipes.
+            let tasks = directory.appendingPathComponent("tasks").path
             let path = directory.appendingPathComponent(file).path
+            guard Self.fileType(tasks) == .typeDirectory, Self.regularFileSize(path) != nil else {
+                throw ClientError.geodatabase("\(file) is not a plain file in the folder's tasks")
+            }
             if kind == "locator" {
                 locators[name] = try LocatorTask(locatorFile: path)
             } else {
@@ -34,6 +42,21 @@ public struct OfflineMapTasks: Sendable {
         }
         locatorTasks = locators
         routeTasks = routes
+    }
+
+    /// The most task files one offline map may name.
+    static let maximumTasks = 64
+
+    static func fileType(_ path: String) -> FileAttributeType? {
+        // attributesOfItem does not follow a symbolic link: a link is `.typeSymbolicLink`.
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.type] as? FileAttributeType
+    }
+
+    /// The size of a regular file (not a link, pipe or device); nil for anything else.
+    static func regularFileSize(_ path: String) -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), attributes[.type] as? FileAttributeType == .typeRegular
+        else { return nil }
+        return (attributes[.size] as? NSNumber)?.intValue
     }
 
     /// `<name>` of `tasks/<name>.locator` (or `.network`); nil for any other path, so a

@@ -28,7 +28,8 @@ public struct RouteTask: Sendable {
     /// Offline: a network file `downloadNetwork` wrote. The file is read as untrusted: its
     /// size is checked first, every count and index as it is read.
     public init(networkFile path: String) throws {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        // The size of what is read: a link's target, which must be a regular file (not a pipe).
+        let size = OfflineMapTasks.regularFileSize(URL(fileURLWithPath: path).resolvingSymlinksInPath().path)
         guard let size, size <= Self.maximumNetworkBytes else { throw ClientError.geodatabase("\(path) is no network file of at most 1 GiB") }
         do {
             source = .device(RouteSolver(network: try RoadNetwork(decoding: try Data(contentsOf: URL(fileURLWithPath: path)))))

@@ -38,11 +38,16 @@ public struct PostgresLocators: LocatorStore {
         }
     }
 
-    public func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int {
+    public func updateLocator(
+        _ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String], replacing previous: StoredLocator
+    ) throws -> Int? {
         let rows = try entries.map(LocatorEntryRow.init)
         return try pool.transaction { connection in
-            let found = try connection.query("SELECT name FROM outpost_locators WHERE lower(name) = lower(\(locator.name)) FOR UPDATE")
-            guard let stored = found.first?.string(0) else { throw StoreError.serviceNotFound(locator.name) }
+            let found = try connection.query("SELECT name, definition FROM outpost_locators WHERE lower(name) = lower(\(locator.name)) FOR UPDATE")
+            guard let stored = found.first?.string(0), let definition = found.first?.string(1) else {
+                throw StoreError.serviceNotFound(locator.name)
+            }
+            guard previous.isUnchanged(in: try StoredLocator.decode(definition)) else { return nil }
             let kind = locator.definition.kind.rawValue
             for id in Set(ids + rows.map(\.id)) {
                 try connection.query("DELETE FROM outpost_locator_entries WHERE locator = \(stored) AND kind = \(kind) AND entry_id = \(id)")

@@ -13,6 +13,9 @@ public enum LocatorRefresh {
         case current
         case updated(upserted: Int, deleted: Int)
         case rebuilt
+        /// A build or another refresh changed the locator meanwhile: nothing written; the
+        /// next refresh follows from what that left.
+        case superseded
     }
 
     @discardableResult
@@ -20,9 +23,17 @@ public enum LocatorRefresh {
         guard let locator = try store.locators.locator(named: name) else { throw StoreError.serviceNotFound(name) }
         let definition = locator.definition
         guard let since = locator.generation else { return try rebuild(definition, in: store) }
-        guard let changes = try LayerChangesSince.read(service: definition.service, layer: definition.layer, since: since, in: store),
-            changes.deleted.allSatisfy({ $0.objectId != nil })
-        else { return try rebuild(definition, in: store) }
+        let read: LayerChangesSince?
+        do {
+            read = try LayerChangesSince.read(service: definition.service, layer: definition.layer, since: since, in: store)
+        } catch let error as StoreError {
+            // The layer is gone: if a layer comes back under its name, its generations are
+            // not this one's, so the locator is built anew then.
+            if case .serviceNotFound = error { try forgetGeneration(locator, in: store) }
+            if case .layerNotFound = error { try forgetGeneration(locator, in: store) }
+            throw error
+        }
+        guard let changes = read, changes.deleted.allSatisfy({ $0.objectId != nil }) else { return try rebuild(definition, in: store) }
         // The generation counts every change of the store (PostgreSQL: every transaction's
         // tick), so only the layer's own changes say whether the locator is current.
         guard !changes.changed.isEmpty || !changes.deleted.isEmpty else { return .current }
@@ -41,8 +52,16 @@ public enum LocatorRefresh {
         updated.builtAt = store.clock.milliseconds()
         let known = KnownLocalities(tokens: locator.knownLocalities).names.union(KnownLocalities(entries: entries).names)
         updated.knownLocalities = known.sorted { $0.lexicographicallyPrecedes($1) }
-        _ = try store.locators.updateLocator(updated, upserting: entries, deleting: gone)
+        guard try store.locators.updateLocator(updated, upserting: entries, deleting: gone, replacing: locator) != nil else { return .superseded }
         return .updated(upserted: entries.count, deleted: gone.count)
+    }
+
+    /// Marks the locator to be built anew at its next refresh (its layer went, or the change
+    /// tracking it follows was compacted), keeping its entries until then.
+    public static func forgetGeneration(_ locator: StoredLocator, in store: some OutpostBackend) throws {
+        var forgotten = locator
+        forgotten.generation = nil
+        _ = try store.locators.updateLocator(forgotten, upserting: [], deleting: [], replacing: locator)
     }
 
     static func rebuild(_ definition: LocatorDefinition, in store: some OutpostBackend) throws -> Outcome {

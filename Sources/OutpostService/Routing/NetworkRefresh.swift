@@ -9,12 +9,28 @@ public enum NetworkRefresh {
     public static func refresh(named name: String, in store: some OutpostBackend) throws -> Bool {
         guard let network = try store.networks.network(named: name) else { throw StoreError.serviceNotFound(name) }
         let definition = network.definition
-        if let since = network.generation,
-            try !LayerChangesSince.hasChanged(service: definition.service, layer: definition.layer, since: since, in: store)
-        {
-            return false
+        if let since = network.generation {
+            let changed: Bool
+            do {
+                changed = try LayerChangesSince.hasChanged(service: definition.service, layer: definition.layer, since: since, in: store)
+            } catch let error as StoreError {
+                // The layer is gone: a layer that comes back under its name is built anew.
+                if case .serviceNotFound = error { try forgetGeneration(network, in: store) }
+                if case .layerNotFound = error { try forgetGeneration(network, in: store) }
+                throw error
+            }
+            if !changed { return false }
         }
         try NetworkBuilder.build(definition, in: store)
         return true
+    }
+
+    /// Marks the network to be built anew at its next refresh (its layer went, or the change
+    /// tracking was compacted), keeping its graph until then.
+    public static func forgetGeneration(_ network: StoredNetwork, in store: some OutpostBackend) throws {
+        guard let graph = try store.networks.graph(ofNetwork: network.name) else { return }
+        var forgotten = network
+        forgotten.generation = nil
+        try store.networks.saveNetwork(forgotten, graph: graph)
     }
 }

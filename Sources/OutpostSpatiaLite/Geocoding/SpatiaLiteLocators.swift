@@ -35,10 +35,15 @@ public struct SpatiaLiteLocators: LocatorStore, StoreRepository {
         }
     }
 
-    public func updateLocator(_ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String]) throws -> Int {
+    public func updateLocator(
+        _ locator: StoredLocator, upserting entries: [LocatorEntry], deleting ids: [String], replacing previous: StoredLocator
+    ) throws -> Int? {
         let rows = try entries.map(LocatorEntryRow.init)
         return try pool.write { db in
-            guard let stored = try Self.storedName(locator.name, db) else { throw StoreError.serviceNotFound(locator.name) }
+            let found = try Row.fetchOne(
+                db, sql: "SELECT name, definition FROM outpost_locators WHERE name = ? COLLATE NOCASE", arguments: [locator.name])
+            guard let found, let stored = found[0] as String? else { throw StoreError.serviceNotFound(locator.name) }
+            guard previous.isUnchanged(in: try StoredLocator.decode(found[1])) else { return nil }
             let kind = locator.definition.kind.rawValue
             let select = try db.makeStatement(sql: "SELECT row FROM outpost_locator_entries WHERE locator = ? AND kind = ? AND entry_id = ?")
             for id in Set(ids + rows.map(\.id)) {

@@ -54,6 +54,11 @@ import Testing
         try store.locators.forEachEntryRow(locator: "TownAddresses") { _ in rows += 1 }
         #expect(rows == 30)
         #expect(try LocatorRefresh.refresh(named: "TownAddresses", in: store) == .current)
+        // A refresh read before a build (or another refresh) wrote writes nothing.
+        var stale = refreshed
+        stale.builtAt -= 1
+        #expect(try store.locators.updateLocator(refreshed, upserting: [], deleting: ["1"], replacing: stale) == nil)
+        #expect(try store.locators.locator(named: "TownAddresses")?.entryCount == 30)
 
         // A locator stored before generations were recorded is built anew once.
         var old = refreshed
@@ -62,6 +67,10 @@ import Testing
         #expect(try LocatorRefresh.refresh(named: "TownAddresses", in: store) == .rebuilt)
         #expect(try store.locators.locator(named: "TownAddresses")?.entryCount == 30)
         #expect(throws: StoreError.self) { try LocatorRefresh.refresh(named: "Nope", in: store) }
+        // Compacting the change tracking forgets deletions: the locator is built anew.
+        _ = try ReplicaAdministration(backend: store).compact()
+        #expect(try store.locators.locator(named: "TownAddresses")?.generation == nil)
+        #expect(try LocatorRefresh.refresh(named: "TownAddresses", in: store) == .rebuilt)
     }
 
     @Test(arguments: ["SpatiaLite", "PostgreSQL"])
