@@ -79,6 +79,7 @@ struct OfflineMap: AsyncParsableCommand {
             for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 print("not taken: \(layer): \(error.description)")
             }
+            for (service, error) in result.taskErrors.sorted(by: { $0.key < $1.key }) { print("not taken: \(service): \(error.description)") }
             print(result.directory.path)
         }
     }
@@ -161,6 +162,7 @@ struct OfflineMap: AsyncParsableCommand {
             for (layer, error) in (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted(by: { $0.key < $1.key }) {
                 print("not taken: \(layer): \(error.description)")
             }
+            for (service, error) in result.taskErrors.sorted(by: { $0.key < $1.key }) { print("not taken: \(service): \(error.description)") }
             print(result.directory.path)
         }
     }

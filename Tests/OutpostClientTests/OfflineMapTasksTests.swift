@@ -100,6 +100,35 @@ import Testing
         #expect(kinds == ["geodatabase", "locator", "locator", "network"], "\(kinds)")
     }
 
+    /// A locator that cannot be taken (gone between the plan and the download) is the job's
+    /// error, named in `package.json`; the others are carried.
+    @Test func aTaskThatCannotBeTakenIsReported() async throws {
+        try await withLiveServer { serviceURL, store, device in
+            try AddressTown.makeLocator(store)
+            let map =
+                #"{"operationalLayers":[{"id":"addresses","url":"/arcgis/rest/services/Town/FeatureServer/0"}],"baseMap":{"baseMapLayers":[]},"#
+                + #""applicationProperties":{"viewing":{"search":{"enabled":true}}}}"#
+            let item = PortalItem(
+                id: "0000000000000000000000000000ab32", owner: "outpost", title: "Town", type: "Web Map", access: .public, created: 1)
+            try store.portal.addItem(item, data: .text(map))
+            let task = OfflineMapTask(portal: OfflineMapTaskTests.portal(serviceURL), webMapItemId: item.id)
+            var parameters = try await task.makeDefaultGenerateOfflineMapParameters(areaOfInterest: OfflineMapAttachmentTests.world)
+            parameters.includeBasemap = false
+            let folder = URL(fileURLWithPath: "\(device)/gone")
+            let job = try await task.makeGenerateOfflineMapJob(parameters: parameters, downloadDirectory: folder)
+            try store.locators.deleteLocator(named: "TownAddresses")
+            job.pollInterval = .milliseconds(20)
+            job.start()
+            let result = try await job.output
+            #expect(result.hasErrors && result.layerErrors.isEmpty)
+            #expect(result.taskErrors.keys.map { $0.hasSuffix("/TownAddresses/GeocodeServer") } == [true], "\(result.taskErrors)")
+            let tasks = try OfflineMapTasks(offlineMapDirectory: folder)
+            #expect(tasks.locatorTasks.keys.sorted() == ["DemoPlaces"])
+            let manifest = try JSONParser.parse(String(decoding: try Data(contentsOf: folder.appendingPathComponent("package.json")), as: UTF8.self))
+            #expect(manifest["errors"]?[0]?["serviceUrl"]?.stringValue?.hasSuffix("/TownAddresses/GeocodeServer") == true)
+        }
+    }
+
     @Test func aManifestNamingAFileOutsideTheFoldersTasksIsRefused() throws {
         let folder = TestFolders.make("offline-tasks-escape")
         for file in ["../elsewhere.locator", "tasks/../../x.locator", "/etc/passwd", "tasks/.locator", "data/Town.gpkg"] {

@@ -76,7 +76,7 @@ func fuzzAPIKeys(_ parameters: RequestParameters) {
     if let text = parameters.string("apiToken1ExpirationDate"),
         case .success(let date) = Result(catching: { try APIKeyToken.expirationDate(text, parameter: "d", now: now) })
     {
-        fuzzCheck(date.map { $0 > now && $0 <= now + APIKeyToken.maximumLifetime } ?? (text == "-1"), "the date \(text) was taken")
+        fuzzCheck(date.map { $0 > now && $0 <= now + APIKeyToken.maximumLifetime } ?? (Int64(text) == -1), "the date \(text) was taken")
     }
     if let key = parameters.string("key"), let slot = APIKeyToken.slot(of: key) {
         let digit = Array(key.utf8)[key.utf8.count - 10]

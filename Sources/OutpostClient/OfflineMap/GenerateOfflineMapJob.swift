@@ -7,7 +7,9 @@ public struct GenerateOfflineMapResult: Sendable, Equatable {
     public var directory: URL
     public var layerErrors: [String: ClientError]
     public var tableErrors: [String: ClientError]
-    public var hasErrors: Bool { !layerErrors.isEmpty || !tableErrors.isEmpty }
+    /// Locators and route services (by URL) that could not be taken (docs/offline-map-format.md, "Tasks").
+    public var taskErrors: [String: ClientError] = [:]
+    public var hasErrors: Bool { !layerErrors.isEmpty || !tableErrors.isEmpty || !taskErrors.isEmpty }
 }
 
 /// `makeDownloadPreplannedOfflineMapJob`'s job: the same machinery, packages downloaded.
@@ -116,6 +118,10 @@ public final class GenerateOfflineMapJob: Sendable {
                 if isTable[id] == true { tables[id] = child.error } else { layers[id] = child.error }
             }
         }
-        return GenerateOfflineMapResult(directory: URL(fileURLWithPath: document.directory), layerErrors: layers, tableErrors: tables)
+        var result = GenerateOfflineMapResult(directory: URL(fileURLWithPath: document.directory), layerErrors: layers, tableErrors: tables)
+        for child in document.children where child.state == .failed && (child.kind == .locator || child.kind == .network) {
+            result.taskErrors[child.serviceURL] = child.error ?? .invalidResponse("the \(child.kind.rawValue) was not taken")
+        }
+        return result
     }
 }

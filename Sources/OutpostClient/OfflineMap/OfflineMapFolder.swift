@@ -62,9 +62,11 @@ enum OfflineMapFolder {
         }
         let preplanned = document.mapAreaId != nil
         let result = GenerateOfflineMapJob.result(document)
-        let errors: [JSONValue] = (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted { $0.key < $1.key }.map {
-            ["mapLayerId": .string($0.key), "message": .string($0.value.description)]
-        }
+        let errors: [JSONValue] =
+            (result.layerErrors.merging(result.tableErrors) { a, _ in a }).sorted { $0.key < $1.key }.map {
+                ["mapLayerId": .string($0.key), "message": .string($0.value.description)]
+            }
+            + result.taskErrors.sorted { $0.key < $1.key }.map { ["serviceUrl": .string($0.key), "message": .string($0.value.description)] }
         let info = parameters.itemInfo
         return [
             "format": "outpost-offline-map", "version": 1,

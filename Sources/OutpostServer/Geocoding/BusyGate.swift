@@ -8,7 +8,7 @@ import Synchronization
 final class BusyGate: Sendable {
     let limit: Int
     let busyMessage: String
-    private let running = Atomic<Int>(0)
+    fileprivate let running = Atomic<Int>(0)
 
     init(limit: Int = 2, busyMessage: String) {
         self.limit = limit
@@ -21,6 +21,31 @@ final class BusyGate: Sendable {
         defer { running.subtract(1, ordering: .acquiringAndReleasing) }
         guard count <= limit else { throw ArcGISError.tooManyRequests(busyMessage, retryAfterSeconds: 1) }
         return try body()
+    }
+
+    /// A place held until the returned permit is released (or dropped): for work that outlives
+    /// one call, a download streamed after its handler returned. Throws ArcGIS's 429 when full.
+    func enter() throws -> Permit {
+        let count = running.add(1, ordering: .acquiringAndReleasing).newValue
+        guard count <= limit else {
+            running.subtract(1, ordering: .acquiringAndReleasing)
+            throw ArcGISError.tooManyRequests(busyMessage, retryAfterSeconds: 1)
+        }
+        return Permit(gate: self)
+    }
+
+    /// One place of the gate, given back once: by `release`, or when the permit goes.
+    final class Permit: Sendable {
+        let gate: BusyGate
+        private let held = Atomic<Bool>(true)
+
+        init(gate: BusyGate) { self.gate = gate }
+
+        func release() {
+            if held.exchange(false, ordering: .acquiringAndReleasing) { gate.running.subtract(1, ordering: .acquiringAndReleasing) }
+        }
+
+        deinit { release() }
     }
 
     /// The same for asynchronous work: admitted (or refused) before it waits for anything.

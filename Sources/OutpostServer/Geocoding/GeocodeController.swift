@@ -10,6 +10,9 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
     let store: Backend
     /// Batches and exports: each reads up to the whole index, two at a time per process.
     let batches = BusyGate(busyMessage: "2 batches or locator exports are running; try again shortly.")
+    /// Locator files on their way to clients: each holds an unlinked scratch copy until its
+    /// download ends, so at most four at once per process.
+    let downloads = BusyGate(limit: 4, busyMessage: "4 locator files are being downloaded; try again shortly.")
 
     var answers: LocatorAnswers<Backend.Locators> { LocatorAnswers(store: store.locators) }
 
@@ -23,7 +26,10 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .read("GeocodeServer/suggest", store: { _, c in try answer(c, answers.suggest) })
             .read("GeocodeServer/reverseGeocode", store: { _, c in try answer(c, answers.reverseGeocode) })
             .read("GeocodeServer/geocodeAddresses") { _, c in try await StoreCall.runHeavy(batches) { try answer(c, answers.geocodeAddresses) } }
-            .read("GeocodeServer/exportLocator") { _, c in try await StoreCall.runHeavy(batches) { try exportLocator(c) } }
+            .read("GeocodeServer/exportLocator") { _, c in
+                let permit = try downloads.enter()
+                return try await StoreCall.runHeavy(batches) { try exportLocator(c, permit) }
+            }
     }
 
     private func answer(
@@ -36,8 +42,9 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
     /// The locator as a locator file (docs/geocoding.md, "Offline"), for the client library's
     /// `LocatorTask` to answer on a device. The file is written to a scratch path, opened, and
     /// unlinked before it is sent, so nothing is left behind however the download ends; the
-    /// build's time is the ETag.
-    private func exportLocator(_ c: OutpostRequestContext) throws -> Response {
+    /// build's time is the ETag. The download's permit is given back when the body ends, or
+    /// when the response is dropped unsent.
+    private func exportLocator(_ c: OutpostRequestContext, _ permit: BusyGate.Permit) throws -> Response {
         let locator = try answers.locator(named: try c.serviceName())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-locator-\(UUID().uuidString).locator").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -51,7 +58,10 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .eTag: "\"\(locator.builtAt)\"",
         ]
         let body = ResponseBody(contentLength: size) { writer in
-            defer { try? handle.close() }
+            defer {
+                try? handle.close()
+                permit.release()
+            }
             var left = size
             while left > 0, let data = try handle.read(upToCount: min(left, 1 << 16)), !data.isEmpty {
                 left -= data.count
