@@ -104,16 +104,7 @@ struct Locator: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            do {
-                if let backend = try location.postgres() {
-                    defer { backend.close() }
-                    try backend.locators.deleteLocator(named: name)
-                } else {
-                    try SpatiaLiteBackend(dataDirectory: location.data).locators.deleteLocator(named: name)
-                }
-            } catch StoreError.serviceNotFound {
-                throw ValidationError("there is no locator '\(name)' (outpost locator list)")
-            }
+            try location.withStore(missing: "there is no locator '\(name)' (outpost locator list)") { try $0.locators.deleteLocator(named: name) }
             print("Removed locator \(name)")
         }
     }
@@ -125,17 +116,8 @@ struct Locator: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            func refresh(_ store: some OutpostBackend) throws -> String {
-                do { return "\(try LocatorRefresh.refresh(named: name, in: store))" } catch StoreError.serviceNotFound {
-                    throw ValidationError("there is no locator '\(name)' (outpost locator list)")
-                }
-            }
-            let outcome: String
-            if let backend = try location.postgres() {
-                defer { backend.close() }
-                outcome = try refresh(backend)
-            } else {
-                outcome = try refresh(try SpatiaLiteBackend(dataDirectory: location.data))
+            let outcome = try location.withStore(missing: "there is no locator '\(name)' (outpost locator list)") { store in
+                "\(try LocatorRefresh.refresh(named: name, in: store))"
             }
             print("Locator \(name): \(outcome)")
         }

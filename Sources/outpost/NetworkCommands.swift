@@ -89,16 +89,7 @@ struct Network: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            do {
-                if let backend = try location.postgres() {
-                    defer { backend.close() }
-                    try backend.networks.deleteNetwork(named: name)
-                } else {
-                    try SpatiaLiteBackend(dataDirectory: location.data).networks.deleteNetwork(named: name)
-                }
-            } catch StoreError.serviceNotFound {
-                throw ValidationError("there is no network '\(name)' (outpost network list)")
-            }
+            try location.withStore(missing: "there is no network '\(name)' (outpost network list)") { try $0.networks.deleteNetwork(named: name) }
             print("Removed network \(name)")
         }
     }
@@ -110,17 +101,8 @@ struct Network: AsyncParsableCommand {
         @OptionGroup var location: StoreLocation
 
         func run() async throws {
-            func refresh(_ store: some OutpostBackend) throws -> String {
-                do { return try NetworkRefresh.refresh(named: name, in: store) ? "rebuilt" : "current" } catch StoreError.serviceNotFound {
-                    throw ValidationError("there is no network '\(name)' (outpost network list)")
-                }
-            }
-            let outcome: String
-            if let backend = try location.postgres() {
-                defer { backend.close() }
-                outcome = try refresh(backend)
-            } else {
-                outcome = try refresh(try SpatiaLiteBackend(dataDirectory: location.data))
+            let outcome = try location.withStore(missing: "there is no network '\(name)' (outpost network list)") { store in
+                try NetworkRefresh.refresh(named: name, in: store) ? "rebuilt" : "current"
             }
             print("Network \(name): \(outcome)")
         }

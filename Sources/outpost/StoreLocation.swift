@@ -59,3 +59,19 @@ func bucket(_ url: String?, option: String) throws -> S3BlobStore? {
     guard let url else { return nil }
     do { return try S3Location(url).store } catch { throw ValidationError("\(option): \(error)") }
 }
+
+extension StoreLocation {
+    /// Runs `body` on the store this location names (PostgreSQL when given, else the data
+    /// folder's), closing it after; a missing service, locator or network is `missing`'s error.
+    func withStore<T>(missing: @autoclosure () -> String, _ body: (any OutpostBackend) throws -> T) throws -> T {
+        do {
+            if let backend = try postgres() {
+                defer { backend.close() }
+                return try body(backend)
+            }
+            return try body(try SpatiaLiteBackend(dataDirectory: data))
+        } catch StoreError.serviceNotFound {
+            throw ValidationError(missing())
+        }
+    }
+}
