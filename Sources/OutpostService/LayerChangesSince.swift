@@ -74,4 +74,12 @@ struct LayerChangesSince {
     }
 
     struct TooMany: Error {}
+
+    /// Whether a read failed because the layer is gone (its service deleted, or the layer).
+    static func isGone(_ error: StoreError) -> Bool {
+        switch error {
+        case .serviceNotFound, .layerNotFound: true
+        default: false
+        }
+    }
 }

@@ -29,8 +29,7 @@ public enum LocatorRefresh {
         } catch let error as StoreError {
             // The layer is gone: if a layer comes back under its name, its generations are
             // not this one's, so the locator is built anew then.
-            if case .serviceNotFound = error { try forgetGeneration(locator, in: store) }
-            if case .layerNotFound = error { try forgetGeneration(locator, in: store) }
+            if LayerChangesSince.isGone(error) { try forgetGeneration(locator, in: store) }
             throw error
         }
         guard let changes = read, changes.deleted.allSatisfy({ $0.objectId != nil }) else { return try rebuild(definition, in: store) }

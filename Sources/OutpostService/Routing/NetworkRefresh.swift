@@ -15,8 +15,7 @@ public enum NetworkRefresh {
                 changed = try LayerChangesSince.hasChanged(service: definition.service, layer: definition.layer, since: since, in: store)
             } catch let error as StoreError {
                 // The layer is gone: a layer that comes back under its name is built anew.
-                if case .serviceNotFound = error { try forgetGeneration(network, in: store) }
-                if case .layerNotFound = error { try forgetGeneration(network, in: store) }
+                if LayerChangesSince.isGone(error) { try forgetGeneration(network, in: store) }
                 throw error
             }
             if !changed { return false }

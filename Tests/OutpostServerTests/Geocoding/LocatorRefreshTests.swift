@@ -97,5 +97,14 @@ import Testing
         let rebuilt = try #require(try store.networks.network(named: "StreetRoutes"))
         #expect(rebuilt.edgeCount == built.edgeCount + 1 && rebuilt.buildId != built.buildId)
         #expect(try NetworkRefresh.refresh(named: "StreetRoutes", in: store) == false)
+
+        // Its service gone, the network is kept but marked to be built anew, as is a locator.
+        try LocatorBuilder.build(AddressTown.addresses, in: store)
+        try store.schema.deleteService(named: "Streets")
+        try store.schema.deleteService(named: "Town")
+        #expect(throws: StoreError.self) { try NetworkRefresh.refresh(named: "StreetRoutes", in: store) }
+        #expect(throws: StoreError.self) { try LocatorRefresh.refresh(named: "TownAddresses", in: store) }
+        #expect(try store.networks.network(named: "StreetRoutes")?.generation == nil)
+        #expect(try store.locators.locator(named: "TownAddresses").map { ($0.generation, $0.entryCount) } ?? (0, 0) == (nil, 31))
     }
 }
