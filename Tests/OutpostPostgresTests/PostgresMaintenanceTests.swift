@@ -45,6 +45,23 @@ import Testing
         #expect(left == [ids[2]])
     }
 
+    /// A read of the change feed for no replica (a locator's refresh probe, an export without
+    /// sync) holds no tick: once no replica needs them, compaction purges the tombstones.
+    /// (It held one for an hour, as a replica being created: the CI's interop finding.)
+    @Test func aReadForNoReplicaHoldsNoTombstones() throws {
+        let backend = try TestPostgres.makeBackend()
+        _ = try backend.schema.createService(pointLayerService(name: "Points"))
+        let id = GlobalID.make()
+        try PostgresUploadTests.edit(backend, LayerEdits(layerId: 0, adds: [PostgresUploadTests.point("p", id)]))
+        let refresh = ReplicaDefinition(
+            id: "", name: "refresh", serviceName: "Points", syncModel: .none, spatialReference: SpatialReference(wkid: 3857),
+            layers: [ReplicaLayer(layerId: 0, queryOption: .useFilter, useGeometry: false, serverGen: 0)])
+        _ = try backend.sync.readChangeFeed(refresh) { $0.generation }
+        // Deleted after the read: a tick the read held would keep the tombstone.
+        try PostgresUploadTests.edit(backend, LayerEdits(layerId: 0, deletes: [.globalId(id)]))
+        #expect(try backend.maintenance.compact().tombstones == 1)
+    }
+
     /// Sweeps that several processes would make at once are made by one: while one holds the
     /// name, another process's call skips its turn; once done, the name is free again.
     @Test func oneProcessAtATimeSweepsAndTheOthersSkipTheirTurn() throws {

@@ -9,8 +9,12 @@ extension PostgresSync: SyncStore {
     public func readChangeFeed<T: Sendable>(_ replica: ReplicaDefinition, _ body: (any ChangeFeedRead) throws -> T) throws -> T {
         let service = try held.load().existingService(named: replica.serviceName)
         let files = edits.files
+        // Only a replica that will register holds its tick while being created (compaction
+        // keeps what it needs); a read for no replica (an export without sync, a locator's
+        // refresh probe) holds nothing.
+        let holder = replica.isRegistered && !replica.id.isEmpty ? replica.id : nil
         return try pool.transaction(.repeatableRead) { connection in
-            let generation = try GenerationTicks.take(replica: replica.id, on: connection).tick
+            let generation = try GenerationTicks.take(replica: holder, on: connection).tick
             return try body(PostgresChangeFeed(connection: connection, replica: replica, service: service, files: files, generation: generation))
         }
     }
