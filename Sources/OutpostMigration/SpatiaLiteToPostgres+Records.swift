@@ -72,6 +72,8 @@ extension SpatiaLiteToPostgres {
         RecordTable(
             name: "upload items", select: "SELECT item_id, service, item_name, description, created_at, committed, size, owner FROM outpost_uploads",
             into: "outpost_uploads(item_id, service, item_name, description, created_at, committed, size, owner)"),
+        RecordTable(
+            name: "settings", select: "SELECT name, value, set_at FROM outpost_settings", into: "outpost_settings(name, value, set_at)"),
     ]
 
     /// Moves every record table in one transaction; returns the rows moved per table.

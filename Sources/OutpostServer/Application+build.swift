@@ -298,6 +298,8 @@ public func buildRouter(
     // The organisation's members: an administrator's to add, change and remove.
     let portalAdmin = RouteCollection(context: OutpostRequestContext.self)
     portal.addMemberAdminRoutes(to: portalAdmin)
+    // The organisation's utility services: an administrator's to choose.
+    portal.addHelperServiceRoutes(to: portalAdmin)
     let portalTokens = RouteCollection(context: OutpostRequestContext.self)
         .stateChanging("generateToken", postOnly: options.requireAuth) { request, c in
             try await authenticator.generateToken(

@@ -2,8 +2,9 @@ import OutpostStorage
 import OutpostWire
 
 /// The portal items standing for the server's own services: one `Feature Service` item per
-/// feature service, derived from the catalog on each request (never stored, so they cannot
-/// drift from it). Their ids are stable: derived from the service's name.
+/// feature service, one per tile service, one `Geocoding Service` per locator and one
+/// `Network Analysis Service` per network, derived from the store on each request (never
+/// stored, so they cannot drift from it). Their ids are stable: derived from the service's name.
 public enum ServiceItems {
     /// Who owns the service items: the server itself, as `esri` owns Living Atlas content.
     public static let owner = PortalNames.serverOwner
@@ -23,6 +24,37 @@ public enum ServiceItems {
                 extent: set.bounds.count == 4 ? [[set.bounds[0], set.bounds[1]], [set.bounds[2], set.bounds[3]]] : [], spatialReference: "102100")
         }
         return features(for: catalog, server: server, securityOn: securityOn) + tiles
+    }
+
+    /// Every service item of `store`: features, tiles, locators and networks.
+    public static func items(in store: some OutpostBackend, server: String, securityOn: Bool) throws -> [PortalItem] {
+        try items(for: store.catalog(), tileSets: store.tiles.tileSets(), server: server, securityOn: securityOn)
+            + tasks(locators: store.locators.locators(), networks: store.networks.networks(), server: server, securityOn: securityOn)
+    }
+
+    /// The items of locators (`Geocoding Service`, as `arcgis.geocoding.Geocoder.fromitem`
+    /// takes) and networks (`Network Analysis Service`, as `arcgis.network`'s `fromitem` takes).
+    public static func tasks(locators: [StoredLocator], networks: [StoredNetwork], server: String, securityOn: Bool) -> [PortalItem] {
+        let access: ItemAccess = securityOn ? .org : .public
+        let geocoders = locators.map { locator in
+            let about = "Finds the \(locator.definition.kind.rawValue) entries of \(locator.definition.service), layer \(locator.definition.layer)."
+            return PortalItem(
+                id: id(forService: "GeocodeServer:\(locator.name)"), owner: owner, title: locator.name, type: "Geocoding Service",
+                access: access, created: locator.builtAt,
+                typeKeywords: ["ArcGIS Server", "Geocoding Service", "Locator Service", "Service", "Tool", "Single Line Address"],
+                snippet: about, description: about, url: "\(server)/arcgis/rest/services/\(locator.name)/GeocodeServer", spatialReference: "4326")
+        }
+        let routes = networks.map { network in
+            let about = "Routes over the lines of \(network.definition.service), layer \(network.definition.layer)."
+            let e = network.extent
+            return PortalItem(
+                id: id(forService: "NAServer:\(network.name)"), owner: owner, title: network.name, type: "Network Analysis Service",
+                access: access, created: network.builtAt,
+                typeKeywords: ["ArcGIS Server", "Network Analysis Service", "Service", "Tool", "Route"], snippet: about, description: about,
+                url: "\(server)/arcgis/rest/services/\(network.name)/NAServer", extent: e.count == 4 ? [[e[0], e[1]], [e[2], e[3]]] : [],
+                spatialReference: "4326")
+        }
+        return geocoders + routes
     }
 
     static func features(for catalog: Catalog, server: String, securityOn: Bool) -> [PortalItem] {

@@ -25,6 +25,10 @@ public protocol StoreMaintenance: Sendable {
     func isSet(_ flag: StoreFlag) throws -> Bool
     /// Sets `flag` for good; setting it again is no error.
     func set(_ flag: StoreFlag) throws
+    /// The value last kept for `setting`; nil when none is.
+    func setting(_ setting: StoreSetting) throws -> String?
+    /// Keeps `value` for `setting` in place of any before; nil forgets it.
+    func setSetting(_ setting: StoreSetting, to value: String?) throws
 }
 
 public enum StoreHealth: Sendable, Equatable {

@@ -62,6 +62,17 @@ import Testing
         #expect(try backend.maintenance.compact().tombstones == 1)
     }
 
+    /// A setting is kept, replaced and forgotten, as on SpatiaLite.
+    @Test func aSettingIsKeptReplacedAndForgotten() throws {
+        let backend = try TestPostgres.makeBackend()
+        #expect(try backend.maintenance.setting(.helperServices) == nil)
+        try backend.maintenance.setSetting(.helperServices, to: #"{"route":[]}"#)
+        try backend.maintenance.setSetting(.helperServices, to: #"{"geocode":["A"]}"#)
+        #expect(try HelperServiceChoice.read(from: backend) == HelperServiceChoice(geocode: ["A"]))
+        try backend.maintenance.setSetting(.helperServices, to: nil)
+        #expect(try backend.maintenance.setting(.helperServices) == nil)
+    }
+
     /// Sweeps that several processes would make at once are made by one: while one holds the
     /// name, another process's call skips its turn; once done, the name is free again.
     @Test func oneProcessAtATimeSweepsAndTheOthersSkipTheirTurn() throws {

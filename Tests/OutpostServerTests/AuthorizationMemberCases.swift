@@ -1,4 +1,5 @@
 import Foundation
+import OutpostService
 import OutpostStorage
 import OutpostWire
 import Testing
@@ -35,6 +36,13 @@ extension MatrixCase {
                         path: "\(portalRoot)/portals/self/updateuserrole", fields: [("f", "json"), ("user", name), ("role", "org_publisher")],
                         object: name)
                 }, happened: { s, p in try s.store.users.user(named: p.object)?.role == .editor }),
+            .post(
+                "portals/:portal/update",
+                make: { s, _ in
+                    // From the default (the first network, if any) to no route service.
+                    try HelperServiceChoice().save(to: s.store)
+                    return Probe(path: "\(portalRoot)/portals/self/update", fields: [("f", "json"), ("routeServiceLayer", "{}")], object: "")
+                }, happened: { s, _ in try HelperServiceChoice.read(from: s.store).route == [] }),
             .post(
                 "community/users/:user/delete",
                 make: { s, _ in

@@ -52,6 +52,7 @@ import Testing
                 "v9-named-versions", "v10-history-by-objectid", "v11-users-and-tokens", "v12-owners-and-registration-lineage", "v13-portal-items",
                 "v14-tile-sets", "v15-job-progress-and-output", "v16-layer-subtypes", "v17-store-identity", "v18-upload-owners",
                 "v19-oauth", "v20-api-keys", "v21-store-flags", "v22-locators", "v23-networks",
+                "v24-settings",
             ])
         // Versioned layers carry their history and version-row tables; DEFAULT exists.
         let tables = try reopened.read { db in

@@ -17,7 +17,7 @@ import Testing
     /// build wrote, which leaves it as that release would have (their only changes).
     static let addedSinceTheLastRelease = [
         "v16-layer-subtypes", "v17-store-identity", "v18-upload-owners", "v19-oauth", "v20-api-keys", "v21-store-flags", "v22-locators",
-        "v23-networks",
+        "v23-networks", "v24-settings",
     ]
 
     static func asThePreviousReleaseLeftIt(_ path: String) throws {
@@ -38,7 +38,10 @@ import Testing
             try db.execute(sql: "ALTER TABLE outpost_tokens DROP COLUMN role")
             try db.execute(sql: "ALTER TABLE outpost_result_file_owners DROP COLUMN service")
             try db.execute(sql: "DROP TABLE outpost_store_flags")
-            for table in ["outpost_locator_words", "outpost_locator_trigrams", "outpost_locator_entries", "outpost_locators", "outpost_networks"] {
+            for table in [
+                "outpost_locator_words", "outpost_locator_trigrams", "outpost_locator_entries", "outpost_locators", "outpost_networks",
+                "outpost_settings",
+            ] {
                 try db.execute(sql: "DROP TABLE \(table)")
             }
             for identifier in addedSinceTheLastRelease {

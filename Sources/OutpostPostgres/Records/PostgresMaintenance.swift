@@ -41,6 +41,22 @@ public struct PostgresMaintenance: StoreMaintenance {
         try pool.query("INSERT INTO outpost_store_flags(name, set_at) VALUES (\(flag.rawValue), \(clock.milliseconds())) ON CONFLICT DO NOTHING")
     }
 
+    public func setting(_ setting: StoreSetting) throws -> String? {
+        try pool.query("SELECT value FROM outpost_settings WHERE name = \(setting.rawValue)").first?.string(0)
+    }
+
+    public func setSetting(_ setting: StoreSetting, to value: String?) throws {
+        guard let value else {
+            _ = try pool.query("DELETE FROM outpost_settings WHERE name = \(setting.rawValue)")
+            return
+        }
+        try pool.query(
+            """
+            INSERT INTO outpost_settings(name, value, set_at) VALUES (\(setting.rawValue), \(value), \(clock.milliseconds()))
+            ON CONFLICT (name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at
+            """)
+    }
+
     /// Each table's total size (`pg_total_relation_size`: its indexes and TOAST with it),
     /// read from the catalog and the files' sizes, never by scanning rows.
     public func tableBytes(_ tables: [String]) throws -> [String: Int64] {

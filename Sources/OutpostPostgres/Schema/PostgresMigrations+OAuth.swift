@@ -109,4 +109,11 @@ extension PostgresMigrations {
             "CREATE TABLE outpost_networks (name text PRIMARY KEY, definition text NOT NULL, graph bytea NOT NULL, built_at bigint NOT NULL)",
             "CREATE UNIQUE INDEX outpost_networks_lower_name ON outpost_networks (lower(name))",
         ])
+
+    static let settings = PostgresMigration(
+        version: 17, name: "settings",
+        statements: [
+            // The organisation's choices (`StoreSetting`), such as its utility services.
+            "CREATE TABLE outpost_settings (name text PRIMARY KEY, value text NOT NULL, set_at bigint NOT NULL)"
+        ])
 }

@@ -21,7 +21,8 @@ public enum PostgresMigrationError: Error, Equatable, CustomStringConvertible {
 
 /// The PostgreSQL schema (docs/postgres.md), step by step.
 public enum PostgresMigrations {
-    public static let all: [PostgresMigration] = core + [portal, versions, subtypes, uploadOwners, oauth, apiKeys, storeFlags, locators, networks]
+    public static let all: [PostgresMigration] =
+        core + [portal, versions, subtypes, uploadOwners, oauth, apiKeys, storeFlags, locators, networks, settings]
 
     static let core: [PostgresMigration] = [
         PostgresMigration(

@@ -111,6 +111,9 @@ extension PortalController {
         if let service = try featureService(serviceItemId: c.parameters.get("item") ?? "") {
             return try deleteFeatureService(service, itemId: c.parameters.get("item") ?? "", c)
         }
+        if let task = try task(serviceItemId: c.parameters.get("item") ?? "") {
+            return try deleteTask(task, itemId: c.parameters.get("item") ?? "", c)
+        }
         let item = try changeableItem(c)
         try whilePublishable(item, "delete") {
             // A map area takes its packages with it (and their replicas are unregistered).

@@ -17,6 +17,33 @@ extension PortalController {
         return try store.schema.catalog().services.first { ServiceItems.id(forService: $0.definition.name) == id }?.definition.name
     }
 
+    /// The locator or network whose service item has the id, if any.
+    func task(serviceItemId id: String) throws -> TaskService? {
+        guard try store.portal.item(id: id) == nil else { return nil }
+        if let locator = try store.locators.locators().first(where: { ServiceItems.id(forService: "GeocodeServer:\($0.name)") == id }) {
+            return .locator(locator.name)
+        }
+        return try store.networks.networks().first { ServiceItems.id(forService: "NAServer:\($0.name)") == id }.map { .network($0.name) }
+    }
+
+    enum TaskService {
+        case locator(String)
+        case network(String)
+    }
+
+    /// Deleting a locator's or a network's item deletes it, as `outpost locator|network remove`
+    /// does; who may: as for a tile service (an administrator, with token security).
+    func deleteTask(_ task: TaskService, itemId: String, _ c: OutpostRequestContext) throws -> Response {
+        let item = try visibleItem(id: itemId, c)
+        guard caller(c).mayChange(item) else { throw ArcGISError.forbidden }
+        switch task {
+        case .locator(let name): try store.locators.deleteLocator(named: name)
+        case .network(let name): try store.networks.deleteNetwork(named: name)
+        }
+        for relationship in try store.portal.relationships(of: itemId) { try store.portal.deleteRelationship(relationship) }
+        return RESTResponse.json(["success": true, "itemId": .string(itemId)], parameters: c.form.parameters)
+    }
+
     /// Deleting a hosted feature layer's item deletes its service, as in ArcGIS Online: its
     /// data, attachments, change tracking and conflict log, and the item's relationships (the
     /// file item it was published from stays). Refused (409) while replicas are registered

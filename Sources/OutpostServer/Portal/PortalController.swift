@@ -95,6 +95,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
 
     private func portalSelf(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         let base = server(request)
+        let tasks = try taskHelperServices(base: base)
         var answer: JSONObject = [
             "portalName": "Outpost", "name": "Outpost", "id": .string(Self.organizationId), "isPortal": true, "portalMode": "singletenant",
             "currentVersion": .string(Self.currentVersion), "allSSL": .bool(origin.scheme == "https"),
@@ -105,22 +106,12 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
                 "packaging": [
                     "url": .string(base + "/arcgis/rest/services/System/OfflinePackaging/GPServer"), "maxMapAreaItemsLimit": .int(Int64(maxMapAreas)),
                 ],
-                // Every locator, by name (docs/geocoding.md, "Service"): what `get_geocoders` and
-                // the Maps SDKs' search read.
-                "geocode": .array(
-                    try store.locators.locators().map { locator in
-                        [
-                            "url": .string(base + "/arcgis/rest/services/\(locator.name)/GeocodeServer"), "name": .string(locator.name),
-                            "singleLineFieldName": "SingleLine", "placefinding": true, "batch": true, "suggest": true,
-                        ]
-                    }),
+                "geocode": tasks.geocode,
             ],
             "defaultExtent": ["xmin": -180, "ymin": -90, "xmax": 180, "ymax": 90, "spatialReference": ["wkid": 4326]],
         ]
-        // The first network by name (docs/routing.md, "Service") until an organisation can
-        // choose: what `arcgis.network` and the Maps SDKs' route tasks read. Absent without one.
-        if let network = try store.networks.networks().first, case .object(var helpers)? = answer["helperServices"] {
-            helpers["route"] = ["url": .string(base + "/arcgis/rest/services/\(network.name)/NAServer/Route")]
+        if let route = tasks.route, case .object(var helpers)? = answer["helperServices"] {
+            helpers["route"] = route
             answer["helperServices"] = .object(helpers)
         }
         answer["user"] = try c.user.map { try userJSON($0, for: $0) } ?? .null
@@ -136,7 +127,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
 
     /// The items of the server's services, their URLs below `server` (empty: left relative).
     func serviceItems(server: String) throws -> [PortalItem] {
-        ServiceItems.items(for: try store.catalog(), tileSets: try store.tiles.tileSets(), server: server, securityOn: requireAuth)
+        try ServiceItems.items(in: store, server: server, securityOn: requireAuth)
     }
 
     /// The item the path names, if the caller may see it.

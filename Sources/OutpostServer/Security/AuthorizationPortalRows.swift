@@ -20,6 +20,9 @@ extension AuthorizationTable {
             .portal, "portals/:portal/updateuserrole", .change, .admin, .user, .admitted,
             "a member's role; the organisation keeps an administrator"),
         Row(
+            .portal, "portals/:portal/update", .change, .admin, .server, .admitted,
+            "the organisation's geocode and route services (geocodeService, routeServiceLayer); nothing else is kept"),
+        Row(
             .portal, "community/users/:user/delete", .change, .admin, .user, .admitted,
             "a member without items; not oneself, not the last administrator"),
         Row(

@@ -105,5 +105,9 @@ extension SpatiaLiteBackend {
                         name TEXT NOT NULL PRIMARY KEY COLLATE NOCASE, definition TEXT NOT NULL, graph BLOB NOT NULL, built_at INTEGER NOT NULL);
                     """)
         }
+        migrator.registerMigration("v24-settings") { db in
+            // The organisation's choices (`StoreSetting`), such as its utility services.
+            try db.execute(sql: "CREATE TABLE outpost_settings (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL, set_at INTEGER NOT NULL)")
+        }
     }
 }

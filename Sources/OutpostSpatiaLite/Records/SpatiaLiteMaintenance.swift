@@ -29,6 +29,22 @@ public struct SpatiaLiteMaintenance: StoreMaintenance, StoreRepository {
         }
     }
 
+    public func setting(_ setting: StoreSetting) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM outpost_settings WHERE name = ?", arguments: [setting.rawValue]) }
+    }
+
+    public func setSetting(_ setting: StoreSetting, to value: String?) throws {
+        let now = clock.milliseconds()
+        try pool.write { db in
+            guard let value else { return try db.execute(sql: "DELETE FROM outpost_settings WHERE name = ?", arguments: [setting.rawValue]) }
+            try db.execute(
+                sql: """
+                    INSERT INTO outpost_settings(name, value, set_at) VALUES (?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET value = excluded.value, set_at = excluded.set_at
+                    """, arguments: [setting.rawValue, value, now])
+        }
+    }
+
     /// Each table's pages with its indexes and its geometry's R*Tree (`idx_<table>_shape_…`),
     /// from SQLite's `dbstat` in aggregate mode: one row per b-tree, though it reads every page
     /// of the file to count them (docs/operations.md, "Storage").
