@@ -59,6 +59,17 @@ public struct SearchTerms: Hashable, Sendable {
         return ((required + optional).map(Self.quoted) + [prefix.map { Self.quoted($0) + "*" }].compactMap { $0 }).joined(separator: " AND ")
     }
 
+    /// Once the whole-query pass found entries, the later passes add at most this many: the
+    /// asked address is among those found, and the rest can only be alternatives ranked below
+    /// it. Without the bound, a street name shared by thousands (`oak`) had a thousand entries
+    /// read and scored after the address was found.
+    public static let alternatesAfterAWholeMatch = 100
+
+    /// How many entries the passes after the whole-query pass may bring the gathering to.
+    public static func limitAfterTheWholePass(found: Int, limit: Int) -> Int {
+        found == 0 ? limit : min(limit, found + alternatesAfterAWholeMatch)
+    }
+
     /// `fts5WholeExpression` for PostgreSQL's `to_tsquery('simple', …)`.
     public var tsQueryWholeExpression: String? {
         guard !required.isEmpty, !optional.isEmpty else { return nil }

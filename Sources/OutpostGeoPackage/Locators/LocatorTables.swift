@@ -58,7 +58,9 @@ public enum LocatorTables {
         ]
         var seen = Set<Int64>()
         var found: [LocatorEntry] = []
-        for pass in passes {
+        var limit = limit
+        for (index, pass) in passes.enumerated() {
+            if index == 1 { limit = SearchTerms.limitAfterTheWholePass(found: found.count, limit: limit) }
             guard found.count < limit, let expression = pass.expression else { continue }
             // The table's name is one of two constants above; the expression is bound.
             let rows = try Row.fetchAll(

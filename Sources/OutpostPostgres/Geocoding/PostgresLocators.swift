@@ -78,14 +78,16 @@ public struct PostgresLocators: LocatorStore {
         }
         var seen = Set<String>()
         var found: [LocatorEntry] = []
+        var limit = limit
         func take(_ result: PostgresResult) throws {
             for row in result.rows where found.count < limit {
                 guard let key = row.string(0), seen.insert(key).inserted, let json = row.string(1) else { continue }
                 found.append(try LocatorEntryRow.entry(json))
             }
         }
-        for expression in [terms.tsQueryWholeExpression, terms.tsQueryExpression, terms.tsQueryAnyExpression].compactMap({ $0 })
-        where found.count < limit {
+        for (index, expression) in [terms.tsQueryWholeExpression, terms.tsQueryExpression, terms.tsQueryAnyExpression].enumerated() {
+            if index == 1 { limit = SearchTerms.limitAfterTheWholePass(found: found.count, limit: limit) }
+            guard found.count < limit, let expression else { continue }
             try take(
                 pool.query(
                     """

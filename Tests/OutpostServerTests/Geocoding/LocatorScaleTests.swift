@@ -47,5 +47,17 @@ import Testing
             #expect(
                 best?["address"]?.stringValue == "\(number) Oak Street, \(town)" && best?["score"]?.doubleValue == 100, "\(String(describing: best))")
         }
+
+        // Once the whole query found the address, at most 100 alternatives are gathered after
+        // it; a query the whole pass cannot meet (no such town) or one naming only the street
+        // still gathers all the matcher reads.
+        let index = StoreLocatorIndex(store: store.locators, locator: try #require(try store.locators.locator(named: "OakAddresses")))
+        let search = LocatorSearch(index: index)
+        func gathered(_ text: String) throws -> Int {
+            try index.gatherEntries(terms: SearchTerms(search.parse(singleLine: text, fields: nil)), limit: AddressMatcher.maximumEntries).count
+        }
+        #expect(try gathered("50 Oak Street, \(towns[29])") == 1 + SearchTerms.alternatesAfterAWholeMatch)
+        #expect(try gathered("50 Oak Street, Nowhere") == AddressMatcher.maximumEntries)
+        #expect(try gathered("Oak Street") == AddressMatcher.maximumEntries)
     }
 }
