@@ -26,7 +26,9 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
             .read("GeocodeServer/suggest", store: { _, c in try answer(c, answers.suggest) })
             .read("GeocodeServer/reverseGeocode", store: { _, c in try answer(c, answers.reverseGeocode) })
             .read("GeocodeServer/geocodeAddresses") { _, c in try await StoreCall.runHeavy(batches) { try answer(c, answers.geocodeAddresses) } }
-            .read("GeocodeServer/exportLocator") { _, c in
+            .read("GeocodeServer/exportLocator") { request, c in
+                let locator = try await StoreCall.run { try answers.locator(named: try c.serviceName()) }
+                if let unchanged = ConditionalGet.notModified(request, eTag: Self.eTag(of: locator)) { return unchanged }
                 let permit = try downloads.enter()
                 return try await StoreCall.runHeavy(batches) { try exportLocator(c, permit) }
             }
@@ -39,23 +41,30 @@ struct GeocodeController<Backend: OutpostBackend>: Sendable {
         return RESTResponse.json(try body(locator, c.form.parameters), parameters: c.form.parameters)
     }
 
+    /// A locator file's entity tag: its build's time, the change-tracking generation its
+    /// entries follow and their count, so a refresh's new entries are a new tag.
+    static func eTag(of locator: StoredLocator) -> String {
+        "\"\(locator.builtAt)-\(locator.generation ?? 0)-\(locator.entryCount)\""
+    }
+
     /// The locator as a locator file (docs/geocoding.md, "Offline"), for the client library's
-    /// `LocatorTask` to answer on a device. The file is written to a scratch path, opened, and
-    /// unlinked before it is sent, so nothing is left behind however the download ends; the
-    /// build's time is the ETag. The download's permit is given back when the body ends, or
-    /// when the response is dropped unsent.
+    /// `LocatorTask` to answer on a device. The file is written to a scratch path in the
+    /// store's temporary folder (swept at start, should the process die mid-write), opened,
+    /// and unlinked before it is sent, so nothing is left behind however the download ends.
+    /// The download's permit is given back when the body ends, or when the response is
+    /// dropped unsent.
     private func exportLocator(_ c: OutpostRequestContext, _ permit: BusyGate.Permit) throws -> Response {
-        let locator = try answers.locator(named: try c.serviceName())
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("outpost-locator-\(UUID().uuidString).locator").path
+        try FileManager.default.createDirectory(atPath: store.temporaryDirectory, withIntermediateDirectories: true)
+        let path = (store.temporaryDirectory as NSString).appendingPathComponent("outpost-locator-\(UUID().uuidString).locator")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try answers.writeFile(locator, to: path)
+        let locator = try answers.writeFile(named: try c.serviceName(), to: path)
         let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
         guard let handle = FileHandle(forReadingAtPath: path) else { throw ArcGISError.internalError("The locator file could not be read.") }
         // A locator's name is letters, digits, _ and - (`ServiceDefinition.isValidName`), in one folder at most.
         let file = locator.name.split(separator: "/").last.map(String.init) ?? "locator"
         let headers: HTTPFields = [
             .contentType: "application/vnd.sqlite3", .contentDisposition: "attachment; filename=\"\(file).locator\"",
-            .eTag: "\"\(locator.builtAt)\"",
+            .eTag: Self.eTag(of: locator),
         ]
         let body = ResponseBody(contentLength: size) { writer in
             defer {

@@ -18,7 +18,11 @@ struct RouteController<Backend: OutpostBackend>: Sendable {
             .read("NAServer", store: { _, c in try answer(c) { network, _ in NetworkInfo.service(network, currentVersion: version) } })
             .read("NAServer/Route", store: { _, c in try answer(c) { network, _ in NetworkInfo.routeLayer(network, currentVersion: version) } })
             .read("NAServer/Route/solve") { _, c in try await StoreCall.runHeavy(solves) { try answer(c, answers.solve) } }
-            .read("NAServer/exportNetwork") { _, c in try await StoreCall.runHeavy(solves) { try exportNetwork(c) } }
+            .read("NAServer/exportNetwork") { request, c in
+                let network = try await StoreCall.run { try answers.network(named: try c.serviceName()) }
+                if let unchanged = ConditionalGet.notModified(request, eTag: "\"\(network.buildId)\"") { return unchanged }
+                return try await StoreCall.runHeavy(solves) { try exportNetwork(c) }
+            }
     }
 
     /// The network's stored form (docs/routing.md, "Stored form"), for the client library's

@@ -153,11 +153,23 @@ public struct LocatorAnswers<Store: LocatorStore>: Sendable {
 
     /// Writes the locator as a locator file at `path` (`exportLocator`): its row as stored,
     /// then every entry's, as the store keeps them.
-    public func writeFile(_ locator: StoredLocator, to path: String) throws {
-        try LocatorFile.write(to: path, name: locator.name, definition: locator.json, builtAt: locator.builtAt) { emit in
-            try store.forEachEntryRow(locator: locator.name, emit)
+    /// Writes the locator named `name` as a locator file at `path`; returns the locator the
+    /// file holds. Its entries are read page by page, holding no transaction open, so a
+    /// refresh may commit meanwhile: the locator's row is read again after the last page, and
+    /// a file that may mix two states is written again (three tries; then 503).
+    public func writeFile(named name: String, to path: String) throws -> StoredLocator {
+        for _ in 0..<Self.exportAttempts {
+            let locator = try self.locator(named: name)
+            try LocatorFile.write(to: path, name: locator.name, definition: locator.json, builtAt: locator.builtAt) { emit in
+                try store.forEachEntryRow(locator: locator.name, emit)
+            }
+            if try store.locator(named: locator.name) == locator { return locator }
         }
+        throw ArcGISError(
+            kind: .unavailable, message: "The locator is being refreshed.", details: ["It changed while its file was written: try again shortly."])
     }
+
+    static var exportAttempts: Int { 3 }
 
     func search(_ locator: StoredLocator) -> LocatorSearch<StoreLocatorIndex<Store>> {
         LocatorSearch(index: StoreLocatorIndex(store: store, locator: locator))

@@ -7,7 +7,9 @@ import OutpostGeocoding
 import OutpostService
 import OutpostSpatiaLite
 import OutpostStorage
+import OutpostSync
 import OutpostTestSupport
+import OutpostWire
 import Testing
 
 @testable import OutpostServer
@@ -29,7 +31,7 @@ import Testing
     static func check(_ store: some OutpostBackend) throws {
         let locator = try AddressTown.makeLocator(store)
         let path = "\(TestFolders.make("locator-export"))/town.locator"
-        try LocatorAnswers(store: store.locators).writeFile(locator, to: path)
+        #expect(try LocatorAnswers(store: store.locators).writeFile(named: locator.name, to: path) == locator)
         let file = try LocatorFile(path: path)
         #expect(file.name == "TownAddresses" && file.entryCount == locator.entryCount && file.builtAt == locator.builtAt)
         var rows = 0
@@ -69,9 +71,10 @@ import Testing
     @Test func exportLocatorServesTheFileWithItsBuildAsETag() async throws {
         try await withFreshDemoApp { client, store in
             let locator = try AddressTown.makeLocator(store)
+            let tag = "\"\(locator.builtAt)-\(locator.generation ?? 0)-31\""
             try await client.execute(uri: "/arcgis/rest/services/TownAddresses/GeocodeServer/exportLocator", method: .get) { response in
                 #expect(response.status == .ok)
-                #expect(response.headers[.eTag] == "\"\(locator.builtAt)\"")
+                #expect(response.headers[.eTag] == tag)
                 #expect(response.headers[.contentDisposition] == "attachment; filename=\"TownAddresses.locator\"")
                 let path = "\(TestFolders.make("locator-download"))/got.locator"
                 try Data(buffer: response.body).write(to: URL(fileURLWithPath: path))
@@ -80,6 +83,29 @@ import Testing
             try await client.execute(uri: "/arcgis/rest/services/Nope/GeocodeServer/exportLocator?f=json", method: .get) { response in
                 #expect(String(buffer: response.body).contains("\"code\":404"))
             }
+
+            // A device holding the file asks again with its tag: 304 and no body, until a
+            // refresh brings new entries and a new tag.
+            let uri = "/arcgis/rest/services/TownAddresses/GeocodeServer/exportLocator"
+            for header in [tag, "\"other\", W/\(tag)", "*"] {
+                try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: header]) { response in
+                    #expect(response.status == .notModified && response.body.readableBytes == 0 && response.headers[.eTag] == tag, "\(header)")
+                }
+            }
+            let point = AddressTown.location(street: 0, number: 11)
+            let add = EditFeature(
+                attributes: ["NUM": "11", "STREET": "Hill Street", "TOWN": "Springfield", "POSTCODE": "90210"],
+                geometry: ["x": .double(point.x), "y": .double(point.y), "spatialReference": ["wkid": 4326]])
+            _ = try store.edits.applyEdits(service: "Town", edits: [LayerEdits(layerId: 0, adds: [add])], options: EditOptions())
+            #expect(try LocatorRefresh.refresh(named: "TownAddresses", in: store) == .updated(upserted: 1, deleted: 0))
+            try await client.execute(uri: uri, method: .get, headers: [.ifNoneMatch: tag]) { response in
+                #expect(response.status == .ok && response.headers[.eTag] != tag)
+                let path = "\(TestFolders.make("locator-download"))/again.locator"
+                try Data(buffer: response.body).write(to: URL(fileURLWithPath: path))
+                #expect(try LocatorFile(path: path).entryCount == 32)
+            }
+            // Nothing is left in the store's scratch folder.
+            #expect(try FileManager.default.contentsOfDirectory(atPath: store.temporaryDirectory).filter { $0.hasSuffix(".locator") } == [])
         }
     }
 }

@@ -164,6 +164,13 @@ import Testing
                 let network = try RoadNetwork(decoding: Data(buffer: response.body))
                 #expect(network.edgeCount == built.edgeCount)
             }
+            try await client.execute(uri: "\(Self.service)/exportNetwork", method: .get, headers: [.ifNoneMatch: "\"\(built.buildId)\""]) {
+                response in
+                #expect(response.status == .notModified && response.body.readableBytes == 0)
+            }
+            try await client.execute(uri: "\(Self.service)/exportNetwork", method: .get, headers: [.ifNoneMatch: "\"stale\""]) { response in
+                #expect(response.status == .ok && response.body.readableBytes > 0)
+            }
         }
     }
 
