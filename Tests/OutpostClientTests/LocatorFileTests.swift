@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostClient
 import OutpostGeoPackage
+import OutpostGeocoding
 import OutpostTestSupport
 import Testing
 
@@ -60,5 +61,33 @@ import Testing
         #expect(throws: LocatorFile.Failure.self) { try LocatorFile(path: "\(folder)/absent.locator") }
         // The task says which file, as a ClientError.
         #expect(throws: ClientError.self) { try LocatorTask(locatorFile: "\(folder)/half.locator") }
+    }
+
+    /// A file in WAL mode is refused before SQLite opens it: no `-wal` or `-shm` is left beside it.
+    @Test func aFileInWALModeIsRefusedAndNothingIsLeftBesideIt() throws {
+        let path = "\(TestFolders.make("locator-wal"))/wal.locator"
+        try LocatorFileFixtures.write(path)
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        try queue.close()
+        for sidecar in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + sidecar) }
+        #expect(throws: LocatorFile.Failure.invalid("it is in WAL mode, which a locator file never is")) { try LocatorFile(path: path) }
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal") && !FileManager.default.fileExists(atPath: path + "-shm"))
+    }
+
+    /// Pages damaged after the file was opened and checked are reported as the file's failure.
+    @Test func pagesDamagedAfterTheCheckAreTheFilesFailureNotSQLites() throws {
+        let path = "\(TestFolders.make("locator-damaged"))/late.locator"
+        try LocatorFileFixtures.write(path)
+        let file = try LocatorFile(path: path)
+        let size = try #require((try FileManager.default.attributesOfItem(atPath: path))[.size] as? Int)
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seek(toOffset: 4096)
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: size - 4096))
+        try handle.close()
+        #expect(throws: LocatorFile.Failure.self) {
+            _ = try file.entry(kind: .pointAddress, id: "1")
+            _ = try file.entries(in: LocatorBox(around: PlanarPoint(x: 0, y: 0), radius: 1e9)!, limit: 10)
+        }
     }
 }

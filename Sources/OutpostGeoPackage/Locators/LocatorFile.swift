@@ -45,6 +45,7 @@ public final class LocatorFile: LocatorIndex, Sendable {
     /// before anything is asked of it: the application id and version, exactly the tables
     /// `LocatorTables.schema` makes (no view, trigger or other virtual table), one locator.
     public init(path: String) throws(Failure) {
+        try Self.refuseWriteAheadLogging(path)
         let opened: UntrustedFile.Opened
         do { opened = try UntrustedFile.open(path, limits: .generous) } catch { throw Self.failure(error) }
         do {
@@ -54,6 +55,25 @@ public final class LocatorFile: LocatorIndex, Sendable {
             throw Self.failure(error)
         }
         queue = opened.queue
+    }
+
+    /// A locator file is never in WAL mode (the server writes it with no journal). One that
+    /// claims to be would have a read-only connection make `-wal` and `-shm` files beside it
+    /// that it cannot remove: refused from its header's read and write versions (bytes 18, 19)
+    /// before SQLite opens it.
+    static func refuseWriteAheadLogging(_ path: String) throws(Failure) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
+        if header.count == 20, header[18] == 2 || header[19] == 2 { throw .invalid("it is in WAL mode, which a locator file never is") }
+    }
+
+    /// A question asked of the open file; a page found damaged (SQLite's corruption errors)
+    /// is answered as `Failure.unreadable`, never as SQLite's own error.
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try queue.read(body) } catch let error as DatabaseError {
+            throw Failure.unreadable("it is damaged (\(error.message ?? "SQLite error \(error.resultCode)"))")
+        }
     }
 
     static func failure(_ error: any Error) -> Failure {
@@ -133,14 +153,14 @@ public final class LocatorFile: LocatorIndex, Sendable {
     }
 
     public func gatherEntries(terms: SearchTerms, limit: Int) throws -> [LocatorEntry] {
-        try queue.read { db in try LocatorTables.gatherEntries(db, locator: name, terms: terms, limit: limit) }
+        try reading { db in try LocatorTables.gatherEntries(db, locator: name, terms: terms, limit: limit) }
     }
 
     public func entries(in box: LocatorBox, limit: Int) throws -> [LocatorEntry] {
-        try queue.read { db in try LocatorTables.entries(db, locator: name, in: box, limit: limit) }
+        try reading { db in try LocatorTables.entries(db, locator: name, in: box, limit: limit) }
     }
 
     public func entry(kind: LocatorEntry.Kind, id: String) throws -> LocatorEntry? {
-        try queue.read { db in try LocatorTables.entry(db, locator: name, kind: kind, id: id) }
+        try reading { db in try LocatorTables.entry(db, locator: name, kind: kind, id: id) }
     }
 }
