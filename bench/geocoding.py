@@ -105,7 +105,7 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
 
     result = {"machine": machine(), "points": args.points, "queries": args.queries, "build_s": build_seconds,
-              "postgres_index_s": peer["index_s"], "wrong_best": outpost["wrong"]}
+              "postgres_index_s": peer["index_s"], "wrong_best": outpost["wrong"], "wrong_examples": outpost["wrong_examples"]}
     for name, times in (("outpost_exact", outpost["exact"]), ("outpost_misspelt", outpost["typos"]), ("postgres_fts", peer["exact"]),
                         ("postgres_trigram", peer["typos"])):
         ordered = sorted(times)
@@ -116,6 +116,8 @@ def main():
     print(f"exact: Outpost over HTTP / PostgreSQL's full text {result['outpost_exact']['median_ms'] / result['postgres_fts']['median_ms']:.2f}x; "
           f"misspelt: / trigram {result['outpost_misspelt']['median_ms'] / result['postgres_trigram']['median_ms']:.2f}x; "
           f"{outpost['wrong']} exact addresses not found first")
+    for example in outpost["wrong_examples"]:
+        print(f"  asked {example['asked']!r}, best {example['best']!r}")
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "geocoding.json"), "w") as out:
         json.dump(result, out, indent=1)
@@ -134,15 +136,16 @@ def geocode_outpost(binary, data, exact, typos, asked):
 
         for text in exact[:3]:
             ask(text)
-        exact_times, typo_times, wrong = [], [], 0
+        exact_times, typo_times, wrong, examples = [], [], 0, []
         for text, typo, (_, number, street, town, _, _) in zip(exact, typos, asked):
             seconds, answer = ask(text)
             exact_times.append(seconds)
             best = (answer.get("candidates") or [{}])[0].get("address", "")
             if not best.startswith(f"{number} {street}") or town not in best:
                 wrong += 1
+                examples.append({"asked": text, "best": best})
             typo_times.append(ask(typo)[0])
-        return {"exact": exact_times, "typos": typo_times, "wrong": wrong}
+        return {"exact": exact_times, "typos": typo_times, "wrong": wrong, "wrong_examples": examples}
     finally:
         process.terminate()
         process.wait()

@@ -6,6 +6,8 @@ public enum MatchPenalty: Hashable, Sendable, Codable {
     case missingToken(generic: Bool)
     /// A query token the entry does not have: 8 points.
     case extraToken
+    /// Tokens paired out of the entry's order ("Hill Park" asked, Park Hill found): 1 point.
+    case tokenOrder
     /// A house number the entry does not hold (a centre-line without it in its ranges): 10 points.
     case houseNumberNotFound
     /// The same number with another letter ("12" for "12B"): 5 points.
@@ -28,6 +30,7 @@ public enum MatchPenalty: Hashable, Sendable, Codable {
         case .fuzzyToken(let edits): 5 * Double(edits)
         case .missingToken(let generic): generic ? 4 : 15
         case .extraToken: 8
+        case .tokenOrder: 1
         case .houseNumberNotFound, .houseNumberOnPlace, .differentPostcode: 10
         case .houseNumberSuffix, .missingLocality, .localityUnknownToEntry: 5
         case .streetNotFound: 30

@@ -159,7 +159,7 @@ func backgroundServices(store: some OutpostBackend, options: ServerOptions, logg
         _ = try? await StoreCall.run { sweeper.sweep() }
         return []
     }
-    options.testTarget?.onClockMoved { (try? await StoreCall.runHeavy(tasks.passes) { tasks.tick() }).map { $0.map { "refreshed \($0)" } } ?? [] }
+    options.testTarget?.onClockMoved { await tasks.tickWhenFree().map { "refreshed \($0)" } }
     return store.backgroundServices + [
         sweeper, StoppedProcessJobReaper(jobs: store.jobs, clock: store.clock, interval: .seconds(15), logger: logger), refresher, tasks,
     ]

@@ -1,5 +1,6 @@
-import OutpostGeocoding
 import Testing
+
+@testable import OutpostGeocoding
 
 /// Queries against `LocatorFixture`: each row's best match and the order of the top candidates,
 /// written "feature-id AddressType score" (docs/geocoding.md, "Score", "Ranking").
@@ -157,11 +158,20 @@ import Testing
         #expect(AddressMatcher.score(query, LocatorFixture.entry("pa-oak-42")) == 0)
     }
 
+    /// Tokens paired out of the entry's order cost a point, so "3 Park Hill 2" finds Park Hill 2
+    /// before Hill Park 2 (the geocoding benchmark's one miss among a million addresses).
+    @Test func tokensPairedOutOfTheEntrysOrderCostAPoint() {
+        #expect(TokenAlignment(query: ["park", "hill", "2"], entry: ["park", "hill", "2"]).penalties == [])
+        #expect(TokenAlignment(query: ["park", "hill", "2"], entry: ["hill", "park", "2"]).penalties == [.tokenOrder])
+        #expect(TokenAlignment(query: ["prak", "hill"], entry: ["hill", "park"]).penalties == [.fuzzyToken(edits: 1), .tokenOrder])
+        #expect(TokenAlignment(query: ["park", "hill"], entry: ["park", "row", "hill"]).penalties == [.missingToken(generic: false)])
+    }
+
     /// Every penalty the table names, with its points (docs/geocoding.md, "Score").
     @Test(arguments: [
         (MatchPenalty.fuzzyToken(edits: 1), 5.0), (.fuzzyToken(edits: 2), 10), (.missingToken(generic: false), 15), (.missingToken(generic: true), 4),
         (.extraToken, 8), (.houseNumberNotFound, 10), (.houseNumberSuffix, 5), (.houseNumberOnPlace, 10), (.streetNotFound, 30),
-        (.missingLocality, 5), (.localityUnknownToEntry, 5), (.differentLocality, 20), (.differentPostcode, 10),
+        (.missingLocality, 5), (.localityUnknownToEntry, 5), (.differentLocality, 20), (.differentPostcode, 10), (.tokenOrder, 1),
     ])
     func penaltiesCostTheirPoints(_ penalty: MatchPenalty, _ points: Double) {
         #expect(penalty.points == points)
