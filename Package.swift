@@ -222,6 +222,8 @@ let package = Package(
             name: "OutpostMigration",
             dependencies: [
                 "OutpostSpatiaLite", "OutpostPostgres", "OutpostStorage", "OutpostSync", "OutpostWire", "OutpostGeometry",
+                // Locators and networks are built anew over the moved layers.
+                "OutpostService",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostGeometry
 import OutpostPostgres
+import OutpostService
 import OutpostSpatiaLite
 import OutpostStorage
 import OutpostSync
@@ -37,6 +38,9 @@ public enum SpatiaLiteToPostgres {
         public var objects = 0
         /// The server's records moved, per table (users, tokens, portal items, tile sets…).
         public var records: [String: Int] = [:]
+        /// Locators and route networks built anew over the moved layers.
+        public var locators = 0
+        public var networks = 0
     }
 
     public enum Failure: Error, CustomStringConvertible {
@@ -130,6 +134,17 @@ public enum SpatiaLiteToPostgres {
             )
         }
         report.records = try copyRecords(store, into: backend)
+        // Locators and networks are built anew from their definitions over the moved layers, not
+        // copied: their entries and graphs follow the database's change tracking, whose
+        // generations are not the folder's.
+        for locator in try store.locators.locators() where serviceNames.contains(locator.definition.service) {
+            _ = try LocatorBuilder.build(locator.definition, in: backend)
+            report.locators += 1
+        }
+        for network in try store.networks.networks() where serviceNames.contains(network.definition.service) {
+            _ = try NetworkBuilder.build(network.definition, in: backend)
+            report.networks += 1
+        }
         return report
     }
 

@@ -39,6 +39,9 @@ struct MigrateToPostgres: ParsableCommand {
         if report.objects > 0 {
             print("put \(report.objects) attachment and upload files in \(objectStore.flatMap { try? S3Location($0).redactedDescription } ?? "")")
         }
+        if report.locators + report.networks > 0 {
+            print("built \(report.locators) locator(s) and \(report.networks) network(s) anew over the moved layers")
+        }
         if report.versions > 0 {
             print("moved \(report.versions) versions, \(report.historyRows) kept row versions and \(report.versionRows) unposted version rows")
         }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OutpostMigration
 import OutpostPostgres
+import OutpostService
 import OutpostSpatiaLite
 import OutpostStorage
 import OutpostTestSupport
@@ -13,6 +14,31 @@ import Testing
 /// portal's items, tile sets and upload items are found with their files, read in place from
 /// the same data folder.
 @Suite(.serialized) struct RecordsMigrationTests {
+    /// Locators and networks are built anew over the moved layers: the same answers, the
+    /// database's own generations.
+    @Test func locatorsAndNetworksAreBuiltAnewOverTheMovedLayers() throws {
+        let store = try makeTemporaryStore()
+        let locator = try AddressTown.makeLocator(store)
+        let network = try StreetGrid.make(store)
+        let backend = try PostgresBackend(try TestPostgres.makeDatabase(), dataDirectory: store.directory, maximumConnections: 4)
+        defer { backend.close() }
+        let report = try SpatiaLiteToPostgres.migrate(store, to: backend)
+        #expect(report.locators == 1 && report.networks == 1, "\(report)")
+        let moved = try #require(try backend.locators.locator(named: "TownAddresses"))
+        #expect(moved.definition == locator.definition && moved.entryCount == locator.entryCount && moved.generation != nil)
+        let movedNetwork = try #require(try backend.networks.network(named: network.name))
+        #expect(movedNetwork.definition == network.definition && movedNetwork.edgeCount == network.edgeCount)
+        func ask(_ store: some LocatorStore) throws -> JSONValue? {
+            let answers = LocatorAnswers(store: store)
+            return try answers.findAddressCandidates(
+                try answers.locator(named: "TownAddresses"), RequestParameters([("SingleLine", "7 Hill Street, Springfield")])
+            )["candidates"]
+        }
+        let there = try ask(backend.locators)
+        let here = try ask(store.locators)
+        #expect(there == here && there?.arrayValue?.isEmpty == false)
+    }
+
     @Test func usersThePortalTileSetsAndUploadsMoveAndTheirFilesAreReadInPlace() throws {
         let store = try makeTemporaryStore()
         try store.schema.createService(pointLayerService(name: "Points"))
