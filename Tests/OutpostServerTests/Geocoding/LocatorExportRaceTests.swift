@@ -69,18 +69,23 @@ import Testing
         _ = try LocatorRefresh.refresh(named: "TownAddresses", in: store)
     }
 
+    /// The store as seen by an export during which a refresh adds one more address after the
+    /// first row, `times` times.
+    static func racing(_ store: PostgresBackend, times: Int) -> RefreshedMidExport<PostgresLocators> {
+        let added = RefreshedMidExport<PostgresLocators>.Fired()
+        return RefreshedMidExport(base: store.locators, times: times) {
+            let number = added.count.withLock { count in
+                count += 1
+                return 100 + count
+            }
+            try addAnAddressAndRefresh(store, number: number)
+        }
+    }
+
     @Test func aRefreshDuringTheWriteHasTheFileWrittenAgainWhole() throws {
         let store = try TestPostgres.makeBackend()
         let before = try AddressTown.makeLocator(store)
-        let numbers = Mutex(100)
-        let racing = RefreshedMidExport(base: store.locators, times: 1) {
-            try Self.addAnAddressAndRefresh(
-                store,
-                number: numbers.withLock {
-                    $0 += 1
-                    return $0
-                })
-        }
+        let racing = Self.racing(store, times: 1)
         let path = "\(TestFolders.make("locator-race"))/town.locator"
         let written = try LocatorAnswers(store: racing).writeFile(named: "TownAddresses", to: path)
         let after = try store.locators.locator(named: "TownAddresses")
@@ -92,15 +97,7 @@ import Testing
     @Test func aLocatorThatKeepsChangingIsAnswered503() throws {
         let store = try TestPostgres.makeBackend()
         _ = try AddressTown.makeLocator(store)
-        let numbers = Mutex(200)
-        let racing = RefreshedMidExport(base: store.locators, times: .max) {
-            try Self.addAnAddressAndRefresh(
-                store,
-                number: numbers.withLock {
-                    $0 += 1
-                    return $0
-                })
-        }
+        let racing = Self.racing(store, times: .max)
         let path = "\(TestFolders.make("locator-race"))/town.locator"
         #expect { try LocatorAnswers(store: racing).writeFile(named: "TownAddresses", to: path) } throws: { error in
             (error as? ArcGISError)?.code == 503
