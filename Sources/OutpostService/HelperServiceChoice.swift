@@ -46,7 +46,7 @@ public struct HelperServiceChoice: Codable, Equatable, Sendable {
         if let value = try Self.json(p, "routeServiceLayer") {
             switch value {
             case .null: next.route = nil
-            case .object(let fields) where fields["url"]?.stringValue?.isEmpty ?? true: next.route = []
+            case .object(let fields) where fields.isEmpty || fields["url"]?.stringValue == "": next.route = []
             case .object(let fields):
                 next.route = [try Self.name(fields["url"]?.stringValue, "routeServiceLayer", among: networks, service: ["NAServer", "Route"])]
             default: throw .invalidParameter("routeServiceLayer", "an object with a url, or null")
@@ -68,7 +68,7 @@ public struct HelperServiceChoice: Codable, Equatable, Sendable {
     }
 
     private static func json(_ p: RequestParameters, _ name: String) throws(ArcGISError) -> JSONValue? {
-        guard let raw = p.string(name) else { return nil }
+        guard let raw = p[name], p.string(name) != nil else { return nil }
         guard raw.utf8.count <= maximumParameterBytes else { throw .invalidParameter(name, "more than \(maximumParameterBytes) bytes") }
         return try p.json(name)
     }
@@ -76,16 +76,22 @@ public struct HelperServiceChoice: Codable, Equatable, Sendable {
     /// The service name a URL's path names: `…/rest/services/<name>/<service…>`, the name one
     /// of `names` (its spelling kept).
     private static func name(_ url: String?, _ parameter: String, among names: [String], service: [String]) throws(ArcGISError) -> String {
-        let path = url.flatMap { URLComponents(string: $0)?.path } ?? ""
+        // A path of this server, or an http(s) URL (whose host is not checked: the server may
+        // be known by several names); never a query, a fragment or an escaped character.
+        let components = url.flatMap { URLComponents(string: $0) }
+        let plain =
+            components.map { ($0.scheme == nil || ["http", "https"].contains($0.scheme?.lowercased())) && $0.query == nil && $0.fragment == nil }
+            ?? false
+        let path = plain && !(url ?? "").contains("%") ? components?.path ?? "" : ""
         var segments = path.split(separator: "/").map(String.init)
         if service.count > 1, segments.last == service.first { segments.append(service[1]) }
         let expected = "…/rest/services/<name>/\(service.joined(separator: "/"))"
         guard segments.count >= service.count + 3, Array(segments.suffix(service.count)) == service,
             segments[segments.count - service.count - 2] == "services", segments[segments.count - service.count - 3] == "rest"
-        else { throw .invalidParameter(parameter, "'\(url ?? "")' is not a URL of \(expected) on this server") }
+        else { throw .invalidParameter(parameter, "'\((url ?? "").prefix(200))' is not a URL of \(expected) on this server") }
         let named = segments[segments.count - service.count - 1]
         guard let found = names.first(where: { $0.caseInsensitiveCompare(named) == .orderedSame }) else {
-            throw .invalidParameter(parameter, "there is no \(service[0]) named '\(named)' here")
+            throw .invalidParameter(parameter, "there is no \(service[0]) named '\(named.prefix(100))' here")
         }
         return found
     }

@@ -18,7 +18,12 @@ extension PortalController {
 
     private func updatePortal(_ c: OutpostRequestContext) throws -> Response {
         let p = c.form.parameters
-        let ignored: Set<String> = ["f", "token"]
+        let portal = c.parameters.get("portal") ?? ""
+        guard portal.lowercased() == "self" || portal == Self.organizationId else {
+            throw ArcGISError(kind: .notFound, message: "Portal not found.", details: ["Outpost's portal is 'self' or '\(Self.organizationId)'."])
+        }
+        // The request's own parameters; `clearEmptyFields` is moot, as empty fields change nothing.
+        let ignored: Set<String> = ["f", "token", "callback", "clearemptyfields"]
         let unkept = p.names.filter { !ignored.contains($0) && !Self.keptPortalSettings.contains($0) && p.string($0) != nil }
         guard unkept.isEmpty else {
             throw ArcGISError(
@@ -34,8 +39,11 @@ extension PortalController {
 
     /// `helperServices.geocode` and `.route` as the organisation chose them (by default every
     /// locator, and the first network, by name): what `get_geocoders`, `arcgis.network` and
-    /// the Maps SDKs' search and route tasks read. `route` is absent without one.
-    func taskHelperServices(base: String) throws -> (geocode: JSONValue, route: JSONValue?) {
+    /// the Maps SDKs' search and route tasks read. `route` is absent without one. Under token
+    /// security an anonymous caller is told neither: the services' names and items are the
+    /// organisation's, as its directory is.
+    func taskHelperServices(base: String, anonymous: Bool) throws -> (geocode: JSONValue, route: JSONValue?) {
+        if requireAuth, anonymous { return ([], nil) }
         let choice = try HelperServiceChoice.read(from: store)
         let geocoders = choice.geocoders(of: try store.locators.locators().map(\.name))
         let geocode = JSONValue.array(

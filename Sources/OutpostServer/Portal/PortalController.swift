@@ -95,7 +95,7 @@ struct PortalController<Backend: OutpostBackend>: Sendable {
 
     private func portalSelf(_ request: Request, _ c: OutpostRequestContext) throws -> Response {
         let base = server(request)
-        let tasks = try taskHelperServices(base: base)
+        let tasks = try taskHelperServices(base: base, anonymous: c.user == nil)
         var answer: JSONObject = [
             "portalName": "Outpost", "name": "Outpost", "id": .string(Self.organizationId), "isPortal": true, "portalMode": "singletenant",
             "currentVersion": .string(Self.currentVersion), "allSSL": .bool(origin.scheme == "https"),

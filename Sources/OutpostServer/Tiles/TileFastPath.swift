@@ -180,9 +180,12 @@ struct FastTileHTTP1Channel: HTTPChannelHandler {
 extension HTTPServerBuilder {
     /// HTTP/1 with the tile fast path (`TileFastPath`), or plain HTTP/1 without one.
     static func http1(idleTimeout: TimeAmount, fastPath: TileFastPath?) -> HTTPServerBuilder {
-        guard let fastPath else { return .http1(configuration: .init(idleTimeout: idleTimeout)) }
+        // A client that stops reading a response is closed after as long as an idle one.
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [StalledReaderHandler(limit: idleTimeout)], idleTimeout: idleTimeout)
+        guard let fastPath else { return .http1(configuration: configuration) }
         return HTTPServerBuilder { responder in
-            FastTileHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)), fastPath: fastPath)
+            FastTileHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: configuration), fastPath: fastPath)
         }
     }
 }

@@ -46,6 +46,12 @@ import Testing
         ([("routeServiceLayer", #"{"url":"\#(server)/Alpha/GeocodeServer"}"#)], nil),
         ([("routeServiceLayer", #"{"url":"https://elsewhere.example/services/Alpha/NAServer/Route"}"#)], nil),
         ([("routeServiceLayer", "[]")], nil),
+        ([("routeServiceLayer", #"{"foo":1}"#)], nil),
+        ([("routeServiceLayer", #"{"url":"javascript:alert(1)//arcgis/rest/services/Alpha/NAServer/Route"}"#)], nil),
+        ([("routeServiceLayer", #"{"url":"\#(server)/Alpha/NAServer/Route?x=1"}"#)], nil),
+        ([("routeServiceLayer", #"{"url":"\#(server)/Alpha/NAServer/Route#top"}"#)], nil),
+        ([("geocodeService", #"[{"url":"\#(server)/Demo%50laces/GeocodeServer"}]"#)], nil),
+        ([("geocodeService", "[]" + String(repeating: " ", count: HelperServiceChoice.maximumParameterBytes))], nil),
         ([("routeServiceLayer", "\"" + String(repeating: "a", count: HelperServiceChoice.maximumParameterBytes) + "\"")], nil),
     ]
 
@@ -78,6 +84,11 @@ import Testing
             func update(_ pairs: [(String, String)], as token: String) async throws -> JSONValue {
                 try await post(client, "\(portalURL)/portals/self/update", [("f", "json"), ("token", token)] + pairs)
             }
+            // An anonymous caller under token security is told no names.
+            let anonymous = try await get(client, "\(portalURL)/portals/self?f=json")
+            #expect(anonymous["helperServices"]?["geocode"] == [] && anonymous["helperServices"]?["route"] == nil, "\(anonymous)")
+            let elsewhere = try await post(client, "\(portalURL)/portals/zzz/update", [("f", "json"), ("token", root), ("routeServiceLayer", "{}")])
+            #expect(elsewhere["error"]?["code"] == 404, "\(elsewhere)")
             var before = try await helpers()
             #expect(before.geocode == ["DemoPlaces"] && before.route?.hasSuffix("/rest/services/Alpha/NAServer/Route") == true, "\(before)")
 
