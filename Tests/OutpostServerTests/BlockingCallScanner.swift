@@ -9,7 +9,7 @@ import Foundation
 /// (interpolations kept); each `{` opens a scope classified by what precedes it:
 /// - `func …(…) async` and closures that are async (a route's handler, `Task`, `runEvery`, a
 ///   closure that awaits or says `async`) are **async**;
-/// - `StoreCall.run {`, `StoreCall.runHeavy(gate) {` and a route's `store: {` are the **blocking** pool's;
+/// - `StoreCall.run {`, `StoreCall.runHeavy(gate) {`, `StoreCall.runHeavyWhenFree(gate, …) {` and a route's `store: {` are the **blocking** pool's;
 /// - other functions are **sync**; type bodies too; anything else (control flow, plain
 ///   closures) is its parent's.
 /// A *backend reference* is a member of `store`, `backend`, `users`, `jobs` or `files` (the
@@ -295,6 +295,9 @@ extension BlockingCallScanner.File {
                 && Array(words.suffix(6)).enumerated().allSatisfy {
                     $0.offset == 4 || $0.element == ["StoreCall", ".", "runHeavy", "(", "", ")"][$0.offset]
                 })
+            // `StoreCall.runHeavyWhenFree(gate, patience: p) {`: the same threads, once the gate has a place.
+            || (words.last == ")"
+                && words.lastIndex(of: "runHeavyWhenFree").map { $0 >= 2 && words[$0 - 1] == "." && words[$0 - 2] == "StoreCall" } == true)
         {
             return (Place(mode: .blocking, type: parent.type, owner: nil), nil)
         }

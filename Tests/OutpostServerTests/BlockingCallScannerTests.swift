@@ -41,6 +41,7 @@ import Testing
                         .read("b") { _, c in RESTResponse.json(try store.portal.items(), parameters: c.form.parameters) }
                         .read("c") { _, c in try await StoreCall.run { try list(c) } }
                         .read("h") { _, c in try await StoreCall.runHeavy(gate) { try list(c) } }
+                        .read("i") { _, c in try await StoreCall.runHeavyWhenFree(gate, patience: .seconds(1)) { try list(c) } }
                         .read("d") { _, c in try list(c) }
                 }
                 func list(_ c: Context) throws -> Response { try store.portal.items() }

@@ -7,7 +7,9 @@ import OutpostWire
 // A GeocodeServer request end to end above the store (LocatorAnswers over a fixed in-memory
 // index): its parameters (GeocodeRequest), the address parsers, SearchTerms, matching,
 // suggest, reverse geocoding and geocodeAddresses' records.
-// Input: the first byte picks the operation; then lines of name=value parameters.
+// Input: the first byte picks the operation (from 0xF0: the organisation's choice of utility
+// services, `HelperServiceChoice`, from `portals/self/update`'s parameters); then lines of
+// name=value parameters.
 // Oracles: an answer or an ArcGISError, never a crash; at most maxLocations candidates; one
 // location per record; every search expression holds only quoted [a-z0-9] tokens.
 
@@ -97,6 +99,10 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         pairs.append((parts[0], parts.count > 1 ? parts[1] : ""))
     }
     let parameters = RequestParameters(pairs)
+    if operation >= 0xF0 {
+        fuzzHelperServiceChoice(parameters)
+        return 0
+    }
     let answers = LocatorAnswers(store: MemoryLocators())
     let locator = MemoryLocators.stored
     do {
@@ -120,6 +126,24 @@ public func fuzz(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         fuzzCheck(false, "an error that is not ArcGIS's: \(error)")
     }
     return 0
+}
+
+/// Oracles: a choice or an ArcGISError; it names only locators and networks that exist, at
+/// most 16 geocoders, no name twice, at most one route.
+func fuzzHelperServiceChoice(_ parameters: RequestParameters) {
+    let locators = ["Fuzz", "Places"]
+    let networks = ["Roads"]
+    do {
+        let choice = try HelperServiceChoice().updated(by: parameters, locators: locators, networks: networks)
+        let geocode = choice.geocode ?? []
+        fuzzCheck(geocode.allSatisfy(locators.contains) && geocode.count <= HelperServiceChoice.maximumGeocoders, "an unknown geocoder: \(geocode)")
+        fuzzCheck(Set(geocode).count == geocode.count, "a geocoder twice: \(geocode)")
+        fuzzCheck(
+            (choice.route ?? []).allSatisfy(networks.contains) && (choice.route ?? []).count <= 1,
+            "an unknown route: \(String(describing: choice.route))")
+    } catch {
+        // `updated` throws only ArcGISError (typed throws): what bad input gets.
+    }
 }
 
 @main

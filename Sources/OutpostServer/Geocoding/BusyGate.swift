@@ -48,6 +48,22 @@ final class BusyGate: Sendable {
         deinit { release() }
     }
 
+    /// Asynchronous work admitted as soon as a place is free, waiting at most `patience`; nil
+    /// when none came free in time. For the server's own work that must not be skipped.
+    func admitWhenFree<T>(patience: Duration, _ body: () async throws -> T) async throws -> T? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + patience
+        while true {
+            if running.add(1, ordering: .acquiringAndReleasing).newValue <= limit {
+                defer { running.subtract(1, ordering: .acquiringAndReleasing) }
+                return try await body()
+            }
+            running.subtract(1, ordering: .acquiringAndReleasing)
+            guard clock.now < deadline else { return nil }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The same for asynchronous work: admitted (or refused) before it waits for anything.
     func admit<T>(_ body: () async throws -> T) async throws -> T {
         let count = running.add(1, ordering: .acquiringAndReleasing).newValue

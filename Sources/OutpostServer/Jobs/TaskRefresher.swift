@@ -1,7 +1,6 @@
 import Logging
 import OutpostService
 import OutpostStorage
-import OutpostWire
 import ServiceLifecycle
 
 /// Keeps every locator and route network in step with its layer (docs/geocoding.md and
@@ -23,17 +22,11 @@ struct TaskRefresher<Backend: OutpostBackend>: Service {
     /// A pass as soon as the running one (if any) ends, waiting at most `patience`: what a test
     /// target's moved clock asks, so its refresh is never skipped for a periodic pass.
     func tickWhenFree(patience: Duration = .seconds(60)) async -> [String] {
-        let clock = ContinuousClock()
-        let deadline = clock.now + patience
-        while true {
-            do {
-                return try await StoreCall.runHeavy(passes) { [self] in tick() }
-            } catch let error as ArcGISError where error.kind == .tooManyRequests && clock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(20))
-            } catch {
-                logger.warning("refresh after a moved clock failed", metadata: ["error": "\(error)"])
-                return []
-            }
+        do {
+            return try await StoreCall.runHeavyWhenFree(passes, patience: patience) { [self] in tick() } ?? []
+        } catch {
+            logger.warning("refresh after a moved clock failed", metadata: ["error": "\(error)"])
+            return []
         }
     }
 

@@ -31,4 +31,12 @@ enum StoreCall {
     static func runHeavy<T: Sendable>(_ gate: BusyGate, _ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await gate.admit { try await heavyPool.runIfActive(work) }
     }
+
+    /// A heavy read of the server's own, run once its gate has a place (nil when none came
+    /// free within `patience`).
+    static func runHeavyWhenFree<T: Sendable>(
+        _ gate: BusyGate, patience: Duration, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> T? {
+        try await gate.admitWhenFree(patience: patience) { try await heavyPool.runIfActive(work) }
+    }
 }
