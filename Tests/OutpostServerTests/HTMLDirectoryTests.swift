@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import OutpostSpatiaLite
 import OutpostStorage
+import OutpostTestSupport
 import OutpostWire
 import Testing
 
@@ -57,6 +58,29 @@ import Testing
             }
             #expect(try store.replicas.replicas(service: "Demo").isEmpty)
             #expect(try store.edits.currentGeneration() == generation)
+        }
+    }
+
+    /// A locator's and a network's operations have their small forms too; filled in, the form
+    /// runs the operation and shows its answer below it.
+    @Test func geocodingAndRoutingHaveTheirForms() async throws {
+        try await withFreshDemoApp { client, store in
+            _ = try StreetGrid.make(store)
+            for operation in [
+                "DemoPlaces/GeocodeServer/findAddressCandidates", "DemoPlaces/GeocodeServer/suggest", "DemoPlaces/GeocodeServer/reverseGeocode",
+                "StreetRoutes/NAServer/Route/solve",
+            ] {
+                try await client.execute(uri: "/arcgis/rest/services/\(operation)?f=html", method: .get) { response in
+                    let page = String(buffer: response.body)
+                    let name = operation.split(separator: "/").last.map(String.init) ?? operation
+                    #expect(page.contains(#"id="\#(name)-form""#) && !page.contains("<h2>Result</h2>"), "\(operation)")
+                }
+            }
+            let asked = "/arcgis/rest/services/DemoPlaces/GeocodeServer/findAddressCandidates?f=html&SingleLine=Berlin"
+            try await client.execute(uri: asked, method: .get) { response in
+                let page = String(buffer: response.body)
+                #expect(page.contains(#"id="findAddressCandidates-form""#) && page.contains("<h2>Result</h2>") && page.contains("Berlin"))
+            }
         }
     }
 

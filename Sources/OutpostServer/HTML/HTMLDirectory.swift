@@ -82,7 +82,7 @@ enum HTMLDirectory {
         if last == "applyEdits" {
             return segments.count >= 2 && segments[segments.count - 2] == "FeatureServer" ? operations["serviceApplyEdits"] : operations["applyEdits"]
         }
-        return operations[last]
+        return operations[last] ?? taskOperations[last]
     }
 
     /// Whether the request only asks for the form (nothing to run yet).
