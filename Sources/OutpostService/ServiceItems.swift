@@ -39,7 +39,7 @@ public enum ServiceItems {
         let geocoders = locators.map { locator in
             let about = "Finds the \(locator.definition.kind.rawValue) entries of \(locator.definition.service), layer \(locator.definition.layer)."
             return PortalItem(
-                id: id(forService: "GeocodeServer:\(locator.name)"), owner: owner, title: locator.name, type: "Geocoding Service",
+                id: id(forLocator: locator.name), owner: owner, title: locator.name, type: "Geocoding Service",
                 access: access, created: locator.builtAt,
                 typeKeywords: ["ArcGIS Server", "Geocoding Service", "Locator Service", "Service", "Tool", "Single Line Address"],
                 snippet: about, description: about, url: "\(server)/arcgis/rest/services/\(locator.name)/GeocodeServer", spatialReference: "4326")
@@ -48,7 +48,7 @@ public enum ServiceItems {
             let about = "Routes over the lines of \(network.definition.service), layer \(network.definition.layer)."
             let e = network.extent
             return PortalItem(
-                id: id(forService: "NAServer:\(network.name)"), owner: owner, title: network.name, type: "Network Analysis Service",
+                id: id(forNetwork: network.name), owner: owner, title: network.name, type: "Network Analysis Service",
                 access: access, created: network.builtAt,
                 typeKeywords: ["ArcGIS Server", "Network Analysis Service", "Service", "Tool", "Route"], snippet: about, description: about,
                 url: "\(server)/arcgis/rest/services/\(network.name)/NAServer", extent: e.count == 4 ? [[e[0], e[1]], [e[2], e[3]]] : [],
@@ -70,6 +70,10 @@ public enum ServiceItems {
                 url: "\(server)/arcgis/rest/services/\(definition.name)/FeatureServer", spatialReference: "\(definition.spatialReference.wkid)")
         }
     }
+
+    /// The item id of a locator's `GeocodeServer` and of a network's `NAServer`.
+    public static func id(forLocator name: String) -> String { id(forService: "GeocodeServer:\(name)") }
+    public static func id(forNetwork name: String) -> String { id(forService: "NAServer:\(name)") }
 
     /// A stable item id for a service name: two FNV-1a hashes of the lowercased name, as 32
     /// hexadecimal digits (an id, not a secret).

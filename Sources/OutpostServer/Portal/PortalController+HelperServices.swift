@@ -50,14 +50,14 @@ extension PortalController {
             geocoders.map { name in
                 [
                     "url": .string(base + "/arcgis/rest/services/\(name)/GeocodeServer"), "name": .string(name),
-                    "itemId": .string(ServiceItems.id(forService: "GeocodeServer:\(name)")), "singleLineFieldName": "SingleLine",
+                    "itemId": .string(ServiceItems.id(forLocator: name)), "singleLineFieldName": "SingleLine",
                     "placefinding": true, "batch": true, "suggest": true,
                 ]
             })
         let route = choice.routeNetwork(of: try store.networks.networks().map(\.name)).map { name -> JSONValue in
             [
                 "url": .string(base + "/arcgis/rest/services/\(name)/NAServer/Route"),
-                "itemId": .string(ServiceItems.id(forService: "NAServer:\(name)")),
+                "itemId": .string(ServiceItems.id(forNetwork: name)),
             ]
         }
         return (geocode, route)

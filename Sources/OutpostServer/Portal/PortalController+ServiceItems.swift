@@ -20,10 +20,10 @@ extension PortalController {
     /// The locator or network whose service item has the id, if any.
     func task(serviceItemId id: String) throws -> TaskService? {
         guard try store.portal.item(id: id) == nil else { return nil }
-        if let locator = try store.locators.locators().first(where: { ServiceItems.id(forService: "GeocodeServer:\($0.name)") == id }) {
+        if let locator = try store.locators.locators().first(where: { ServiceItems.id(forLocator: $0.name) == id }) {
             return .locator(locator.name)
         }
-        return try store.networks.networks().first { ServiceItems.id(forService: "NAServer:\($0.name)") == id }.map { .network($0.name) }
+        return try store.networks.networks().first { ServiceItems.id(forNetwork: $0.name) == id }.map { .network($0.name) }
     }
 
     enum TaskService {

@@ -20,10 +20,13 @@ struct RouteController<Backend: OutpostBackend>: Sendable {
             .read("NAServer/Route/solve") { _, c in try await StoreCall.runHeavy(solves) { try answer(c, answers.solve) } }
             .read("NAServer/exportNetwork") { request, c in
                 let network = try await StoreCall.run { try answers.network(named: try c.serviceName()) }
-                if let unchanged = ConditionalGet.notModified(request, eTag: "\"\(network.buildId)\"") { return unchanged }
+                if let unchanged = ConditionalGet.notModified(request, eTag: Self.eTag(of: network)) { return unchanged }
                 return try await StoreCall.runHeavy(solves) { try exportNetwork(c) }
             }
     }
+
+    /// A network's entity tag: its build's id, new at every build.
+    static func eTag(of network: StoredNetwork) -> String { "\"\(network.buildId)\"" }
 
     /// The network's stored form (docs/routing.md, "Stored form"), for the client library's
     /// `RouteTask` to solve offline with the same engine. A whole graph is read into memory, so
@@ -35,7 +38,7 @@ struct RouteController<Backend: OutpostBackend>: Sendable {
         let file = network.name.split(separator: "/").last.map(String.init) ?? "network"
         let headers: HTTPFields = [
             .contentType: "application/octet-stream", .contentDisposition: "attachment; filename=\"\(file).network\"",
-            .eTag: "\"\(network.buildId)\"",
+            .eTag: Self.eTag(of: network),
         ]
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: graph)))
     }
